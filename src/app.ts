@@ -1,0 +1,106 @@
+// Builds the Hono app from the module manifests: shared middleware, every module's routes
+// through the kit's pipeline, and one error handler. No business logic lives here.
+import { randomUUID } from 'node:crypto';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { ApiError, ERROR_CODES } from './kernel/errors.js';
+import { errorEnvelope } from './kernel/envelope.js';
+import { mountRoute, honoPath, type AnyRoute, type Guards } from './kernel/route.js';
+import type { AppContext, AppEnv, RouteContext, Services } from './kernel/context.js';
+import type { ModuleManifest } from './kernel/module.js';
+
+const ROUTE_HEADERS: Record<keyof RouteContext, string> = {
+  route_path: 'x-route-path',
+  route_module: 'x-route-module',
+  route_filter: 'x-route-filter',
+  client_version: 'x-client-version',
+  client_build_time: 'x-client-build-time',
+};
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+const QUIET_PATHS = new Set(['/health', '/live', '/ready']);
+
+function routeContext(c: AppContext): RouteContext {
+  const out: RouteContext = {};
+  for (const [key, header] of Object.entries(ROUTE_HEADERS) as [keyof RouteContext, string][]) {
+    const value = c.req.header(header);
+    if (value) out[key] = value.slice(0, 200);
+  }
+  return out;
+}
+
+function errorResponse(c: AppContext, err: ApiError): Response {
+  for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
+  return c.json(errorEnvelope(err.code, err.message, err.details, c.get('requestId') ?? 'unknown'), err.status as 400);
+}
+
+export function allRoutes(modules: readonly ModuleManifest[]): AnyRoute[] {
+  return modules.flatMap((m) => m.routes);
+}
+
+export function createApp(services: Services, modules: readonly ModuleManifest[], guards: Guards = {}): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const routes = allRoutes(modules);
+
+  app.use('*', async (c, next) => {
+    const given = c.req.header('x-request-id');
+    const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+    c.set('requestId', requestId);
+    c.set('routeContext', routeContext(c));
+    c.set('services', services);
+    c.set('caller', undefined);
+    const started = performance.now();
+    await next();
+    c.header('x-request-id', requestId);
+    c.header('x-content-type-options', 'nosniff');
+    c.header('referrer-policy', 'no-referrer');
+    const path = new URL(c.req.url).pathname;
+    const entry = {
+      request_id: requestId, method: c.req.method, path, status: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      subject: c.get('caller')?.subject, tenant_id: c.get('caller')?.tenant_id, ...c.get('routeContext'),
+    };
+    if (QUIET_PATHS.has(path)) services.log.debug('request', entry);
+    else services.log.info('request', entry);
+  });
+
+  app.use('/api/*', async (c, next) => {
+    if (services.lifecycle.state !== 'ready') {
+      c.header('retry-after', '2');
+      throw new ApiError('service_unavailable', `service is ${services.lifecycle.state}: ${services.lifecycle.reason ?? ''}`.trim());
+    }
+    await next();
+  });
+
+  app.use('*', bodyLimit({
+    maxSize: services.config.max_body_bytes,
+    onError: () => {
+      throw new ApiError('payload_too_large', `request body exceeds ${services.config.max_body_bytes} bytes`);
+    },
+  }));
+
+  for (const route of routes) mountRoute(app, route, guards);
+
+  const patterns = routes.map((r) => ({ method: r.method.toUpperCase(), re: new RegExp(`^${honoPath(r.path).replace(/:\w+/g, '[^/]+')}$`) }));
+  app.notFound((c) => {
+    const path = new URL(c.req.url).pathname;
+    const allowed = patterns.filter((p) => p.re.test(path)).map((p) => p.method);
+    if (allowed.length) {
+      c.header('allow', [...new Set(allowed)].join(', '));
+      return errorResponse(c, new ApiError('method_not_allowed', `${c.req.method} is not allowed on ${path}`));
+    }
+    return errorResponse(c, new ApiError('not_found', `no route ${c.req.method} ${path}`));
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return errorResponse(c, err);
+    services.log.error('unexpected error', {
+      request_id: c.get('requestId'), method: c.req.method, path: new URL(c.req.url).pathname,
+      error: err.message, ...(services.config.debug_errors ? { stack: err.stack } : {}),
+    });
+    return errorResponse(c, new ApiError('internal_error', `unexpected failure; quote request id ${c.get('requestId')} to find it in the log`));
+  });
+
+  return app;
+}
+
+export { ERROR_CODES };

@@ -1,0 +1,134 @@
+// One table of settings drives the valibot schema, the CLI flags, the CABINET_* environment
+// variables, `cabinet --help` and the README's configuration table.
+// Precedence: defaults < config file (YAML or JSON) < environment < flags.
+import { readFileSync } from 'node:fs';
+import * as v from 'valibot';
+import { parse as parseYaml } from 'yaml';
+
+type Schema = v.GenericSchema<unknown, unknown>;
+
+export interface Setting {
+  key: string;
+  schema: Schema;
+  allowed: string;
+  description: string;
+  default: unknown;
+  /** Shown instead of the default in docs when the default depends on the environment. */
+  defaultText?: string;
+  secret?: boolean;
+}
+
+const int = (min: number, max: number) =>
+  v.pipe(
+    v.union([v.number(), v.pipe(v.string(), v.regex(/^-?\d+$/), v.transform(Number))]),
+    v.integer(),
+    v.minValue(min),
+    v.maxValue(max),
+  );
+const oneOf = <T extends string>(values: readonly T[]) => v.picklist(values);
+const text = () => v.pipe(v.string(), v.trim());
+const bool = () =>
+  v.union([v.boolean(), v.pipe(v.picklist(['true', 'false', '1', '0']), v.transform((s) => s === 'true' || s === '1'))]);
+
+export const MODES = ['edge-single', 'cloud-multi'] as const;
+export const INDUSTRIES = ['poultry', 'swine', 'melioration'] as const;
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+
+export const SETTINGS: readonly Setting[] = [
+  { key: 'mode', schema: oneOf(MODES), allowed: MODES.join(' | '), default: 'edge-single', description: 'Deployment mode: one fixed industry on a site box, or the multi-tenant master cloud.' },
+  { key: 'industry', schema: oneOf(INDUSTRIES), allowed: INDUSTRIES.join(' | '), default: 'poultry', description: 'The workspace opened by default (the fixed industry in edge-single).' },
+  { key: 'http_port', schema: int(0, 65535), allowed: 'an integer from 0 to 65535 (0 = any free port)', default: 8080, description: 'HTTP port of the API, the docs and the web shell.' },
+  { key: 'host', schema: v.pipe(text(), v.minLength(1)), allowed: 'an IP address or host name', default: '0.0.0.0', description: 'Address the HTTP listener binds to.' },
+  { key: 'data_dir', schema: v.pipe(text(), v.minLength(1)), allowed: 'a writable directory path', default: process.env.STATE_DIRECTORY?.split(':')[0] ?? './data', defaultText: '`$STATE_DIRECTORY` (systemd) or `./data`', description: 'Where the SQLite file and generated secrets live.' },
+  { key: 'database_url', schema: text(), allowed: 'empty (SQLite in data_dir), postgres://user@host:port/db, or pglite:memory / pglite:/path', default: '', description: 'Database to use instead of the SQLite file.', secret: true },
+  { key: 'log_level', schema: oneOf(LOG_LEVELS), allowed: LOG_LEVELS.join(' | '), default: 'info', description: 'Lowest level written to the JSON log on stdout.' },
+  { key: 'max_body_bytes', schema: int(1024, 64 * 1024 * 1024), allowed: 'an integer from 1024 to 67108864', default: 1024 * 1024, description: 'Largest accepted request body; larger bodies get 413 payload_too_large.' },
+  { key: 'shutdown_timeout_ms', schema: int(0, 600_000), allowed: 'an integer from 0 to 600000', default: 10_000, description: 'How long a graceful stop waits for in-flight requests.' },
+  { key: 'modules_state_path', schema: text(), allowed: 'a file path or empty', default: '', description: 'Legacy JSON module state file, imported once on first start.' },
+  { key: 'debug_errors', schema: bool(), allowed: 'true | false', default: false, description: 'Log stack traces of unexpected errors (never sent to clients).' },
+];
+
+export interface Config {
+  mode: (typeof MODES)[number];
+  industry: (typeof INDUSTRIES)[number];
+  http_port: number;
+  host: string;
+  data_dir: string;
+  database_url: string;
+  log_level: (typeof LOG_LEVELS)[number];
+  max_body_bytes: number;
+  shutdown_timeout_ms: number;
+  modules_state_path: string;
+  debug_errors: boolean;
+}
+
+export class ConfigError extends Error {}
+
+export const flagOf = (key: string) => `--${key.replace(/_/g, '-')}`;
+export const envOf = (key: string) => `CABINET_${key.toUpperCase()}`;
+
+const byKey = new Map(SETTINGS.map((s) => [s.key, s]));
+
+function describe(value: unknown): string {
+  const s = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+function check(key: string, value: unknown, source: string): unknown {
+  const setting = byKey.get(key);
+  if (!setting) throw new ConfigError(`unknown setting ${key} (from ${source}); known settings: ${SETTINGS.map((s) => s.key).join(', ')}`);
+  const result = v.safeParse(setting.schema, value);
+  if (!result.success) {
+    const shown = setting.secret ? '(hidden)' : describe(value);
+    throw new ConfigError(`setting ${key} = ${shown} (from ${source}) is not allowed: expected ${setting.allowed}`);
+  }
+  return result.output;
+}
+
+/** Parses `--flag value` / `--flag=value` pairs; returns the settings and the remaining args. */
+export function parseFlags(args: string[], extra: readonly string[] = []): { values: Record<string, string>; rest: string[] } {
+  const flags = new Map(SETTINGS.map((s) => [flagOf(s.key), s.key]));
+  flags.set('--config', 'config');
+  for (const e of extra) flags.set(`--${e}`, e.replace(/-/g, '_'));
+  const values: Record<string, string> = {};
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (!arg.startsWith('--')) { rest.push(arg); continue; }
+    const eq = arg.indexOf('=');
+    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    const key = flags.get(name);
+    if (!key) throw new ConfigError(`unknown option ${name}; run 'cabinet help' for the list`);
+    const value = eq > 0 ? arg.slice(eq + 1) : args[++i];
+    if (value === undefined) throw new ConfigError(`option ${name} needs a value`);
+    values[key] = value;
+  }
+  return { values, rest };
+}
+
+export function loadConfig(flagValues: Record<string, string> = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const merged: Record<string, unknown> = {};
+  for (const s of SETTINGS) merged[s.key] = s.default;
+  const file = flagValues.config ?? env.CABINET_CONFIG;
+  if (file) {
+    let parsed: unknown;
+    try {
+      parsed = parseYaml(readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw new ConfigError(`config file ${file} cannot be read: ${(err as Error).message.split('\n')[0]}`);
+    }
+    if (parsed !== null && parsed !== undefined) {
+      if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`config file ${file} must hold a mapping of settings`);
+      for (const [k, value] of Object.entries(parsed)) merged[k] = check(k, value, `config file ${file}`);
+    }
+  }
+  for (const s of SETTINGS) {
+    const value = env[envOf(s.key)];
+    if (value !== undefined) merged[s.key] = check(s.key, value, `environment ${envOf(s.key)}`);
+  }
+  for (const [k, value] of Object.entries(flagValues)) {
+    if (k === 'config' || !byKey.has(k)) continue;
+    merged[k] = check(k, value, `option ${flagOf(k)}`);
+  }
+  return merged as unknown as Config;
+}

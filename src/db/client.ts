@@ -1,0 +1,224 @@
+// Opens the database named by the configuration: a SQLite file (default), a PostgreSQL server
+// (postgres:// URL) or an in-process PGlite (pglite: URL, for tests and laptops without a server).
+import { existsSync, mkdirSync, accessSync, constants } from 'node:fs';
+import { join } from 'node:path';
+import { sql, type SQL } from 'drizzle-orm';
+import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { betterSqlite3Binding } from '../runtime/native.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** The query builder, typed by its SQLite flavour; PostgreSQL builders share the same chain shape. */
+export type Orm = BetterSQLite3Database<Record<string, never>>;
+
+export interface Database {
+  readonly dialect: Dialect;
+  readonly engine: 'sqlite' | 'postgresql' | 'pglite';
+  readonly orm: Orm;
+  /** Where the data lives, safe to show (no password). */
+  readonly location: string;
+  exec(statement: string): Promise<void>;
+  rows<T = Record<string, unknown>>(query: SQL): Promise<T[]>;
+  /** Runs a statement that returns no rows. */
+  run(query: SQL): Promise<void>;
+  /** Runs fn in one transaction. On SQLite, writers are serialised so awaits cannot interleave. */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  serverVersion(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export class DatabaseOpenError extends Error {}
+
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://(unparseable url)';
+  }
+}
+
+/** A FIFO lock: SQLite has one connection, so a transaction must own it until it ends. */
+function createLock() {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
+
+async function openSqlite(dataDir: string): Promise<Database> {
+  const { default: BetterSqlite3 } = await import('better-sqlite3');
+  const { drizzle } = await import('drizzle-orm/better-sqlite3');
+  try {
+    if (!existsSync(dataDir)) mkdirSync(dataDir, { recursive: true, mode: 0o750 });
+    accessSync(dataDir, constants.W_OK | constants.R_OK);
+  } catch (err) {
+    throw new DatabaseOpenError(`data directory ${dataDir} is not usable: ${(err as NodeJS.ErrnoException).code ?? String(err)} (it must be a writable directory)`);
+  }
+  const file = join(dataDir, 'cabinet.sqlite');
+  const nativeBinding = betterSqlite3Binding();
+  const options = nativeBinding ? { nativeBinding: nativeBinding as unknown as string } : {};
+  if (existsSync(file)) {
+    // Probe read-only first: a corrupt file must be reported, not "repaired" by a WAL switch.
+    try {
+      const probe = new BetterSqlite3(file, { ...options, readonly: true, fileMustExist: true });
+      probe.pragma('schema_version');
+      probe.pragma('quick_check(1)');
+      probe.close();
+    } catch (err) {
+      throw new DatabaseOpenError(`database file ${file} cannot be read as SQLite: ${(err as Error).message}`);
+    }
+  }
+  const raw = new BetterSqlite3(file, options);
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('foreign_keys = ON');
+  raw.pragma('busy_timeout = 5000');
+  raw.pragma('synchronous = NORMAL');
+  const orm = drizzle(raw) as unknown as Orm;
+  const lock = createLock();
+  let depth = 0;
+  return {
+    dialect: 'sqlite',
+    engine: 'sqlite',
+    orm,
+    location: file,
+    async exec(statement) {
+      raw.exec(statement);
+    },
+    async rows<T>(query: SQL) {
+      return orm.all(query) as T[];
+    },
+    async run(query: SQL) {
+      orm.run(query);
+    },
+    transaction(fn) {
+      if (depth > 0) return fn();
+      return lock(async () => {
+        depth++;
+        raw.exec('BEGIN IMMEDIATE');
+        try {
+          const out = await fn();
+          raw.exec('COMMIT');
+          return out;
+        } catch (err) {
+          if (raw.inTransaction) raw.exec('ROLLBACK');
+          throw err;
+        } finally {
+          depth--;
+        }
+      });
+    },
+    async serverVersion() {
+      return (raw.prepare('select sqlite_version() as v').get() as { v: string }).v;
+    },
+    async close() {
+      if (raw.open) raw.close();
+    },
+  };
+}
+
+interface Transactional {
+  transaction<T>(fn: (tx: unknown) => Promise<T>): Promise<T>;
+}
+
+/** Queries built from `orm` inside transaction(fn) run on the transaction's connection. */
+async function transactionScoped(base: Transactional) {
+  const { AsyncLocalStorage } = await import('node:async_hooks');
+  const store = new AsyncLocalStorage<unknown>();
+  const orm = new Proxy(base, {
+    get(target, prop) {
+      const owner = (store.getStore() ?? target) as object;
+      const v = Reflect.get(owner, prop) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(owner) : v;
+    },
+  }) as unknown as Orm;
+  const transaction = <T>(fn: () => Promise<T>): Promise<T> =>
+    store.getStore() ? fn() : base.transaction((tx) => store.run(tx, fn));
+  return { orm, transaction };
+}
+
+async function openPostgres(url: string): Promise<Database> {
+  const { default: pg } = await import('pg');
+  const { drizzle } = await import('drizzle-orm/node-postgres');
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
+  try {
+    const client = await pool.connect();
+    client.release();
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw new DatabaseOpenError(`cannot connect to PostgreSQL at ${redact(url)}: ${(err as Error).message}`);
+  }
+  const base = drizzle(pool);
+  const { orm, transaction } = await transactionScoped(base);
+  return {
+    dialect: 'postgres',
+    engine: 'postgresql',
+    orm,
+    location: redact(url),
+    async exec(statement) {
+      await (orm as unknown as { execute(q: SQL): Promise<unknown> }).execute(sql.raw(statement));
+    },
+    async rows<T>(query: SQL) {
+      const res = (await (orm as unknown as { execute(q: SQL): Promise<{ rows: T[] }> }).execute(query));
+      return res.rows;
+    },
+    async run(query: SQL) {
+      await (orm as unknown as { execute(q: SQL): Promise<unknown> }).execute(query);
+    },
+    transaction,
+    async serverVersion() {
+      const r = await pool.query('show server_version');
+      return String(r.rows[0]?.server_version ?? 'unknown');
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+async function openPglite(url: string): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle } = await import('drizzle-orm/pglite');
+  const path = url.slice('pglite:'.length).replace(/^\/\//, '');
+  const client = path && path !== 'memory' ? new PGlite(path) : new PGlite();
+  await client.waitReady;
+  const base = drizzle(client);
+  const { orm, transaction } = await transactionScoped(base);
+  return {
+    dialect: 'postgres',
+    engine: 'pglite',
+    orm,
+    location: url,
+    async exec(statement) {
+      await client.exec(statement);
+    },
+    async rows<T>(query: SQL) {
+      const res = await (orm as unknown as { execute(q: SQL): Promise<{ rows: T[] }> }).execute(query);
+      return res.rows;
+    },
+    async run(query: SQL) {
+      await (orm as unknown as { execute(q: SQL): Promise<unknown> }).execute(query);
+    },
+    transaction,
+    async serverVersion() {
+      const r = await client.query<{ v: string }>('select version() as v');
+      return `pglite (${r.rows[0]?.v ?? 'unknown'})`;
+    },
+    async close() {
+      await client.close();
+    },
+  };
+}
+
+export async function openDatabase(opts: { databaseUrl?: string; dataDir: string }): Promise<Database> {
+  const url = opts.databaseUrl?.trim();
+  if (!url || url.startsWith('sqlite:')) {
+    return openSqlite(url?.startsWith('sqlite:') ? url.slice('sqlite:'.length) || opts.dataDir : opts.dataDir);
+  }
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgres(url);
+  if (url.startsWith('pglite:')) return openPglite(url);
+  throw new DatabaseOpenError(`database_url ${url.split(':')[0]}:... is not supported (use postgres://, pglite: or leave it empty for SQLite)`);
+}

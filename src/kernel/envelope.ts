@@ -1,0 +1,33 @@
+// The three answer shapes of the contract (2.2): list, single and error, each with meta.
+import type { ErrorCode, ErrorDetail } from './errors.js';
+
+export interface Meta {
+  request_id: string;
+  timestamp: string;
+}
+
+export interface ListPage<T> {
+  items: T[];
+  offset: number;
+  limit: number;
+  total: number;
+}
+
+export const meta = (requestId: string): Meta => ({ request_id: requestId, timestamp: new Date().toISOString() });
+
+export const listEnvelope = <T>(page: ListPage<T>, requestId: string) => ({
+  items: page.items,
+  offset: page.offset,
+  limit: page.limit,
+  total: page.total,
+  has_more: page.offset + page.items.length < page.total,
+  meta: meta(requestId),
+});
+
+export const singleEnvelope = <T>(item: T, requestId: string) => ({ item, meta: meta(requestId) });
+
+export const errorEnvelope = (code: ErrorCode, message: string, details: ErrorDetail[], requestId: string) =>
+  // The contract: a missing session carries only code and message (no details).
+  code === 'auth_required'
+    ? { error: { code, message }, meta: meta(requestId) }
+    : { error: { code, message, details }, meta: meta(requestId) };

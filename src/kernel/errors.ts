@@ -1,0 +1,54 @@
+// Every error code the API can answer with, its HTTP status and when it happens. The error
+// handler, the OpenAPI document and the README's error table all read this one registry.
+export const ERROR_CODES = {
+  validation_error: { status: 400, when: 'A field, query parameter or body is invalid; `details[]` names each field and reason.' },
+  auth_required: { status: 401, when: 'No valid session token (absent, expired, forged or revoked).' },
+  rbac_forbidden: { status: 403, when: 'The role lacks the permission for this action.' },
+  scope_boundary_denied: { status: 403, when: 'Master routes called with a tenant token or tenant routes with a master token.' },
+  tenant_boundary_denied: { status: 403, when: "A tenant caller named another tenant's id in the query or body." },
+  not_found: { status: 404, when: 'Unknown route, or the record (tables, forms, ...) does not exist.' },
+  alarm_not_found: { status: 404, when: 'Acknowledging an alarm that does not exist.' },
+  module_not_found: { status: 404, when: 'The module id is not in the catalogue.' },
+  module_not_installed: { status: 404, when: 'An endpoint of a module that is not installed; uninstalling a module that is not installed.' },
+  method_not_allowed: { status: 405, when: 'The path exists but not with this method.' },
+  already_exists: { status: 409, when: 'Creating a record whose id is taken.' },
+  lifecycle_conflict: { status: 409, when: 'A state transition the lifecycle does not allow.' },
+  module_already_installed: { status: 409, when: 'Installing a module that is installed.' },
+  module_is_core: { status: 409, when: 'Uninstalling a core module.' },
+  module_dependency_missing: { status: 409, when: 'Installing a module whose dependencies are not installed.' },
+  module_has_dependents: { status: 409, when: 'Uninstalling a module that an installed module depends on.' },
+  industry_policy_conflict: { status: 409, when: 'The industry policy forbids the module operation.' },
+  module_version_conflict: { status: 409, when: 'The install would leave two major lines of a module active in one industry.' },
+  event_not_whitelisted: { status: 409, when: 'Tenant-master event_type outside the whitelist.' },
+  status_not_whitelisted: { status: 409, when: 'Tenant-master status outside the whitelist.' },
+  idempotency_key_reused: { status: 422, when: 'An Idempotency-Key was reused with a different request body or route.' },
+  idempotency_in_progress: { status: 409, when: 'A request with the same Idempotency-Key is still being processed.' },
+  payload_too_large: { status: 413, when: 'The request body exceeds max_body_bytes.' },
+  unsupported_media_type: { status: 415, when: 'A request body that is not application/json.' },
+  rate_limited: { status: 429, when: 'Too many attempts (login throttling); retry after the time in Retry-After.' },
+  internal_error: { status: 500, when: 'An unexpected failure; the body never carries a stack trace. The request id finds it in the log.' },
+  service_unavailable: { status: 503, when: 'The database is not open or not migrated yet, or the service is stopping.' },
+} as const satisfies Record<string, { status: number; when: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface ErrorDetail {
+  field: string;
+  reason: string;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.status = ERROR_CODES[code].status;
+  }
+}
+
+export const invalid = (field: string, reason: string, message?: string) =>
+  new ApiError('validation_error', message ?? `invalid value for ${field}: ${reason}`, [{ field, reason }]);

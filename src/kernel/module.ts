@@ -1,0 +1,31 @@
+// A module's manifest: what the registry reports about it. Routes and tables are the module's
+// real declarations, so the backend and database circuits are derived, never typed twice.
+import type { AnyRoute } from './route.js';
+import type { NeutralTable } from '../db/table.js';
+import type { Role } from './context.js';
+
+export interface PermissionRule {
+  role: Role;
+  resource: string;
+  actions: string[];
+}
+
+export interface ModuleManifest {
+  id: string;
+  name: string;
+  description: string;
+  /** MAJOR.MINOR.PATCH */
+  version: string;
+  core: boolean;
+  dependencies: string[];
+  industry_code: string | null;
+  industry_scope: 'global' | 'industry' | 'master';
+  key_entity: string | null;
+  provides_enrichment_for: string[];
+  frontend: { block_id: string; component: string };
+  routes: AnyRoute[];
+  tables: NeutralTable[];
+  permissions: PermissionRule[];
+}
+
+export const defineModule = (m: ModuleManifest): ModuleManifest => m;

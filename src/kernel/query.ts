@@ -1,0 +1,69 @@
+// Query-string parameters: declared once per route (type, enum, bounds), parsed strictly here
+// and rendered as OpenAPI parameters by openapi.ts. Unknown parameters are refused: a typo'd
+// filter must not silently return every row.
+import { ApiError, type ErrorDetail } from './errors.js';
+
+export interface ParamSpec {
+  type: 'string' | 'integer' | 'boolean';
+  enum?: readonly string[];
+  description?: string;
+  required?: boolean;
+  default?: string | number | boolean;
+  min?: number;
+  max?: number;
+}
+
+export type QuerySpec = Record<string, ParamSpec>;
+export type QueryValues = Record<string, string | number | boolean | undefined>;
+
+export const PAGE_DEFAULT_LIMIT = 50;
+export const PAGE_MAX_LIMIT = 500;
+
+/** Parameters shared by every list endpoint (the contract's 4.1). */
+export function pagingSpec(sortable: readonly string[], searchable: boolean): QuerySpec {
+  const spec: QuerySpec = {
+    limit: { type: 'integer', min: 1, max: PAGE_MAX_LIMIT, default: PAGE_DEFAULT_LIMIT, description: `Page size, 1-${PAGE_MAX_LIMIT}; larger values are refused, not capped.` },
+    offset: { type: 'integer', min: 0, default: 0, description: 'Rows to skip.' },
+  };
+  if (sortable.length) {
+    spec.sort = { type: 'string', enum: sortable, description: 'Sort field; only the listed fields are sortable.' };
+    spec.order = { type: 'string', enum: ['asc', 'desc'], description: 'Sort direction.' };
+  }
+  if (searchable) spec.q = { type: 'string', description: 'Case-insensitive substring search over the resource\'s search fields.' };
+  return spec;
+}
+
+export function parseQuery(spec: QuerySpec, raw: URLSearchParams): QueryValues {
+  const details: ErrorDetail[] = [];
+  const out: QueryValues = {};
+  for (const name of new Set(raw.keys())) {
+    if (!(name in spec)) details.push({ field: name, reason: 'unknown_parameter' });
+    else if (raw.getAll(name).length > 1) details.push({ field: name, reason: 'repeated_parameter' });
+  }
+  for (const [name, p] of Object.entries(spec)) {
+    const value = raw.get(name);
+    if (value === null || value === '') {
+      if (p.required) details.push({ field: name, reason: 'required' });
+      else out[name] = p.default;
+      continue;
+    }
+    if (p.type === 'integer') {
+      if (!/^-?\d{1,15}$/.test(value)) { details.push({ field: name, reason: 'invalid_type' }); continue; }
+      const n = Number(value);
+      if (p.max !== undefined && n > p.max) { details.push({ field: name, reason: 'above_maximum' }); continue; }
+      if (p.min !== undefined && n < p.min) { details.push({ field: name, reason: 'below_minimum' }); continue; }
+      out[name] = n;
+    } else if (p.type === 'boolean') {
+      if (value !== 'true' && value !== 'false') { details.push({ field: name, reason: 'unsupported_value' }); continue; }
+      out[name] = value === 'true';
+    } else {
+      if (p.enum && !p.enum.includes(value)) { details.push({ field: name, reason: 'unsupported_value' }); continue; }
+      if (value.length > 500) { details.push({ field: name, reason: 'too_long' }); continue; }
+      out[name] = value;
+    }
+  }
+  if (details.length) {
+    throw new ApiError('validation_error', `invalid query: ${details.map((d) => `${d.field} (${d.reason})`).join(', ')}`, details);
+  }
+  return out;
+}

@@ -1,0 +1,252 @@
+// A resource is declared once (table, fields with UI metadata, filters, sortable fields, search
+// fields, access, operations); defineResource() turns it into route declarations: scheme, list,
+// {id}, create, PATCH, DELETE and commands. Tenant isolation of rows is applied here, for every
+// resource that names a tenant column, so no handler can forget it.
+import type * as v from 'valibot';
+import { ApiError, type ErrorCode } from './errors.js';
+import { pagingSpec, PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT, type ParamSpec, type QuerySpec } from './query.js';
+import type { AnyRoute, HandlerContext, JsonSchema, RouteDef } from './route.js';
+import type { Caller } from './context.js';
+import { Store, type Filter } from '../db/store.js';
+import type { NeutralTable } from '../db/table.js';
+import type { Database } from '../db/client.js';
+
+export interface FieldSpec {
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'datetime';
+  label: string;
+  enum?: readonly string[];
+  /** Set by the runtime; ignored when a client sends it. */
+  readOnly?: boolean;
+  required?: boolean;
+  nullable?: boolean;
+  description?: string;
+  /** Free-form hints for the backend-driven UI (widget, width, hidden, ...). */
+  ui?: Record<string, unknown>;
+}
+
+export interface FilterSpec extends ParamSpec {
+  /** Column the filter compares with (defaults to the filter's name). */
+  column?: string;
+}
+
+export interface CommandDef<B = unknown> {
+  summary: string;
+  action: string;
+  body?: v.GenericSchema<unknown, B>;
+  bodyJsonSchema?: JsonSchema;
+  errors?: ErrorCode[];
+  status?: 200 | 201 | 202;
+  idempotent?: boolean;
+  response?: JsonSchema;
+  handler(ctx: HandlerContext<B>, kit: ResourceKit<Record<string, unknown>>): Promise<unknown>;
+}
+
+export interface ResourceDef<Row extends Record<string, unknown>, CreateBody = unknown, PatchBody = unknown> {
+  /** Path segment under /api/v1 (kebab-case, plural). */
+  name: string;
+  module: string;
+  title: string;
+  table: NeutralTable;
+  /** Permission resource id and scope the routes require. */
+  access: { resource: string; scope?: 'master' | 'tenant' | 'any' };
+  /** Column holding the tenant: tenant callers only ever see and write their own rows. */
+  tenantColumn?: string;
+  /** Conditions always applied (several resources sharing one table). */
+  fixed?: Filter;
+  /** Column(s) used by /{id}; defaults to `id`. */
+  idColumn?: string;
+  fields: Record<string, FieldSpec>;
+  filters?: Record<string, FilterSpec>;
+  sortable: readonly string[];
+  defaultSort: { field: string; order: 'asc' | 'desc' };
+  search?: readonly string[];
+  toItem(row: Row): Record<string, unknown>;
+  create?: {
+    body: v.GenericSchema<unknown, CreateBody>;
+    bodyJsonSchema?: JsonSchema;
+    toRow(body: CreateBody, ctx: HandlerContext<CreateBody>): Row | Promise<Row>;
+  };
+  patch?: {
+    body: v.GenericSchema<unknown, PatchBody>;
+    bodyJsonSchema?: JsonSchema;
+    apply(current: Row, body: PatchBody, ctx: HandlerContext<PatchBody>): Partial<Row> | Promise<Partial<Row>>;
+  };
+  delete?: boolean;
+  commands?: Record<string, CommandDef<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** What commands and custom handlers get to work with the resource's rows safely. */
+export interface ResourceKit<Row extends Record<string, unknown>> {
+  store(db: Database): Store<Row>;
+  /** The caller-visible row with this id, or a 404 with `code`. */
+  load(ctx: HandlerContext<unknown>, id: string, code?: ErrorCode): Promise<Row>;
+  /** Equality conditions every query of this caller must carry (fixed + tenant). */
+  scope(caller: Caller | undefined): Filter;
+  toItem(row: Row): Record<string, unknown>;
+}
+
+const jsonType: Record<FieldSpec['type'], JsonSchema> = {
+  string: { type: 'string' },
+  integer: { type: 'integer' },
+  number: { type: 'number' },
+  boolean: { type: 'boolean' },
+  object: { type: 'object' },
+  array: { type: 'array' },
+  datetime: { type: 'string', format: 'date-time' },
+};
+
+export function itemSchema(fields: Record<string, FieldSpec>, open = false): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const [name, f] of Object.entries(fields)) {
+    const base: JsonSchema = { ...jsonType[f.type], ...(f.enum ? { enum: [...f.enum] } : {}), description: f.description ?? f.label };
+    properties[name] = f.nullable ? { anyOf: [base, { type: 'null' }], description: base.description } : base;
+  }
+  return { type: 'object', properties, required: Object.entries(fields).filter(([, f]) => !f.nullable).map(([n]) => n), additionalProperties: open };
+}
+
+export function defineResource<Row extends Record<string, unknown>, C = unknown, P = unknown>(
+  def: ResourceDef<Row, C, P>,
+): { routes: AnyRoute[]; kit: ResourceKit<Row>; def: ResourceDef<Row, C, P> } {
+  const base = `/api/v1/${def.name}`;
+  const idColumn = def.idColumn ?? 'id';
+  const stores = new WeakMap<Database, Store<Row>>();
+  const scopeAccess = (action: string) => ({ resource: def.access.resource, action, scope: def.access.scope ?? 'any' });
+  const tag = [def.module];
+
+  const kit: ResourceKit<Row> = {
+    store(db) {
+      let s = stores.get(db);
+      if (!s) stores.set(db, (s = new Store<Row>(db, def.table)));
+      return s;
+    },
+    scope(caller) {
+      const filter: Filter = { ...(def.fixed ?? {}) };
+      if (def.tenantColumn && caller?.scope_type === 'tenant') {
+        if (!caller.tenant_id) throw new ApiError('tenant_boundary_denied', 'tenant session without a tenant id');
+        filter[def.tenantColumn] = caller.tenant_id;
+      }
+      return filter;
+    },
+    async load(ctx, id, code = 'not_found') {
+      const row = await kit.store(ctx.services.db).find({ ...kit.scope(ctx.caller), [idColumn]: id });
+      if (!row) throw new ApiError(code, `${def.title.toLowerCase()} ${id} not found`);
+      return row;
+    },
+    toItem: def.toItem,
+  };
+
+  const filters = def.filters ?? {};
+  const listQuery: QuerySpec = { ...pagingSpec(def.sortable, Boolean(def.search?.length)), ...filters };
+  const item = itemSchema(def.fields, def.fixed?.resource !== undefined);
+
+  const routes: AnyRoute[] = [
+    {
+      method: 'get', path: `${base}/scheme`, module: def.module, tags: tag, summary: `UI metadata of ${def.title}`,
+      access: scopeAccess('read'), response: { kind: 'single', item: { type: 'object' } },
+      handler: async () => ({
+        resource: def.name,
+        title: def.title,
+        module: def.module,
+        fields: Object.entries(def.fields).map(([name, f]) => ({
+          name, type: f.type, label: f.label, enum: f.enum, read_only: f.readOnly ?? false,
+          required: f.required ?? false, sortable: def.sortable.includes(name), searchable: def.search?.includes(name) ?? false, ...f.ui,
+        })),
+        filters: Object.entries(filters).map(([name, f]) => ({ name, type: f.type, enum: f.enum, description: f.description })),
+        sortable: def.sortable,
+        default_sort: def.defaultSort,
+        search_fields: def.search ?? [],
+        page: { default_limit: PAGE_DEFAULT_LIMIT, max_limit: PAGE_MAX_LIMIT },
+        operations: { create: Boolean(def.create), patch: Boolean(def.patch), delete: Boolean(def.delete) },
+        commands: Object.keys(def.commands ?? {}),
+      }),
+    },
+    {
+      method: 'get', path: `${base}/list`, module: def.module, tags: tag, summary: `List ${def.title}`,
+      access: scopeAccess('read'), query: listQuery, response: { kind: 'list', item },
+      handler: async (ctx) => {
+        const q = ctx.query;
+        const where: Filter = { ...kit.scope(ctx.caller) };
+        for (const [name, f] of Object.entries(filters)) {
+          const value = q[name];
+          if (value !== undefined) {
+            const column = f.column ?? name;
+            // A filter on the tenant column cannot widen a tenant caller's scope.
+            if (column in where && where[column] !== value) return { items: [], offset: q.offset, limit: q.limit, total: 0 };
+            where[column] = value;
+          }
+        }
+        const term = typeof q.q === 'string' ? q.q : undefined;
+        const { rows, total } = await kit.store(ctx.services.db).list({
+          where,
+          q: term && def.search?.length ? { columns: def.search, term } : undefined,
+          sort: { column: (q.sort as string | undefined) ?? def.defaultSort.field, order: (q.order as 'asc' | 'desc' | undefined) ?? (q.sort ? 'asc' : def.defaultSort.order) },
+          limit: q.limit as number,
+          offset: q.offset as number,
+        });
+        return { items: rows.map(def.toItem), offset: q.offset, limit: q.limit, total };
+      },
+    },
+  ];
+
+  for (const [name, cmd] of Object.entries(def.commands ?? {})) {
+    routes.push({
+      method: 'post', path: `${base}/commands/${name}`, module: def.module, tags: tag, summary: cmd.summary,
+      access: scopeAccess(cmd.action), body: cmd.body, bodyJsonSchema: cmd.bodyJsonSchema, status: cmd.status,
+      errors: cmd.errors, idempotent: cmd.idempotent, response: { kind: 'single', item: cmd.response ?? item },
+      handler: (ctx) => cmd.handler(ctx, kit as unknown as ResourceKit<Record<string, unknown>>),
+    });
+  }
+
+  if (def.create) {
+    const create = def.create;
+    routes.push({
+      method: 'post', path: base, module: def.module, tags: tag, summary: `Create a ${def.title} record`,
+      access: scopeAccess('create'), body: create.body, bodyJsonSchema: create.bodyJsonSchema, status: 201,
+      errors: ['already_exists'], response: { kind: 'single', item },
+      handler: async (ctx: HandlerContext<C>) => {
+        const row = { ...(await create.toRow(ctx.body, ctx)), ...kit.scope(ctx.caller) } as Row;
+        const saved = await kit.store(ctx.services.db).insert(row);
+        if (!saved) throw new ApiError('already_exists', `${def.title.toLowerCase()} ${String(row[idColumn])} already exists`);
+        return def.toItem(saved);
+      },
+    } as RouteDef<C>);
+  }
+
+  routes.push({
+    method: 'get', path: `${base}/{id}`, module: def.module, tags: tag, summary: `One ${def.title} record`,
+    access: scopeAccess('read'), errors: ['not_found'], response: { kind: 'single', item },
+    handler: async (ctx) => def.toItem(await kit.load(ctx, ctx.params.id as string)),
+  });
+
+  if (def.patch) {
+    const patch = def.patch;
+    routes.push({
+      method: 'patch', path: `${base}/{id}`, module: def.module, tags: tag, summary: `Change a ${def.title} record`,
+      access: scopeAccess('update'), body: patch.body, bodyJsonSchema: patch.bodyJsonSchema, errors: ['not_found'],
+      response: { kind: 'single', item },
+      handler: async (ctx: HandlerContext<P>) => {
+        const id = ctx.params.id as string;
+        const current = await kit.load(ctx as HandlerContext<unknown>, id);
+        const changes = await patch.apply(current, ctx.body, ctx);
+        const saved = await kit.store(ctx.services.db).update({ ...kit.scope(ctx.caller), [idColumn]: id }, changes);
+        if (!saved) throw new ApiError('not_found', `${def.title.toLowerCase()} ${id} not found`);
+        return def.toItem(saved);
+      },
+    } as RouteDef<P>);
+  }
+
+  if (def.delete) {
+    routes.push({
+      method: 'delete', path: `${base}/{id}`, module: def.module, tags: tag, summary: `Delete a ${def.title} record`,
+      access: scopeAccess('delete'), errors: ['not_found'], response: { kind: 'single', item },
+      handler: async (ctx) => {
+        const id = ctx.params.id as string;
+        const gone = await kit.store(ctx.services.db).delete({ ...kit.scope(ctx.caller), [idColumn]: id });
+        if (!gone) throw new ApiError('not_found', `${def.title.toLowerCase()} ${id} not found`);
+        return def.toItem(gone);
+      },
+    });
+  }
+
+  return { routes, kit, def };
+}

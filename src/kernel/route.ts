@@ -1,0 +1,116 @@
+// A route is declared once: method, path, owning module, access rule, query/body schemas and
+// response shape. mountRoute() turns the declaration into a Hono handler that runs the same
+// pipeline for every endpoint; openapi.ts renders the same declarations as the contract.
+import type { Hono } from 'hono';
+import type * as v from 'valibot';
+import { ApiError, type ErrorCode } from './errors.js';
+import { listEnvelope, singleEnvelope, type ListPage } from './envelope.js';
+import { parseQuery, type QuerySpec, type QueryValues } from './query.js';
+import { validate } from './validate.js';
+import { readJsonBody } from './body.js';
+import { idempotent } from './idempotency.js';
+import type { AppContext, AppEnv, Caller, Services } from './context.js';
+
+export type Method = 'get' | 'post' | 'patch' | 'delete';
+export type JsonSchema = Record<string, unknown>;
+
+/** Who may call a route. Scope and role rules are enforced by the access guard, not by handlers. */
+export type Access =
+  | { public: true }
+  | { resource: string; action: string; scope?: 'master' | 'tenant' | 'any' };
+
+export type ResponseSpec =
+  | { kind: 'single'; item: JsonSchema }
+  | { kind: 'list'; item: JsonSchema }
+  | { kind: 'raw'; contentType: string; schema?: JsonSchema; description: string }
+  | { kind: 'none' };
+
+export interface HandlerContext<B> {
+  c: AppContext;
+  services: Services;
+  caller: Caller | undefined;
+  requestId: string;
+  query: QueryValues;
+  params: Record<string, string>;
+  body: B;
+}
+
+export interface RouteDef<B = unknown> {
+  method: Method;
+  /** OpenAPI-style path, e.g. /api/v1/tables/{id}. */
+  path: string;
+  module: string;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  access: Access;
+  query?: QuerySpec;
+  body?: v.GenericSchema<unknown, B>;
+  /** The body schema as JSON Schema when it cannot be derived from the valibot schema. */
+  bodyJsonSchema?: JsonSchema;
+  response: ResponseSpec;
+  status?: 200 | 201 | 202;
+  errors?: ErrorCode[];
+  /** POSTs accept Idempotency-Key unless this is false (e.g. login, where a replay is wrong). */
+  idempotent?: boolean;
+  handler(ctx: HandlerContext<B>): Promise<unknown>;
+}
+
+/** Loosely-typed route for collections of routes with different body types. */
+export type AnyRoute = RouteDef<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export const defineRoute = <B>(def: RouteDef<B>): RouteDef<B> => def;
+
+export interface GuardInput {
+  c: AppContext;
+  route: AnyRoute;
+  caller: Caller | undefined;
+  rawQuery: URLSearchParams;
+  rawBody: unknown;
+}
+
+/**
+ * Checks that run before any handler, in order. The module-install gate, authentication and
+ * the scope/tenant/role guard are guards; a guard throws ApiError to refuse.
+ */
+export interface Guards {
+  /** Runs first, before authentication or parsing (module install state). */
+  gate?(route: AnyRoute, c: AppContext): Promise<void> | void;
+  authenticate?(c: AppContext): Promise<Caller | undefined>;
+  authorize?(input: GuardInput): Promise<void> | void;
+}
+
+export const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+
+export function mountRoute(app: Hono<AppEnv>, route: AnyRoute, guards: Guards): void {
+  const handler = async (c: AppContext) => {
+    const services = c.get('services');
+    await guards.gate?.(route, c);
+    const caller = guards.authenticate ? await guards.authenticate(c) : undefined;
+    c.set('caller', caller);
+    const url = new URL(c.req.url);
+    const rawBody = route.method === 'get' || route.method === 'delete' ? undefined : await readJsonBody(c, Boolean(route.body));
+    await guards.authorize?.({ c, route, caller, rawQuery: url.searchParams, rawBody });
+    const query = parseQuery(route.query ?? {}, url.searchParams);
+    const body = route.body ? validate(route.body, rawBody) : undefined;
+    const run = async (): Promise<Response> => {
+      const requestId = c.get('requestId');
+      const result = await route.handler({ c, services, caller, requestId, query, params: c.req.param() as Record<string, string>, body });
+      const status = route.status ?? 200;
+      switch (route.response.kind) {
+        case 'single': return c.json(singleEnvelope(result, requestId), status);
+        case 'list': return c.json(listEnvelope(result as ListPage<unknown>, requestId), status);
+        case 'none': return c.body(null, 204);
+        case 'raw': return result as Response;
+      }
+    };
+    if (route.method === 'post' && route.idempotent !== false) return idempotent(c, caller, rawBody, run);
+    return run();
+  };
+  app.on(route.method.toUpperCase(), honoPath(route.path), handler);
+}
+
+export function assertFound<T>(value: T | undefined | null, code: ErrorCode, message: string): T {
+  if (value === undefined || value === null) throw new ApiError(code, message);
+  return value;
+}

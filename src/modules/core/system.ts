@@ -1,0 +1,77 @@
+// Probes, the contract document, its interactive UI and the runtime snapshot.
+import { appliedMigrations } from '../../db/migrate.js';
+import { readAsset } from '../../runtime/assets.js';
+import { defineRoute, type AnyRoute } from '../../kernel/route.js';
+import { ApiError } from '../../kernel/errors.js';
+import pkg from '../../../package.json' with { type: 'json' };
+
+const DOCS_FILES: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+};
+
+const DOCS_HTML = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>cabinet API</title><link rel="stylesheet" href="/docs/swagger-ui.css"></head>
+<body><div id="ui"></div><script src="/docs/swagger-ui-bundle.js"></script>
+<script src="/docs/init.js"></script></body></html>`;
+const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.yaml', dom_id: '#ui', deepLinking: true, withCredentials: true });`;
+
+const probe = (path: string, summary: string, handler: AnyRoute['handler']): AnyRoute =>
+  defineRoute({
+    method: 'get', path, module: 'core', summary, tags: ['probes'], access: { public: true },
+    response: { kind: 'raw', contentType: 'application/json', description: summary, schema: { type: 'object' } },
+    handler,
+  });
+
+export const systemRoutes: AnyRoute[] = [
+  probe('/health', 'Health: the service answers', async ({ c }) => c.json({ status: 'ok', layer: 'master-cloud' })),
+  probe('/live', 'Liveness: the process runs', async ({ c }) => c.json({ status: 'live' })),
+  probe('/ready', 'Readiness: database open and migrated', async ({ c, services }) => {
+    const state = services.lifecycle;
+    return state.state === 'ready' ? c.json({ status: 'ready' }) : c.json({ status: state.state, reason: state.reason }, 503);
+  }),
+  defineRoute({
+    method: 'get', path: '/openapi.yaml', module: 'core', summary: 'This OpenAPI 3.1 document', tags: ['docs'], access: { public: true },
+    response: { kind: 'raw', contentType: 'application/yaml', description: 'OpenAPI document (YAML)' },
+    handler: async ({ c, services }) => c.body(services.openapiYaml(), 200, { 'content-type': 'application/yaml; charset=utf-8' }),
+  }),
+  defineRoute({
+    method: 'get', path: '/docs', module: 'core', summary: 'Interactive API documentation (served from the binary)', tags: ['docs'], access: { public: true },
+    response: { kind: 'raw', contentType: 'text/html', description: 'HTML page' },
+    handler: async ({ c }) => c.html(DOCS_HTML),
+  }),
+  defineRoute({
+    method: 'get', path: '/docs/{file}', module: 'core', summary: 'Assets of the documentation UI', tags: ['docs'], access: { public: true },
+    response: { kind: 'raw', contentType: 'text/javascript', description: 'Asset file' },
+    errors: ['not_found'],
+    handler: async ({ c, params }) => {
+      const file = params.file as string;
+      if (file === 'init.js') return c.body(DOCS_INIT, 200, { 'content-type': 'text/javascript; charset=utf-8' });
+      const type = DOCS_FILES[file];
+      const body = type ? readAsset(`docs/${file}`) : undefined;
+      if (!type || !body) throw new ApiError('not_found', `no documentation asset ${file}`);
+      return c.body(new Uint8Array(body), 200, { 'content-type': type, 'cache-control': 'public, max-age=86400' });
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/api/v1/operability/runtime', module: 'core', summary: 'Diagnostic runtime snapshot', tags: ['operability'],
+    access: { resource: 'operability', action: 'read', scope: 'any' },
+    response: { kind: 'single', item: { type: 'object', required: ['version', 'persistence', 'migrations', 'runtime', 'modules'] } },
+    handler: async ({ services }) => {
+      const { db } = services;
+      return {
+        version: pkg.version,
+        mode: services.config.mode,
+        industry: services.config.industry,
+        started_at: services.startedAt.toISOString(),
+        uptime_seconds: Math.round(process.uptime()),
+        persistence: { engine: db.engine, dialect: db.dialect, location: db.location, server_version: await db.serverVersion() },
+        migrations: await appliedMigrations(db),
+        runtime: { node: process.version, platform: `${process.platform}-${process.arch}`, rss_bytes: process.memoryUsage().rss },
+        dependencies: pkg.dependencies,
+        modules: services.modules.states(),
+      };
+    },
+  }),
+];
