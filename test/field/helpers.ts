@@ -160,6 +160,8 @@ export async function freeUdpPort(): Promise<number> {
  */
 export class FaultProxy {
   mode: 'forward' | 'mute' = 'forward';
+  /** Delay on device -> client data: a reply that arrives after the client's deadline. */
+  delayMs = 0;
   private server: net.Server | null = null;
   private readonly sockets = new Set<net.Socket>();
   connections = 0;
@@ -188,7 +190,10 @@ export class FaultProxy {
       up.on('error', () => sock.destroy());
       sock.on('close', () => up.destroy());
       sock.pipe(up);
-      up.pipe(sock);
+      up.on('data', (d: Buffer) => {
+        if (this.delayMs > 0) setTimeout(() => sock.destroyed || sock.write(d), this.delayMs);
+        else sock.write(d);
+      });
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
