@@ -290,6 +290,14 @@ async function bundle(entry, outfile) {
     logLevel: 'warning',
     // Test-only driver, imported dynamically for pglite: URLs; never part of the executable.
     external: ['@electric-sql/pglite'],
+    // CJS has no import.meta; give modules the executable's own location (SEA: __filename is the
+    // executable) instead of an empty object.
+    define: {
+      'import.meta.url': '__cabinet_import_meta_url',
+      'import.meta.filename': '__filename',
+      'import.meta.dirname': '__dirname',
+    },
+    banner: { js: 'var __cabinet_import_meta_url=require("node:url").pathToFileURL(__filename).href;' },
     plugins: [
       {
         name: 'cabinet-app-entry',
