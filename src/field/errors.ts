@@ -25,9 +25,13 @@ export class FieldFailure extends Error {
   }
 }
 
-/** Failures worth another attempt: the write may not have landed and rewriting the same absolute value is harmless. */
+/**
+ * Failures worth another attempt on a fresh link: the write may or may not have landed, and
+ * writing the same absolute value again is harmless (FC05/06/15/16 and WriteProperty set values,
+ * they do not increment). A bad_reply is usually a stale answer left on the line.
+ */
 export function isRetryable(kind: FailureKind): boolean {
-  return kind === 'timeout' || kind === 'link_lost' || kind === 'crc';
+  return kind === 'timeout' || kind === 'link_lost' || kind === 'crc' || kind === 'bad_reply';
 }
 
 export const MODBUS_EXCEPTIONS: Readonly<Record<number, string>> = {

@@ -122,7 +122,7 @@ export abstract class ModbusBus {
         // to the next request. Dropping the link discards it.
         if (f.kind !== 'exception' && f.kind !== 'verify') this.drop(f.kind);
         if (!isRetryable(f.kind) || attempt > retries) throw f;
-        this.log('warn', 'modbus attempt failed, retrying', { bus: this.key, attempt, kind: f.kind, detail: f.detail });
+        this.log('warn', 'modbus attempt failed, retrying', { bus: this.key, attempt, kind: f.kind, message: f.message, detail: f.detail });
       }
     }
   }
