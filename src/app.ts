@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError, ERROR_CODES } from './kernel/errors.js';
-import { errorEnvelope } from './kernel/envelope.js';
+import { errorResponse as respondError } from './kernel/envelope.js';
 import { mountRoute, honoPath, type AnyRoute, type Guards } from './kernel/route.js';
 import type { AppContext, AppEnv, RouteContext, Services } from './kernel/context.js';
 import type { ModuleManifest } from './kernel/module.js';
@@ -28,10 +28,7 @@ function routeContext(c: AppContext): RouteContext {
   return out;
 }
 
-function errorResponse(c: AppContext, err: ApiError): Response {
-  for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
-  return c.json(errorEnvelope(err.code, err.message, err.details, c.get('requestId') ?? 'unknown'), err.status as 400);
-}
+const errorResponse = (c: AppContext, err: ApiError) => respondError(c, err, c.get('requestId') ?? 'unknown');
 
 export function allRoutes(modules: readonly ModuleManifest[]): AnyRoute[] {
   return modules.flatMap((m) => m.routes);

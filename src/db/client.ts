@@ -15,6 +15,8 @@ export interface Database {
   readonly dialect: Dialect;
   readonly engine: 'sqlite' | 'postgresql' | 'pglite';
   readonly orm: Orm;
+  /** The builder outside any transaction: prepared statements are built from it, never from a transaction. */
+  readonly baseOrm: Orm;
   /** Where the data lives, safe to show (no password). */
   readonly location: string;
   exec(statement: string): Promise<void>;
@@ -28,6 +30,12 @@ export interface Database {
 }
 
 export class DatabaseOpenError extends Error {}
+
+/** close() may be called by a failing request path and again at shutdown. */
+const once = (fn: () => Promise<void>) => {
+  let done: Promise<void> | undefined;
+  return () => (done ??= fn());
+};
 
 function redact(url: string): string {
   try {
@@ -84,6 +92,7 @@ async function openSqlite(dataDir: string): Promise<Database> {
     dialect: 'sqlite',
     engine: 'sqlite',
     orm,
+    baseOrm: orm,
     location: file,
     async exec(statement) {
       raw.exec(statement);
@@ -137,7 +146,7 @@ async function transactionScoped(base: Transactional) {
   }) as unknown as Orm;
   const transaction = <T>(fn: () => Promise<T>): Promise<T> =>
     store.getStore() ? fn() : base.transaction((tx) => store.run(tx, fn));
-  return { orm, transaction };
+  return { orm, transaction, baseOrm: base as unknown as Orm };
 }
 
 async function openPostgres(url: string): Promise<Database> {
@@ -152,11 +161,12 @@ async function openPostgres(url: string): Promise<Database> {
     throw new DatabaseOpenError(`cannot connect to PostgreSQL at ${redact(url)}: ${(err as Error).message}`);
   }
   const base = drizzle(pool);
-  const { orm, transaction } = await transactionScoped(base);
+  const { orm, transaction, baseOrm } = await transactionScoped(base);
   return {
     dialect: 'postgres',
     engine: 'postgresql',
     orm,
+    baseOrm,
     location: redact(url),
     async exec(statement) {
       await (orm as unknown as { execute(q: SQL): Promise<unknown> }).execute(sql.raw(statement));
@@ -173,9 +183,7 @@ async function openPostgres(url: string): Promise<Database> {
       const r = await pool.query('show server_version');
       return String(r.rows[0]?.server_version ?? 'unknown');
     },
-    async close() {
-      await pool.end();
-    },
+    close: once(() => pool.end()),
   };
 }
 
@@ -186,14 +194,16 @@ async function openPglite(url: string): Promise<Database> {
   const client = path && path !== 'memory' ? new PGlite(path) : new PGlite();
   await client.waitReady;
   const base = drizzle(client);
-  const { orm, transaction } = await transactionScoped(base);
+  const { orm, transaction, baseOrm } = await transactionScoped(base);
   return {
     dialect: 'postgres',
     engine: 'pglite',
     orm,
+    baseOrm,
     location: url,
     async exec(statement) {
-      await client.exec(statement);
+      // Through the ORM, so that inside a transaction it runs on the transaction.
+      await (orm as unknown as { execute(q: SQL): Promise<unknown> }).execute(sql.raw(statement));
     },
     async rows<T>(query: SQL) {
       const res = await (orm as unknown as { execute(q: SQL): Promise<{ rows: T[] }> }).execute(query);
@@ -207,9 +217,7 @@ async function openPglite(url: string): Promise<Database> {
       const r = await client.query<{ v: string }>('select version() as v');
       return `pglite (${r.rows[0]?.v ?? 'unknown'})`;
     },
-    async close() {
-      await client.close();
-    },
+    close: once(() => client.close()),
   };
 }
 

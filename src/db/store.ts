@@ -1,5 +1,5 @@
-// Generic CRUD over a neutral table for the active dialect. List queries are prepared once per
-// shape (which filters, whether q is present, sort field and direction) and reused, because
+// Generic CRUD over a neutral table for the active dialect. Reads outside transactions are
+// prepared once per shape (which filters, whether q is present, sort field and direction) and reused, because
 // Drizzle otherwise rebuilds the SQL on every call. Writes run inside db.transaction so that on
 // SQLite no other request's statements can interleave with them.
 import { createHash } from 'node:crypto';
@@ -70,7 +70,7 @@ export class Store<Row extends Record<string, unknown>> {
       const cond = this.conditions(whereCols, opts.q?.columns);
       const dir = opts.sort.order === 'asc' ? asc : desc;
       const tiebreak = this.table.primaryKey.filter((k) => k !== opts.sort.column).map((k) => dir(this.col(k)));
-      const orm = this.db.orm;
+      const orm = this.db.baseOrm;
       p = {
         rows: prepare(orm.select().from(this.t).where(cond).orderBy(dir(this.col(opts.sort.column)), ...tiebreak)
           .limit(sql.placeholder('limit')).offset(sql.placeholder('offset'))
@@ -96,7 +96,7 @@ export class Store<Row extends Record<string, unknown>> {
     const shape = cols.join(',');
     let p = this.byKey.get(shape);
     if (!p) {
-      p = prepare(this.db.orm.select().from(this.t).where(this.conditions(cols, undefined)), this.statementName('get', shape));
+      p = prepare(this.db.baseOrm.select().from(this.t).where(this.conditions(cols, undefined)), this.statementName('get', shape));
       this.byKey.set(shape, p);
     }
     return p;
@@ -114,7 +114,8 @@ export class Store<Row extends Record<string, unknown>> {
   async insert(row: Row): Promise<Row | undefined> {
     return this.db.transaction(async () => {
       const key = Object.fromEntries(this.table.primaryKey.map((k) => [k, row[k] as string]));
-      if (await this.find(key)) return undefined;
+      // Not the prepared find(): inside a transaction, statements must run on the transaction.
+      if ((await this.db.orm.select().from(this.t).where(this.whereNow(key)).limit(1)).length) return undefined;
       const out = (await this.db.orm.insert(this.t).values(row as never).returning()) as Row[];
       return out[0];
     });

@@ -1,5 +1,6 @@
 // The three answer shapes of the contract (2.2): list, single and error, each with meta.
-import type { ErrorCode, ErrorDetail } from './errors.js';
+import type { Context } from 'hono';
+import type { ApiError, ErrorCode, ErrorDetail } from './errors.js';
 
 export interface Meta {
   request_id: string;
@@ -31,3 +32,11 @@ export const errorEnvelope = (code: ErrorCode, message: string, details: ErrorDe
   code === 'auth_required'
     ? { error: { code, message }, meta: meta(requestId) }
     : { error: { code, message, details }, meta: meta(requestId) };
+
+/** The error envelope as a response, with the error's headers. */
+export function errorResponse(c: Context, err: ApiError, requestId: string): Response {
+  for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
+  // An early 413 leaves the rest of the body unread: the connection cannot be reused.
+  if (err.code === 'payload_too_large') c.header('connection', 'close');
+  return c.json(errorEnvelope(err.code, err.message, err.details, requestId), err.status as 400);
+}

@@ -56,6 +56,8 @@ export interface ResourceDef<Row extends Record<string, unknown>, CreateBody = u
   /** Column(s) used by /{id}; defaults to `id`. */
   idColumn?: string;
   fields: Record<string, FieldSpec>;
+  /** Items may carry fields beyond the declared ones (free-form documents). */
+  openItems?: boolean;
   filters?: Record<string, FilterSpec>;
   sortable: readonly string[];
   defaultSort: { field: string; order: 'asc' | 'desc' };
@@ -137,7 +139,7 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
 
   const filters = def.filters ?? {};
   const listQuery: QuerySpec = { ...pagingSpec(def.sortable, Boolean(def.search?.length)), ...filters };
-  const item = itemSchema(def.fields, def.fixed?.resource !== undefined);
+  const item = itemSchema(def.fields, def.openItems ?? false);
 
   const routes: AnyRoute[] = [
     {

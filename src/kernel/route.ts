@@ -4,7 +4,7 @@
 import type { Hono } from 'hono';
 import type * as v from 'valibot';
 import { ApiError, type ErrorCode } from './errors.js';
-import { listEnvelope, singleEnvelope, type ListPage } from './envelope.js';
+import { errorResponse, listEnvelope, singleEnvelope, type ListPage } from './envelope.js';
 import { parseQuery, type QuerySpec, type QueryValues } from './query.js';
 import { validate } from './validate.js';
 import { readJsonBody } from './body.js';
@@ -95,7 +95,14 @@ export function mountRoute(app: Hono<AppEnv>, route: AnyRoute, guards: Guards): 
     const body = route.body ? validate(route.body, rawBody) : undefined;
     const run = async (): Promise<Response> => {
       const requestId = c.get('requestId');
-      const result = await route.handler({ c, services, caller, requestId, query, params: c.req.param() as Record<string, string>, body });
+      let result: unknown;
+      try {
+        result = await route.handler({ c, services, caller, requestId, query, params: c.req.param() as Record<string, string>, body });
+      } catch (err) {
+        // Refusals are answers too: returned (not thrown) so a repeated Idempotency-Key replays them.
+        if (err instanceof ApiError) return errorResponse(c, err, requestId);
+        throw err;
+      }
       const status = route.status ?? 200;
       switch (route.response.kind) {
         case 'single': return c.json(singleEnvelope(result, requestId), status);

@@ -54,6 +54,7 @@ export function documentResource(opts: { name: string; module: string; title: st
       created_at: { type: 'datetime', label: 'Created', readOnly: true },
       updated_at: { type: 'datetime', label: 'Updated', readOnly: true },
     },
+    openItems: true,
     sortable: ['id', 'created_at', 'updated_at'],
     defaultSort: { field: 'created_at', order: 'desc' },
     search: ['id', 'data'],

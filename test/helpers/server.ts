@@ -1,0 +1,76 @@
+// Starts the real service in-process on port 0 with a temporary data directory, for each
+// dialect: SQLite (a file), PostgreSQL (a fresh database on the server named by
+// CABINET_TEST_PG_URL) or, without a server, PGlite in-process on a temporary directory.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { loadConfig, type Config } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { createLogger } from '../../src/kernel/logger.js';
+
+export type TestDialect = 'sqlite' | 'postgres';
+export const DIALECTS: TestDialect[] = ['sqlite', 'postgres'];
+
+export interface TestEnv {
+  dialect: TestDialect;
+  dataDir: string;
+  databaseUrl: string;
+  logs: Record<string, unknown>[];
+  config(overrides?: Record<string, string>): Config;
+  start(overrides?: Record<string, string>): Promise<RunningServer>;
+  cleanup(): Promise<void>;
+}
+
+const PG_URL = process.env.CABINET_TEST_PG_URL;
+
+async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createTestEnv(dialect: TestDialect): Promise<TestEnv> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cabinet-test-'));
+  let databaseUrl = '';
+  let dropDb: string | undefined;
+  if (dialect === 'postgres') {
+    if (PG_URL) {
+      dropDb = `cabinet_t_${randomBytes(6).toString('hex')}`;
+      await adminQuery(`create database ${dropDb}`);
+      const u = new URL(PG_URL);
+      u.pathname = `/${dropDb}`;
+      databaseUrl = u.toString();
+    } else {
+      databaseUrl = `pglite:${join(dataDir, 'pglite')}`;
+    }
+  }
+  const logs: Record<string, unknown>[] = [];
+  const running: RunningServer[] = [];
+  const env: TestEnv = {
+    dialect,
+    dataDir,
+    databaseUrl,
+    logs,
+    config(overrides = {}) {
+      return loadConfig({ http_port: '0', host: '127.0.0.1', data_dir: dataDir, database_url: databaseUrl, log_level: 'debug', ...overrides }, {});
+    },
+    async start(overrides = {}) {
+      const log = createLogger('debug', (line) => logs.push(JSON.parse(line) as Record<string, unknown>));
+      const server = await startServer(env.config(overrides), { log });
+      running.push(server);
+      return server;
+    },
+    async cleanup() {
+      for (const s of running) await s.close();
+      if (dropDb) await adminQuery(`drop database if exists ${dropDb} with (force)`);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return env;
+}
