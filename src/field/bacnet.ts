@@ -1,6 +1,6 @@
 import Bacnet, { type BacnetValue, type ReadPropertyResult } from 'node-bacnet';
 import { BusQueue } from './queue.js';
-import { FieldFailure, isRetryable, errorText, type FailureKind } from './errors.js';
+import { FieldFailure, isRetryable, errorText } from './errors.js';
 import { describeWrite, type BacnetPlan, type BacnetWrite } from './bacnet-plan.js';
 import { BACNET_TAGS } from './request.js';
 import type { FieldConfig } from './config.js';

@@ -93,6 +93,9 @@ def install_serial_shim():
         except OSError as exc:
             raise SerialException(str(exc)) from exc
         tty.setraw(fd, termios.TCSANOW)
+        # A pty keeps bytes written while no slave was reading; a real RS485 line does not. Start
+        # like a slave that was just powered on, not one that replays requests from before.
+        termios.tcflush(fd, termios.TCIFLUSH)
         protocol = protocol_factory()
         transport = PtyTransport(loop, fd, protocol, port)
         protocol.connection_made(transport)
