@@ -1,6 +1,6 @@
 // Opens the database named by the configuration: a SQLite file (default), a PostgreSQL server
 // (postgres:// URL) or an in-process PGlite (pglite: URL, for tests and laptops without a server).
-import { existsSync, mkdirSync, accessSync, constants } from 'node:fs';
+import { existsSync, mkdirSync, accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql, type SQL } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
@@ -62,6 +62,7 @@ async function openSqlite(dataDir: string): Promise<Database> {
   const { drizzle } = await import('drizzle-orm/better-sqlite3');
   try {
     if (!existsSync(dataDir)) mkdirSync(dataDir, { recursive: true, mode: 0o750 });
+    if (!statSync(dataDir).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     accessSync(dataDir, constants.W_OK | constants.R_OK);
   } catch (err) {
     throw new DatabaseOpenError(`data directory ${dataDir} is not usable: ${(err as NodeJS.ErrnoException).code ?? String(err)} (it must be a writable directory)`);
