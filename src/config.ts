@@ -45,6 +45,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'max_body_bytes', schema: int(1024, 64 * 1024 * 1024), allowed: 'an integer from 1024 to 67108864', default: 1024 * 1024, description: 'Largest accepted request body; larger bodies get 413 payload_too_large.' },
   { key: 'shutdown_timeout_ms', schema: int(0, 600_000), allowed: 'an integer from 0 to 600000', default: 10_000, description: 'How long a graceful stop waits for in-flight requests.' },
   { key: 'modules_state_path', schema: text(), allowed: 'a file path or empty', default: '', description: 'Legacy JSON module state file, imported once on first start.' },
+  { key: 'session_secret', schema: text(), allowed: 'empty (generate <data_dir>/session.key, mode 0600) or at least 32 bytes', default: '', description: 'HS256 key for session tokens.', secret: true },
+  { key: 'session_ttl_minutes', schema: int(1, 7 * 24 * 60), allowed: 'an integer from 1 to 10080', default: 720, description: 'Lifetime of a session token (default 12 hours: one shift).' },
   { key: 'debug_errors', schema: bool(), allowed: 'true | false', default: false, description: 'Log stack traces of unexpected errors (never sent to clients).' },
 ];
 
@@ -60,6 +62,8 @@ export interface Config {
   shutdown_timeout_ms: number;
   modules_state_path: string;
   debug_errors: boolean;
+  session_secret: string;
+  session_ttl_minutes: number;
 }
 
 export class ConfigError extends Error {}

@@ -11,7 +11,12 @@ import { ApiError } from './kernel/errors.js';
 import { createLogger, type Logger } from './kernel/logger.js';
 import { buildOpenApi, toYaml } from './kernel/openapi.js';
 import type { Guards } from './kernel/route.js';
-import type { Lifecycle, Services } from './kernel/context.js';
+import type { Lifecycle, Services, SessionService } from './kernel/context.js';
+import { staticRegistry } from './registry/static.js';
+import { createAccessGuards } from './auth/guard.js';
+import { loadSessionKey } from './auth/secret.js';
+import { createSessionService } from './auth/sessions.js';
+import { SecurityLog } from './auth/security-log.js';
 import { MODULES } from './modules/index.js';
 import type { Config } from './config.js';
 import pkg from '../package.json' with { type: 'json' };
@@ -39,23 +44,31 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
   const log = opts.log ?? createLogger(config.log_level);
   const lifecycle: Lifecycle = { state: 'starting', reason: 'opening database' };
   let db: Database | undefined;
+  let sessions: SessionService | undefined;
+  let security: SecurityLog | undefined;
   let yaml: string | undefined;
+  const notReady = (what: string) => new ApiError('service_unavailable', `${what} is not ready yet`);
   const services: Services = {
     config,
     log,
     startedAt: new Date(),
     lifecycle,
     get db(): Database {
-      if (!db) throw new ApiError('service_unavailable', 'database is not open yet');
+      if (!db) throw notReady('the database');
       return db;
     },
-    modules: {
-      states: () => MODULES.map((m) => ({ id: m.id, version: m.version, core: m.core, installed: true })),
-      isInstalled: () => true,
+    get sessions(): SessionService {
+      if (!sessions) throw notReady('the session service');
+      return sessions;
     },
+    get security(): SecurityLog {
+      if (!security) throw notReady('the security log');
+      return security;
+    },
+    modules: staticRegistry(MODULES),
     openapiYaml: () => (yaml ??= toYaml(buildOpenApi(allRoutes(MODULES), { version: pkg.version }))),
   };
-  const app = createApp(services, MODULES, opts.guards);
+  const app = createApp(services, MODULES, opts.guards ?? createAccessGuards(services, () => services.security));
   const server = await listen(app, config);
   const port = (server.address() as AddressInfo).port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
@@ -72,6 +85,10 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
     lifecycle.reason = 'applying migrations';
     const ran = await migrate(db);
     if (ran.length) log.info('migrations applied', { migrations: ran, engine: db.engine });
+    const key = loadSessionKey({ secret: config.session_secret, dataDir: config.data_dir });
+    if (key.source === 'generated') log.info('generated a new session key', { file: 'session.key in the data directory', mode: '0600' });
+    sessions = createSessionService(db, key.key, config.session_ttl_minutes);
+    security = new SecurityLog(db, log);
   } catch (err) {
     await stopListening();
     await db?.close().catch(() => undefined);
@@ -90,6 +107,7 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
       const timer = new Promise<void>((resolve) => setTimeout(resolve, config.shutdown_timeout_ms).unref());
       await Promise.race([drained, timer]);
       server.closeAllConnections?.();
+      await security?.flush();
       await db?.close();
       log.info('cabinet stopped', { port });
     })());

@@ -5,6 +5,7 @@ import type { Context } from 'hono';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import type { Logger } from './logger.js';
+import type { SecurityLog } from '../auth/security-log.js';
 
 export type Role = 'operator' | 'admin' | 'security';
 export type ScopeType = 'master' | 'tenant';
@@ -33,9 +34,20 @@ export interface Lifecycle {
   reason?: string;
 }
 
-export interface ModuleStates {
+/** What the kernel asks of the module registry (src/registry implements it). */
+export interface ModuleRegistry {
   states(): { id: string; version: string; core: boolean; installed: boolean }[];
   isInstalled(id: string): boolean;
+  /** Whether a role may perform `action` on permission resource `resource` (installed modules' rules). */
+  allows(role: Role, resource: string, action: string): boolean;
+}
+
+/** Session tokens (src/auth implements it). */
+export interface SessionService {
+  /** The caller a token names, or undefined when it is absent, expired, forged or revoked. */
+  verify(token: string): Promise<Caller | undefined>;
+  issue(input: { subject: string; role: Role; scope_type: ScopeType; tenant_id?: string; site_id?: string; ttlMinutes?: number }): Promise<{ token: string; sid: string; expiresAt: Date }>;
+  revoke(caller: Caller): Promise<void>;
 }
 
 export interface Services {
@@ -45,7 +57,9 @@ export interface Services {
   log: Logger;
   startedAt: Date;
   lifecycle: Lifecycle;
-  modules: ModuleStates;
+  modules: ModuleRegistry;
+  sessions: SessionService;
+  security: SecurityLog;
   openapiYaml(): string;
 }
 

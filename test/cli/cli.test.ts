@@ -35,7 +35,7 @@ describe('cabinet CLI', () => {
     const dir = tmp();
     const first = cabinet(['migrate', '--data-dir', dir]);
     expect(first.status).toBe(0);
-    expect(first.stdout).toContain('applied 1 migration(s): 0000_init');
+    expect(first.stdout).toContain('applied 4 migration(s): core/0000_init, auth/0000_init, tables/0000_init, forms/0000_init');
     const second = cabinet(['migrate', '--data-dir', dir]);
     expect(second.stdout).toContain('database is up to date');
   });
@@ -68,13 +68,13 @@ describe('cabinet CLI', () => {
     expect(cabinet(['migrate', '--data-dir', dir]).status).toBe(0);
     const file = join(dir, 'cabinet.sqlite');
     const db = new BetterSqlite3(file);
-    db.prepare("insert into cabinet_migrations (tag, checksum, applied_at) values ('9999_future', 'abc', '2030-01-01T00:00:00Z')").run();
+    db.prepare("insert into cabinet_migrations (module, tag, checksum, applied_at) values ('core', '9999_future', 'abc', '2030-01-01T00:00:00Z')").run();
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
     const before = sha(file);
     const r = cabinet(['serve', '--data-dir', dir, '--http-port', '0']);
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain('has migration 9999_future, which this cabinet build does not know');
+    expect(r.stderr).toContain('has migration core/9999_future, which this cabinet build does not know');
     expect(sha(file)).toBe(before);
     expect(existsSync(file)).toBe(true);
   });

@@ -61,3 +61,14 @@ export async function createClient(baseUrl: string, defaults: Record<string, str
   };
   return client;
 }
+
+/** A client that sends a bearer token for the given claims (default: admin, master scope). */
+export async function clientAs(
+  env: { token(server: { url: string }, claims?: Record<string, unknown>): Promise<string> },
+  server: { url: string },
+  claims: Record<string, unknown> = {},
+  contract?: Contract,
+): Promise<Client> {
+  const token = await env.token(server as never, claims);
+  return createClient(server.url, { authorization: `Bearer ${token}` }, contract);
+}

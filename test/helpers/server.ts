@@ -13,6 +13,15 @@ import { createLogger } from '../../src/kernel/logger.js';
 export type TestDialect = 'sqlite' | 'postgres';
 export const DIALECTS: TestDialect[] = ['sqlite', 'postgres'];
 
+export interface TokenClaims {
+  subject: string;
+  role: 'operator' | 'admin' | 'security';
+  scope_type: 'master' | 'tenant';
+  tenant_id?: string;
+  site_id?: string;
+  ttlMinutes?: number;
+}
+
 export interface TestEnv {
   dialect: TestDialect;
   dataDir: string;
@@ -20,6 +29,8 @@ export interface TestEnv {
   logs: Record<string, unknown>[];
   config(overrides?: Record<string, string>): Config;
   start(overrides?: Record<string, string>): Promise<RunningServer>;
+  /** A signed session token from the server's own key (default: admin, master scope). */
+  token(server: RunningServer, claims?: Partial<TokenClaims>): Promise<string>;
   cleanup(): Promise<void>;
 }
 
@@ -65,6 +76,10 @@ export async function createTestEnv(dialect: TestDialect): Promise<TestEnv> {
       const server = await startServer(env.config(overrides), { log });
       running.push(server);
       return server;
+    },
+    async token(server, claims = {}) {
+      const c: TokenClaims = { subject: 'test-admin', role: 'admin', scope_type: 'master', ...claims };
+      return (await server.services.sessions.issue(c)).token;
     },
     async cleanup() {
       for (const s of running) await s.close();

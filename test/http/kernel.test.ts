@@ -2,7 +2,7 @@
 // idempotent replay, and answers that validate against the served OpenAPI document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
-import { createClient, type Client } from '../helpers/client.js';
+import { clientAs, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
 
 describe.each(DIALECTS)('kernel over HTTP (%s)', (dialect) => {
@@ -13,7 +13,7 @@ describe.each(DIALECTS)('kernel over HTTP (%s)', (dialect) => {
   beforeAll(async () => {
     env = await createTestEnv(dialect);
     server = await env.start();
-    api = await createClient(server.url);
+    api = await clientAs(env, server);
   });
   afterAll(async () => env.cleanup());
 
@@ -134,7 +134,7 @@ describe.each(DIALECTS)('kernel over HTTP (%s)', (dialect) => {
   it('records the five contract headers in the access log', async () => {
     await api.get('/api/v1/forms/list', {
       'x-request-id': 'hdr-1', 'x-route-path': '/dashboard/forms', 'x-route-module': 'forms', 'x-route-filter': 'q=abc',
-      'x-client-version': '2.3.4', 'x-client-build-time': '2026-11-01T10:00:00Z', authorization: 'Bearer secret-never-logged',
+      'x-client-version': '2.3.4', 'x-client-build-time': '2026-11-01T10:00:00Z', cookie: 'cabinet_session=secret-never-logged',
     });
     const entry = env.logs.find((l) => l.msg === 'request' && l.request_id === 'hdr-1');
     expect(entry).toMatchObject({
@@ -161,7 +161,7 @@ describe.each(DIALECTS)('kernel over HTTP (%s)', (dialect) => {
 
   it('returns 500 internal_error without a stack when the database fails under it', async () => {
     const local = await env.start();
-    const client = await createClient(local.url, {}, api.contract);
+    const client = await clientAs(env, local, {}, api.contract);
     await local.services.db.close();
     const res = await client.get('/api/v1/tables/list', { 'x-request-id': 'boom-1' });
     expect(res.status).toBe(500);

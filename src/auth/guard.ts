@@ -1,0 +1,100 @@
+// The one place where access is decided, for every route: module installed, a valid session,
+// the scope group, the tenant boundary of query and body, and the role's permission. Every
+// decision is written to the security log.
+import { getCookie } from 'hono/cookie';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { ApiError } from '../kernel/errors.js';
+import type { AnyRoute, Guards, GuardInput } from '../kernel/route.js';
+import type { AppContext, Caller, Services } from '../kernel/context.js';
+import type { SecurityLog } from './security-log.js';
+
+export const SESSION_COOKIE = 'cabinet_session';
+const MASTER_GROUP = /^(tenant-master[a-z-]*|subscriptions|sla-profiles|version-policies|analytics)$/;
+const TENANT_GROUP = /^(industry-|melioration-|poultry-|swine-)/;
+const TENANT_KEYS = new Set(['tenant_id', 'target_tenant_id']);
+
+/** The scope a route needs: the contract's path groups first, then what the route declares. */
+export function requiredScope(route: AnyRoute): 'master' | 'tenant' | 'any' {
+  const group = route.path.split('/')[3] ?? '';
+  if (MASTER_GROUP.test(group)) return 'master';
+  if (TENANT_GROUP.test(group)) return 'tenant';
+  return 'public' in route.access ? 'any' : (route.access.scope ?? 'any');
+}
+
+export function clientAddress(c: AppContext): string | undefined {
+  try {
+    return getConnInfo(c).remote.address;
+  } catch {
+    return undefined;
+  }
+}
+
+export function presentedToken(c: AppContext): string | undefined {
+  const header = c.req.header('authorization');
+  if (header) {
+    const m = /^Bearer\s+(\S+)$/i.exec(header);
+    return m?.[1];
+  }
+  return getCookie(c, SESSION_COOKIE) || undefined;
+}
+
+/** Every tenant id named in the query or anywhere in the JSON body. */
+function namedTenants(query: URLSearchParams, body: unknown): string[] {
+  const found: string[] = [];
+  for (const key of TENANT_KEYS) for (const v of query.getAll(key)) found.push(v);
+  const walk = (node: unknown, depth: number) => {
+    if (depth > 8 || node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) { node.forEach((n) => walk(n, depth + 1)); return; }
+    for (const [k, v] of Object.entries(node)) {
+      if (TENANT_KEYS.has(k) && v !== null && v !== undefined) found.push(typeof v === 'string' ? v : JSON.stringify(v));
+      else walk(v, depth + 1);
+    }
+  };
+  walk(body, 0);
+  return found;
+}
+
+export function createAccessGuards(services: Services, securityLog: () => SecurityLog): Guards {
+  const audit = (c: AppContext, caller: Caller | undefined, result: 'allow' | 'deny', event: string, reason?: string) =>
+    securityLog().record({
+      category: event === 'authenticate' ? 'auth' : 'access', result, event, method: c.req.method, path: new URL(c.req.url).pathname,
+      tenant_id: caller?.tenant_id, subject: caller?.subject, role: caller?.role, client_address: clientAddress(c), reason,
+      request_id: c.get('requestId'), route_context: c.get('routeContext'),
+    });
+  const deny = (c: AppContext, caller: Caller | undefined, code: 'auth_required' | 'scope_boundary_denied' | 'tenant_boundary_denied' | 'rbac_forbidden', event: string, message: string): never => {
+    audit(c, caller, 'deny', event, code);
+    throw new ApiError(code, message);
+  };
+
+  return {
+    gate(route) {
+      if (!services.modules.isInstalled(route.module)) {
+        throw new ApiError('module_not_installed', `module ${route.module} is not installed`);
+      }
+    },
+    async authenticate(c) {
+      const token = presentedToken(c);
+      if (!token) return undefined;
+      const caller = await services.sessions.verify(token);
+      if (!caller) audit(c, undefined, 'deny', 'authenticate', 'invalid_token');
+      return caller;
+    },
+    authorize({ c, route, caller, rawQuery, rawBody }: GuardInput) {
+      if ('public' in route.access) return;
+      if (!caller) return deny(c, caller, 'auth_required', 'authenticate', 'a valid session token is required');
+      const scope = requiredScope(route);
+      if (scope !== 'any' && caller.scope_type !== scope) {
+        return deny(c, caller, 'scope_boundary_denied', 'scope_check', `${route.path} needs a ${scope} session, this one is ${caller.scope_type}`);
+      }
+      if (caller.scope_type === 'tenant') {
+        const foreign = namedTenants(rawQuery, rawBody).find((t) => t !== caller.tenant_id);
+        if (foreign !== undefined) return deny(c, caller, 'tenant_boundary_denied', 'tenant_check', `tenant ${caller.tenant_id} cannot act on tenant ${foreign}`);
+      }
+      const { resource, action } = route.access;
+      if (!services.modules.allows(caller.role, resource, action)) {
+        return deny(c, caller, 'rbac_forbidden', 'rbac_check', `role ${caller.role} may not ${action} ${resource}`);
+      }
+      audit(c, caller, 'allow', 'access');
+    },
+  };
+}

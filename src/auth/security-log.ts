@@ -1,0 +1,88 @@
+// The security log: every login, logout, allow and deny. Entries are buffered and written in
+// one transaction per flush, so logging each access decision does not cost a write per request.
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../db/client.js';
+import type { Logger } from '../kernel/logger.js';
+import type { RouteContext } from '../kernel/context.js';
+import { Store } from '../db/store.js';
+import { securityLog } from './tables.js';
+
+export interface SecurityEvent {
+  category: 'auth' | 'access' | 'session';
+  result: 'allow' | 'deny';
+  event: string;
+  method: string;
+  path: string;
+  tenant_id?: string | null;
+  subject?: string | null;
+  role?: string | null;
+  client_address?: string | null;
+  reason?: string | null;
+  request_id?: string | null;
+  route_context?: RouteContext;
+}
+
+export interface SecurityLogRow extends Record<string, unknown> {
+  id: string;
+  at: string;
+  category: string;
+  result: string;
+  event: string;
+  method: string;
+  path: string;
+  tenant_id: string | null;
+  subject: string | null;
+  role: string | null;
+  client_address: string | null;
+  reason: string | null;
+  request_id: string | null;
+  route_context: RouteContext;
+}
+
+export class SecurityLog {
+  private buffer: SecurityLogRow[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+  private readonly store: Store<SecurityLogRow>;
+
+  constructor(private readonly db: Database, private readonly log: Logger, private readonly flushMs = 200) {
+    this.store = new Store<SecurityLogRow>(db, securityLog);
+  }
+
+  record(e: SecurityEvent): void {
+    this.buffer.push({
+      id: randomUUID(), at: new Date().toISOString(), category: e.category, result: e.result, event: e.event,
+      method: e.method, path: e.path, tenant_id: e.tenant_id ?? null, subject: e.subject ?? null, role: e.role ?? null,
+      client_address: e.client_address ?? null, reason: e.reason ?? null, request_id: e.request_id ?? null, route_context: e.route_context ?? {},
+    });
+    if (e.result === 'deny') this.log.warn('security deny', { event: e.event, path: e.path, reason: e.reason, subject: e.subject, request_id: e.request_id });
+    this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
+  }
+
+  /** Writes what is buffered; readers call it first so a list never misses a recorded event. */
+  flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const rows = this.buffer;
+    this.buffer = [];
+    this.flushing = this.flushing.then(async () => {
+      if (!rows.length) return;
+      try {
+        await this.db.transaction(async () => {
+          for (const row of rows) await this.db.orm.insert(this.storeTable()).values(row as never);
+        });
+      } catch (err) {
+        this.log.error('security log write failed', { error: (err as Error).message, entries: rows.length });
+      }
+    });
+    return this.flushing;
+  }
+
+  private storeTable() {
+    return (this.db.dialect === 'sqlite' ? securityLog.sqlite : securityLog.pg) as typeof securityLog.sqlite;
+  }
+
+  get rows(): Store<SecurityLogRow> {
+    return this.store;
+  }
+}

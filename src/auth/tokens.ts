@@ -1,0 +1,67 @@
+// Session tokens: JWT HS256 (jose). Claims: iss "cabinet", aud "cabinet-api", sub (who),
+// sid (session id, the revocation handle), role, scope_type, tenant_id and site_id (tenant
+// scope), iat, exp. Only HS256 is accepted, so alg:none and key-confusion tokens fail.
+import { randomUUID, type KeyObject } from 'node:crypto';
+import { SignJWT, jwtVerify } from 'jose';
+import * as v from 'valibot';
+import type { Caller } from '../kernel/context.js';
+
+export const ISSUER = 'cabinet';
+export const AUDIENCE = 'cabinet-api';
+
+const claimsSchema = v.object({
+  sub: v.pipe(v.string(), v.minLength(1)),
+  sid: v.pipe(v.string(), v.minLength(8)),
+  role: v.picklist(['operator', 'admin', 'security']),
+  scope_type: v.picklist(['master', 'tenant']),
+  tenant_id: v.optional(v.pipe(v.string(), v.minLength(1))),
+  site_id: v.optional(v.pipe(v.string(), v.minLength(1))),
+  exp: v.number(),
+});
+
+export interface IssueInput {
+  subject: string;
+  role: Caller['role'];
+  scope_type: Caller['scope_type'];
+  tenant_id?: string;
+  site_id?: string;
+  ttlMinutes: number;
+}
+
+export async function signSession(key: KeyObject, input: IssueInput): Promise<{ token: string; sid: string; expiresAt: Date }> {
+  if (input.scope_type === 'tenant' && !input.tenant_id) throw new Error('a tenant session needs a tenant_id');
+  const sid = randomUUID();
+  const expiresAt = new Date(Date.now() + input.ttlMinutes * 60_000);
+  const claims: Record<string, string> = { sid, role: input.role, scope_type: input.scope_type };
+  if (input.tenant_id) claims.tenant_id = input.tenant_id;
+  if (input.site_id) claims.site_id = input.site_id;
+  const token = await new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setSubject(input.subject)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
+    .sign(key);
+  return { token, sid, expiresAt };
+}
+
+/** The caller a token names, or undefined for anything not valid (never throws). */
+export async function verifySession(key: KeyObject, token: string): Promise<(Caller & { expires_at: Date }) | undefined> {
+  try {
+    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE });
+    const claims = v.parse(claimsSchema, payload);
+    if (claims.scope_type === 'tenant' && !claims.tenant_id) return undefined;
+    return {
+      subject: claims.sub,
+      session_id: claims.sid,
+      role: claims.role,
+      scope_type: claims.scope_type,
+      ...(claims.tenant_id ? { tenant_id: claims.tenant_id } : {}),
+      ...(claims.site_id ? { site_id: claims.site_id } : {}),
+      expires_at: new Date(claims.exp * 1000),
+    };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,35 @@
+// Every route the app really serves appears in /openapi.yaml, with its method.
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { createApp, allRoutes } from '../../src/app.js';
+import { MODULES } from '../../src/modules/index.js';
+import { buildOpenApi, toYaml } from '../../src/kernel/openapi.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/kernel/logger.js';
+import { ERROR_CODES } from '../../src/kernel/errors.js';
+import type { Services } from '../../src/kernel/context.js';
+
+describe('OpenAPI document', () => {
+  const doc = parse(toYaml(buildOpenApi(allRoutes(MODULES), { version: 'test' }))) as {
+    openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+  };
+
+  it('is OpenAPI 3.1 and lists every route the Hono app serves', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const services = { config: loadConfig({}, {}), log: createLogger('error'), lifecycle: { state: 'ready' } } as unknown as Services;
+    const app = createApp(services, MODULES);
+    const served = app.routes.filter((r) => r.method !== 'ALL').map((r) => ({ method: r.method.toLowerCase(), path: r.path.replace(/:(\w+)/g, '{$1}') }));
+    expect(served.length).toBeGreaterThan(10);
+    for (const r of served) expect(doc.paths[r.path]?.[r.method], `${r.method} ${r.path}`).toBeDefined();
+    const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
+    expect(documented.sort()).toEqual(served.map((r) => `${r.method} ${r.path}`).sort());
+  });
+
+  it('documents an error envelope for every error status an operation can answer', () => {
+    const list = doc.paths['/api/v1/tables/list']?.get;
+    expect(Object.keys(list?.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '500']));
+    const create = doc.paths['/api/v1/tables']?.post;
+    expect(Object.keys(create?.responses ?? {})).toEqual(expect.arrayContaining(['201', '409', '413', '415', '422']));
+    for (const code of Object.keys(ERROR_CODES)) expect(toYaml(doc as unknown as Record<string, unknown>)).toContain(code);
+  });
+});
