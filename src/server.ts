@@ -11,6 +11,7 @@ import { ApiError } from './kernel/errors.js';
 import { createLogger, type Logger } from './kernel/logger.js';
 import { buildOpenApi, toYaml } from './kernel/openapi.js';
 import type { Guards } from './kernel/route.js';
+import type { ModuleRuntime } from './kernel/module.js';
 import type { Lifecycle, Services, SessionService } from './kernel/context.js';
 import { staticRegistry } from './registry/static.js';
 import { createAccessGuards } from './auth/guard.js';
@@ -66,6 +67,11 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
       return security;
     },
     modules: staticRegistry(MODULES),
+    audit: {
+      async record(entry) {
+        log.info('audit', { ...entry });
+      },
+    },
     openapiYaml: () => (yaml ??= toYaml(buildOpenApi(allRoutes(MODULES), { version: pkg.version }))),
   };
   const app = createApp(services, MODULES, opts.guards ?? createAccessGuards(services, () => services.security));
@@ -74,6 +80,13 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
 
+  const runtimes: { id: string; runtime: ModuleRuntime }[] = [];
+  const stopRuntimes = async () => {
+    for (const { id, runtime } of runtimes.reverse()) {
+      await runtime.stop?.().catch((err: Error) => log.error('module failed to stop', { module: id, error: err.message }));
+    }
+    runtimes.length = 0;
+  };
   const stopListening = () =>
     new Promise<void>((resolve) => {
       server.close(() => resolve());
@@ -89,7 +102,20 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
     if (key.source === 'generated') log.info('generated a new session key', { file: 'session.key in the data directory', mode: '0600' });
     sessions = createSessionService(db, key.key, config.session_ttl_minutes);
     security = new SecurityLog(db, log);
+    for (const m of MODULES) {
+      const runtime = m.runtime?.(services);
+      if (!runtime) continue;
+      try {
+        lifecycle.reason = `starting module ${m.id}`;
+        await runtime.start?.();
+        runtimes.push({ id: m.id, runtime });
+      } catch (err) {
+        if (runtime.required) throw new StartupError(`module ${m.id} failed to start: ${(err as Error).message}`);
+        log.error('module failed to start; the others go on', { module: m.id, error: (err as Error).message });
+      }
+    }
   } catch (err) {
+    await stopRuntimes();
     await stopListening();
     await db?.close().catch(() => undefined);
     throw err;
@@ -107,6 +133,7 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
       const timer = new Promise<void>((resolve) => setTimeout(resolve, config.shutdown_timeout_ms).unref());
       await Promise.race([drained, timer]);
       server.closeAllConnections?.();
+      await stopRuntimes();
       await security?.flush();
       await db?.close();
       log.info('cabinet stopped', { port });

@@ -42,6 +42,21 @@ export interface ModuleRegistry {
   allows(role: Role, resource: string, action: string): boolean;
 }
 
+export interface AuditEntry {
+  actor: string;
+  action: string;
+  resource: string;
+  result: 'success' | 'denied' | 'error';
+  correlation_id?: string;
+  details?: Record<string, unknown>;
+  tenant_id?: string | null;
+}
+
+/** Who did what (the audit module implements it; the kernel default writes the JSON log). */
+export interface AuditService {
+  record(entry: AuditEntry): Promise<void>;
+}
+
 /** Session tokens (src/auth implements it). */
 export interface SessionService {
   /** The caller a token names, or undefined when it is absent, expired, forged or revoked. */
@@ -60,6 +75,7 @@ export interface Services {
   modules: ModuleRegistry;
   sessions: SessionService;
   security: SecurityLog;
+  audit: AuditService;
   openapiYaml(): string;
 }
 

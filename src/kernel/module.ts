@@ -2,12 +2,24 @@
 // real declarations, so the backend and database circuits are derived, never typed twice.
 import type { AnyRoute } from './route.js';
 import type { NeutralTable } from '../db/table.js';
-import type { Role } from './context.js';
+import type { Role, Services } from './context.js';
 
 export interface PermissionRule {
   role: Role;
   resource: string;
   actions: string[];
+}
+
+/**
+ * Background work of a module (brokers, batch writers, registries). Created after the database
+ * is migrated; does nothing until start(); one runtime failing to start is logged and does not
+ * stop the others. It may assign the services it provides onto `services` in start().
+ */
+export interface ModuleRuntime {
+  /** Runtimes marked required stop start-up when they fail (the registry, the audit log). */
+  required?: boolean;
+  start?(): Promise<void>;
+  stop?(): Promise<void>;
 }
 
 export interface ModuleManifest {
@@ -26,6 +38,7 @@ export interface ModuleManifest {
   routes: AnyRoute[];
   tables: NeutralTable[];
   permissions: PermissionRule[];
+  runtime?(services: Services): ModuleRuntime;
 }
 
 export const defineModule = (m: ModuleManifest): ModuleManifest => m;
