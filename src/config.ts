@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { parse as parseYaml } from 'yaml';
+import { fieldConfigSchema } from './field/config.js';
 
 type Schema = v.GenericSchema<unknown, unknown>;
 
@@ -33,6 +34,7 @@ const bool = () =>
 export const MODES = ['edge-single', 'cloud-multi'] as const;
 export const INDUSTRIES = ['poultry', 'swine', 'melioration'] as const;
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export const MQTT_BROKERS = ['auto', 'embedded', 'external', 'off'] as const;
 
 export const SETTINGS: readonly Setting[] = [
   { key: 'mode', schema: oneOf(MODES), allowed: MODES.join(' | '), default: 'edge-single', description: 'Deployment mode: one fixed industry on a site box, or the multi-tenant master cloud.' },
@@ -47,6 +49,19 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'modules_state_path', schema: text(), allowed: 'a file path or empty', default: '', description: 'Legacy JSON module state file, imported once on first start.' },
   { key: 'session_secret', schema: text(), allowed: 'empty (generate <data_dir>/session.key, mode 0600) or at least 32 bytes', default: '', description: 'HS256 key for session tokens.', secret: true },
   { key: 'session_ttl_minutes', schema: int(1, 7 * 24 * 60), allowed: 'an integer from 1 to 10080', default: 720, description: 'Lifetime of a session token (default 12 hours: one shift).' },
+  { key: 'rpc_port', schema: int(0, 65535), allowed: 'an integer from 0 to 65535 (0 = any free port)', default: 8081, description: 'Port of the field-write JSON-RPC listener (POST /api/rpc).' },
+  { key: 'rpc_host', schema: v.pipe(text(), v.minLength(1)), allowed: 'an IP address or host name', default: '127.0.0.1', description: 'Address of the field-write listener; loopback unless deliberately opened to the site LAN.' },
+  { key: 'field', schema: v.pipe(v.union([v.record(v.string(), v.unknown()), v.pipe(v.string(), v.parseJson(), v.record(v.string(), v.unknown()))]), v.check((f) => v.is(fieldConfigSchema, f), 'see the Field writes section')), allowed: 'a mapping of field-write settings (timeouts, retries, queue length, Modbus unit id and serial defaults, BACnet port and device map; see README)', default: {}, description: 'Field-write bus settings (config file, or JSON in CABINET_FIELD).' },
+  { key: 'mqtt_broker', schema: oneOf(MQTT_BROKERS), allowed: MQTT_BROKERS.join(' | '), default: 'auto', description: 'MQTT for status events and telemetry: auto = the embedded broker in edge-single, the external broker (mqtt_url) in cloud-multi; off disables MQTT.' },
+  { key: 'mqtt_port', schema: int(0, 65535), allowed: 'an integer from 0 to 65535 (0 = any free port)', default: 1883, description: 'Port of the embedded MQTT broker (edge-single). If it is taken, start-up says so and HTTP goes on.' },
+  { key: 'mqtt_host', schema: v.pipe(text(), v.minLength(1)), allowed: 'an IP address or host name', default: '0.0.0.0', description: 'Address the embedded MQTT broker binds to.' },
+  { key: 'mqtt_url', schema: text(), allowed: 'empty or mqtt://[user:password@]host:port (also mqtts://)', default: '', description: 'External MQTT broker (cloud-multi): cabinet publishes status events there and ingests telemetry from it.', secret: true },
+  { key: 'mqtt_topic_prefix', schema: v.pipe(text(), v.regex(/^[A-Za-z0-9_-]{1,64}$/)), allowed: '1-64 of A-Z a-z 0-9 _ -', default: 'cabinet', description: 'First topic level of every cabinet MQTT topic.' },
+  { key: 'status_heartbeat_ms', schema: int(50, 600_000), allowed: 'an integer from 50 to 600000', default: 15_000, description: 'Heartbeat period of the status WebSocket stream (a heartbeat message and a ping frame).' },
+  { key: 'status_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 30, description: 'Status events older than this are purged (hourly).' },
+  { key: 'telemetry_flush_ms', schema: int(1, 60_000), allowed: 'an integer from 1 to 60000', default: 200, description: 'Longest time an ingested telemetry point waits before its batch is written.' },
+  { key: 'telemetry_batch_max', schema: int(1, 50_000), allowed: 'an integer from 1 to 50000', default: 2000, description: 'Points that trigger an immediate batch write (one transaction per batch).' },
+  { key: 'telemetry_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 30, description: 'Telemetry points older than this are purged (hourly).' },
   { key: 'debug_errors', schema: bool(), allowed: 'true | false', default: false, description: 'Log stack traces of unexpected errors (never sent to clients).' },
 ];
 
@@ -64,6 +79,19 @@ export interface Config {
   debug_errors: boolean;
   session_secret: string;
   session_ttl_minutes: number;
+  mqtt_broker: (typeof MQTT_BROKERS)[number];
+  mqtt_port: number;
+  mqtt_host: string;
+  mqtt_url: string;
+  mqtt_topic_prefix: string;
+  status_heartbeat_ms: number;
+  status_retention_days: number;
+  telemetry_flush_ms: number;
+  telemetry_batch_max: number;
+  telemetry_retention_days: number;
+  rpc_port: number;
+  rpc_host: string;
+  field: Record<string, unknown>;
 }
 
 export class ConfigError extends Error {}

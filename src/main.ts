@@ -12,6 +12,8 @@ Usage: cabinet <command> [options]
 Commands:
   serve      run the service (HTTP API, docs, web shell)
   migrate    apply database migrations and exit
+  rpc        send one field-write request to a running service: --file req.json (or stdin),
+             --url (default http://127.0.0.1:<rpc_port>/api/rpc), --token (or CABINET_TOKEN)
   version    print the cabinet, Node.js and SQLite versions
   help       this text
 
@@ -57,12 +59,29 @@ async function migrateCommand(args: string[]): Promise<number> {
   return 0;
 }
 
+async function rpcCommand(args: string[]): Promise<number> {
+  // The request flags belong to `cabinet rpc`; the rest are the service's settings (for rpc_port).
+  const own = new Set(['--file', '-f', '--url', '--token']);
+  const mine: string[] = [];
+  const settings: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (own.has(a)) mine.push(a, args[++i] ?? '');
+    else if (a === '-' || a === '--help' || a === '-h') mine.push(a);
+    else settings.push(a);
+  }
+  const config = loadConfig(parseFlags(settings).values);
+  const { runRpcCli } = await import('./field/cli.js');
+  return runRpcCli(mine, { url: `http://127.0.0.1:${config.rpc_port}/api/rpc`, token: process.env.CABINET_TOKEN });
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command = 'help', ...args] = argv;
   try {
     switch (command) {
       case 'serve': return await serveCommand(args);
       case 'migrate': return await migrateCommand(args);
+      case 'rpc': return await rpcCommand(args);
       case 'version':
       case '--version':
         process.stdout.write(`cabinet ${pkg.version}\nnode ${process.version}\nsqlite ${await sqliteVersion()}\n`);
