@@ -1,6 +1,6 @@
 // Issues, verifies and revokes session tokens. Revocation is kept in SQL (the source of truth)
 // and checked on every verification with a prepared statement.
-import type { KeyObject } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 import { lt } from 'drizzle-orm';
 import { Store } from '../db/store.js';
 import { columnOf } from '../db/table.js';
@@ -19,11 +19,19 @@ interface RevokedRow extends Record<string, unknown> {
 export function createSessionService(db: Database, key: KeyObject, defaultTtlMinutes: number): SessionService {
   const revoked = new Store<RevokedRow>(db, revokedSessions);
   const expiry = new Map<string, Date>();
+  let subjectActive: (subject: string) => Promise<boolean> = async () => true;
   return {
+    digest(value) {
+      return createHmac('sha256', key).update(value).digest('hex');
+    },
+    setSubjectCheck(check) {
+      subjectActive = check;
+    },
     async verify(token) {
       const caller = await verifySession(key, token);
       if (!caller) return undefined;
       if (await revoked.find({ sid: caller.session_id })) return undefined;
+      if (!(await subjectActive(caller.subject))) return undefined;
       const { expires_at, ...rest } = caller;
       expiry.set(caller.session_id, expires_at);
       return rest;

@@ -23,6 +23,8 @@ export interface Database {
   rows<T = Record<string, unknown>>(query: SQL): Promise<T[]>;
   /** Runs a statement that returns no rows. */
   run(query: SQL): Promise<void>;
+  /** Whether the current async context runs inside transaction(). */
+  inTransaction(): boolean;
   /** Runs fn in one transaction. On SQLite, writers are serialised so awaits cannot interleave. */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
   serverVersion(): Promise<string>;
@@ -104,6 +106,7 @@ async function openSqlite(dataDir: string): Promise<Database> {
     async run(query: SQL) {
       orm.run(query);
     },
+    inTransaction: () => depth > 0,
     transaction(fn) {
       if (depth > 0) return fn();
       return lock(async () => {
@@ -147,7 +150,7 @@ async function transactionScoped(base: Transactional) {
   }) as unknown as Orm;
   const transaction = <T>(fn: () => Promise<T>): Promise<T> =>
     store.getStore() ? fn() : base.transaction((tx) => store.run(tx, fn));
-  return { orm, transaction, baseOrm: base as unknown as Orm };
+  return { orm, transaction, baseOrm: base as unknown as Orm, inTransaction: () => store.getStore() !== undefined };
 }
 
 async function openPostgres(url: string): Promise<Database> {
@@ -162,7 +165,7 @@ async function openPostgres(url: string): Promise<Database> {
     throw new DatabaseOpenError(`cannot connect to PostgreSQL at ${redact(url)}: ${(err as Error).message}`);
   }
   const base = drizzle(pool);
-  const { orm, transaction, baseOrm } = await transactionScoped(base);
+  const { orm, transaction, baseOrm, inTransaction } = await transactionScoped(base);
   return {
     dialect: 'postgres',
     engine: 'postgresql',
@@ -180,6 +183,7 @@ async function openPostgres(url: string): Promise<Database> {
       await (orm as unknown as { execute(q: SQL): Promise<unknown> }).execute(query);
     },
     transaction,
+    inTransaction,
     async serverVersion() {
       const r = await pool.query('show server_version');
       return String(r.rows[0]?.server_version ?? 'unknown');
@@ -195,7 +199,7 @@ async function openPglite(url: string): Promise<Database> {
   const client = path && path !== 'memory' ? new PGlite(path) : new PGlite();
   await client.waitReady;
   const base = drizzle(client);
-  const { orm, transaction, baseOrm } = await transactionScoped(base);
+  const { orm, transaction, baseOrm, inTransaction } = await transactionScoped(base);
   return {
     dialect: 'postgres',
     engine: 'pglite',
@@ -214,6 +218,7 @@ async function openPglite(url: string): Promise<Database> {
       await (orm as unknown as { execute(q: SQL): Promise<unknown> }).execute(query);
     },
     transaction,
+    inTransaction,
     async serverVersion() {
       const r = await client.query<{ v: string }>('select version() as v');
       return `pglite (${r.rows[0]?.v ?? 'unknown'})`;

@@ -84,6 +84,7 @@ export class Store<Row extends Record<string, unknown>> {
   }
 
   async list(opts: ListOptions): Promise<{ rows: Row[]; total: number }> {
+    if (this.db.inTransaction()) throw new Error('Store.list is not for use inside a transaction');
     const p = this.preparedList(opts);
     const params: Record<string, unknown> = { limit: opts.limit, offset: opts.offset };
     for (const [k, v] of Object.entries(opts.where)) params[`w_${k}`] = this.param(v);
@@ -104,6 +105,10 @@ export class Store<Row extends Record<string, unknown>> {
 
   /** First row matching every column = value in `key` (usually the primary key). */
   async find(key: Filter): Promise<Row | undefined> {
+    if (this.db.inTransaction()) {
+      // Prepared statements belong to the base connection; inside a transaction, use the transaction's.
+      return ((await this.db.orm.select().from(this.t).where(this.whereNow(key)).limit(1)) as Row[])[0];
+    }
     const cols = Object.keys(key).sort();
     const params = Object.fromEntries(cols.map((c) => [`w_${c}`, this.param(key[c] as string | number | boolean)]));
     const rows = (await this.keyStatement(cols).execute(params)) as Row[];
@@ -114,8 +119,7 @@ export class Store<Row extends Record<string, unknown>> {
   async insert(row: Row): Promise<Row | undefined> {
     return this.db.transaction(async () => {
       const key = Object.fromEntries(this.table.primaryKey.map((k) => [k, row[k] as string]));
-      // Not the prepared find(): inside a transaction, statements must run on the transaction.
-      if ((await this.db.orm.select().from(this.t).where(this.whereNow(key)).limit(1)).length) return undefined;
+      if (await this.find(key)) return undefined;
       const out = (await this.db.orm.insert(this.t).values(row as never).returning()) as Row[];
       return out[0];
     });

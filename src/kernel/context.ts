@@ -63,6 +63,10 @@ export interface SessionService {
   verify(token: string): Promise<Caller | undefined>;
   issue(input: { subject: string; role: Role; scope_type: ScopeType; tenant_id?: string; site_id?: string; ttlMinutes?: number }): Promise<{ token: string; sid: string; expiresAt: Date }>;
   revoke(caller: Caller): Promise<void>;
+  /** A keyed digest (HMAC-SHA256 with the session key) for storing login credentials. */
+  digest(value: string): string;
+  /** Lets a module refuse tokens of subjects it has disabled (e.g. a revoked passkey). */
+  setSubjectCheck(check: (subject: string) => Promise<boolean>): void;
 }
 
 export interface Services {

@@ -1,6 +1,7 @@
 import { defineModule } from '../../kernel/module.js';
 import { authTables } from '../../auth/tables.js';
 import { sessionRoutes } from './session-routes.js';
+import { loginRoutes } from './login-routes.js';
 
 export default defineModule({
   id: 'auth',
@@ -14,7 +15,7 @@ export default defineModule({
   key_entity: 'session',
   provides_enrichment_for: [],
   frontend: { block_id: 'auth', component: 'LoginPanel' },
-  routes: [...sessionRoutes],
+  routes: [...sessionRoutes, ...loginRoutes],
   tables: authTables,
   permissions: [],
 });

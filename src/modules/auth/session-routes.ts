@@ -2,6 +2,7 @@
 import { deleteCookie } from 'hono/cookie';
 import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import { presentedToken, SESSION_COOKIE } from '../../auth/guard.js';
+import { scopeString } from '../../auth/scope.js';
 
 const userSchema = {
   type: 'object', required: ['role', 'scope', 'scope_type'],
@@ -11,9 +12,6 @@ const userSchema = {
   },
 };
 
-/** The contract's `scope` string: "master", "tenant:<id>" or "tenant:<id>/site:<id>". */
-export const scopeString = (c: { scope_type: string; tenant_id?: string; site_id?: string }) =>
-  c.scope_type === 'master' ? 'master' : `tenant:${c.tenant_id}${c.site_id ? `/site:${c.site_id}` : ''}`;
 
 export const sessionRoutes: AnyRoute[] = [
   defineRoute({

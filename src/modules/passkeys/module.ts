@@ -1,0 +1,38 @@
+import { defineModule } from '../../kernel/module.js';
+import { Store } from '../../db/store.js';
+import { passkeys, type PasskeyRow } from './schema.js';
+import { passkeysResource } from './resource.js';
+
+export default defineModule({
+  id: 'passkeys',
+  name: 'Passkeys',
+  description: 'QR and RFID passkeys for login at the panel and from a phone; issue and revoke.',
+  version: '1.0.0',
+  core: false,
+  dependencies: [],
+  industry_code: null,
+  industry_scope: 'global',
+  key_entity: 'passkey',
+  provides_enrichment_for: [],
+  frontend: { block_id: 'passkeys', component: 'PasskeyList' },
+  routes: passkeysResource.routes,
+  tables: [passkeys],
+  permissions: [
+    { role: 'admin', resource: 'passkeys', actions: ['read', 'issue', 'revoke'] },
+    { role: 'security', resource: 'passkeys', actions: ['read', 'revoke'] },
+  ],
+  runtime(services) {
+    return {
+      required: true,
+      async start() {
+        // A session opened with a passkey ends when the passkey is revoked or expires.
+        const store = new Store<PasskeyRow>(services.db, passkeys);
+        services.sessions.setSubjectCheck(async (subject) => {
+          if (!subject.startsWith('PK-')) return true;
+          const row = await store.find({ id: subject });
+          return Boolean(row && row.status === 'active' && row.expires_at > new Date().toISOString());
+        });
+      },
+    };
+  },
+});
