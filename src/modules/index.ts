@@ -5,5 +5,15 @@ import auth from './auth/module.js';
 import tables from './tables/module.js';
 import forms from './forms/module.js';
 import field from './field/module.js';
+import tenantMaster from './tenant-master/module.js';
+import tenantMasterSync from './tenant-master-sync/module.js';
+import subscriptions from './subscriptions/module.js';
+import slaProfiles from './sla-profiles/module.js';
+import versionPolicies from './version-policies/module.js';
+import analytics from './analytics/module.js';
+import industry from './industry/module.js';
+import poultry from './poultry/module.js';
+import swine from './swine/module.js';
+import melioration from './melioration/module.js';
 
-export const MODULES: readonly ModuleManifest[] = [core, auth, tables, forms, field];
+export const MODULES: readonly ModuleManifest[] = [core, auth, tables, forms, field, tenantMaster, tenantMasterSync, subscriptions, slaProfiles, versionPolicies, analytics, industry, poultry, swine, melioration];

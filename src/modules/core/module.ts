@@ -1,23 +1,30 @@
 import { defineModule } from '../../kernel/module.js';
 import { kernelTables } from '../../kernel/tables.js';
+import { registryRuntime } from '../../registry/runtime.js';
 import { systemRoutes } from './system.js';
+import { registryRoutes } from './registry-routes.js';
+import { registryTables } from './registry-tables.js';
 
 export default defineModule({
   id: 'core',
   name: 'Core',
-  description: 'Probes, the OpenAPI contract and its UI, the runtime snapshot and the kernel tables.',
+  description: 'Probes, the OpenAPI contract and its UI, the runtime snapshot, the kernel tables and the module registry.',
   version: '1.0.0',
   core: true,
   dependencies: [],
   industry_code: null,
   industry_scope: 'global',
-  key_entity: null,
+  key_entity: 'module',
   provides_enrichment_for: [],
   frontend: { block_id: 'core', component: 'Shell' },
-  routes: systemRoutes,
-  tables: kernelTables,
+  routes: [...systemRoutes, ...registryRoutes],
+  tables: [...kernelTables, ...registryTables],
   permissions: [
     { role: 'admin', resource: 'operability', actions: ['read'] },
     { role: 'security', resource: 'operability', actions: ['read'] },
+    { role: 'admin', resource: 'modules', actions: ['read', 'install', 'update', 'audit'] },
+    { role: 'operator', resource: 'modules', actions: ['read'] },
+    { role: 'security', resource: 'modules', actions: ['read', 'audit'] },
   ],
+  runtime: (services) => registryRuntime(services),
 });

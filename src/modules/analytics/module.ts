@@ -1,0 +1,23 @@
+// Manifest of the analytics module. Routes and tables arrive with the issue that implements it.
+import { defineModule } from '../../kernel/module.js';
+
+export default defineModule({
+  id: 'analytics',
+  name: 'Analytics',
+  description: 'Fleet analytics aggregated per tenant, industry and window, and the fleet summary.',
+  version: '1.0.0',
+  core: false,
+  dependencies: [],
+  industry_code: null,
+  industry_scope: 'master',
+  key_entity: 'metric',
+  provides_enrichment_for: ['tenant-master', 'subscriptions'],
+  frontend: { block_id: 'analytics', component: 'AnalyticsDashboard' },
+  routes: [],
+  tables: [],
+  permissions: [
+    { role: 'admin', resource: 'analytics', actions: ['read', 'create', 'update', 'delete', 'execute'] },
+    { role: 'operator', resource: 'analytics', actions: ['read'] },
+    { role: 'security', resource: 'analytics', actions: ['read'] },
+  ],
+});

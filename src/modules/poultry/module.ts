@@ -1,0 +1,38 @@
+// Manifest of the poultry module. Routes and tables arrive with the issue that implements it.
+import { defineModule } from '../../kernel/module.js';
+
+export default defineModule({
+  id: 'poultry',
+  name: 'Poultry',
+  description: 'Poultry workspace: climate profiles and telemetry, flocks, feed and water, production KPIs and alarms with SLA escalation.',
+  version: '1.0.0',
+  core: false,
+  dependencies: ['industry'],
+  industry_code: 'poultry',
+  industry_scope: 'industry',
+  key_entity: 'flock',
+  provides_enrichment_for: [],
+  frontend: { block_id: 'poultry', component: 'PoultryWorkspace' },
+  routes: [],
+  tables: [],
+  permissions: [
+    { role: 'admin', resource: 'poultry-climate', actions: ['read', 'create', 'update', 'delete', 'execute'] },
+    { role: 'operator', resource: 'poultry-climate', actions: ['read', 'execute'] },
+    { role: 'security', resource: 'poultry-climate', actions: ['read'] },
+    { role: 'admin', resource: 'poultry-flock', actions: ['read', 'create', 'update', 'delete', 'execute'] },
+    { role: 'operator', resource: 'poultry-flock', actions: ['read', 'execute'] },
+    { role: 'security', resource: 'poultry-flock', actions: ['read'] },
+    { role: 'admin', resource: 'poultry-feedwater', actions: ['read', 'create', 'update', 'delete', 'execute'] },
+    { role: 'operator', resource: 'poultry-feedwater', actions: ['read', 'execute'] },
+    { role: 'security', resource: 'poultry-feedwater', actions: ['read'] },
+    { role: 'admin', resource: 'poultry-production', actions: ['read', 'create', 'update', 'delete', 'execute'] },
+    { role: 'operator', resource: 'poultry-production', actions: ['read', 'execute'] },
+    { role: 'security', resource: 'poultry-production', actions: ['read'] },
+    { role: 'admin', resource: 'poultry-alarms', actions: ['read', 'create', 'update', 'delete', 'execute'] },
+    { role: 'operator', resource: 'poultry-alarms', actions: ['read', 'execute'] },
+    { role: 'security', resource: 'poultry-alarms', actions: ['read'] },
+    { role: 'admin', resource: 'poultry-profiles', actions: ['read', 'create', 'update', 'delete', 'execute'] },
+    { role: 'operator', resource: 'poultry-profiles', actions: ['read', 'execute'] },
+    { role: 'security', resource: 'poultry-profiles', actions: ['read'] },
+  ],
+});

@@ -1,0 +1,35 @@
+// Manifest of the swine module. Routes and tables arrive with the issue that implements it.
+import { defineModule } from '../../kernel/module.js';
+
+export default defineModule({
+  id: 'swine',
+  name: 'Swine',
+  description: 'Swine workspace: climate, feeding, water, production and biosecurity.',
+  version: '1.0.0',
+  core: false,
+  dependencies: ['industry'],
+  industry_code: 'swine',
+  industry_scope: 'industry',
+  key_entity: 'herd',
+  provides_enrichment_for: [],
+  frontend: { block_id: 'swine', component: 'SwineWorkspace' },
+  routes: [],
+  tables: [],
+  permissions: [
+    { role: 'admin', resource: 'swine-climate', actions: ['read', 'create', 'update', 'delete', 'execute'] },
+    { role: 'operator', resource: 'swine-climate', actions: ['read', 'execute'] },
+    { role: 'security', resource: 'swine-climate', actions: ['read'] },
+    { role: 'admin', resource: 'swine-feeding', actions: ['read', 'create', 'update', 'delete', 'execute'] },
+    { role: 'operator', resource: 'swine-feeding', actions: ['read', 'execute'] },
+    { role: 'security', resource: 'swine-feeding', actions: ['read'] },
+    { role: 'admin', resource: 'swine-water', actions: ['read', 'create', 'update', 'delete', 'execute'] },
+    { role: 'operator', resource: 'swine-water', actions: ['read', 'execute'] },
+    { role: 'security', resource: 'swine-water', actions: ['read'] },
+    { role: 'admin', resource: 'swine-production', actions: ['read', 'create', 'update', 'delete', 'execute'] },
+    { role: 'operator', resource: 'swine-production', actions: ['read', 'execute'] },
+    { role: 'security', resource: 'swine-production', actions: ['read'] },
+    { role: 'admin', resource: 'swine-biosecurity', actions: ['read', 'create', 'update', 'delete', 'execute'] },
+    { role: 'operator', resource: 'swine-biosecurity', actions: ['read', 'execute'] },
+    { role: 'security', resource: 'swine-biosecurity', actions: ['read'] },
+  ],
+});

@@ -1,0 +1,23 @@
+// Manifest of the tenant master module. Routes and tables arrive with the issue that implements it.
+import { defineModule } from '../../kernel/module.js';
+
+export default defineModule({
+  id: 'tenant-master',
+  name: 'Tenant master',
+  description: 'Tenant-master exchange: whitelisted tenant events (event_type, status, correlation_id, payload) between tenant clouds and the master.',
+  version: '1.0.0',
+  core: false,
+  dependencies: [],
+  industry_code: null,
+  industry_scope: 'master',
+  key_entity: 'tenant_event',
+  provides_enrichment_for: [],
+  frontend: { block_id: 'tenant-master', component: 'TenantMasterPanel' },
+  routes: [],
+  tables: [],
+  permissions: [
+    { role: 'admin', resource: 'tenant-master', actions: ['read', 'create', 'update', 'delete', 'execute'] },
+    { role: 'operator', resource: 'tenant-master', actions: ['read'] },
+    { role: 'security', resource: 'tenant-master', actions: ['read'] },
+  ],
+});

@@ -1,0 +1,23 @@
+// Manifest of the version policies module. Routes and tables arrive with the issue that implements it.
+import { defineModule } from '../../kernel/module.js';
+
+export default defineModule({
+  id: 'version-policies',
+  name: 'Version policies',
+  description: 'Allowed module versions by scope (global, industry, tenant): allowed major, min, max and pinned versions, with a violations check.',
+  version: '1.0.0',
+  core: false,
+  dependencies: [],
+  industry_code: null,
+  industry_scope: 'master',
+  key_entity: 'version_policy',
+  provides_enrichment_for: [],
+  frontend: { block_id: 'version-policies', component: 'VersionPoliciesTable' },
+  routes: [],
+  tables: [],
+  permissions: [
+    { role: 'admin', resource: 'version-policies', actions: ['read', 'create', 'update', 'delete', 'execute'] },
+    { role: 'operator', resource: 'version-policies', actions: ['read'] },
+    { role: 'security', resource: 'version-policies', actions: ['read'] },
+  ],
+});
