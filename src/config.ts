@@ -121,6 +121,7 @@ function check(key: string, value: unknown, source: string): unknown {
 
 /** Parses `--flag value` / `--flag=value` pairs; returns the settings and the remaining args. */
 export function parseFlags(args: string[], extra: readonly string[] = []): { values: Record<string, string>; rest: string[] } {
+  // Command-specific flags (e.g. --role of `cabinet token`) arrive in `values` under snake_case keys.
   const flags = new Map(SETTINGS.map((s) => [flagOf(s.key), s.key]));
   flags.set('--config', 'config');
   for (const e of extra) flags.set(`--${e}`, e.replace(/-/g, '_'));

@@ -3,6 +3,7 @@ import { ConfigError, envOf, flagOf, loadConfig, parseFlags, SETTINGS } from './
 import { DatabaseOpenError, openDatabase } from './db/client.js';
 import { migrate, MigrationRefused } from './db/migrate.js';
 import { startServer, StartupError } from './server.js';
+import { SecretError } from './auth/secret.js';
 import pkg from '../package.json' with { type: 'json' };
 
 const HELP = `cabinet ${pkg.version}: the site controller service
@@ -12,6 +13,10 @@ Usage: cabinet <command> [options]
 Commands:
   serve      run the service (HTTP API, docs, web shell)
   migrate    apply database migrations and exit
+  token      print a signed session token: --role R --scope-type master|tenant [--tenant-id T]
+             [--site-id S] [--ttl MIN] [--subject NAME]
+  passkey    passkey issue --type rfid|qr --holder NAME [--role R] --scope-type master|tenant
+             [--tenant-id T] [--site-id S] [--card-uid HEX] [--ttl MIN]: prints the credential once
   rpc        send one field-write request to a running service: --file req.json (or stdin),
              --url (default http://127.0.0.1:<rpc_port>/api/rpc), --token (or CABINET_TOKEN)
   version    print the cabinet, Node.js and SQLite versions
@@ -82,6 +87,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'serve': return await serveCommand(args);
       case 'migrate': return await migrateCommand(args);
       case 'rpc': return await rpcCommand(args);
+      case 'token': return await (await import('./cli-auth.js')).tokenCommand(args);
+      case 'passkey': return await (await import('./cli-auth.js')).passkeyCommand(args);
       case 'version':
       case '--version':
         process.stdout.write(`cabinet ${pkg.version}\nnode ${process.version}\nsqlite ${await sqliteVersion()}\n`);
@@ -100,7 +107,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`cabinet: ${err.message}\n`);
       return 2;
     }
-    if (err instanceof DatabaseOpenError || err instanceof MigrationRefused || err instanceof StartupError) {
+    if (err instanceof DatabaseOpenError || err instanceof MigrationRefused || err instanceof StartupError || err instanceof SecretError) {
       process.stderr.write(`cabinet: ${err.message}\n`);
       return 1;
     }

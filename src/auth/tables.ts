@@ -48,4 +48,14 @@ export const securityLog = defineTable('auth_security_log', {
   route_context: col.json({ notNull: true }),
 }, { indexes: [{ name: 'auth_security_log_at', columns: ['at'] }, { name: 'auth_security_log_tenant_at', columns: ['tenant_id', 'at'] }] });
 
-export const authTables = [revokedSessions, challenges, securityLog];
+
+
+/** UI access rules per shell resource (ui.sidebar.menu), per tenant ('*' = the fleet default). */
+export const uiAccess = defineTable('auth_ui_access', {
+  id: col.text({ notNull: true }),
+  tenant_id: col.text({ notNull: true }),
+  rules: col.json({ notNull: true }),
+  updated_at: col.timestamp({ notNull: true }),
+  updated_by: col.text({ notNull: true }),
+}, { primaryKey: ['id', 'tenant_id'] });
+export const authTables = [revokedSessions, challenges, securityLog, uiAccess];

@@ -1,6 +1,6 @@
 // Opens the database named by the configuration: a SQLite file (default), a PostgreSQL server
 // (postgres:// URL) or an in-process PGlite (pglite: URL, for tests and laptops without a server).
-import { existsSync, mkdirSync, accessSync, constants, statSync } from 'node:fs';
+import { existsSync, mkdirSync, accessSync, chmodSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql, type SQL } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
@@ -83,7 +83,11 @@ async function openSqlite(dataDir: string): Promise<Database> {
       throw new DatabaseOpenError(`database file ${file} cannot be read as SQLite: ${(err as Error).message}`);
     }
   }
+  const fresh = !existsSync(file);
   const raw = new BetterSqlite3(file, options);
+  // Credential digests and the security log live here: owner-only, like the session key.
+  // SQLite gives the -wal and -shm files the same mode as the database file.
+  if (fresh) chmodSync(file, 0o600);
   raw.pragma('journal_mode = WAL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');

@@ -67,3 +67,10 @@ export function parseQuery(spec: QuerySpec, raw: URLSearchParams): QueryValues {
   }
   return out;
 }
+
+/** One page of an already computed list (projections that are not tables). */
+export function pageItems<T>(items: readonly T[], q: QueryValues) {
+  const offset = (q.offset as number | undefined) ?? 0;
+  const limit = (q.limit as number | undefined) ?? PAGE_DEFAULT_LIMIT;
+  return { items: items.slice(offset, offset + limit), offset, limit, total: items.length };
+}

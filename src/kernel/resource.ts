@@ -63,6 +63,8 @@ export interface ResourceDef<Row extends Record<string, unknown>, CreateBody = u
   defaultSort: { field: string; order: 'asc' | 'desc' };
   search?: readonly string[];
   toItem(row: Row): Record<string, unknown>;
+  /** Runs before list and get (e.g. flushing a write buffer so readers see every entry). */
+  beforeRead?(ctx: HandlerContext<unknown>): Promise<void>;
   create?: {
     body: v.GenericSchema<unknown, CreateBody>;
     bodyJsonSchema?: JsonSchema;
@@ -166,6 +168,7 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
       method: 'get', path: `${base}/list`, module: def.module, tags: tag, summary: `List ${def.title}`,
       access: scopeAccess('read'), query: listQuery, response: { kind: 'list', item },
       handler: async (ctx) => {
+        await def.beforeRead?.(ctx);
         const q = ctx.query;
         const where: Filter = { ...kit.scope(ctx.caller) };
         for (const [name, f] of Object.entries(filters)) {
@@ -217,7 +220,10 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
   routes.push({
     method: 'get', path: `${base}/{id}`, module: def.module, tags: tag, summary: `One ${def.title} record`,
     access: scopeAccess('read'), errors: ['not_found'], response: { kind: 'single', item },
-    handler: async (ctx) => def.toItem(await kit.load(ctx, ctx.params.id as string)),
+    handler: async (ctx) => {
+      await def.beforeRead?.(ctx);
+      return def.toItem(await kit.load(ctx, ctx.params.id as string));
+    },
   });
 
   if (def.patch) {

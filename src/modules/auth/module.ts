@@ -2,6 +2,8 @@ import { defineModule } from '../../kernel/module.js';
 import { authTables } from '../../auth/tables.js';
 import { sessionRoutes } from './session-routes.js';
 import { loginRoutes } from './login-routes.js';
+import { policyRoutes } from './policy-routes.js';
+import { securityLogResource } from './security-log-routes.js';
 
 export default defineModule({
   id: 'auth',
@@ -15,7 +17,19 @@ export default defineModule({
   key_entity: 'session',
   provides_enrichment_for: [],
   frontend: { block_id: 'auth', component: 'LoginPanel' },
-  routes: [...sessionRoutes, ...loginRoutes],
+  routes: [...sessionRoutes, ...loginRoutes, ...policyRoutes, ...securityLogResource.routes],
   tables: authTables,
-  permissions: [],
+  permissions: [
+    { role: 'operator', resource: 'permissions', actions: ['read'] },
+    { role: 'admin', resource: 'permissions', actions: ['read'] },
+    { role: 'security', resource: 'permissions', actions: ['read'] },
+    { role: 'operator', resource: 'app-context', actions: ['read'] },
+    { role: 'admin', resource: 'app-context', actions: ['read'] },
+    { role: 'security', resource: 'app-context', actions: ['read'] },
+    { role: 'operator', resource: 'ui-access', actions: ['read'] },
+    { role: 'admin', resource: 'ui-access', actions: ['read', 'update'] },
+    { role: 'security', resource: 'ui-access', actions: ['read'] },
+    { role: 'admin', resource: 'security-log', actions: ['read'] },
+    { role: 'security', resource: 'security-log', actions: ['read'] },
+  ],
 });

@@ -1,0 +1,43 @@
+// auth/security-log: every login, logout, allow and deny, for admin and security roles.
+import { defineResource } from '../../kernel/resource.js';
+import { securityLog } from '../../auth/tables.js';
+import type { SecurityLogRow } from '../../auth/security-log.js';
+
+export const securityLogResource = defineResource<SecurityLogRow>({
+  name: 'auth/security-log',
+  module: 'auth',
+  title: 'Security log',
+  table: securityLog,
+  access: { resource: 'security-log', scope: 'any' },
+  tenantColumn: 'tenant_id',
+  fields: {
+    id: { type: 'string', label: 'ID' },
+    at: { type: 'datetime', label: 'When' },
+    category: { type: 'string', label: 'Category', enum: ['auth', 'access', 'session'] },
+    result: { type: 'string', label: 'Result', enum: ['allow', 'deny'] },
+    event: { type: 'string', label: 'Event' },
+    method: { type: 'string', label: 'Method' },
+    path: { type: 'string', label: 'Path' },
+    tenant_id: { type: 'string', label: 'Tenant', nullable: true },
+    subject: { type: 'string', label: 'Subject', nullable: true },
+    role: { type: 'string', label: 'Role', nullable: true },
+    client_address: { type: 'string', label: 'Client address', nullable: true },
+    reason: { type: 'string', label: 'Reason', nullable: true },
+    request_id: { type: 'string', label: 'Request id', nullable: true },
+    route_context: { type: 'object', label: 'Route context' },
+  },
+  filters: {
+    category: { type: 'string', enum: ['auth', 'access', 'session'] },
+    result: { type: 'string', enum: ['allow', 'deny'] },
+    event: { type: 'string' },
+    method: { type: 'string', enum: ['GET', 'POST', 'PATCH', 'DELETE', 'PUT'] },
+    path: { type: 'string' },
+    tenant_id: { type: 'string' },
+    subject: { type: 'string' },
+  },
+  sortable: ['at', 'category', 'result', 'event', 'path'],
+  defaultSort: { field: 'at', order: 'desc' },
+  search: ['path', 'subject', 'reason', 'event'],
+  toItem: (row) => ({ ...row }),
+  beforeRead: (ctx) => ctx.services.security.flush(),
+});

@@ -1,0 +1,100 @@
+// Roles, projections and the security log.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
+import { clientAs, type Client } from '../helpers/client.js';
+import type { RunningServer } from '../../src/server.js';
+
+describe.each(DIALECTS)('roles and projections (%s)', (dialect) => {
+  let env: TestEnv;
+  let server: RunningServer;
+  let admin: Client;
+  let operator: Client;
+  let security: Client;
+  let tenantAdmin: Client;
+
+  beforeAll(async () => {
+    env = await createTestEnv(dialect);
+    server = await env.start();
+    admin = await clientAs(env, server);
+    operator = await clientAs(env, server, { role: 'operator', scope_type: 'tenant', tenant_id: 'farm-1', subject: 'op-1' }, admin.contract);
+    security = await clientAs(env, server, { role: 'security', subject: 'sec-1' }, admin.contract);
+    tenantAdmin = await clientAs(env, server, { role: 'admin', scope_type: 'tenant', tenant_id: 'farm-1', subject: 'farm-admin' }, admin.contract);
+  });
+  afterAll(async () => env.cleanup());
+
+  it('lets only admin and security read the security log (rbac_forbidden otherwise)', async () => {
+    const denied = await operator.get('/api/v1/auth/security-log/list');
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.code).toBe('rbac_forbidden');
+    expect((await security.get('/api/v1/auth/security-log/list')).status).toBe(200);
+    const entries = await admin.get('/api/v1/auth/security-log/list?result=deny&event=rbac_check');
+    expect(entries.body.items[0]).toMatchObject({ category: 'access', result: 'deny', event: 'rbac_check', method: 'GET', path: '/api/v1/auth/security-log/list', tenant_id: 'farm-1', subject: 'op-1', role: 'operator', reason: 'rbac_forbidden' });
+    const bad = await admin.get('/api/v1/auth/security-log/list?result=maybe');
+    expect(bad.body.error.details).toEqual([{ field: 'result', reason: 'unsupported_value' }]);
+  });
+
+  it('records route context headers with each decision, and keeps tenants apart', async () => {
+    await operator.get('/api/v1/tables/list', { 'x-route-path': '/farm/tables', 'x-client-version': '1.2.3' });
+    const mine = await tenantAdmin.get('/api/v1/auth/security-log/list?subject=op-1&result=allow');
+    expect(mine.body.items[0]).toMatchObject({ path: '/api/v1/tables/list', route_context: { route_path: '/farm/tables', client_version: '1.2.3' } });
+    await security.get('/api/v1/tables/list');
+    const tenantView = await tenantAdmin.get('/api/v1/auth/security-log/list?limit=500');
+    expect(tenantView.body.items.every((e: { tenant_id: string }) => e.tenant_id === 'farm-1')).toBe(true);
+    expect((await tenantAdmin.get('/api/v1/auth/security-log/list?tenant_id=farm-2')).body.error.code).toBe('tenant_boundary_denied');
+  });
+
+  it('projects the caller\'s permissions with computed allowed, filtered by layer and allowed', async () => {
+    const all = await operator.get('/api/v1/auth/permissions/list?limit=500');
+    const byId = new Map(all.body.items.map((o: { id: string; allowed: boolean }) => [o.id, o.allowed]));
+    expect(byId.get('api:GET /api/v1/tables/list')).toBe(true);
+    expect(byId.get('api:POST /api/v1/tables')).toBe(false);
+    expect(byId.get('api:GET /api/v1/auth/security-log/list')).toBe(false);
+    expect(byId.get('ui:ui.sidebar.menu.read')).toBe(true);
+    expect(byId.get('ui:ui.sidebar.menu.update')).toBe(false);
+    const denied = await operator.get('/api/v1/auth/permissions/list?layer=api&allowed=false&limit=500');
+    expect(denied.body.items.length).toBeGreaterThan(0);
+    expect(denied.body.items.every((o: { layer: string; allowed: boolean }) => o.layer === 'api' && !o.allowed)).toBe(true);
+    // The projection agrees with what the guard enforces.
+    expect((await operator.post('/api/v1/tables', { item: { id: 'nope' } })).status).toBe(403);
+  });
+
+  it('serves the app context with policy, capabilities and guards', async () => {
+    const ctx = (await operator.get('/api/v1/app/context')).body.item;
+    expect(ctx).toMatchObject({
+      deployment_mode: 'edge-single', industry_code: 'poultry', available_industries: ['poultry'], tenant_id: 'farm-1',
+      policy: { scope_type: 'tenant', role: 'operator', effective_tenant_id: 'farm-1', guards: { master_scope: false, tenant_scope: true, allow_industry_switch: false } },
+    });
+    expect(ctx.policy.capabilities).toMatchObject({ switch_industry: false, sidebar_menu: true, sidebar_menu_update: false, module_install: false });
+    expect(ctx.policy.permissions.api['api:GET /api/v1/tables/list']).toBe(true);
+    const adminCtx = (await admin.get('/api/v1/app/context')).body.item;
+    expect(adminCtx.policy.capabilities.sidebar_menu_update).toBe(true);
+    expect(adminCtx.policy.guards.master_scope).toBe(true);
+  });
+
+  it('updates the sidebar menu rules per tenant; only roles with update may, and admin cannot be locked out', async () => {
+    const rules = [{ role: 'operator', actions: ['read', 'update'] }, { role: 'admin', actions: ['read', 'update'] }, { role: 'security', actions: [] }];
+    expect((await operator.post('/api/v1/auth/ui-access/commands/update', { rules })).status).toBe(403);
+    const lockout = await tenantAdmin.post('/api/v1/auth/ui-access/commands/update', { rules: [{ role: 'admin', actions: ['read'] }] });
+    expect(lockout.body.error.details).toEqual([{ field: 'rules', reason: 'locks_out_admin' }]);
+    const ok = await tenantAdmin.post('/api/v1/auth/ui-access/commands/update', { rules });
+    expect(ok.body.item).toMatchObject({ id: 'ui.sidebar.menu', source: 'tenant:farm-1' });
+    expect((await operator.get('/api/v1/auth/ui-access/list')).body.items[0].rules).toEqual(rules);
+    expect((await operator.get('/api/v1/app/context')).body.item.policy.capabilities.sidebar_menu_update).toBe(true);
+    // Another tenant still has the default.
+    const other = await clientAs(env, server, { role: 'operator', scope_type: 'tenant', tenant_id: 'farm-2' }, admin.contract);
+    expect((await other.get('/api/v1/auth/ui-access/list')).body.items[0].source).toBe('default');
+  });
+
+  it('guards scope groups: master groups need master, tenant groups need tenant (by path)', async () => {
+    const { requiredScope } = await import('../../src/auth/guard.js');
+    const route = (path: string) => ({ path, access: { resource: 'x', action: 'read' } }) as never;
+    expect(requiredScope(route('/api/v1/tenant-master/list'))).toBe('master');
+    expect(requiredScope(route('/api/v1/tenant-master-sync/list'))).toBe('master');
+    expect(requiredScope(route('/api/v1/subscriptions/list'))).toBe('master');
+    expect(requiredScope(route('/api/v1/analytics/summary'))).toBe('master');
+    expect(requiredScope(route('/api/v1/poultry-climate/list'))).toBe('tenant');
+    expect(requiredScope(route('/api/v1/industry-alarms/list'))).toBe('tenant');
+    expect(requiredScope(route('/api/v1/melioration-field/list'))).toBe('tenant');
+    expect(requiredScope(route('/api/v1/tables/list'))).toBe('any');
+  });
+});
