@@ -19,6 +19,7 @@ import { loadSessionKey } from './auth/secret.js';
 import { createSessionService } from './auth/sessions.js';
 import { SecurityLog } from './auth/security-log.js';
 import { MODULES } from './modules/index.js';
+import { createUpgradeRouter } from './realtime/upgrade.js';
 import type { Config } from './config.js';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -72,10 +73,12 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
         log.info('audit', { ...entry });
       },
     },
+    upgrades: createUpgradeRouter((err) => log.error('websocket upgrade failed', { error: err.message })),
     openapiYaml: () => (yaml ??= toYaml(buildOpenApi(allRoutes(MODULES), { version: pkg.version }))),
   };
   const app = createApp(services, MODULES, opts.guards ?? createAccessGuards(services, () => services.security));
   const server = await listen(app, config);
+  server.on('upgrade', services.upgrades.handle);
   const port = (server.address() as AddressInfo).port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
@@ -129,6 +132,7 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
     (closing ??= (async () => {
       lifecycle.state = 'stopping';
       lifecycle.reason = 'shutting down';
+      services.upgrades.closeAll();
       const drained = stopListening();
       const timer = new Promise<void>((resolve) => setTimeout(resolve, config.shutdown_timeout_ms).unref());
       await Promise.race([drained, timer]);

@@ -15,5 +15,11 @@ import industry from './industry/module.js';
 import poultry from './poultry/module.js';
 import swine from './swine/module.js';
 import melioration from './melioration/module.js';
+import audit from './audit/module.js';
+import status from './status/module.js';
+import alarms from './alarms/module.js';
+import tasks from './tasks/module.js';
+import devices from './devices/module.js';
+import shell from './shell/module.js';
 
 export const MODULES: readonly ModuleManifest[] = [core, auth, tables, forms, field, tenantMaster, tenantMasterSync, subscriptions, slaProfiles, versionPolicies, analytics, industry, poultry, swine, melioration];

@@ -1,0 +1,30 @@
+import { defineModule } from '../../kernel/module.js';
+import { alarmResource } from './resource.js';
+import { alarms } from './schema.js';
+import { createAlarmService } from './service.js';
+
+export default defineModule({
+  id: 'alarms',
+  name: 'Alarms',
+  description: 'Tenant and master alarms: one service raises them (bridging critical/high to status), operators acknowledge them.',
+  version: '1.0.0',
+  core: false,
+  dependencies: ['status'],
+  industry_code: null,
+  industry_scope: 'global',
+  key_entity: 'alarm',
+  provides_enrichment_for: [],
+  frontend: { block_id: 'alarms', component: 'AlarmBoard' },
+  routes: alarmResource.routes,
+  tables: [alarms],
+  permissions: [
+    { role: 'operator', resource: 'alarms', actions: ['read', 'ack', 'raise'] },
+    { role: 'admin', resource: 'alarms', actions: ['read', 'ack', 'raise'] },
+    { role: 'security', resource: 'alarms', actions: ['read'] },
+  ],
+  runtime: (services) => ({
+    async start() {
+      services.alarms = createAlarmService(services);
+    },
+  }),
+});

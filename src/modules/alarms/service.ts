@@ -1,0 +1,112 @@
+// The one way alarms are raised and acknowledged (the HTTP commands, and later the industry
+// rule engines, call it). Raising stores the alarm, audits it, publishes it on the bus and, for
+// severity critical or high, bridges a status event with the same correlation_id.
+import { randomUUID } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import { ApiError } from '../../kernel/errors.js';
+import type { Services } from '../../kernel/context.js';
+import type { StatusEvent } from '../../realtime/bus.js';
+import { timeId } from '../../realtime/ids.js';
+import { colOf, tableOf } from '../../realtime/sql.js';
+import { alarms, type AlarmRow, type Severity } from './schema.js';
+
+export interface RaiseInput {
+  tenant_id: string | null;
+  site_id?: string | null;
+  severity: Severity;
+  source: string;
+  title: string;
+  message?: string | null;
+  correlation_id?: string;
+  details?: Record<string, unknown> | null;
+  /** Who raises it (a subject, or a module such as "poultry-rules"); for the audit trail. */
+  actor?: string;
+}
+
+export interface AckInput {
+  id: string;
+  acknowledged_by: string;
+  comment?: string | null;
+  /** The caller's tenant: a tenant caller can only acknowledge its own tenant's alarms. */
+  tenant_id?: string;
+  actor: string;
+  correlation_id?: string;
+}
+
+export interface AlarmService {
+  raise(input: RaiseInput): Promise<AlarmRow>;
+  /** 404 alarm_not_found, 409 alarm_already_acknowledged (naming the first acknowledgement). */
+  acknowledge(input: AckInput): Promise<AlarmRow>;
+}
+
+declare module '../../kernel/context.js' {
+  interface Services {
+    alarms?: AlarmService;
+  }
+}
+
+/** The contract's mapping of alarm severity to status: critical, high -> error; medium -> warn; low, info -> ok. */
+export const statusOfSeverity = (s: Severity): StatusEvent['status'] => (s === 'critical' || s === 'high' ? 'error' : s === 'medium' ? 'warn' : 'ok');
+
+export const busAlarm = (row: AlarmRow) => ({
+  id: row.id, tenant_id: row.tenant_id, site_id: row.site_id, severity: row.severity, state: row.state, source: row.source,
+  title: row.title, correlation_id: row.correlation_id, acknowledged_by: row.acknowledged_by, comment: row.comment,
+});
+
+export function createAlarmService(services: Services): AlarmService {
+  return {
+    async raise(input) {
+      const { db } = services;
+      const row: AlarmRow = {
+        id: timeId(),
+        tenant_id: input.tenant_id,
+        site_id: input.site_id ?? null,
+        scope: input.site_id ? 'site' : input.tenant_id ? 'tenant' : 'master',
+        severity: input.severity,
+        state: 'open',
+        source: input.source,
+        title: input.title,
+        message: input.message ?? null,
+        correlation_id: input.correlation_id ?? randomUUID(),
+        details: input.details ?? null,
+        raised_at: new Date().toISOString(),
+        acknowledged_by: null,
+        acknowledged_at: null,
+        comment: null,
+      };
+      await db.transaction(async () => {
+        await db.orm.insert(tableOf(alarms, db)).values(row as never);
+      });
+      await services.audit.record({ actor: input.actor ?? input.source, action: 'alarm.raise', resource: 'alarms', result: 'success', correlation_id: row.correlation_id, details: { id: row.id, severity: row.severity, title: row.title }, tenant_id: row.tenant_id });
+      services.bus!.emit('alarm', { kind: 'raised', alarm: busAlarm(row) });
+      if (row.severity === 'critical' || row.severity === 'high') {
+        await services.status!.publish({
+          tenant_id: row.tenant_id, site_id: row.site_id, source: `alarms:${row.source}`, event: 'alarm_raised',
+          status: statusOfSeverity(row.severity), correlation_id: row.correlation_id, details: { alarm_id: row.id, severity: row.severity, title: row.title },
+        });
+      }
+      return row;
+    },
+    async acknowledge(input) {
+      const { db } = services;
+      const t = tableOf(alarms, db);
+      const c = (n: string) => colOf(alarms, db, n);
+      const mine = input.tenant_id === undefined ? [eq(c('id'), input.id)] : [eq(c('id'), input.id), eq(c('tenant_id'), input.tenant_id)];
+      const now = new Date().toISOString();
+      // Conditional on state = open: two concurrent acknowledgements cannot both win.
+      const updated = (await db.transaction(async () =>
+        db.orm.update(t).set({ state: 'acknowledged', acknowledged_by: input.acknowledged_by, acknowledged_at: now, comment: input.comment ?? null } as never)
+          .where(and(...mine, eq(c('state'), 'open'))).returning())) as AlarmRow[];
+      const row = updated[0];
+      if (!row) {
+        const [existing] = (await db.orm.select().from(t).where(and(...mine))) as AlarmRow[];
+        if (!existing) throw new ApiError('alarm_not_found', `alarm ${input.id} not found`);
+        await services.audit.record({ actor: input.actor, action: 'alarm.ack', resource: 'alarms', result: 'denied', correlation_id: input.correlation_id ?? existing.correlation_id, details: { id: existing.id, reason: 'already_acknowledged' }, tenant_id: existing.tenant_id });
+        throw new ApiError('alarm_already_acknowledged', `alarm ${input.id} was already acknowledged by ${existing.acknowledged_by} at ${existing.acknowledged_at}; the first acknowledgement is kept`, [{ field: 'id', reason: 'already_acknowledged' }]);
+      }
+      await services.audit.record({ actor: input.actor, action: 'alarm.ack', resource: 'alarms', result: 'success', correlation_id: input.correlation_id ?? row.correlation_id, details: { id: row.id, acknowledged_by: row.acknowledged_by, comment: row.comment }, tenant_id: row.tenant_id });
+      services.bus!.emit('alarm', { kind: 'acknowledged', alarm: busAlarm(row) });
+      return row;
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { defineModule } from '../../kernel/module.js';
+import { auditResource } from './resource.js';
+import { auditRecords } from './schema.js';
+import { createSqlAudit } from './service.js';
+
+export default defineModule({
+  id: 'audit',
+  name: 'Audit',
+  description: 'Who did what, with a correlation id: the audit trail every module writes through services.audit.',
+  version: '1.0.0',
+  core: true,
+  dependencies: [],
+  industry_code: null,
+  industry_scope: 'global',
+  key_entity: 'audit_record',
+  provides_enrichment_for: [],
+  frontend: { block_id: 'audit', component: 'AuditLog' },
+  routes: auditResource.routes,
+  tables: [auditRecords],
+  permissions: [
+    { role: 'operator', resource: 'audit', actions: ['log'] },
+    { role: 'admin', resource: 'audit', actions: ['read', 'log'] },
+    { role: 'security', resource: 'audit', actions: ['read', 'log'] },
+  ],
+  runtime: (services) => ({
+    required: true,
+    async start() {
+      services.audit = createSqlAudit(services);
+    },
+  }),
+});

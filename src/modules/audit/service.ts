@@ -1,0 +1,44 @@
+// The SQL-backed audit service: every module records who did what through services.audit.
+// It replaces the kernel's log-only default when the audit runtime starts. A failed write is
+// logged as an error and does not fail the business operation that was being audited.
+import { randomUUID } from 'node:crypto';
+import type { AuditEntry, AuditService, Services } from '../../kernel/context.js';
+import { timeId } from '../../realtime/ids.js';
+import { tableOf } from '../../realtime/sql.js';
+import { auditRecords, type AuditRow } from './schema.js';
+
+export function toAuditRow(entry: AuditEntry & { recorded_by?: string }): AuditRow {
+  return {
+    id: timeId(),
+    tenant_id: entry.tenant_id ?? null,
+    actor: entry.actor,
+    action: entry.action,
+    resource: entry.resource,
+    result: entry.result,
+    correlation_id: entry.correlation_id ?? randomUUID(),
+    details: entry.details ?? null,
+    recorded_by: entry.recorded_by ?? entry.actor,
+    created_at: new Date().toISOString(),
+  };
+}
+
+export async function insertAudit(services: Services, row: AuditRow): Promise<AuditRow> {
+  const { db } = services;
+  await db.transaction(async () => {
+    await db.orm.insert(tableOf(auditRecords, db)).values(row as never);
+  });
+  return row;
+}
+
+export function createSqlAudit(services: Services): AuditService {
+  return {
+    async record(entry) {
+      const row = toAuditRow(entry);
+      try {
+        await insertAudit(services, row);
+      } catch (err) {
+        services.log.error('audit record could not be stored', { ...row, error: (err as Error).message });
+      }
+    },
+  };
+}

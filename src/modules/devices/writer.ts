@@ -1,0 +1,111 @@
+// The telemetry batch writer: points from HTTP and MQTT are queued and written every
+// telemetry_flush_ms, or at once when telemetry_batch_max are waiting, as multi-row INSERTs in
+// ONE transaction per batch (a burst of points is not a burst of single-row transactions).
+// Batches are written one after another; a caller may await the batch holding its points.
+import { ApiError } from '../../kernel/errors.js';
+import type { Services } from '../../kernel/context.js';
+import type { TelemetryPoint } from '../../realtime/bus.js';
+import { rowsPerInsert, tableOf } from '../../realtime/sql.js';
+import { deviceTelemetry, TELEMETRY_COLUMNS } from './schema.js';
+
+/** Points waiting beyond this are refused (HTTP 503, MQTT dropped and counted). */
+export const MAX_QUEUED = 200_000;
+
+interface Batch {
+  points: TelemetryPoint[];
+  done: Promise<void>;
+  resolve(): void;
+  reject(err: Error): void;
+}
+
+function newBatch(): Batch {
+  let resolve!: () => void;
+  let reject!: (err: Error) => void;
+  const done = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
+  done.catch(() => undefined); // a batch nobody awaits must not become an unhandled rejection
+  return { points: [], done, resolve, reject };
+}
+
+export interface TelemetryWriterStats {
+  queued: number;
+  written: number;
+  batches: number;
+  dropped: number;
+}
+
+export class TelemetryWriter {
+  private current = newBatch();
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> | undefined;
+  private stopped = false;
+  readonly stats: TelemetryWriterStats = { queued: 0, written: 0, batches: 0, dropped: 0 };
+
+  constructor(
+    private readonly services: Services,
+    private readonly opts: { flushMs: number; batchMax: number },
+  ) {}
+
+  /** Queues points; the promise settles when their batch is stored (or failed). */
+  enqueue(points: TelemetryPoint[]): Promise<void> {
+    if (this.stopped) return Promise.reject(new ApiError('service_unavailable', 'telemetry intake is stopping'));
+    if (this.stats.queued + points.length > MAX_QUEUED) {
+      this.stats.dropped += points.length;
+      return Promise.reject(new ApiError('service_unavailable', `telemetry queue is full (${MAX_QUEUED} points waiting); retry shortly`, [], { 'retry-after': '1' }));
+    }
+    const batch = this.current;
+    for (const p of points) batch.points.push(p);
+    this.stats.queued += points.length;
+    if (batch.points.length >= this.opts.batchMax) this.kick();
+    else this.timer ??= setTimeout(() => this.kick(), this.opts.flushMs);
+    return batch.done;
+  }
+
+  private kick(): void {
+    if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    if (this.writing) return; // the running write picks the queue up when it ends
+    if (!this.current.points.length) return;
+    const batch = this.current;
+    this.current = newBatch();
+    this.writing = this.write(batch).finally(() => {
+      this.writing = undefined;
+      if (this.current.points.length >= this.opts.batchMax) this.kick();
+      else if (this.current.points.length) this.timer ??= setTimeout(() => this.kick(), this.opts.flushMs);
+    });
+  }
+
+  private async write(batch: Batch): Promise<void> {
+    const { db } = this.services;
+    const table = tableOf(deviceTelemetry, db);
+    const step = rowsPerInsert(TELEMETRY_COLUMNS);
+    try {
+      await db.transaction(async () => {
+        for (let i = 0; i < batch.points.length; i += step) {
+          await db.orm.insert(table).values(batch.points.slice(i, i + step) as never);
+        }
+      });
+      this.stats.written += batch.points.length;
+      this.stats.batches++;
+      batch.resolve();
+      this.services.bus!.emit('telemetry', batch.points);
+    } catch (err) {
+      this.services.log.error('telemetry batch could not be stored', { points: batch.points.length, error: (err as Error).message });
+      batch.reject(err as Error);
+    } finally {
+      this.stats.queued -= batch.points.length;
+    }
+  }
+
+  /** Writes everything queued (used at stop and by tests). */
+  async flush(): Promise<void> {
+    for (;;) {
+      if (this.writing) await this.writing.catch(() => undefined);
+      else if (this.current.points.length) this.kick();
+      else return;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.flush();
+  }
+}

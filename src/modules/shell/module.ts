@@ -1,0 +1,27 @@
+import { defineModule } from '../../kernel/module.js';
+import { shellRoutes } from './routes.js';
+import { shellProfileAudit, shellProfileVersions, uiPreferences } from './schema.js';
+
+export default defineModule({
+  id: 'shell',
+  name: 'Shell settings',
+  description: 'Per-user UI preferences per tenant/site/industry, and versioned shell profiles with export, import, rollback and an audit trail.',
+  version: '1.0.0',
+  core: true,
+  dependencies: [],
+  industry_code: null,
+  industry_scope: 'global',
+  key_entity: 'shell_profile',
+  provides_enrichment_for: [],
+  frontend: { block_id: 'shell', component: 'ShellSettings' },
+  routes: shellRoutes,
+  tables: [uiPreferences, shellProfileVersions, shellProfileAudit],
+  permissions: [
+    { role: 'operator', resource: 'ui-preferences', actions: ['read', 'update'] },
+    { role: 'admin', resource: 'ui-preferences', actions: ['read', 'update'] },
+    { role: 'security', resource: 'ui-preferences', actions: ['read', 'update'] },
+    { role: 'operator', resource: 'shell-profile', actions: ['read', 'export'] },
+    { role: 'admin', resource: 'shell-profile', actions: ['read', 'export', 'import', 'rollback'] },
+    { role: 'security', resource: 'shell-profile', actions: ['read', 'export'] },
+  ],
+});

@@ -1,0 +1,61 @@
+import { defineModule } from '../../kernel/module.js';
+import { EventBus } from '../../realtime/bus.js';
+import { startMqtt } from '../../realtime/mqtt.js';
+import { startStatusStream } from '../../realtime/status-stream.js';
+import { statusRoutes } from './resource.js';
+import { statusEvents, statusSequence } from './schema.js';
+import { createStatusService } from './service.js';
+
+const HOUR = 60 * 60 * 1000;
+
+export default defineModule({
+  id: 'status',
+  name: 'Status',
+  description: 'Status events: stored, listed, streamed live over WebSocket (with catch-up) and published over MQTT; owns the event bus and the MQTT broker.',
+  version: '1.0.0',
+  core: true,
+  dependencies: [],
+  industry_code: null,
+  industry_scope: 'global',
+  key_entity: 'status_event',
+  provides_enrichment_for: [],
+  frontend: { block_id: 'status', component: 'StatusFeed' },
+  routes: statusRoutes,
+  tables: [statusEvents, statusSequence],
+  permissions: [
+    { role: 'operator', resource: 'status', actions: ['read', 'publish'] },
+    { role: 'admin', resource: 'status', actions: ['read', 'publish'] },
+    { role: 'security', resource: 'status', actions: ['read'] },
+  ],
+  runtime: (services) => {
+    let stream: ReturnType<typeof startStatusStream> | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    return {
+      required: true,
+      async start() {
+        services.bus = new EventBus(services.log);
+        services.status = await createStatusService(services);
+        stream = startStatusStream(services);
+        const purge = () => {
+          const before = new Date(Date.now() - services.config.status_retention_days * 24 * HOUR);
+          services.status!.purge(before).catch((err: Error) => services.log.error('status retention purge failed', { error: err.message }));
+        };
+        purge();
+        timer = setInterval(purge, HOUR);
+        timer.unref();
+        // MQTT failing to start is reported and leaves HTTP and the WebSocket stream running.
+        try {
+          services.mqtt = await startMqtt(services);
+        } catch (err) {
+          services.log.error('MQTT failed to start; HTTP goes on', { error: (err as Error).message });
+          services.mqtt = { mode: 'off', ready: Promise.resolve(), stats: { received: 0, rejected: 0, published: 0 }, stop: async () => undefined };
+        }
+      },
+      async stop() {
+        if (timer) clearInterval(timer);
+        stream?.stop();
+        await services.mqtt?.stop();
+      },
+    };
+  },
+});

@@ -1,0 +1,121 @@
+// Status events are stored first (id from the counter row, same transaction), then published
+// on the bus. Publication is serialised in this process so the bus sees ids in order.
+import { and, asc, eq, gt, lt, max, sql, type SQL } from 'drizzle-orm';
+import type { Caller, Services } from '../../kernel/context.js';
+import type { StatusEvent } from '../../realtime/bus.js';
+import { colOf, tableOf } from '../../realtime/sql.js';
+import { statusEvents, statusSequence } from './schema.js';
+
+const SEQ = 'status_events';
+
+export interface StatusInput {
+  tenant_id: string | null;
+  site_id?: string | null;
+  source: string;
+  event: string;
+  status: StatusEvent['status'];
+  correlation_id?: string | null;
+  details?: Record<string, unknown> | null;
+}
+
+/** Which events a stream or list caller may see. */
+export interface StatusScope {
+  tenant_id?: string;
+  site_id?: string;
+}
+
+export interface StatusService {
+  publish(input: StatusInput): Promise<StatusEvent>;
+  /** Stored events with id > after, oldest first, within the scope. */
+  after(after: number, scope: StatusScope, limit: number): Promise<StatusEvent[]>;
+  /** The highest stored id within the scope (0 when none). */
+  lastId(scope: StatusScope): Promise<number>;
+  purge(before: Date): Promise<void>;
+}
+
+declare module '../../kernel/context.js' {
+  interface Services {
+    status?: StatusService;
+  }
+}
+
+export function scopeOf(caller: Caller, site?: string): StatusScope {
+  const scope: StatusScope = {};
+  if (caller.scope_type === 'tenant') scope.tenant_id = caller.tenant_id;
+  const s = caller.site_id ?? site;
+  if (s) scope.site_id = s;
+  return scope;
+}
+
+export const inScope = (e: StatusEvent, scope: StatusScope) =>
+  (scope.tenant_id === undefined || e.tenant_id === scope.tenant_id) && (scope.site_id === undefined || e.site_id === scope.site_id);
+
+function serialised() {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
+
+export async function createStatusService(services: Services): Promise<StatusService> {
+  const { db } = services;
+  const events = tableOf(statusEvents, db);
+  const seq = tableOf(statusSequence, db);
+  const c = (n: string) => colOf(statusEvents, db, n);
+  const seqValue = colOf(statusSequence, db, 'value');
+  const seqName = colOf(statusSequence, db, 'name');
+  const lock = serialised();
+
+  // The counter row starts at the highest stored id (a database restored without it goes on).
+  const [top] = (await db.orm.select({ m: max(c('id')) }).from(events)) as { m: number | string | null }[];
+  await db.transaction(async () => {
+    await db.orm.insert(seq).values({ name: SEQ, value: Number(top?.m ?? 0) } as never).onConflictDoNothing();
+  });
+
+  const where = (scope: StatusScope, extra: SQL[]) => {
+    const parts = [...extra];
+    if (scope.tenant_id !== undefined) parts.push(eq(c('tenant_id'), scope.tenant_id));
+    if (scope.site_id !== undefined) parts.push(eq(c('site_id'), scope.site_id));
+    return parts.length ? and(...parts) : undefined;
+  };
+
+  return {
+    publish(input) {
+      return lock(async () => {
+        const row = await db.transaction(async () => {
+          const [next] = (await db.orm.update(seq).set({ value: sql`${seqValue} + 1` } as never).where(eq(seqName, SEQ)).returning()) as { value: number | string }[];
+          const item: StatusEvent = {
+            id: Number(next!.value),
+            tenant_id: input.tenant_id,
+            site_id: input.site_id ?? null,
+            source: input.source,
+            event: input.event,
+            status: input.status,
+            correlation_id: input.correlation_id ?? null,
+            details: input.details ?? null,
+            timestamp: new Date().toISOString(),
+          };
+          await db.orm.insert(events).values(item as never);
+          return item;
+        });
+        services.bus!.emit('status', row);
+        return row;
+      });
+    },
+    async after(after, scope, limit) {
+      const rows = (await db.orm.select().from(events).where(where(scope, [gt(c('id'), after)])).orderBy(asc(c('id'))).limit(limit)) as StatusEvent[];
+      return rows.map((r) => ({ ...r, id: Number(r.id) }));
+    },
+    async lastId(scope) {
+      const [r] = (await db.orm.select({ m: max(c('id')) }).from(events).where(where(scope, []))) as { m: number | string | null }[];
+      return Number(r?.m ?? 0);
+    },
+    async purge(before) {
+      await db.transaction(async () => {
+        await db.orm.delete(events).where(lt(c('timestamp'), before.toISOString()));
+      });
+    },
+  };
+}

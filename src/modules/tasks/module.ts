@@ -1,0 +1,24 @@
+import { defineModule } from '../../kernel/module.js';
+import { taskRoutes } from './resource.js';
+import { taskHistory, tasks } from './schema.js';
+
+export default defineModule({
+  id: 'tasks',
+  name: 'Tasks',
+  description: 'Work items with a lifecycle (planned, in_progress, blocked, done, canceled), a move history, SLA minutes and an overdue flag.',
+  version: '1.0.0',
+  core: false,
+  dependencies: [],
+  industry_code: null,
+  industry_scope: 'global',
+  key_entity: 'task',
+  provides_enrichment_for: [],
+  frontend: { block_id: 'tasks', component: 'TaskBoard' },
+  routes: taskRoutes,
+  tables: [tasks, taskHistory],
+  permissions: [
+    { role: 'operator', resource: 'tasks', actions: ['read', 'create', 'transition'] },
+    { role: 'admin', resource: 'tasks', actions: ['read', 'create', 'transition'] },
+    { role: 'security', resource: 'tasks', actions: ['read'] },
+  ],
+});

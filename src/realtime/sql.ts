@@ -1,0 +1,14 @@
+// Small helpers for modules that write with the query builder directly (batch inserts,
+// conditional updates): the dialect's table and columns of a neutral table.
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { Database } from '../db/client.js';
+import { columnOf, type NeutralTable } from '../db/table.js';
+
+/** The table for the database's dialect, typed by the SQLite flavour (the builders share one chain shape). */
+export const tableOf = (table: NeutralTable, db: Database): SQLiteTable =>
+  (db.dialect === 'sqlite' ? table.sqlite : table.pg) as unknown as SQLiteTable;
+
+export const colOf = (table: NeutralTable, db: Database, name: string): SQLiteColumn => columnOf(table, db.dialect, name) as unknown as SQLiteColumn;
+
+/** Rows per INSERT statement: SQLite binds at most 32766 variables per statement. */
+export const rowsPerInsert = (columns: number) => Math.max(1, Math.floor(30_000 / columns));

@@ -1,0 +1,178 @@
+// GET /api/v1/status/stream as a WebSocket. The upgrade is authenticated like any route
+// (cookie, bearer header, or ?access_token=), gated by the module install state and the role's
+// `status read` permission. A client resuming with ?since=N receives every stored event with
+// id > N, then live events, each exactly once: the bus is subscribed BEFORE the backlog is read,
+// live events arriving meanwhile are held, and everything is sent in id order with ids <= the
+// last sent dropped.
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { SESSION_COOKIE } from '../auth/guard.js';
+import { ERROR_CODES, type ErrorCode } from '../kernel/errors.js';
+import type { Caller, Services } from '../kernel/context.js';
+import type { StatusEvent } from './bus.js';
+import { refuseUpgrade } from './upgrade.js';
+import { inScope, scopeOf, type StatusScope } from '../modules/status/service.js';
+
+export const STREAM_PATH = '/api/v1/status/stream';
+const BACKLOG_PAGE = 500;
+/** A client whose unsent buffer grows beyond this is closed with 1013 and resumes with since. */
+const MAX_BUFFERED = 4 * 1024 * 1024;
+
+export type StreamMessage =
+  | { type: 'event'; data: StatusEvent }
+  | { type: 'ready'; last_id: number; replayed: number }
+  | { type: 'heartbeat'; timestamp: string; last_id: number }
+  | { type: 'pong' };
+
+function tokenOf(req: IncomingMessage, url: URL): string | undefined {
+  const header = req.headers.authorization;
+  if (header) return /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return url.searchParams.get('access_token') ?? undefined;
+}
+
+interface Client {
+  ws: WebSocket;
+  caller: Caller;
+  alive: boolean;
+  lastSent: number;
+}
+
+export function startStatusStream(services: Services): { stop(): void; clients(): number } {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const clients = new Set<Client>();
+  const heartbeatMs = services.config.status_heartbeat_ms;
+
+  const refuse = (socket: Duplex, code: ErrorCode, message: string, details: { field: string; reason: string }[] = []) => {
+    const error = code === 'auth_required' ? { code, message } : { code, message, details };
+    refuseUpgrade(socket, ERROR_CODES[code].status, { error, meta: { request_id: 'ws-upgrade', timestamp: new Date().toISOString() } });
+  };
+
+  const securityLog = (req: IncomingMessage, caller: Caller | undefined, result: 'allow' | 'deny', reason?: string) => {
+    try {
+      services.security.record({
+        category: caller ? 'access' : 'auth', result, event: 'status_stream', method: 'GET', path: STREAM_PATH,
+        tenant_id: caller?.tenant_id, subject: caller?.subject, role: caller?.role, client_address: req.socket.remoteAddress, reason,
+        request_id: 'ws-upgrade', route_context: {},
+      });
+    } catch {
+      // the security log is best effort here; the refusal itself is what matters
+    }
+  };
+
+  const send = (client: Client, msg: StreamMessage) => {
+    if (client.ws.readyState !== client.ws.OPEN) return;
+    client.ws.send(JSON.stringify(msg));
+    if (client.ws.bufferedAmount > MAX_BUFFERED) client.ws.close(1013, 'too slow: reconnect with since=<last id>');
+  };
+
+  const sendEvent = (client: Client, e: StatusEvent) => {
+    if (e.id <= client.lastSent) return;
+    client.lastSent = e.id;
+    send(client, { type: 'event', data: e });
+  };
+
+  async function serve(ws: WebSocket, caller: Caller, since: number | undefined, scope: StatusScope) {
+    const client: Client = { ws, caller, alive: true, lastSent: 0 };
+    clients.add(client);
+    let live = false;
+    const held: StatusEvent[] = [];
+    const off = services.bus!.on('status', (e) => {
+      if (!inScope(e, scope)) return;
+      if (live) sendEvent(client, e);
+      else held.push(e);
+    });
+    ws.on('pong', () => { client.alive = true; });
+    ws.on('message', (data) => {
+      client.alive = true;
+      try {
+        if ((JSON.parse(String(data)) as { type?: string }).type === 'ping') send(client, { type: 'pong' });
+      } catch {
+        // not JSON: ignored
+      }
+    });
+    ws.on('close', () => { off(); clients.delete(client); });
+    ws.on('error', () => ws.terminate());
+    let replayed = 0;
+    try {
+      if (since === undefined) {
+        client.lastSent = await services.status!.lastId(scope);
+      } else {
+        client.lastSent = since;
+        for (;;) {
+          const page = await services.status!.after(client.lastSent, scope, BACKLOG_PAGE);
+          for (const e of page) { sendEvent(client, e); replayed++; }
+          if (page.length < BACKLOG_PAGE || ws.readyState !== ws.OPEN) break;
+        }
+      }
+    } catch (err) {
+      services.log.error('status stream catch-up failed', { error: (err as Error).message });
+      ws.close(1011, 'catch-up failed');
+      return;
+    }
+    // No await from here on: held events and the switch to live happen in one turn.
+    held.sort((a, b) => a.id - b.id);
+    for (const e of held) sendEvent(client, e);
+    held.length = 0;
+    live = true;
+    send(client, { type: 'ready', last_id: client.lastSent, replayed });
+  }
+
+  const timer = setInterval(() => {
+    for (const client of clients) {
+      if (!client.alive) { client.ws.terminate(); continue; }
+      client.alive = false;
+      client.ws.ping();
+      send(client, { type: 'heartbeat', timestamp: new Date().toISOString(), last_id: client.lastSent });
+    }
+  }, heartbeatMs);
+  timer.unref();
+
+  const unregister = services.upgrades.register(STREAM_PATH, async (req, socket, head) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (services.lifecycle.state !== 'ready') return refuse(socket, 'service_unavailable', `service is ${services.lifecycle.state}`);
+    if (!services.modules.isInstalled('status')) return refuse(socket, 'module_not_installed', 'module status is not installed');
+    const details: { field: string; reason: string }[] = [];
+    for (const name of new Set(url.searchParams.keys())) {
+      if (!['since', 'site_id', 'access_token'].includes(name)) details.push({ field: name, reason: 'unknown_parameter' });
+    }
+    const sinceRaw = url.searchParams.get('since');
+    if (sinceRaw !== null && !/^\d{1,15}$/.test(sinceRaw)) details.push({ field: 'since', reason: 'invalid_type' });
+    const token = tokenOf(req, url);
+    const caller = token ? await services.sessions.verify(token) : undefined;
+    if (!caller) {
+      securityLog(req, undefined, 'deny', 'auth_required');
+      return refuse(socket, 'auth_required', 'a valid session token is required (cookie, bearer header or access_token)');
+    }
+    if (details.length) return refuse(socket, 'validation_error', `invalid query: ${details.map((d) => `${d.field} (${d.reason})`).join(', ')}`, details);
+    if (!services.modules.allows(caller.role, 'status', 'read')) {
+      securityLog(req, caller, 'deny', 'rbac_forbidden');
+      return refuse(socket, 'rbac_forbidden', `role ${caller.role} may not read status`);
+    }
+    const site = url.searchParams.get('site_id') ?? undefined;
+    if (site && caller.site_id && site !== caller.site_id) {
+      securityLog(req, caller, 'deny', 'tenant_boundary_denied');
+      return refuse(socket, 'tenant_boundary_denied', `this session is bound to site ${caller.site_id}`);
+    }
+    securityLog(req, caller, 'allow');
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      void serve(ws, caller, sinceRaw === null ? undefined : Number(sinceRaw), scopeOf(caller, site));
+    });
+  }, () => {
+    for (const c of clients) c.ws.close(1001, 'server stopping');
+  });
+
+  return {
+    stop() {
+      clearInterval(timer);
+      unregister();
+      for (const c of clients) c.ws.close(1001, 'server stopping');
+      wss.close();
+    },
+    clients: () => clients.size,
+  };
+}
