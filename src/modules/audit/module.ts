@@ -2,6 +2,7 @@ import { defineModule } from '../../kernel/module.js';
 import { auditResource } from './resource.js';
 import { auditRecords } from './schema.js';
 import { createSqlAudit } from './service.js';
+import { documentTenantBoundary } from '../../realtime/sql.js';
 
 export default defineModule({
   id: 'audit',
@@ -15,7 +16,7 @@ export default defineModule({
   key_entity: 'audit_record',
   provides_enrichment_for: [],
   frontend: { block_id: 'audit', component: 'AuditLog' },
-  routes: auditResource.routes,
+  routes: documentTenantBoundary(auditResource.routes),
   tables: [auditRecords],
   permissions: [
     { role: 'operator', resource: 'audit', actions: ['log'] },

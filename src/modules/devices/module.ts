@@ -2,6 +2,7 @@ import { defineModule } from '../../kernel/module.js';
 import { deviceRoutes } from './resource.js';
 import { deviceTelemetry } from './schema.js';
 import { createTelemetryService } from './service.js';
+import { documentTenantBoundary } from '../../realtime/sql.js';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -17,7 +18,7 @@ export default defineModule({
   key_entity: 'device_telemetry_point',
   provides_enrichment_for: [],
   frontend: { block_id: 'devices', component: 'DeviceTelemetry' },
-  routes: deviceRoutes,
+  routes: documentTenantBoundary(deviceRoutes),
   tables: [deviceTelemetry],
   permissions: [
     { role: 'operator', resource: 'devices', actions: ['read', 'ingest'] },

@@ -5,6 +5,7 @@ import { startStatusStream } from '../../realtime/status-stream.js';
 import { statusRoutes } from './resource.js';
 import { statusEvents, statusSequence } from './schema.js';
 import { createStatusService } from './service.js';
+import { documentTenantBoundary } from '../../realtime/sql.js';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -20,7 +21,7 @@ export default defineModule({
   key_entity: 'status_event',
   provides_enrichment_for: [],
   frontend: { block_id: 'status', component: 'StatusFeed' },
-  routes: statusRoutes,
+  routes: documentTenantBoundary(statusRoutes),
   tables: [statusEvents, statusSequence],
   permissions: [
     { role: 'operator', resource: 'status', actions: ['read', 'publish'] },
