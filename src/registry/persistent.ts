@@ -161,22 +161,25 @@ export class PersistentRegistry implements ModuleRegistry {
 
   // ---------------------------------------------------------------- start-up
 
-  /** Seeds rows for modules the database does not know yet, runs the legacy import once, fills the caches. */
+  /**
+   * Seeds rows for modules the database does not know yet, runs the legacy import once, fills
+   * the caches. A row nobody decided (source `seed`) is re-evaluated on every start, so a module
+   * whose dependency arrives in a later build, or a changed box industry, gets its default again;
+   * rows written by the API or the legacy import are never changed here.
+   */
   async start(): Promise<void> {
     await this.db.transaction(async () => {
-      const rows = (await this.db.orm.select().from(this.table(moduleInstalls))) as unknown as InstallRow[];
-      const known = new Set(rows.map((r) => r.module_id));
-      const state = new Map(rows.map((r) => [r.module_id, Boolean(r.installed)]));
-      const now = new Date().toISOString();
+      const rows = new Map(((await this.db.orm.select().from(this.table(moduleInstalls))) as unknown as InstallRow[]).map((r) => [r.module_id, r]));
+      const state = new Map([...rows.values()].map((r) => [r.module_id, Boolean(r.installed)]));
       for (const m of this.ordered()) {
-        if (known.has(m.id)) continue;
-        // A module new to this database is installed when the industry policy allows it and its
-        // dependencies are installed (core modules always are).
+        const row = rows.get(m.id);
+        if (row && row.source !== 'seed') continue;
+        // The default: installed when core, or when the industry policy allows it and its
+        // dependencies are installed.
         const installed = m.core || (this.industryConflict(m, null) === undefined && m.dependencies.every((d) => state.get(d) === true || this.byId.get(d)?.core === true));
         state.set(m.id, installed);
-        await this.db.orm.insert(this.table(moduleInstalls)).values({
-          module_id: m.id, installed, version: m.version, industry_code: m.industry_code, source: 'seed', updated_at: now, updated_by: 'system',
-        } as never);
+        if (row && Boolean(row.installed) === installed && row.version === m.version) continue;
+        await this.writeInstall(m, installed, 'seed', 'system');
       }
     });
     await this.reload();
