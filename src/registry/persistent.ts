@@ -179,6 +179,7 @@ export class PersistentRegistry implements ModuleRegistry {
         const installed = m.core || (this.industryConflict(m, null) === undefined && m.dependencies.every((d) => state.get(d) === true || this.byId.get(d)?.core === true));
         state.set(m.id, installed);
         if (row && Boolean(row.installed) === installed && row.version === m.version) continue;
+        if (row && Boolean(row.installed) !== installed) this.opts.log.info('module default changed', { module: m.id, installed });
         await this.writeInstall(m, installed, 'seed', 'system');
       }
     });
