@@ -4,22 +4,15 @@
 import { getCookie } from 'hono/cookie';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { ApiError } from '../kernel/errors.js';
-import type { AnyRoute, Guards, GuardInput } from '../kernel/route.js';
+import type { Guards, GuardInput } from '../kernel/route.js';
+import { requiredScope } from '../kernel/scope.js';
 import type { AppContext, Caller, Services } from '../kernel/context.js';
 import type { SecurityLog } from './security-log.js';
 
 export const SESSION_COOKIE = 'cabinet_session';
-const MASTER_GROUP = /^(tenant-master[a-z-]*|subscriptions|sla-profiles|version-policies|analytics)$/;
-const TENANT_GROUP = /^(industry-|melioration-|poultry-|swine-)/;
 const TENANT_KEYS = new Set(['tenant_id', 'target_tenant_id']);
 
-/** The scope a route needs: the contract's path groups first, then what the route declares. */
-export function requiredScope(route: AnyRoute): 'master' | 'tenant' | 'any' {
-  const group = route.path.split('/')[3] ?? '';
-  if (MASTER_GROUP.test(group)) return 'master';
-  if (TENANT_GROUP.test(group)) return 'tenant';
-  return 'public' in route.access ? 'any' : (route.access.scope ?? 'any');
-}
+export { requiredScope };
 
 export function clientAddress(c: AppContext): string | undefined {
   try {

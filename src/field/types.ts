@@ -4,6 +4,8 @@ export type Logger = (level: LogLevel, msg: string, data?: Record<string, unknow
 export interface Actor {
   id: string;
   role: string;
+  /** The tenant the writer acts for (tenant sessions), for the audit trail. */
+  tenant_id?: string;
 }
 
 export type Protocol = 'modbus' | 'modbus-rtu' | 'bacnet' | 'bacnet_m';

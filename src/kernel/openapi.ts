@@ -5,10 +5,11 @@ import { ERROR_CODES, type ErrorCode } from './errors.js';
 import { DECISIONS } from './decisions.js';
 import type { AnyRoute, JsonSchema } from './route.js';
 import type { ParamSpec } from './query.js';
+import { requiredScope } from './scope.js';
 
 const meta = { $ref: '#/components/schemas/Meta' };
 const COMMON_ERRORS: ErrorCode[] = ['validation_error', 'internal_error'];
-const PROTECTED_ERRORS: ErrorCode[] = ['auth_required', 'rbac_forbidden', 'module_not_installed'];
+const PROTECTED_ERRORS: ErrorCode[] = ['auth_required', 'rbac_forbidden', 'module_not_installed', 'tenant_boundary_denied'];
 
 function paramSchema(p: ParamSpec): JsonSchema {
   const s: JsonSchema = { type: p.type };
@@ -44,10 +45,7 @@ function successContent(route: AnyRoute): { status: string; body: JsonSchema } {
 function errorResponses(route: AnyRoute): Record<string, JsonSchema> {
   const codes = new Set<ErrorCode>([...COMMON_ERRORS, ...(route.errors ?? [])]);
   if (!('public' in route.access)) PROTECTED_ERRORS.forEach((c) => codes.add(c));
-  if (route.access && 'scope' in route.access && route.access.scope && route.access.scope !== 'any') {
-    codes.add('scope_boundary_denied');
-    codes.add('tenant_boundary_denied');
-  }
+  if (requiredScope(route) !== 'any') codes.add('scope_boundary_denied');
   if (route.method === 'post' || route.method === 'patch') { codes.add('payload_too_large'); codes.add('unsupported_media_type'); }
   if (route.method === 'post' && route.idempotent !== false) { codes.add('idempotency_key_reused'); codes.add('idempotency_in_progress'); }
   const byStatus = new Map<number, ErrorCode[]>();

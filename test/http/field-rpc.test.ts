@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TestEnv } from '../helpers/server.js';
+import { clientAs } from '../helpers/client.js';
 import { startModbusPeer, stopAll, type ModbusPeer } from '../field/helpers.js';
 import type { RunningServer } from '../../src/server.js';
 
@@ -58,11 +59,19 @@ describe('field writes through the service (sqlite)', () => {
   it('writes for an operator, and audits the item with actor and correlation id', async () => {
     const token = await env.token(server, { role: 'operator', scope_type: 'tenant', tenant_id: 'farm-1', subject: 'op-anna' });
     const res = await post(request(-1234), { authorization: `Bearer ${token}`, 'x-correlation-id': 'corr-field-1' });
+    const second = await post(request(5, 42), { authorization: `Bearer ${token}` });
+    expect(second.status).toBe(200);
     expect(res.status).toBe(200);
     expect(await peer.hrHex(40, 1)).toBe('fb2e');
-    const audit = env.logs.find((l) => l.msg === 'audit' && l.correlation_id === 'corr-field-1');
-    expect(audit).toMatchObject({ actor: 'op-anna', action: 'field.write.modbus', result: 'success', tenant_id: 'farm-1' });
-    expect(JSON.stringify(audit)).not.toContain(token);
+    const admin = await clientAs(env, server);
+    const audit = await admin.get('/api/v1/audit/list?actor=op-anna');
+    expect(audit.body.items).toHaveLength(2);
+    expect(audit.body.items[1]).toMatchObject({ actor: 'op-anna', action: 'field.write.modbus', result: 'success', correlation_id: 'corr-field-1' });
+    expect(audit.body.items[1].details).toMatchObject({ values: { value: -1234, object_address: 40 }, outcome: 'ok' });
+    expect(JSON.stringify(audit.body)).not.toContain(token);
+    // The operator's tenant sees its own write in the audit trail.
+    const tenantAdmin = await clientAs(env, server, { role: 'admin', scope_type: 'tenant', tenant_id: 'farm-1' }, admin.contract);
+    expect((await tenantAdmin.get('/api/v1/audit/list?actor=op-anna')).body.total).toBe(2);
   });
 
   it('sends one request with `cabinet rpc`', async () => {

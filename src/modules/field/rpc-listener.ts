@@ -24,7 +24,6 @@ function tokenOf(c: Context): string | undefined {
 export async function startRpcListener(services: Services): Promise<RpcListener> {
   const { config, log } = services;
   const fieldCfg = fieldConfig({ ...(config.field as object), rpc_port: config.rpc_port || 8081, rpc_host: config.rpc_host });
-  const tenants = new Map<string, string | undefined>();
   const service = createFieldService(fieldCfg, {
     audit: (entry: FieldWriteAudit) =>
       services.audit.record({
@@ -33,7 +32,7 @@ export async function startRpcListener(services: Services): Promise<RpcListener>
         resource: `${entry.target} ${entry.address}`,
         result: entry.outcome === 'ok' ? 'success' : 'error',
         correlation_id: entry.correlation_id,
-        tenant_id: tenants.get(entry.correlation_id) ?? null,
+        tenant_id: entry.actor.tenant_id ?? null,
         details: { index: entry.index, values: entry.values, wire: entry.wire, outcome: entry.outcome, message: entry.message, failure_kind: entry.failure_kind, attempts: entry.attempts, verified: entry.verified, duration_ms: entry.duration_ms },
       }),
     log: (level, msg, data) => log[level === 'debug' ? 'debug' : level === 'warn' ? 'warn' : level === 'error' ? 'error' : 'info'](msg, { component: 'field', ...(data ?? {}) }),
@@ -52,9 +51,7 @@ export async function startRpcListener(services: Services): Promise<RpcListener>
       return { ok: false, status: 403, message: `rbac_forbidden: role ${caller.role} may not write to field devices` };
     }
     services.security.record({ ...event, ...who, result: 'allow' });
-    const correlation = c.req.header('x-correlation-id');
-    if (correlation) tenants.set(correlation, caller.tenant_id);
-    return { ok: true, actor: { id: caller.subject, role: caller.role } };
+    return { ok: true, actor: { id: caller.subject, role: caller.role, ...(caller.tenant_id ? { tenant_id: caller.tenant_id } : {}) } };
   };
   const app = createRpcApp(service, { authenticate, maxBodyBytes: config.max_body_bytes });
   const server = await new Promise<Server>((resolve, reject) => {
