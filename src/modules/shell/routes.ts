@@ -9,7 +9,7 @@ import { THEMES, SOURCES, UI_ACTIONS, type Snapshot, type VersionRow } from './s
 import { contextOf, createShellService, liveUiAccess, profileKey, type Context } from './service.js';
 
 const short = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
-const layout = v.pipe(v.union([v.record(v.string(), v.unknown()), v.array(v.unknown())]), v.check((x) => JSON.stringify(x).length <= 64 * 1024, 'dashboard_layout is limited to 64 KiB'));
+const layout = v.pipe(v.union([v.array(v.unknown()), v.record(v.string(), v.unknown())]), v.check((x) => JSON.stringify(x).length <= 64 * 1024, 'dashboard_layout is limited to 64 KiB'));
 const moduleIds = v.pipe(v.array(short(64)), v.maxLength(50));
 const uiAccess = v.array(v.strictObject({ resource: short(100), role: v.picklist(['operator', 'admin', 'security']), actions: v.array(v.picklist(UI_ACTIONS)) }));
 const contextFields = { site_id: v.optional(short(200)), industry_code: v.optional(v.picklist(INDUSTRIES)), tenant_id: v.optional(short(200)) };
