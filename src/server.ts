@@ -104,7 +104,7 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
     const key = loadSessionKey({ secret: config.session_secret, dataDir: config.data_dir });
     if (key.source === 'generated') log.info('generated a new session key', { file: 'session.key in the data directory', mode: '0600' });
     sessions = createSessionService(db, key.key, config.session_ttl_minutes);
-    security = new SecurityLog(db, log);
+    security = new SecurityLog(db, log, config.security_log_retention_days);
     for (const m of MODULES) {
       const runtime = m.runtime?.(services);
       if (!runtime) continue;

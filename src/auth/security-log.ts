@@ -4,7 +4,9 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/client.js';
 import type { Logger } from '../kernel/logger.js';
 import type { RouteContext } from '../kernel/context.js';
+import { lt } from 'drizzle-orm';
 import { Store } from '../db/store.js';
+import { columnOf } from '../db/table.js';
 import { securityLog } from './tables.js';
 
 export interface SecurityEvent {
@@ -39,13 +41,21 @@ export interface SecurityLogRow extends Record<string, unknown> {
   route_context: RouteContext;
 }
 
+const PURGE_EVERY_MS = 60 * 60_000;
+
 export class SecurityLog {
   private buffer: SecurityLogRow[] = [];
+  private lastPurge = 0;
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private readonly store: Store<SecurityLogRow>;
 
-  constructor(private readonly db: Database, private readonly log: Logger, private readonly flushMs = 200) {
+  constructor(
+    private readonly db: Database,
+    private readonly log: Logger,
+    private readonly retentionDays = 90,
+    private readonly flushMs = 200,
+  ) {
     this.store = new Store<SecurityLogRow>(db, securityLog);
   }
 
@@ -70,6 +80,11 @@ export class SecurityLog {
       try {
         await this.db.transaction(async () => {
           for (const row of rows) await this.db.orm.insert(this.storeTable()).values(row as never);
+          if (Date.now() - this.lastPurge > PURGE_EVERY_MS) {
+            this.lastPurge = Date.now();
+            const cutoff = new Date(Date.now() - this.retentionDays * 86_400_000).toISOString();
+            await this.db.orm.delete(this.storeTable()).where(lt(columnOf(securityLog, this.db.dialect, 'at'), cutoff));
+          }
         });
       } catch (err) {
         this.log.error('security log write failed', { error: (err as Error).message, entries: rows.length });

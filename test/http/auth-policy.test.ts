@@ -98,3 +98,25 @@ describe.each(DIALECTS)('roles and projections (%s)', (dialect) => {
     expect(requiredScope(route('/api/v1/tables/list'))).toBe('any');
   });
 });
+
+describe('security log retention', () => {
+  it('deletes entries older than security_log_retention_days at a flush', async () => {
+    const env = await createTestEnv('sqlite');
+    try {
+      const server = await env.start({ security_log_retention_days: '30' });
+      const admin = await clientAs(env, server);
+      await admin.get('/api/v1/tables/list');
+      await server.services.security.flush();
+      await server.services.db.exec(`update auth_security_log set at = '2020-01-01T00:00:00.000Z'`);
+      const { SecurityLog } = await import('../../src/auth/security-log.js');
+      const fresh = new SecurityLog(server.services.db, server.services.log, 30);
+      fresh.record({ category: 'auth', result: 'allow', event: 'login', method: 'POST', path: '/x' });
+      await fresh.flush();
+      const left = await admin.get('/api/v1/auth/security-log/list?limit=500');
+      expect(left.body.items.every((e: { at: string }) => e.at > '2021-01-01')).toBe(true);
+      expect(left.body.items.some((e: { path: string }) => e.path === '/x')).toBe(true);
+    } finally {
+      await env.cleanup();
+    }
+  });
+});
