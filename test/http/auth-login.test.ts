@@ -143,6 +143,26 @@ describe.each(DIALECTS)('login (%s)', (dialect) => {
     expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
+  it('takes the passkeys endpoints and passkey logins away while the module is uninstalled', async () => {
+    const own = await env.start();
+    const ownAdmin = await clientAs(env, own, {}, admin.contract);
+    const client = await createClient(own.url, {}, admin.contract);
+    const pk = (await ownAdmin.post('/api/v1/passkeys/commands/issue', { ttl_minutes: 60, holder: 'X', scope: 'master', type: 'qr' })).body.item;
+    expect((await ownAdmin.post('/api/v1/modules/commands/uninstall', { id: 'passkeys' })).status).toBe(200);
+    for (const path of ['/api/v1/passkeys/list', '/api/v1/passkeys/scheme', `/api/v1/passkeys/${pk.id}`]) {
+      const res = await ownAdmin.get(path);
+      expect(res.status, path).toBe(404);
+      expect(res.body.error.code).toBe('module_not_installed');
+    }
+    expect((await ownAdmin.post('/api/v1/passkeys/commands/revoke', { id: pk.id })).body.error.code).toBe('module_not_installed');
+    const ch = (await client.post('/api/v1/auth/passkey/commands/start', { method: 'qr' })).body.item;
+    expect((await client.post('/api/v1/auth/passkey/commands/complete', { challenge_id: ch.challenge_id, credential: pk.credential })).status).toBe(401);
+    expect((await ownAdmin.post('/api/v1/modules/commands/install', { id: 'passkeys' })).status).toBe(200);
+    expect((await ownAdmin.get(`/api/v1/passkeys/list?q=${pk.id}`)).body.total).toBe(1);
+    const again = (await client.post('/api/v1/auth/passkey/commands/start', { method: 'qr' })).body.item;
+    expect((await client.post('/api/v1/auth/passkey/commands/complete', { challenge_id: again.challenge_id, credential: pk.credential })).status).toBe(200);
+  });
+
   it('refuses RFID login away from the panel', async () => {
     const far = await env.start({ panel_addresses: '10.9.9.9' });
     const client = await createClient(far.url, {}, admin.contract);

@@ -139,6 +139,7 @@ export const loginRoutes: AnyRoute[] = [
         }
         return handOff(ctx, challenges, row);
       }
+      if (!ctx.services.modules.isInstalled('passkeys')) return refuse(ctx, 'passkeys_module_not_installed');
       const type = row.method;
       const prefix = type === 'rfid' ? 'RF-' : 'QR-';
       const passkey = credential.startsWith(prefix) ? await activePasskey(ctx.services, credential, type) : undefined;
