@@ -5,6 +5,7 @@ import auth from './auth/module.js';
 import tables from './tables/module.js';
 import forms from './forms/module.js';
 import field from './field/module.js';
+import passkeys from './passkeys/module.js';
 import tenantMaster from './tenant-master/module.js';
 import tenantMasterSync from './tenant-master-sync/module.js';
 import subscriptions from './subscriptions/module.js';
@@ -22,4 +23,4 @@ import tasks from './tasks/module.js';
 import devices from './devices/module.js';
 import shell from './shell/module.js';
 
-export const MODULES: readonly ModuleManifest[] = [core, auth, tables, forms, field, tenantMaster, tenantMasterSync, subscriptions, slaProfiles, versionPolicies, analytics, industry, poultry, swine, melioration];
+export const MODULES: readonly ModuleManifest[] = [core, auth, passkeys, tables, forms, field, tenantMaster, tenantMasterSync, subscriptions, slaProfiles, versionPolicies, analytics, industry, poultry, swine, melioration, audit, status, alarms, tasks, devices, shell];
