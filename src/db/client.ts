@@ -141,8 +141,14 @@ interface Transactional {
   transaction<T>(fn: (tx: unknown) => Promise<T>): Promise<T>;
 }
 
-/** Queries built from `orm` inside transaction(fn) run on the transaction's connection. */
-async function transactionScoped(base: Transactional) {
+/**
+ * A PostgreSQL-dialect database (a server through node-postgres, or PGlite). Queries built from
+ * `orm` inside transaction(fn) run on the transaction's connection, found through async context.
+ */
+async function pgDatabase(
+  base: Transactional,
+  info: Pick<Database, 'engine' | 'location' | 'serverVersion' | 'close'>,
+): Promise<Database> {
   const { AsyncLocalStorage } = await import('node:async_hooks');
   const store = new AsyncLocalStorage<unknown>();
   const orm = new Proxy(base, {
@@ -152,9 +158,24 @@ async function transactionScoped(base: Transactional) {
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(owner) : v;
     },
   }) as unknown as Orm;
-  const transaction = <T>(fn: () => Promise<T>): Promise<T> =>
-    store.getStore() ? fn() : base.transaction((tx) => store.run(tx, fn));
-  return { orm, transaction, baseOrm: base as unknown as Orm, inTransaction: () => store.getStore() !== undefined };
+  const execute = <T>(query: SQL) => (orm as unknown as { execute(q: SQL): Promise<{ rows: T[] }> }).execute(query);
+  return {
+    dialect: 'postgres',
+    orm,
+    baseOrm: base as unknown as Orm,
+    ...info,
+    async exec(statement) {
+      await execute(sql.raw(statement));
+    },
+    async rows<T>(query: SQL) {
+      return (await execute<T>(query)).rows;
+    },
+    async run(query: SQL) {
+      await execute(query);
+    },
+    inTransaction: () => store.getStore() !== undefined,
+    transaction: <T>(fn: () => Promise<T>): Promise<T> => (store.getStore() ? fn() : base.transaction((tx) => store.run(tx, fn))),
+  };
 }
 
 async function openPostgres(url: string): Promise<Database> {
@@ -168,32 +189,15 @@ async function openPostgres(url: string): Promise<Database> {
     await pool.end().catch(() => undefined);
     throw new DatabaseOpenError(`cannot connect to PostgreSQL at ${redact(url)}: ${(err as Error).message}`);
   }
-  const base = drizzle(pool);
-  const { orm, transaction, baseOrm, inTransaction } = await transactionScoped(base);
-  return {
-    dialect: 'postgres',
+  return pgDatabase(drizzle(pool), {
     engine: 'postgresql',
-    orm,
-    baseOrm,
     location: redact(url),
-    async exec(statement) {
-      await (orm as unknown as { execute(q: SQL): Promise<unknown> }).execute(sql.raw(statement));
-    },
-    async rows<T>(query: SQL) {
-      const res = (await (orm as unknown as { execute(q: SQL): Promise<{ rows: T[] }> }).execute(query));
-      return res.rows;
-    },
-    async run(query: SQL) {
-      await (orm as unknown as { execute(q: SQL): Promise<unknown> }).execute(query);
-    },
-    transaction,
-    inTransaction,
     async serverVersion() {
       const r = await pool.query('show server_version');
       return String(r.rows[0]?.server_version ?? 'unknown');
     },
     close: once(() => pool.end()),
-  };
+  });
 }
 
 async function openPglite(url: string): Promise<Database> {
@@ -202,33 +206,15 @@ async function openPglite(url: string): Promise<Database> {
   const path = url.slice('pglite:'.length).replace(/^\/\//, '');
   const client = path && path !== 'memory' ? new PGlite(path) : new PGlite();
   await client.waitReady;
-  const base = drizzle(client);
-  const { orm, transaction, baseOrm, inTransaction } = await transactionScoped(base);
-  return {
-    dialect: 'postgres',
+  return pgDatabase(drizzle(client), {
     engine: 'pglite',
-    orm,
-    baseOrm,
     location: url,
-    async exec(statement) {
-      // Through the ORM, so that inside a transaction it runs on the transaction.
-      await (orm as unknown as { execute(q: SQL): Promise<unknown> }).execute(sql.raw(statement));
-    },
-    async rows<T>(query: SQL) {
-      const res = await (orm as unknown as { execute(q: SQL): Promise<{ rows: T[] }> }).execute(query);
-      return res.rows;
-    },
-    async run(query: SQL) {
-      await (orm as unknown as { execute(q: SQL): Promise<unknown> }).execute(query);
-    },
-    transaction,
-    inTransaction,
     async serverVersion() {
       const r = await client.query<{ v: string }>('select version() as v');
       return `pglite (${r.rows[0]?.v ?? 'unknown'})`;
     },
     close: once(() => client.close()),
-  };
+  });
 }
 
 export async function openDatabase(opts: { databaseUrl?: string; dataDir: string }): Promise<Database> {
