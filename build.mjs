@@ -206,11 +206,61 @@ function nodeGypScript() {
   return found;
 }
 
+function usesRawObjectWrap(dir) {
+  const hits = [];
+  const walkSrc = (d) => {
+    for (const e of readdirSync(d)) {
+      const full = join(d, e);
+      if (statSync(full).isDirectory()) walkSrc(full);
+      else if (/\.(cpp|hpp|h|cc|lzz)$/.test(e) && readFileSync(full, 'utf8').includes('node::ObjectWrap')) hits.push(full);
+    }
+  };
+  walkSrc(join(dir, 'src'));
+  return hits.length > 0;
+}
+
+/**
+ * Node 24.19.0 backported a change to the header-only node::ObjectWrap: its constructor and
+ * destructor now add/remove an environment cleanup hook, and RemoveEnvironmentCleanupHook CHECKs
+ * that a context is entered. Objects finalised by a GC that runs outside a context (e.g. in a
+ * microtask checkpoint after an HTTP read) abort the process: "Assertion failed: (env) != nullptr"
+ * in Statement::~Statement (nodejs/node#65446, WiseLibs/better-sqlite3#1515). better-sqlite3 up
+ * to 12.x derives from node::ObjectWrap; 13.x uses Node-API and is not affected.
+ * For such addons we compile against the pinned Node's headers with exactly those two calls
+ * removed, i.e. ObjectWrap as it was up to 24.18.1 (the ABI is unchanged: the class is inline in
+ * the addon). The patch is checked line by line, so a changed header fails the build.
+ */
+function headersForObjectWrapAddon(node) {
+  const header = join(node.dir, 'include', 'node', 'node_object_wrap.h');
+  const text = readFileSync(header, 'utf8');
+  const add = /\n    AddCleanupHook\(\);\n/;
+  const remove = /\n    RemoveCleanupHook\(\);\n/;
+  if (!add.test(text) && !remove.test(text)) return { dir: node.dir, patched: false };
+  if (!add.test(text) || !remove.test(text)) {
+    throw new Error(`${header}: unexpected ObjectWrap cleanup-hook layout; review headersForObjectWrapAddon()`);
+  }
+  const dir = `${node.dir}-objectwrap-nohook`;
+  const patchedHeader = join(dir, 'include', 'node', 'node_object_wrap.h');
+  if (!existsSync(patchedHeader)) {
+    const tmp = mkdtempSync(join(dirname(dir), '.hdr-'));
+    cpSync(join(node.dir, 'include'), join(tmp, 'include'), { recursive: true });
+    writeFileSync(join(tmp, 'include', 'node', 'node_object_wrap.h'), text.replace(add, '\n').replace(remove, '\n'));
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(tmp, dir);
+  }
+  return { dir, patched: true };
+}
+
 async function ensureBetterSqlite3(arch, node) {
   const target = TARGETS[arch];
   const srcDir = dirname(require.resolve('better-sqlite3/package.json'));
   const version = JSON.parse(readFileSync(join(srcDir, 'package.json'), 'utf8')).version;
-  const outDir = join(CACHE, 'addons', `better-sqlite3-${version}-node-${NODE_VERSION}-linux-${arch}`);
+  const headers = usesRawObjectWrap(srcDir) ? headersForObjectWrapAddon(node) : { dir: node.dir, patched: false };
+  const outDir = join(
+    CACHE,
+    'addons',
+    `better-sqlite3-${version}-node-${NODE_VERSION}${headers.patched ? '-objectwrap-nohook' : ''}-linux-${arch}`,
+  );
   const out = join(outDir, 'better_sqlite3.node');
   if (existsSync(out)) return out;
 
@@ -227,7 +277,9 @@ async function ensureBetterSqlite3(arch, node) {
   mkdirSync(work, { recursive: true });
   for (const entry of ['package.json', 'binding.gyp', 'src', 'deps']) cpSync(join(srcDir, entry), join(work, entry), { recursive: true });
 
-  log(`compiling better-sqlite3 ${version} for Node ${NODE_VERSION} linux-${arch} (about a minute)`);
+  log(
+    `compiling better-sqlite3 ${version} for Node ${NODE_VERSION} linux-${arch}${headers.patched ? ' (ObjectWrap without the 24.19 cleanup hook)' : ''} (about a minute)`,
+  );
   const env = cleanEnv(
     cross
       ? {
@@ -245,7 +297,7 @@ async function ensureBetterSqlite3(arch, node) {
       'rebuild',
       '--release',
       `--target=${NODE_VERSION}`,
-      `--nodedir=${node.dir}`,
+      `--nodedir=${headers.dir}`,
       `--arch=${target.gypArch}`,
       '--jobs=max',
     ],
