@@ -97,7 +97,11 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
     });
 
   try {
-    db = await openDatabase({ databaseUrl: config.database_url, dataDir: config.data_dir });
+    db = await openDatabase({
+      databaseUrl: config.database_url,
+      dataDir: config.data_dir,
+      onIdleError: (err) => log.warn('database connection lost; it will reconnect', { error: err.message }),
+    });
     lifecycle.reason = 'applying migrations';
     const ran = await migrate(db);
     if (ran.length) log.info('migrations applied', { migrations: ran, engine: db.engine });

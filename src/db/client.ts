@@ -178,10 +178,13 @@ async function pgDatabase(
   };
 }
 
-async function openPostgres(url: string): Promise<Database> {
+async function openPostgres(url: string, onIdleError: (err: Error) => void): Promise<Database> {
   const { default: pg } = await import('pg');
   const { drizzle } = await import('drizzle-orm/node-postgres');
   const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
+  // An idle connection dropped by the server (restart, failover) must not crash the process;
+  // the pool replaces it and the next query reconnects.
+  pool.on('error', onIdleError);
   try {
     const client = await pool.connect();
     client.release();
@@ -217,12 +220,12 @@ async function openPglite(url: string): Promise<Database> {
   });
 }
 
-export async function openDatabase(opts: { databaseUrl?: string; dataDir: string }): Promise<Database> {
+export async function openDatabase(opts: { databaseUrl?: string; dataDir: string; onIdleError?: (err: Error) => void }): Promise<Database> {
   const url = opts.databaseUrl?.trim();
   if (!url || url.startsWith('sqlite:')) {
     return openSqlite(url?.startsWith('sqlite:') ? url.slice('sqlite:'.length) || opts.dataDir : opts.dataDir);
   }
-  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgres(url);
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgres(url, opts.onIdleError ?? (() => undefined));
   if (url.startsWith('pglite:')) return openPglite(url);
   throw new DatabaseOpenError(`database_url ${url.split(':')[0]}:... is not supported (use postgres://, pglite: or leave it empty for SQLite)`);
 }

@@ -171,3 +171,25 @@ describe.each(DIALECTS)('kernel over HTTP (%s)', (dialect) => {
     expect(env.logs.some((l) => l.msg === 'unexpected error' && l.request_id === 'boom-1')).toBe(true);
   });
 });
+
+describe('PostgreSQL connection loss', () => {
+  it.runIf(Boolean(process.env.CABINET_TEST_PG_URL))('survives the server ending its connections and reconnects', async () => {
+    const env = await createTestEnv('postgres');
+    try {
+      const server = await env.start();
+      const api = await clientAs(env, server);
+      expect((await api.get('/api/v1/tables/list')).status).toBe(200);
+      const { default: pg } = await import('pg');
+      const admin = new pg.Client({ connectionString: process.env.CABINET_TEST_PG_URL });
+      await admin.connect();
+      const dbName = new URL(env.databaseUrl).pathname.slice(1);
+      await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [dbName]);
+      await admin.end();
+      await new Promise((r) => setTimeout(r, 200));
+      expect((await api.get('/api/v1/tables/list')).status).toBe(200);
+      expect(env.logs.some((l) => l.msg === 'database connection lost; it will reconnect')).toBe(true);
+    } finally {
+      await env.cleanup();
+    }
+  });
+});
