@@ -38,9 +38,15 @@ function tokenOf(req: IncomingMessage, url: URL): string | undefined {
 interface Client {
   ws: WebSocket;
   caller: Caller;
+  /** Re-verified at every heartbeat, so a logout or a revoked passkey ends an open stream. */
+  token: string;
   alive: boolean;
   lastSent: number;
 }
+
+/** Close codes of this stream beyond the standard ones (4000-4999 are the application's). */
+export const CLOSE_SESSION_ENDED = 4401;
+export const CLOSE_UNINSTALLED = 4404;
 
 export function startStatusStream(services: Services): { stop(): void; clients(): number } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
@@ -76,8 +82,8 @@ export function startStatusStream(services: Services): { stop(): void; clients()
     send(client, { type: 'event', data: e });
   };
 
-  async function serve(ws: WebSocket, caller: Caller, since: number | undefined, scope: StatusScope) {
-    const client: Client = { ws, caller, alive: true, lastSent: 0 };
+  async function serve(ws: WebSocket, caller: Caller, token: string, since: number | undefined, scope: StatusScope) {
+    const client: Client = { ws, caller, token, alive: true, lastSent: 0 };
     clients.add(client);
     let live = false;
     const held: StatusEvent[] = [];
@@ -125,9 +131,13 @@ export function startStatusStream(services: Services): { stop(): void; clients()
   const timer = setInterval(() => {
     for (const client of clients) {
       if (!client.alive) { client.ws.terminate(); continue; }
+      if (!services.modules.isInstalled('status')) { client.ws.close(CLOSE_UNINSTALLED, 'module status is not installed'); continue; }
       client.alive = false;
       client.ws.ping();
       send(client, { type: 'heartbeat', timestamp: new Date().toISOString(), last_id: client.lastSent });
+      void services.sessions.verify(client.token).then((still) => {
+        if (!still) client.ws.close(CLOSE_SESSION_ENDED, 'session ended: log in again');
+      }, () => undefined);
     }
   }, heartbeatMs);
   timer.unref();
@@ -160,7 +170,7 @@ export function startStatusStream(services: Services): { stop(): void; clients()
     }
     securityLog(req, caller, 'allow');
     wss.handleUpgrade(req, socket, head, (ws) => {
-      void serve(ws, caller, sinceRaw === null ? undefined : Number(sinceRaw), scopeOf(caller, site));
+      void serve(ws, caller, token as string, sinceRaw === null ? undefined : Number(sinceRaw), scopeOf(caller, site));
     });
   }, () => {
     for (const c of clients) c.ws.close(1001, 'server stopping');

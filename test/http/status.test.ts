@@ -70,6 +70,15 @@ describe.each(DIALECTS)('status events and stream (%s)', (dialect) => {
     expect((await tenantA.get(`/api/v1/status/${b.body.item.id}`)).status).toBe(404);
   });
 
+  it('ends an open stream when its session is logged out', async () => {
+    const token = await env.token(server, { subject: 'op-leaving', role: 'operator', scope_type: 'tenant', tenant_id: 'tA' });
+    const stream = openStream(server, { headers: { authorization: `Bearer ${token}` } });
+    await stream.ready();
+    const out = await master.post('/api/v1/auth/commands/logout', undefined, { authorization: `Bearer ${token}` });
+    expect(out.body.item.logged_out).toBe(true);
+    expect((await stream.closed).code).toBe(4401);
+  });
+
   it('answers a plain GET of the stream with 426 upgrade_required', async () => {
     const res = await master.get('/api/v1/status/stream');
     expect(res.status).toBe(426);
