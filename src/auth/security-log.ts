@@ -79,7 +79,8 @@ export class SecurityLog {
       if (!rows.length) return;
       try {
         await this.db.transaction(async () => {
-          for (const row of rows) await this.db.orm.insert(this.storeTable()).values(row as never);
+          // Multi-row inserts: one statement per 200 entries, not one per entry.
+          for (let i = 0; i < rows.length; i += 200) await this.db.orm.insert(this.storeTable()).values(rows.slice(i, i + 200) as never);
           if (Date.now() - this.lastPurge > PURGE_EVERY_MS) {
             this.lastPurge = Date.now();
             const cutoff = new Date(Date.now() - this.retentionDays * 86_400_000).toISOString();
