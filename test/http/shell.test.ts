@@ -98,3 +98,24 @@ describe.each(DIALECTS)('shell settings (%s)', (dialect) => {
     expect((await opA.get('/api/v1/auth/ui-preferences/list?site_id=farm-1&industry_code=poultry')).body.items[0].theme).toBe('dark');
   });
 });
+
+describe('shell live snapshot follows auth/ui-access', () => {
+  it('exports the tenant\'s sidebar menu rules when there is no history', async () => {
+    const env = await createTestEnv('sqlite');
+    try {
+      const server = await env.start({ mqtt_broker: 'off' });
+      const tenantAdmin = await clientAs(env, server, { role: 'admin', scope_type: 'tenant', tenant_id: 'farm-ui' });
+      const rules = [{ role: 'operator', actions: ['read', 'update'] }, { role: 'admin', actions: ['read', 'update'] }, { role: 'security', actions: [] }];
+      expect((await tenantAdmin.post('/api/v1/auth/ui-access/commands/update', { rules })).status).toBe(200);
+      const exported = await tenantAdmin.post('/api/v1/auth/shell-profile/commands/export', {});
+      expect(exported.body.item.live).toBe(true);
+      expect(exported.body.item.ui_access).toEqual([
+        { resource: 'ui.sidebar.menu', role: 'operator', actions: ['read', 'update'] },
+        { resource: 'ui.sidebar.menu', role: 'admin', actions: ['read', 'update'] },
+        { resource: 'ui.sidebar.menu', role: 'security', actions: [] },
+      ]);
+    } finally {
+      await env.cleanup();
+    }
+  });
+});

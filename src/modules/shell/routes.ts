@@ -141,7 +141,7 @@ export const shellRoutes: AnyRoute[] = [
       const s = shell(services);
       const saved = await s.savePreferences(ctx, c.subject, { theme: body.theme, dashboard_layout: body.dashboard_layout, quick_module_ids: body.quick_module_ids });
       const previous = await s.current(ctx);
-      await s.addVersion(ctx, { theme: saved.theme, dashboard_layout: saved.dashboard_layout, quick_module_ids: saved.quick_module_ids, ui_access: previous?.ui_access ?? liveUiAccess(services) },
+      await s.addVersion(ctx, { theme: saved.theme, dashboard_layout: saved.dashboard_layout, quick_module_ids: saved.quick_module_ids, ui_access: previous?.ui_access ?? (await liveUiAccess(services, ctx.tenant_id)) },
         { source: 'ui-preferences', actor: c.subject, correlation_id: requestId });
       return {
         subject: c.subject, ...ctx, theme: saved.theme, dashboard_layout: saved.dashboard_layout ?? null, quick_module_ids: saved.quick_module_ids,
@@ -182,12 +182,12 @@ export const shellRoutes: AnyRoute[] = [
       if (!versions.length) {
         if (body?.version !== undefined) throw new ApiError('not_found', `shell profile ${profileKey(ctx)} has no version ${body.version} (it has no history)`);
         const prefs = await s.preferences(ctx, c.subject);
-        out = { schema_version: 'v1', ...ctx, version: null, live: true, theme: prefs?.theme ?? null, dashboard_layout: prefs?.dashboard_layout ?? null, quick_module_ids: prefs?.quick_module_ids ?? null, ui_access: liveUiAccess(services), rollback_of: null, exported_at };
+        out = { schema_version: 'v1', ...ctx, version: null, live: true, theme: prefs?.theme ?? null, dashboard_layout: prefs?.dashboard_layout ?? null, quick_module_ids: prefs?.quick_module_ids ?? null, ui_access: await liveUiAccess(services, ctx.tenant_id), rollback_of: null, exported_at };
       } else {
         const chosen = body?.version === undefined ? versions[versions.length - 1]! : versions.find((r) => Number(r.version) === body.version);
         if (!chosen) throw new ApiError('not_found', `shell profile ${profileKey(ctx)} has no version ${body?.version}`, [{ field: 'version', reason: 'not_found' }]);
         const vo = versionOut(chosen);
-        out = { schema_version: 'v1', ...ctx, version: vo.version, live: false, theme: vo.theme, dashboard_layout: vo.dashboard_layout, quick_module_ids: vo.quick_module_ids, ui_access: vo.ui_access ?? liveUiAccess(services), rollback_of: vo.rollback_of, exported_at };
+        out = { schema_version: 'v1', ...ctx, version: vo.version, live: false, theme: vo.theme, dashboard_layout: vo.dashboard_layout, quick_module_ids: vo.quick_module_ids, ui_access: vo.ui_access ?? (await liveUiAccess(services, ctx.tenant_id)), rollback_of: vo.rollback_of, exported_at };
       }
       await s.audit(ctx, 'export', c.subject, out.version, { live: out.live }, requestId);
       return out;

@@ -2,6 +2,7 @@
 // Every change of the profile (import, rollback, preferences update) is a new version with an
 // audit entry; nothing is overwritten, so any version can be exported or rolled back to.
 import { and, asc, desc, eq, isNull, type SQL } from 'drizzle-orm';
+import { uiRules } from '../../auth/policy.js';
 import type { Column } from 'drizzle-orm';
 import { ApiError } from '../../kernel/errors.js';
 import type { Caller, Role, Services } from '../../kernel/context.js';
@@ -20,18 +21,11 @@ export const profileKey = (c: Context) => `${part(c.tenant_id)}/${part(c.site_id
 const prefKey = (c: Context, subject: string) => `${profileKey(c)}/${encodeURIComponent(subject)}`;
 
 export const UI_RESOURCE = 'ui.sidebar.menu';
-const ROLES: Role[] = ['operator', 'admin', 'security'];
 
-/** The UI access rules in force: what the permission rules grant on ui.sidebar.menu, or the defaults. */
-export function liveUiAccess(services: Services): UiAccessRule[] {
-  const rules = ROLES.map((role) => ({ resource: UI_RESOURCE, role, actions: ['read', 'update'].filter((a) => services.modules.allows(role, UI_RESOURCE, a)) }))
-    .filter((r) => r.actions.length);
-  if (rules.length) return rules;
-  return [
-    { resource: UI_RESOURCE, role: 'operator', actions: ['read'] },
-    { resource: UI_RESOURCE, role: 'admin', actions: ['read', 'update'] },
-    { resource: UI_RESOURCE, role: 'security', actions: ['read'] },
-  ];
+/** The UI access rules in force for the tenant: the same rules auth/ui-access serves and the shell obeys. */
+export async function liveUiAccess(services: Services, tenantId: string | null): Promise<UiAccessRule[]> {
+  const { rules } = await uiRules(services, UI_RESOURCE, tenantId ?? undefined);
+  return rules.map((r) => ({ resource: UI_RESOURCE, role: r.role, actions: r.actions as UiAccessRule['actions'] }));
 }
 
 /** The context a caller acts in: its own tenant (masters may name one), the given site or its own. */
