@@ -50,6 +50,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'session_secret', schema: text(), allowed: 'empty (generate <data_dir>/session.key, mode 0600) or at least 32 bytes', default: '', description: 'HS256 key for session tokens.', secret: true },
   { key: 'session_ttl_minutes', schema: int(1, 7 * 24 * 60), allowed: 'an integer from 1 to 10080', default: 720, description: 'Lifetime of a session token (default 12 hours: one shift).' },
   { key: 'security_log_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 90, description: 'Security log entries older than this are deleted (checked hourly).' },
+  { key: 'audit_retention_days', schema: int(1, 36500), allowed: 'an integer from 1 to 36500', default: 365, description: 'Audit records older than this are deleted (checked hourly).' },
   { key: 'panel_addresses', schema: v.pipe(text(), v.minLength(1)), allowed: 'comma-separated IP addresses', default: '127.0.0.1,::1,::ffff:127.0.0.1', description: 'Addresses of the panel browser: the only clients allowed to log in by RFID card.' },
   { key: 'rpc_port', schema: int(0, 65535), allowed: 'an integer from 0 to 65535 (0 = any free port)', default: 8081, description: 'Port of the field-write JSON-RPC listener (POST /api/rpc).' },
   { key: 'rpc_host', schema: v.pipe(text(), v.minLength(1)), allowed: 'an IP address or host name', default: '127.0.0.1', description: 'Address of the field-write listener; loopback unless deliberately opened to the site LAN.' },
@@ -95,6 +96,7 @@ export interface Config {
   rpc_host: string;
   panel_addresses: string;
   security_log_retention_days: number;
+  audit_retention_days: number;
   field: Record<string, unknown>;
 }
 

@@ -10,7 +10,7 @@
 import { randomInt, randomUUID, randomBytes } from 'node:crypto';
 import { and, eq, gt } from 'drizzle-orm';
 import { Store } from '../db/store.js';
-import { columnOf } from '../db/table.js';
+import { columnOf, tableFor } from '../db/table.js';
 import type { Database } from '../db/client.js';
 import type { Caller } from '../kernel/context.js';
 import { challenges } from './tables.js';
@@ -79,7 +79,7 @@ export class Challenges {
   }
 
   private pending() {
-    const t = (this.db.dialect === 'sqlite' ? challenges.sqlite : challenges.pg) as typeof challenges.sqlite;
+    const t = tableFor(challenges, this.db.dialect);
     const col = (n: string) => columnOf(challenges, this.db.dialect, n);
     return { t, col, live: and(eq(col('status'), 'pending'), gt(col('expires_at'), new Date().toISOString())) };
   }

@@ -6,7 +6,7 @@ import type { Logger } from '../kernel/logger.js';
 import type { RouteContext } from '../kernel/context.js';
 import { lt } from 'drizzle-orm';
 import { Store } from '../db/store.js';
-import { columnOf } from '../db/table.js';
+import { columnOf, tableFor } from '../db/table.js';
 import { securityLog } from './tables.js';
 
 export interface SecurityEvent {
@@ -95,7 +95,7 @@ export class SecurityLog {
   }
 
   private storeTable() {
-    return (this.db.dialect === 'sqlite' ? securityLog.sqlite : securityLog.pg) as typeof securityLog.sqlite;
+    return tableFor(securityLog, this.db.dialect);
   }
 
   get rows(): Store<SecurityLogRow> {

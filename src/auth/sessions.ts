@@ -3,7 +3,7 @@
 import { createHmac, type KeyObject } from 'node:crypto';
 import { lt } from 'drizzle-orm';
 import { Store } from '../db/store.js';
-import { columnOf } from '../db/table.js';
+import { columnOf, tableFor } from '../db/table.js';
 import type { Database } from '../db/client.js';
 import type { Caller, SessionService } from '../kernel/context.js';
 import { signSession, verifySession } from './tokens.js';
@@ -45,7 +45,7 @@ export function createSessionService(db: Database, key: KeyObject, defaultTtlMin
       expiry.delete(caller.session_id);
       await revoked.insert({ sid: caller.session_id, subject: caller.subject, revoked_at: now, expires_at: expires });
       // Expired sessions can never verify again, so their revocation rows are no longer needed.
-      const table = (db.dialect === 'sqlite' ? revokedSessions.sqlite : revokedSessions.pg) as typeof revokedSessions.sqlite;
+      const table = tableFor(revokedSessions, db.dialect);
       await db.transaction(async () => {
         await db.orm.delete(table).where(lt(columnOf(revokedSessions, db.dialect, 'expires_at'), now));
       });

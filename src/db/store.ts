@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { and, asc, count, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Database } from './client.js';
-import { columnOf, type NeutralTable } from './table.js';
+import { columnOf, tableFor, type NeutralTable } from './table.js';
 
 export type Filter = Record<string, string | number | boolean>;
 
@@ -38,7 +38,7 @@ export class Store<Row extends Record<string, unknown>> {
   ) {}
 
   private get t(): SQLiteTable {
-    return (this.db.dialect === 'sqlite' ? this.table.sqlite : this.table.pg) as unknown as SQLiteTable;
+    return tableFor(this.table, this.db.dialect);
   }
 
   private col(name: string) {

@@ -132,3 +132,11 @@ export function columnOf(table: NeutralTable, dialect: 'sqlite' | 'postgres', na
   if (!c) throw new Error(`table ${table.name} has no column ${name}`);
   return c;
 }
+
+/**
+ * The table for the active dialect, typed by its SQLite flavour: the query builders of both
+ * dialects share one chain shape, so code written once runs on either.
+ */
+export function tableFor(table: NeutralTable, dialect: 'sqlite' | 'postgres'): lite.SQLiteTable {
+  return (dialect === 'sqlite' ? table.sqlite : table.pg) as unknown as lite.SQLiteTable;
+}

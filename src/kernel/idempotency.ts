@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { and, eq, lt, sql } from 'drizzle-orm';
 import { ApiError } from './errors.js';
 import { idempotencyKeys } from './tables.js';
-import { columnOf } from '../db/table.js';
+import { columnOf, tableFor } from '../db/table.js';
 import type { AppContext, Caller } from './context.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -28,7 +28,7 @@ export async function idempotent(
   const t = idempotencyKeys;
   const cKey = columnOf(t, db.dialect, 'key');
   const cPrincipal = columnOf(t, db.dialect, 'principal');
-  const table = (db.dialect === 'sqlite' ? t.sqlite : t.pg) as typeof t.sqlite;
+  const table = tableFor(t, db.dialect);
   const cutoff = new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString();
   const found = (await db.orm.select().from(table).where(and(eq(cKey, key), eq(cPrincipal, principal)))) as unknown as {
     fingerprint: string; status: number; body: string; created_at: string;

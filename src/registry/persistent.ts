@@ -10,7 +10,7 @@ import type { ModuleRegistry, Role } from '../kernel/context.js';
 import type { Logger } from '../kernel/logger.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
-import { columnOf, type NeutralTable } from '../db/table.js';
+import { columnOf, type NeutralTable, tableFor } from '../db/table.js';
 import { moduleInstalls, permissionOverrides, registryImports, sitePolicies } from '../modules/core/registry-tables.js';
 import { AccessAudit, type AccessAuditEvent, type AccessAuditInput } from './access-audit.js';
 import { moduleRecord, majorOf, type ModuleRecord } from './records.js';
@@ -82,7 +82,7 @@ export class PersistentRegistry implements ModuleRegistry {
   }
 
   private table(t: NeutralTable): SQLiteTable {
-    return (this.db.dialect === 'sqlite' ? t.sqlite : t.pg) as unknown as SQLiteTable;
+    return tableFor(t, this.db.dialect);
   }
 
   private col(t: NeutralTable, name: string) {

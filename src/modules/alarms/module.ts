@@ -2,7 +2,6 @@ import { defineModule } from '../../kernel/module.js';
 import { alarmResource } from './resource.js';
 import { alarms } from './schema.js';
 import { createAlarmService } from './service.js';
-import { documentTenantBoundary } from '../../realtime/sql.js';
 
 export default defineModule({
   id: 'alarms',
@@ -16,7 +15,7 @@ export default defineModule({
   key_entity: 'alarm',
   provides_enrichment_for: [],
   frontend: { block_id: 'alarms', component: 'AlarmBoard' },
-  routes: documentTenantBoundary(alarmResource.routes),
+  routes: alarmResource.routes,
   tables: [alarms],
   permissions: [
     { role: 'operator', resource: 'alarms', actions: ['read', 'ack', 'raise'] },

@@ -1,8 +1,8 @@
 import { defineModule } from '../../kernel/module.js';
 import { auditResource } from './resource.js';
 import { auditRecords } from './schema.js';
-import { createSqlAudit } from './service.js';
-import { documentTenantBoundary } from '../../realtime/sql.js';
+import { createSqlAudit, purgeAudit } from './service.js';
+import { hourlyRetention, type Retention } from '../../kernel/retention.js';
 
 export default defineModule({
   id: 'audit',
@@ -16,17 +16,25 @@ export default defineModule({
   key_entity: 'audit_record',
   provides_enrichment_for: [],
   frontend: { block_id: 'audit', component: 'AuditLog' },
-  routes: documentTenantBoundary(auditResource.routes),
+  routes: auditResource.routes,
   tables: [auditRecords],
   permissions: [
     { role: 'operator', resource: 'audit', actions: ['log'] },
     { role: 'admin', resource: 'audit', actions: ['read', 'log'] },
     { role: 'security', resource: 'audit', actions: ['read', 'log'] },
   ],
-  runtime: (services) => ({
-    required: true,
-    async start() {
-      services.audit = createSqlAudit(services);
-    },
-  }),
+  runtime: (services) => {
+    let retention: Retention | undefined;
+    return {
+      required: true,
+      async start() {
+        services.audit = createSqlAudit(services);
+        retention = hourlyRetention(services.log, 'audit', services.config.audit_retention_days, (before) => purgeAudit(services, before));
+        retention.start();
+      },
+      async stop() {
+        retention?.stop();
+      },
+    };
+  },
 });

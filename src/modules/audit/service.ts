@@ -2,6 +2,8 @@
 // It replaces the kernel's log-only default when the audit runtime starts. A failed write is
 // logged as an error and does not fail the business operation that was being audited.
 import { randomUUID } from 'node:crypto';
+import { lt } from 'drizzle-orm';
+import { columnOf } from '../../db/table.js';
 import type { AuditEntry, AuditService, Services } from '../../kernel/context.js';
 import { timeId } from '../../realtime/ids.js';
 import { tableOf } from '../../realtime/sql.js';
@@ -41,4 +43,12 @@ export function createSqlAudit(services: Services): AuditService {
       }
     },
   };
+}
+
+/** Deletes audit records older than `before` (audit_retention_days). */
+export async function purgeAudit(services: Services, before: Date): Promise<void> {
+  const { db } = services;
+  await db.transaction(async () => {
+    await db.orm.delete(tableOf(auditRecords, db)).where(lt(columnOf(auditRecords, db.dialect, 'created_at'), before.toISOString()));
+  });
 }

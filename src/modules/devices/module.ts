@@ -2,9 +2,8 @@ import { defineModule } from '../../kernel/module.js';
 import { deviceRoutes } from './resource.js';
 import { deviceTelemetry } from './schema.js';
 import { createTelemetryService } from './service.js';
-import { documentTenantBoundary } from '../../realtime/sql.js';
+import { hourlyRetention, type Retention } from '../../kernel/retention.js';
 
-const HOUR = 60 * 60 * 1000;
 
 export default defineModule({
   id: 'devices',
@@ -18,7 +17,7 @@ export default defineModule({
   key_entity: 'device_telemetry_point',
   provides_enrichment_for: [],
   frontend: { block_id: 'devices', component: 'DeviceTelemetry' },
-  routes: documentTenantBoundary(deviceRoutes),
+  routes: deviceRoutes,
   tables: [deviceTelemetry],
   permissions: [
     { role: 'operator', resource: 'devices', actions: ['read', 'ingest'] },
@@ -26,21 +25,16 @@ export default defineModule({
     { role: 'security', resource: 'devices', actions: ['read'] },
   ],
   runtime: (services) => {
-    let timer: NodeJS.Timeout | undefined;
+    let retention: Retention | undefined;
     return {
       async start() {
         const telemetry = createTelemetryService(services);
         services.telemetry = telemetry;
-        const purge = () => {
-          const before = new Date(Date.now() - services.config.telemetry_retention_days * 24 * HOUR);
-          telemetry.purge(before).catch((err: Error) => services.log.error('telemetry retention purge failed', { error: err.message }));
-        };
-        purge();
-        timer = setInterval(purge, HOUR);
-        timer.unref();
+        retention = hourlyRetention(services.log, 'telemetry', services.config.telemetry_retention_days, (before) => telemetry.purge(before));
+        retention.start();
       },
       async stop() {
-        if (timer) clearInterval(timer);
+        retention?.stop();
         await services.telemetry?.writer.stop();
       },
     };

@@ -1,7 +1,6 @@
 import { defineModule } from '../../kernel/module.js';
 import { shellRoutes } from './routes.js';
 import { shellProfileAudit, shellProfileVersions, uiPreferences } from './schema.js';
-import { documentTenantBoundary } from '../../realtime/sql.js';
 
 export default defineModule({
   id: 'shell',
@@ -15,7 +14,7 @@ export default defineModule({
   key_entity: 'shell_profile',
   provides_enrichment_for: [],
   frontend: { block_id: 'shell', component: 'ShellSettings' },
-  routes: documentTenantBoundary(shellRoutes),
+  routes: shellRoutes,
   tables: [uiPreferences, shellProfileVersions, shellProfileAudit],
   permissions: [
     { role: 'operator', resource: 'ui-preferences', actions: ['read', 'update'] },

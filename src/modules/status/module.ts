@@ -5,9 +5,8 @@ import { startStatusStream } from '../../realtime/status-stream.js';
 import { statusRoutes } from './resource.js';
 import { statusEvents, statusSequence } from './schema.js';
 import { createStatusService } from './service.js';
-import { documentTenantBoundary } from '../../realtime/sql.js';
+import { hourlyRetention, type Retention } from '../../kernel/retention.js';
 
-const HOUR = 60 * 60 * 1000;
 
 export default defineModule({
   id: 'status',
@@ -21,7 +20,7 @@ export default defineModule({
   key_entity: 'status_event',
   provides_enrichment_for: [],
   frontend: { block_id: 'status', component: 'StatusFeed' },
-  routes: documentTenantBoundary(statusRoutes),
+  routes: statusRoutes,
   tables: [statusEvents, statusSequence],
   permissions: [
     { role: 'operator', resource: 'status', actions: ['read', 'publish'] },
@@ -30,20 +29,15 @@ export default defineModule({
   ],
   runtime: (services) => {
     let stream: ReturnType<typeof startStatusStream> | undefined;
-    let timer: NodeJS.Timeout | undefined;
+    let retention: Retention | undefined;
     return {
       required: true,
       async start() {
         services.bus = new EventBus(services.log);
         services.status = await createStatusService(services);
         stream = startStatusStream(services);
-        const purge = () => {
-          const before = new Date(Date.now() - services.config.status_retention_days * 24 * HOUR);
-          services.status!.purge(before).catch((err: Error) => services.log.error('status retention purge failed', { error: err.message }));
-        };
-        purge();
-        timer = setInterval(purge, HOUR);
-        timer.unref();
+        retention = hourlyRetention(services.log, 'status', services.config.status_retention_days, (before) => services.status!.purge(before));
+        retention.start();
         // MQTT failing to start is reported and leaves HTTP and the WebSocket stream running.
         try {
           services.mqtt = await startMqtt(services);
@@ -53,7 +47,7 @@ export default defineModule({
         }
       },
       async stop() {
-        if (timer) clearInterval(timer);
+        retention?.stop();
         stream?.stop();
         await services.mqtt?.stop();
       },

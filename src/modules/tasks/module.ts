@@ -1,7 +1,6 @@
 import { defineModule } from '../../kernel/module.js';
 import { taskRoutes } from './resource.js';
 import { taskHistory, tasks } from './schema.js';
-import { documentTenantBoundary } from '../../realtime/sql.js';
 
 export default defineModule({
   id: 'tasks',
@@ -15,7 +14,7 @@ export default defineModule({
   key_entity: 'task',
   provides_enrichment_for: [],
   frontend: { block_id: 'tasks', component: 'TaskBoard' },
-  routes: documentTenantBoundary(taskRoutes),
+  routes: taskRoutes,
   tables: [tasks, taskHistory],
   permissions: [
     { role: 'operator', resource: 'tasks', actions: ['read', 'create', 'transition'] },
