@@ -55,3 +55,24 @@ describe.each(DIALECTS)('audit (%s)', (dialect) => {
     expect(rows[0]).toMatchObject({ actor: 'field', action: 'modbus.write', result: 'denied', details: { register: 40001 } });
   });
 });
+
+describe('audit retention', () => {
+  it('deletes records older than audit_retention_days when the service starts', async () => {
+    const env = await createTestEnv('sqlite');
+    try {
+      const first = await env.start({ mqtt_broker: 'off' });
+      const admin = await clientAs(env, first);
+      await admin.post('/api/v1/audit/commands/log', { action: 'old.thing', resource: 'r', result: 'success' });
+      await admin.post('/api/v1/audit/commands/log', { action: 'new.thing', resource: 'r', result: 'success' });
+      await first.services.db.exec(`update audit_records set created_at = '2001-01-01T00:00:00.000Z' where action = 'old.thing'`);
+      await first.close();
+      const second = await env.start({ mqtt_broker: 'off', audit_retention_days: '30' });
+      const again = await clientAs(env, second, {}, admin.contract);
+      const actions = (await again.get('/api/v1/audit/list?limit=500')).body.items.map((i: { action: string }) => i.action);
+      expect(actions).toContain('new.thing');
+      expect(actions).not.toContain('old.thing');
+    } finally {
+      await env.cleanup();
+    }
+  });
+});
