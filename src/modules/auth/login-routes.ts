@@ -1,6 +1,7 @@
 // The login exchange (contract 4.5, 5.12): start a challenge, complete it with a credential (or
 // the 4-digit code of a hand-off), read its status. All three are public routes.
 import * as v from 'valibot';
+import QRCode from 'qrcode';
 import { setCookie } from 'hono/cookie';
 import { ApiError } from '../../kernel/errors.js';
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../kernel/route.js';
@@ -30,6 +31,7 @@ const challengeItem = {
   properties: {
     challenge_id: { type: 'string' }, method: { enum: ['qr', 'rfid'] }, status: { enum: ['pending', 'completed', 'locked', 'expired'] },
     expires_at: { type: 'string', format: 'date-time' }, qr_payload: { type: 'string' }, code: { type: 'string', pattern: '^\\d{4}$' },
+    qr_svg: { type: 'string', description: 'The hand-off QR code as an SVG image (hand-off challenges only).' },
   },
 };
 const sessionItem = {
@@ -99,9 +101,12 @@ export const loginRoutes: AnyRoute[] = [
       }
       const { row, secret, code } = await challengesOf(ctx.services).start(ctx.body.method, address, ctx.caller);
       const origin = new URL(ctx.c.req.url).origin;
+      const payload = secret ? `${origin}/#/login?challenge=${row.id}&secret=${secret}` : `${origin}/#/login?challenge=${row.id}`;
       return {
         ...view(row),
-        ...(ctx.body.method === 'qr' ? { qr_payload: secret ? `${origin}/#/login?challenge=${row.id}&secret=${secret}` : `${origin}/#/login?challenge=${row.id}` } : {}),
+        ...(ctx.body.method === 'qr' ? { qr_payload: payload } : {}),
+        // The secret is stored only as a digest, so its QR image can only be drawn now.
+        ...(secret ? { qr_svg: await QRCode.toString(payload, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) } : {}),
         ...(code ? { code } : {}),
       };
     },

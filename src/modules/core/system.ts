@@ -10,6 +10,12 @@ const DOCS_FILES: Record<string, string> = {
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
 };
 
+/** The web shell's files (src/ui/public), served from the binary. */
+const WEB_FILES: Record<string, string> = {
+  'app.js': 'text/javascript; charset=utf-8',
+  'app.css': 'text/css; charset=utf-8',
+};
+
 const DOCS_HTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>cabinet API</title><link rel="stylesheet" href="/docs/swagger-ui.css"></head>
@@ -52,6 +58,26 @@ export const systemRoutes: AnyRoute[] = [
       const body = type ? readAsset(`docs/${file}`) : undefined;
       if (!type || !body) throw new ApiError('not_found', `no documentation asset ${file}`);
       return c.body(new Uint8Array(body), 200, { 'content-type': type, 'cache-control': 'public, max-age=86400' });
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/', module: 'core', summary: 'The tablet web shell', tags: ['web'], access: { public: true },
+    response: { kind: 'raw', contentType: 'text/html', description: 'HTML page' },
+    handler: async ({ c }) => {
+      const page = readAsset('web/index.html');
+      if (!page) throw new ApiError('not_found', 'this build carries no web shell');
+      return c.body(new Uint8Array(page), 200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; connect-src 'self'" });
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/app/{file}', module: 'core', summary: 'Assets of the web shell', tags: ['web'], access: { public: true },
+    response: { kind: 'raw', contentType: 'text/javascript', description: 'Asset file' }, errors: ['not_found'],
+    handler: async ({ c, params }) => {
+      const file = params.file as string;
+      const type = WEB_FILES[file];
+      const body = type ? readAsset(`web/${file}`) : undefined;
+      if (!type || !body) throw new ApiError('not_found', `no web asset ${file}`);
+      return c.body(new Uint8Array(body), 200, { 'content-type': type, 'cache-control': 'no-cache' });
     },
   }),
   defineRoute({
