@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { defineResource } from '../../kernel/resource.js';
 import { alarms, ALARM_SCOPES, ALARM_STATES, SEVERITIES, type AlarmRow } from './schema.js';
+import { ownerTenant } from '../../kernel/tenancy.js';
 
 const short = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
 
@@ -83,7 +84,7 @@ export const alarmResource = defineResource<AlarmRow>({
         const b = ctx.body as v.InferOutput<typeof raiseBody>;
         const caller = ctx.caller!;
         return ctx.services.alarms!.raise({
-          ...b, tenant_id: caller.scope_type === 'tenant' ? caller.tenant_id! : (b.tenant_id ?? null),
+          ...b, tenant_id: ownerTenant(caller, b.tenant_id),
           site_id: b.site_id ?? caller.site_id ?? null, actor: caller.subject, correlation_id: b.correlation_id ?? ctx.requestId,
         });
       },

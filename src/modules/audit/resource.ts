@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { defineResource } from '../../kernel/resource.js';
 import { insertAudit, toAuditRow } from './service.js';
 import { auditRecords, type AuditRow } from './schema.js';
+import { ownerTenant } from '../../kernel/tenancy.js';
 
 const RESULTS = ['success', 'denied', 'error'] as const;
 const short = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
@@ -57,7 +58,7 @@ export const auditResource = defineResource<AuditRow>({
       handler: async (ctx, kit) => {
         const b = ctx.body as v.InferOutput<typeof logBody>;
         const caller = ctx.caller!;
-        const tenant = caller.scope_type === 'tenant' ? caller.tenant_id! : (b.tenant_id ?? null);
+        const tenant = ownerTenant(caller, b.tenant_id);
         const row = toAuditRow({
           actor: b.actor ?? caller.subject, action: b.action, resource: b.resource, result: b.result,
           correlation_id: b.correlation_id ?? ctx.requestId, details: b.details, tenant_id: tenant, recorded_by: caller.subject,

@@ -6,6 +6,7 @@ import { ApiError } from '../../kernel/errors.js';
 import type { TelemetryPoint } from '../../realtime/bus.js';
 import { deviceTelemetry, DEVICE_STATUSES } from './schema.js';
 import { ingestBody, toPoint } from './points.js';
+import { ownerTenant } from '../../kernel/tenancy.js';
 
 const filters = {
   device_id: { type: 'string' },
@@ -67,7 +68,7 @@ export const telemetryResource = defineResource<TelemetryPoint & Record<string, 
       handler: async (ctx) => {
         const b = ctx.body as v.InferOutput<typeof ingestBody>;
         const caller = ctx.caller!;
-        const tenant = caller.scope_type === 'tenant' ? caller.tenant_id : b.tenant_id;
+        const tenant = ownerTenant(caller, b.tenant_id);
         if (!tenant) throw new ApiError('validation_error', 'a master caller names the tenant of the points', [{ field: 'tenant_id', reason: 'required' }]);
         const site = caller.site_id ?? b.site_id ?? null;
         const now = new Date().toISOString();

@@ -7,6 +7,7 @@ import type { Caller, Services } from '../../kernel/context.js';
 import { INDUSTRIES } from '../../config.js';
 import { THEMES, SOURCES, UI_ACTIONS, type Snapshot, type VersionRow } from './schema.js';
 import { contextOf, createShellService, liveUiAccess, profileKey, type Context } from './service.js';
+import { ownerTenant } from '../../kernel/tenancy.js';
 
 const short = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
 const layout = v.pipe(v.union([v.array(v.unknown()), v.record(v.string(), v.unknown())]), v.check((x) => JSON.stringify(x).length <= 64 * 1024, 'dashboard_layout is limited to 64 KiB'));
@@ -158,7 +159,7 @@ export const shellRoutes: AnyRoute[] = [
     response: { kind: 'list', item: profileItem },
     handler: async ({ services, caller, query }) => {
       const c = who(caller);
-      const tenant = c.scope_type === 'tenant' ? c.tenant_id! : ((query.tenant_id as string | undefined) ?? null);
+      const tenant = ownerTenant(c, query.tenant_id as string | undefined);
       const site = c.site_id ?? (query.site_id as string | undefined);
       const contexts = await shell(services).profilesOf({ tenant_id: tenant, site_id: site, industry_code: query.industry_code as string | undefined });
       const offset = query.offset as number;

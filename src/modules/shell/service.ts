@@ -9,6 +9,7 @@ import type { Caller, Role, Services } from '../../kernel/context.js';
 import { timeId } from '../../realtime/ids.js';
 import { colOf, tableOf } from '../../realtime/sql.js';
 import { shellProfileAudit, shellProfileVersions, uiPreferences, type PrefRow, type ShellAuditRow, type Snapshot, type UiAccessRule, type VersionRow } from './schema.js';
+import { ownerTenant } from '../../kernel/tenancy.js';
 
 export interface Context {
   tenant_id: string | null;
@@ -32,7 +33,7 @@ export async function liveUiAccess(services: Services, tenantId: string | null):
 export function contextOf(caller: Caller, given: { tenant_id?: string; site_id?: string; industry_code?: string }): Context {
   const site = caller.site_id ?? given.site_id ?? null;
   if (caller.site_id && given.site_id && given.site_id !== caller.site_id) throw new ApiError('tenant_boundary_denied', `this session is bound to site ${caller.site_id}`);
-  return { tenant_id: caller.scope_type === 'tenant' ? caller.tenant_id! : (given.tenant_id ?? null), site_id: site, industry_code: given.industry_code ?? null };
+  return { tenant_id: ownerTenant(caller, given.tenant_id), site_id: site, industry_code: given.industry_code ?? null };
 }
 
 const eqOrNull = (c: Column, v: string | null): SQL => (v === null ? isNull(c) : eq(c, v));

@@ -7,6 +7,7 @@ import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import { ApiError } from '../../kernel/errors.js';
 import type { StatusEvent } from '../../realtime/bus.js';
 import { statusEvents, STATUS_VALUES } from './schema.js';
+import { ownerTenant } from '../../kernel/tenancy.js';
 
 const short = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
 
@@ -61,7 +62,7 @@ export const statusResource = defineResource<StatusEvent & Record<string, unknow
       handler: async (ctx) => {
         const b = ctx.body as v.InferOutput<typeof publishBody>;
         const caller = ctx.caller!;
-        const tenant = caller.scope_type === 'tenant' ? caller.tenant_id! : (b.tenant_id ?? null);
+        const tenant = ownerTenant(caller, b.tenant_id);
         const saved = await ctx.services.status!.publish({ ...b, tenant_id: tenant, site_id: b.site_id ?? caller.site_id ?? null });
         await ctx.services.audit.record({ actor: caller.subject, action: 'status.publish', resource: 'status', result: 'success', correlation_id: saved.correlation_id ?? ctx.requestId, details: { id: saved.id, event: saved.event, status: saved.status }, tenant_id: tenant });
         return saved;

@@ -9,6 +9,7 @@ import type { Services } from '../../kernel/context.js';
 import { timeId } from '../../realtime/ids.js';
 import { colOf, tableOf } from '../../realtime/sql.js';
 import { MOVES, PRIORITIES, TASK_SCOPES, TASK_STATES, taskHistory, tasks, type HistoryRow, type TaskRow } from './schema.js';
+import { ownerTenant } from '../../kernel/tenancy.js';
 
 const short = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
 const FINAL = new Set(['done', 'canceled']);
@@ -99,7 +100,7 @@ export const taskResource = defineResource<TaskRow, v.InferOutput<typeof createB
       const i = body.item;
       const caller = ctx.caller!;
       const now = new Date().toISOString();
-      const tenant = caller.scope_type === 'tenant' ? caller.tenant_id! : (i.tenant_id ?? null);
+      const tenant = ownerTenant(caller, i.tenant_id);
       const site = i.site_id ?? caller.site_id ?? null;
       return {
         id: i.id ?? randomUUID(), tenant_id: tenant, site_id: site, title: i.title, description: i.description ?? null,
