@@ -135,8 +135,8 @@ let lastServe;
 /** Starts `serve` on a free port, returns {child, base, port, readyMs}. */
 async function serve(bin, dataDir, { cwd, env, runner = [], readyTimeoutMs = 30_000, extraArgs = [] } = {}) {
   const [cmd, ...pre] = runner.length ? runner : [bin];
-  // --rpc-port 0: the field-write listener (default 8081) must not collide with anything on the machine.
-  const args = [...pre, ...(runner.length ? [bin] : []), 'serve', '--http-port', '0', '--rpc-port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...extraArgs];
+  // Ports 0: the field-write listener (8081) and the MQTT broker (1883) must not collide with anything on the machine.
+  const args = [...pre, ...(runner.length ? [bin] : []), 'serve', '--http-port', '0', '--rpc-port', '0', '--mqtt-port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, ...extraArgs];
   const started = Date.now();
   const child = launch(cmd, args, { cwd, env });
   lastServe = child;

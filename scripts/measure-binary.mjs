@@ -1,0 +1,140 @@
+#!/usr/bin/env node
+// Figures for the README, measured on the built single executable:
+//   binary size (x64, arm64, and gzip -6 of x64 as a download would be),
+//   spawn-to-/ready: the first start (empty addon cache, empty data directory: extraction and all
+//   migrations) and restarts (warm cache, migrated database), over several runs,
+//   RSS of the idle service after /ready (VmRSS and VmHWM from /proc).
+//   node scripts/measure-binary.mjs [--binary dist/cabinet] [--runs 5] [--idle-ms 5000] [--json]
+import { spawn } from 'node:child_process';
+import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createGzip } from 'node:zlib';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const { values } = parseArgs({
+  options: {
+    binary: { type: 'string', default: 'dist/cabinet' },
+    runs: { type: 'string', default: '5' },
+    'idle-ms': { type: 'string', default: '5000' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const bin = resolve(ROOT, values.binary);
+const runs = Math.max(2, Number(values.runs));
+const idleMs = Number(values['idle-ms']);
+if (!existsSync(bin)) {
+  console.error(`${bin} does not exist: run npm run build first`);
+  process.exit(1);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const mb = (n) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+async function gzipSize(file) {
+  let n = 0;
+  await new Promise((res, rej) => {
+    const gz = createGzip({ level: 6 });
+    gz.on('data', (c) => (n += c.length));
+    gz.on('end', res);
+    gz.on('error', rej);
+    createReadStream(file).on('error', rej).pipe(gz);
+  });
+  return n;
+}
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => res(port));
+    });
+  });
+}
+
+function procStatus(pid) {
+  const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN) * 1024;
+  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
+}
+
+/** Spawns serve, polls /ready every 5 ms; returns {ms, child}. */
+async function startOnce(env, dataDir) {
+  const port = await freePort();
+  const args = ['serve', '--http-port', String(port), '--rpc-port', '0', '--mqtt-port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--log-level', 'warn'];
+  const t0 = process.hrtime.bigint();
+  const child = spawn(bin, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`serve exited ${child.exitCode}: ${err}`);
+    try {
+      const r = await fetch(`http://127.0.0.1:${port}/ready`, { signal: AbortSignal.timeout(1000) });
+      await r.arrayBuffer();
+      if (r.status === 200) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error('no /ready within 60 s');
+    }
+    await sleep(5);
+  }
+  return { ms: Number(process.hrtime.bigint() - t0) / 1e6, child };
+}
+
+async function stop(child) {
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, sleep(20_000).then(() => child.kill('SIGKILL'))]);
+}
+
+const work = mkdtempSync(join(tmpdir(), 'cabinet-measure-'));
+process.on('exit', () => rmSync(work, { recursive: true, force: true }));
+const env = { PATH: process.env.PATH, HOME: work, LANG: 'C.UTF-8', CABINET_CACHE_DIR: join(work, 'cache') };
+const dataDir = join(work, 'data');
+
+const sizes = { x64: statSync(bin).size };
+const arm = join(dirname(bin), 'cabinet-arm64');
+if (existsSync(arm)) sizes.arm64 = statSync(arm).size;
+sizes.x64Gzip = await gzipSize(bin);
+
+const first = await startOnce(env, dataDir);
+await stop(first.child);
+const warm = [];
+let idle;
+for (let i = 1; i < runs; i++) {
+  const r = await startOnce(env, dataDir);
+  warm.push(r.ms);
+  if (i === runs - 1) {
+    await sleep(idleMs);
+    idle = procStatus(r.child.pid);
+  }
+  await stop(r.child);
+}
+
+const result = {
+  node: '24 (embedded)',
+  sizes,
+  firstStartMs: Math.round(first.ms),
+  restartMs: { median: Math.round(median(warm)), min: Math.round(Math.min(...warm)), max: Math.round(Math.max(...warm)), runs: warm.length },
+  idle: { afterMs: idleMs, rss: idle.rss, peakRss: idle.hwm },
+};
+if (values.json) {
+  console.log(JSON.stringify(result));
+} else {
+  console.log(`binary size        x64 ${mb(sizes.x64)} (gzip -6: ${mb(sizes.x64Gzip)})${sizes.arm64 ? `, arm64 ${mb(sizes.arm64)}` : ''}`);
+  console.log(`spawn-to-/ready    first start ${result.firstStartMs} ms (addon extraction + all migrations); restart median ${result.restartMs.median} ms (min ${result.restartMs.min}, max ${result.restartMs.max}, ${warm.length} runs)`);
+  console.log(`RSS at idle        ${mb(idle.rss)} ${idleMs / 1000} s after /ready (peak ${mb(idle.hwm)})`);
+}
