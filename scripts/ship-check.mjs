@@ -471,4 +471,6 @@ try {
   if (lastServe) console.log(`  last serve output:\n${lastServe.output.split('\n').slice(-15).join('\n')}`);
 }
 console.log(`== ${mode}: ${failures ? `${failures} FAILED` : 'all passed'} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
-process.exitCode = failures ? 1 : 0;
+// Explicit exit: helper processes (notify listener, pty pair) must not keep this process alive;
+// the 'exit' handler kills whatever is left.
+process.exit(failures ? 1 : 0);
