@@ -4,6 +4,7 @@ import { DatabaseOpenError, openDatabase } from './db/client.js';
 import { migrate, MigrationRefused } from './db/migrate.js';
 import { startServer, StartupError } from './server.js';
 import { SecretError } from './auth/secret.js';
+import { notifyReady, notifyStopping } from './runtime/systemd.js';
 import pkg from '../package.json' with { type: 'json' };
 
 const HELP = `cabinet ${pkg.version}: the site controller service
@@ -41,9 +42,12 @@ async function serveCommand(args: string[]): Promise<number> {
   const { values } = parseFlags(args);
   const config = loadConfig(values);
   const server = await startServer(config);
+  // systemd (Type=notify): ready only now, with the database migrated and HTTP listening.
+  await notifyReady(`ready: ${server.url}`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       server.services.log.info('stopping', { signal });
+      void notifyStopping();
       void server.close().then(resolve);
     };
     process.once('SIGTERM', () => stop('SIGTERM'));

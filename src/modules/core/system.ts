@@ -8,6 +8,7 @@ import pkg from '../../../package.json' with { type: 'json' };
 const DOCS_FILES: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
 };
 
 /** The web shell's files (src/ui/public), served from the binary. */
