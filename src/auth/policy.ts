@@ -74,3 +74,19 @@ export async function operations(services: Services, caller: Caller, modules: re
   }
   return [...api, ...ui];
 }
+
+/**
+ * Whether a module belongs in the caller's module projection (contract 5.11: filtered by grants on
+ * the server). Whoever may install modules sees the whole catalogue; everyone else sees installed
+ * modules in which it may call something, or (modules without API routes) holds a grant.
+ */
+export function moduleVisible(services: Services, caller: Caller, m: ModuleManifest): boolean {
+  if (services.modules.allows(caller.role, 'modules', 'install')) return true;
+  if (!services.modules.isInstalled(m.id)) return false;
+  const api = m.routes.filter((r) => r.path.startsWith('/api/') && !('public' in r.access));
+  if (api.length) return api.some((r) => apiAllowed(services, caller, r));
+  // Not yet routed: the scope the module's routes will need (contract 5.7) decides.
+  if (m.industry_scope === 'master' && caller.scope_type !== 'master') return false;
+  if (m.industry_code !== null && caller.scope_type !== 'tenant') return false;
+  return m.permissions.some((rule) => rule.role === caller.role && rule.actions.some((a) => services.modules.allows(caller.role, rule.resource, a)));
+}

@@ -85,6 +85,19 @@ describe.each(DIALECTS)('roles and projections (%s)', (dialect) => {
     expect((await other.get('/api/v1/auth/ui-access/list')).body.items[0].source).toBe('default');
   });
 
+  it('filters the module projection by grants on the server', async () => {
+    const ids = async (c: Client) => (await c.get('/api/v1/modules/list?limit=500')).body.items.map((m: { id: string }) => m.id) as string[];
+    const full = await ids(admin);
+    expect(full).toEqual(expect.arrayContaining(['tables', 'passkeys', 'tenant-master', 'swine']));
+    const mine = await ids(operator);
+    expect(mine).toEqual(expect.arrayContaining(['tables', 'forms', 'field']));
+    // No grant (passkeys), master scope only (tenant-master), not installed on a poultry box (swine).
+    for (const hidden of ['passkeys', 'tenant-master', 'subscriptions', 'swine']) expect(mine, hidden).not.toContain(hidden);
+    const sec = await ids(security);
+    expect(sec).toContain('passkeys');
+    expect(sec).not.toContain('field');
+  });
+
   it('guards scope groups: master groups need master, tenant groups need tenant (by path)', async () => {
     const { requiredScope } = await import('../../src/auth/guard.js');
     const route = (path: string) => ({ path, access: { resource: 'x', action: 'read' } }) as never;

@@ -11,6 +11,7 @@ import { registryOf } from '../../registry/runtime.js';
 import { PersistentRegistry } from '../../registry/persistent.js';
 import { moduleRecordSchema, ruleSchema, tableSchema } from '../../registry/records.js';
 import { ACCESS_AUDIT_LIMIT } from '../../registry/access-audit.js';
+import { moduleVisible } from '../../auth/policy.js';
 
 const TAGS = ['modules'];
 const read = { resource: 'modules', action: 'read', scope: 'any' } as const;
@@ -122,11 +123,12 @@ const INDUSTRY_POLICY = 'Industry policy: in `edge-single` mode the box runs one
 export const registryRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get', path: '/api/v1/modules/list', module: 'core', tags: TAGS, summary: 'The module catalogue with install state and four circuits',
-    description: 'Every catalogue module (installed or not) as its module record: metadata, dependencies, install state, frontend block, backend routes, database migrations and tables, effective permission rules. Routes and tables are derived from the module\'s real declarations. With `site_id`, modules disabled by that site\'s policy are left out.',
+    description: 'Catalogue modules as module records: metadata, dependencies, install state, frontend block, backend routes, database migrations and tables, effective permission rules. Routes and tables are derived from the module\'s real declarations. The projection is filtered by grants on the server: a caller who may install modules sees the whole catalogue; others see the installed modules in which their role and scope may call something. With `site_id`, modules disabled by that site\'s policy are left out.',
     access: read, query: { ...paging, ...siteQuery }, errors: ['tenant_boundary_denied'], response: { kind: 'list', item: moduleRecordSchema },
     handler: async (ctx) => {
       const registry = registryOf(ctx.services);
-      return page((await selected(ctx, { installedOnly: false })).map((m) => registry.record(m)), ctx.query);
+      const visible = (await selected(ctx, { installedOnly: false })).filter((m) => moduleVisible(ctx.services, ctx.caller as Caller, m));
+      return page(visible.map((m) => registry.record(m)), ctx.query);
     },
   }),
   defineRoute({
