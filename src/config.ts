@@ -59,6 +59,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'mqtt_port', schema: int(0, 65535), allowed: 'an integer from 0 to 65535 (0 = any free port)', default: 1883, description: 'Port of the embedded MQTT broker (edge-single). If it is taken, start-up says so and HTTP goes on.' },
   { key: 'mqtt_host', schema: v.pipe(text(), v.minLength(1)), allowed: 'an IP address or host name', default: '0.0.0.0', description: 'Address the embedded MQTT broker binds to.' },
   { key: 'mqtt_url', schema: text(), allowed: 'empty or mqtt://[user:password@]host:port (also mqtts://)', default: '', description: 'External MQTT broker (cloud-multi): cabinet publishes status events there and ingests telemetry from it.', secret: true },
+  { key: 'mqtt_session_recheck_ms', schema: int(50, 3_600_000), allowed: 'an integer from 50 to 3600000', default: 30_000, description: 'How often the embedded broker re-verifies its clients\' tokens; a client whose session ended is disconnected.' },
   { key: 'mqtt_topic_prefix', schema: v.pipe(text(), v.regex(/^[A-Za-z0-9_-]{1,64}$/)), allowed: '1-64 of A-Z a-z 0-9 _ -', default: 'cabinet', description: 'First topic level of every cabinet MQTT topic.' },
   { key: 'status_heartbeat_ms', schema: int(50, 600_000), allowed: 'an integer from 50 to 600000', default: 15_000, description: 'Heartbeat period of the status WebSocket stream (a heartbeat message and a ping frame).' },
   { key: 'status_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 30, description: 'Status events older than this are purged (hourly).' },
@@ -97,6 +98,7 @@ export interface Config {
   panel_addresses: string;
   security_log_retention_days: number;
   audit_retention_days: number;
+  mqtt_session_recheck_ms: number;
   field: Record<string, unknown>;
 }
 

@@ -153,6 +153,9 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
 
   // Embedded broker.
   const callers = new WeakMap<AedesClient, Caller>();
+  // Tokens of connected clients, re-verified every mqtt_session_recheck_ms: a logout, a revoked
+  // passkey or an expiry disconnects the client instead of leaving its session open.
+  const tokens = new Map<AedesClient, string>();
   const broker = await Aedes.createBroker({
     authenticate: (client, username, password, done) => {
       const token = password?.toString('utf8');
@@ -162,6 +165,7 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
         (caller) => {
           if (!caller) return fail();
           callers.set(client, caller);
+          tokens.set(client, token);
           done(null, true);
         },
         () => fail(),
@@ -183,6 +187,18 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
       done(null);
     },
   });
+  broker.on('clientDisconnect', (client) => tokens.delete(client));
+  const recheck = setInterval(() => {
+    for (const [client, token] of tokens) {
+      void services.sessions.verify(token).then((still) => {
+        if (still || !tokens.has(client)) return;
+        tokens.delete(client);
+        log.info('MQTT client disconnected: its session ended', { client: client.id });
+        client.close();
+      }, () => undefined);
+    }
+  }, services.config.mqtt_session_recheck_ms);
+  recheck.unref();
   const server: Server = createServer(broker.handle);
   const { mqtt_host: host, mqtt_port: wanted } = services.config;
   const listening = await new Promise<boolean>((resolve) => {
@@ -194,6 +210,7 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
     server.listen(wanted, host, () => resolve(true));
   });
   if (!listening) {
+    clearInterval(recheck);
     await new Promise<void>((resolve) => broker.close(() => resolve()));
     return { mode: 'off', ready: Promise.resolve(), stats, stop: async () => undefined };
   }
@@ -207,6 +224,7 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
     mode, port, ready: Promise.resolve(), stats,
     async stop() {
       offStatus(); offAlarm();
+      clearInterval(recheck);
       await new Promise<void>((resolve) => broker.close(() => resolve()));
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -50,7 +50,7 @@ describe.each(DIALECTS)('embedded MQTT broker (%s)', (dialect) => {
 
   beforeAll(async () => {
     env = await createTestEnv(dialect);
-    server = await env.start({ mqtt_broker: 'embedded', mqtt_port: '0', mqtt_host: '127.0.0.1', telemetry_flush_ms: '10' });
+    server = await env.start({ mqtt_broker: 'embedded', mqtt_port: '0', mqtt_host: '127.0.0.1', telemetry_flush_ms: '10', mqtt_session_recheck_ms: '100' });
     expect(server.services.mqtt?.mode).toBe('embedded');
     url = `mqtt://127.0.0.1:${server.services.mqtt!.port}`;
     master = await clientAs(env, server);
@@ -70,6 +70,16 @@ describe.each(DIALECTS)('embedded MQTT broker (%s)', (dialect) => {
   it('refuses a client without credentials or with a forged token', async () => {
     await expect(connectMqtt(url)).rejects.toThrow(/bad username or password|not authorized/i);
     await expect(connectMqtt(url, 'forged.token.value')).rejects.toThrow(/bad username or password|not authorized/i);
+  });
+
+  it('disconnects a client whose session ended', async () => {
+    const token = await env.token(server, { subject: 'op-leaving', role: 'operator', scope_type: 'tenant', tenant_id: 'tA' });
+    const { client } = await connectMqtt(url, token);
+    clients.push(client);
+    const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
+    expect((await master.post('/api/v1/auth/commands/logout', undefined, { authorization: `Bearer ${token}` })).body.item.logged_out).toBe(true);
+    await closed;
+    expect(client.connected).toBe(false);
   });
 
   it('lets a tenant subscribe only under its own tenant (no wildcard escape)', async () => {
