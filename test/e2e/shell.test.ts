@@ -70,6 +70,8 @@ describe('web shell in Chromium', () => {
     const link = (await panel.locator('#handoff-link').getAttribute('href')) as string;
     expect(link).toContain('/#/login?challenge=');
     await panel.locator('#handoff').click();
+    // A new hand-off replaces the link once its challenge arrives; the first one is spent.
+    await expect.poll(() => panel.locator('#handoff-link').getAttribute('href')).not.toBe(link);
     const secondLink = (await panel.locator('#handoff-link').getAttribute('href')) as string;
     const phone2 = await (await browser.newContext()).newPage();
     await phone2.goto(secondLink);

@@ -95,6 +95,7 @@ $('logout').addEventListener('click', async () => {
   show('login');
 });
 $('handoff').addEventListener('click', async () => {
+  $('handoff-box').hidden = true; // never show a spent link while the new one is on its way
   const ch = (await api('POST', '/api/v1/auth/passkey/commands/start', { method: 'qr' })).item;
   $('handoff-code').textContent = ch.code;
   // The SVG comes from our own server (drawn by the qrcode library), not from user input.
