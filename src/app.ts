@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { ApiError, ERROR_CODES } from './kernel/errors.js';
+import { ApiError } from './kernel/errors.js';
 import { errorResponse as respondError } from './kernel/envelope.js';
 import { mountRoute, honoPath, type AnyRoute, type Guards } from './kernel/route.js';
 import type { AppContext, AppEnv, RouteContext, Services } from './kernel/context.js';
@@ -100,4 +100,3 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
   return app;
 }
 
-export { ERROR_CODES };

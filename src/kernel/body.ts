@@ -2,7 +2,7 @@
 import { ApiError } from './errors.js';
 import type { AppContext } from './context.js';
 
-export async function readJsonBody(c: AppContext, expected: boolean): Promise<unknown> {
+export async function readJsonBody(c: AppContext): Promise<unknown> {
   const text = await c.req.text();
   if (text.trim() === '') return undefined;
   const type = c.req.header('content-type') ?? '';
@@ -13,7 +13,5 @@ export async function readJsonBody(c: AppContext, expected: boolean): Promise<un
     return JSON.parse(text) as unknown;
   } catch (err) {
     throw new ApiError('validation_error', `malformed JSON body: ${(err as Error).message}`, [{ field: 'body', reason: 'malformed_json' }]);
-  } finally {
-    void expected;
   }
 }

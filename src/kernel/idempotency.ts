@@ -2,7 +2,7 @@
 // repeated key from the same principal; the same key with another route or body is refused.
 // 5xx answers are not stored, so a retry after a crash runs again. Keys expire after 24 hours.
 import { createHash } from 'node:crypto';
-import { and, eq, lt, sql } from 'drizzle-orm';
+import { and, eq, lt } from 'drizzle-orm';
 import { ApiError } from './errors.js';
 import { idempotencyKeys } from './tables.js';
 import { columnOf, tableFor } from '../db/table.js';
@@ -59,4 +59,3 @@ export async function idempotent(
   }
 }
 
-void sql;

@@ -89,7 +89,7 @@ export function mountRoute(app: Hono<AppEnv>, route: AnyRoute, guards: Guards): 
     const caller = guards.authenticate ? await guards.authenticate(c) : undefined;
     c.set('caller', caller);
     const url = new URL(c.req.url);
-    const rawBody = route.method === 'get' || route.method === 'delete' ? undefined : await readJsonBody(c, Boolean(route.body));
+    const rawBody = route.method === 'get' || route.method === 'delete' ? undefined : await readJsonBody(c);
     await guards.authorize?.({ c, route, caller, rawQuery: url.searchParams, rawBody });
     const query = parseQuery(route.query ?? {}, url.searchParams);
     const body = route.body ? validate(route.body, rawBody) : undefined;
