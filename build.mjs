@@ -5,6 +5,7 @@
 //   dist/cabinet-arm64  linux-arm64
 //
 // Steps, per architecture:
+//  0. The web shell: src/ui built by Vite into dist/web (src/ui/build-ui.mjs), its gzipped budget printed.
 //  1. Node.js 24 (pinned below) from the npm registry's node-linux-<arch> package: the binary the
 //     executable is made of, and the headers the addons compile against. Checked against a pinned
 //     integrity, cached in .cache/node.
@@ -17,9 +18,10 @@
 //  4. SEA blob (node --experimental-sea-config) holding the bundle, the assets (drizzle/, docs/, web/),
 //     the addons and a manifest; injected with postject into a stripped copy of that node binary.
 //  5. Smoke test: `<binary> __selfcheck native` (arm64 under qemu-aarch64 when installed).
+//  6. Debian package dist/cabinet_<version>_<amd64|arm64>.deb (scripts/deb.mjs, dpkg-deb).
 //
 // Options: --arch x64|arm64|all, --entry <file> (app module, default src/main.ts), --no-smoke,
-//          --keep (keep dist/.build intermediates). Environment: CABINET_BUILD_CACHE (default .cache).
+//          --no-deb (skip the Debian packages), --keep (keep dist/.build intermediates). Environment: CABINET_BUILD_CACHE (default .cache).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -405,7 +407,7 @@ function collectAssets() {
     if (!existsSync(full)) throw new Error(`swagger-ui-dist lacks ${f}`);
     files.push([`docs/${f}`, full]);
   }
-  walk(join(ROOT, 'src/ui/public'), 'web/', files);
+  walk(join(ROOT, 'dist/web'), 'web/', files);
   return files;
 }
 
@@ -511,6 +513,7 @@ const { values } = parseArgs({
     entry: { type: 'string', default: 'src/main.ts' },
     smoke: { type: 'boolean', default: true },
     'no-smoke': { type: 'boolean', default: false },
+    'no-deb': { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
   },
   allowPositionals: false,
@@ -527,6 +530,9 @@ const work = join(ROOT, 'dist', '.build');
 mkdirSync(work, { recursive: true });
 
 try {
+  // The web shell (src/ui, Preact + Vite) into dist/web, embedded below as web/; prints its budget.
+  const { buildUi, budgetLine } = await import('./src/ui/build-ui.mjs');
+  log(budgetLine(await buildUi({ quiet: true })));
   const nodes = Object.fromEntries(arches.map((a) => [a, ensureNode(a)]));
   log(`node ${NODE_VERSION} for ${arches.join(', ')} ready`);
   // Compile in parallel with the bundle (sqlite3.c keeps one core busy per architecture).
@@ -552,6 +558,10 @@ try {
       work,
       smoke,
     });
+  }
+  if (!values['no-deb']) {
+    const { buildDeb } = await import('./scripts/deb.mjs');
+    for (const a of arches) buildDeb({ arch: a, binary: join(ROOT, TARGETS[a].out), version, log });
   }
   if (!values.keep) rmSync(work, { recursive: true, force: true });
   log('done');

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Shipping checks (run by .ci/run after the test suite): build both single executables, install
-# check of the x64 one in an empty directory, Modbus RTU from the binary, the arm64 one under
-# qemu, the systemd unit, and the README's measured figures. Bounded in time; every process it
+# Shipping checks (run by .ci/run after the test suite): build both single executables and their
+# Debian packages, install check of the x64 one in an empty directory, Modbus RTU from the binary,
+# the arm64 one under qemu, the systemd unit, the packages (lintian, dpkg -i, upgrade, remove,
+# purge), and the README's measured figures. Bounded in time; every process it
 # starts is stopped by scripts/ship-check.mjs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,13 +10,13 @@ export CI=true
 
 step() { echo "== ship: $*"; }
 need() { command -v "$1" >/dev/null || { echo "ship: $1 missing; run .ci/system-packages.sh" >&2; exit 1; }; }
-for tool in socat qemu-aarch64 aarch64-linux-gnu-g++ systemd-analyze python3; do need "$tool"; done
+for tool in socat qemu-aarch64 aarch64-linux-gnu-g++ systemd-analyze python3 dpkg-deb lintian; do need "$tool"; done
 
-step "build dist/cabinet and dist/cabinet-arm64 (Node 24 from the npm registry, addons compiled)"
+step "build dist/cabinet, dist/cabinet-arm64 and their .deb packages (Node 24 from the npm registry, addons compiled)"
 start=$(date +%s)
 timeout 1200 node build.mjs --arch all
 echo "build took $(( $(date +%s) - start )) s"
-ls -l dist/cabinet dist/cabinet-arm64
+ls -l dist/cabinet dist/cabinet-arm64 dist/cabinet_*.deb
 
 step "x64 binary: install check in an empty directory (no node_modules, no source)"
 timeout 300 node scripts/ship-check.mjs install --binary dist/cabinet
@@ -25,6 +26,9 @@ timeout 600 node scripts/ship-check.mjs qemu --binary dist/cabinet-arm64
 
 step "systemd unit"
 timeout 120 bash scripts/ship-systemd.sh dist/cabinet
+
+step "Debian packages: contents, lintian, dpkg -i of the amd64 one, start, upgrade, remove, purge"
+timeout 900 bash scripts/ship-deb.sh
 
 step "figures for the README (binary size, spawn-to-/ready, idle RSS)"
 timeout 300 node scripts/measure-binary.mjs --runs 5

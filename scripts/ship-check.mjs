@@ -318,7 +318,7 @@ async function installCheck(source) {
     const shell = await http(s1.base, '/');
     check(shell.status === 200, `web shell / -> ${shell.status} ${shell.type}`, shell.text.slice(0, 200));
   } else {
-    console.log('  note src/ui/public is empty: no web shell to check yet');
+    console.log('  note dist/web is empty: no web shell to check yet');
   }
 
   const st1 = await stop(s1.child);
@@ -380,7 +380,7 @@ function grepSources() {
 }
 
 function listWebAssets() {
-  const dir = join(ROOT, 'src/ui/public');
+  const dir = join(ROOT, 'dist/web');
   return existsSync(dir) ? readdirSync(dir).filter((f) => !f.startsWith('.')) : [];
 }
 

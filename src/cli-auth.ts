@@ -2,7 +2,7 @@
 // the service's own configuration (secret, data directory, database).
 import { loadConfig, parseFlags, ConfigError, type Config } from './config.js';
 import { openDatabase } from './db/client.js';
-import { migrate } from './db/migrate.js';
+import { migrateAll } from './db/migrate-all.js';
 import { loadSessionKey } from './auth/secret.js';
 import { signSession } from './auth/tokens.js';
 import { createSessionService } from './auth/sessions.js';
@@ -54,7 +54,7 @@ export async function passkeyCommand(args: string[]): Promise<number> {
   if (values.card_uid && (type !== 'rfid' || !/^[0-9A-Fa-f]{8,32}$/.test(values.card_uid))) throw new ConfigError('--card-uid is 8-32 hex digits, for rfid');
   const db = await openDatabase({ databaseUrl: config.database_url, dataDir: config.data_dir });
   try {
-    await migrate(db);
+    await migrateAll(db);
     const { key } = loadSessionKey({ secret: config.session_secret, dataDir: config.data_dir });
     const sessions = createSessionService(db, key, config.session_ttl_minutes);
     const credential = type === 'rfid' ? rfidCredential(values.card_uid) : qrCredential();

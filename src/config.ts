@@ -66,6 +66,16 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'telemetry_flush_ms', schema: int(1, 60_000), allowed: 'an integer from 1 to 60000', default: 200, description: 'Longest time an ingested telemetry point waits before its batch is written.' },
   { key: 'telemetry_batch_max', schema: int(1, 50_000), allowed: 'an integer from 1 to 50000', default: 2000, description: 'Points that trigger an immediate batch write (one transaction per batch).' },
   { key: 'telemetry_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 30, description: 'Telemetry points older than this are purged (hourly).' },
+  { key: 'sync_master_url', schema: v.pipe(text(), v.check((s) => s === '' || /^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(s), 'http(s) URL')), allowed: 'empty (no sync) or http(s)://host[:port]', default: '', description: 'Edge-single: the master cloud this box syncs with (alarms, status, audit, telemetry aggregates, heartbeats up; version policies down).' },
+  { key: 'sync_credential_file', schema: text(), allowed: 'a file path (relative paths are inside data_dir)', default: 'site-credential', description: 'The site credential issued by the master (register-site); it must be mode 0600 or it is refused.' },
+  { key: 'sync_interval_ms', schema: int(50, 3_600_000), allowed: 'an integer from 50 to 3600000', default: 5000, description: 'Pause between two sync cycles of an edge box (pull, then push the outbox).' },
+  { key: 'sync_batch_max', schema: int(1, 2000), allowed: 'an integer from 1 to 2000', default: 500, description: 'Most events in one push (a push also stays under 512 KiB).' },
+  { key: 'sync_backoff_max_ms', schema: int(50, 3_600_000), allowed: 'an integer from 50 to 3600000', default: 300_000, description: 'Longest wait between attempts while the master is unreachable (the wait doubles from sync_interval_ms).' },
+  { key: 'sync_heartbeat_ms', schema: int(50, 3_600_000), allowed: 'an integer from 50 to 3600000', default: 60_000, description: 'How often an edge box queues a heartbeat (the master computes uptime and latency from them).' },
+  { key: 'sync_request_timeout_ms', schema: int(100, 600_000), allowed: 'an integer from 100 to 600000', default: 15_000, description: 'Timeout of one request of the edge to the master.' },
+  { key: 'sync_stale_ms', schema: int(100, 86_400_000), allowed: 'an integer from 100 to 86400000', default: 60_000, description: 'Master: a site not heard from for longer is out of contact (its tenant\'s sync record is degraded or stopped).' },
+  { key: 'alarm_escalation_interval_ms', schema: int(50, 3_600_000), allowed: 'an integer from 50 to 3600000', default: 15_000, description: 'How often the box escalates industry alarms whose SLA deadline has passed unacknowledged (on its own, no cloud needed).' },
+  { key: 'site_timezone', schema: v.pipe(text(), v.check((tz) => { try { new Intl.DateTimeFormat('en', { timeZone: tz }); return true; } catch { return false; } }, 'an IANA time zone name')), allowed: 'an IANA time zone name (Europe/Berlin, America/Chicago, UTC)', default: 'UTC', description: 'Time zone of the site: the calendar day of a flock\'s age (day 0 = placement day) and of the poultry day figures.' },
   { key: 'debug_errors', schema: bool(), allowed: 'true | false', default: false, description: 'Log stack traces of unexpected errors (never sent to clients).' },
 ];
 
@@ -100,6 +110,16 @@ export interface Config {
   audit_retention_days: number;
   mqtt_session_recheck_ms: number;
   field: Record<string, unknown>;
+  sync_master_url: string;
+  sync_credential_file: string;
+  sync_interval_ms: number;
+  sync_batch_max: number;
+  sync_backoff_max_ms: number;
+  sync_heartbeat_ms: number;
+  sync_request_timeout_ms: number;
+  sync_stale_ms: number;
+  alarm_escalation_interval_ms: number;
+  site_timezone: string;
 }
 
 export class ConfigError extends Error {}

@@ -1,10 +1,14 @@
 // The `cabinet` command: one binary, several sub-commands.
 import { ConfigError, envOf, flagOf, loadConfig, parseFlags, SETTINGS } from './config.js';
 import { DatabaseOpenError, openDatabase } from './db/client.js';
-import { migrate, MigrationRefused } from './db/migrate.js';
+import { MigrationRefused } from './db/migrate.js';
+import { migrateAll } from './db/migrate-all.js';
 import { startServer, StartupError } from './server.js';
 import { SecretError } from './auth/secret.js';
 import { notifyReady, notifyStopping } from './runtime/systemd.js';
+import { rememberConfigFile, setupCommand, setupRequired } from './runtime/first-run.js';
+import { BackupError } from './runtime/backup.js';
+import type { Services } from './kernel/context.js';
 import pkg from '../package.json' with { type: 'json' };
 
 const HELP = `cabinet ${pkg.version}: the site controller service
@@ -20,6 +24,11 @@ Commands:
              [--tenant-id T] [--site-id S] [--card-uid HEX] [--ttl MIN]: prints the credential once
   rpc        send one field-write request to a running service: --file req.json (or stdin),
              --url (default http://127.0.0.1:<rpc_port>/api/rpc), --token (or CABINET_TOKEN)
+  backup     backup --to FILE: copy the SQLite database (online, while the service runs) and the
+             session key into FILE (gzip'd tar, mode 0600); exit code 3 when there is nothing
+             to copy (PostgreSQL: use pg_dump; no database yet)
+  restore    restore --from FILE: put a backup back, with the service stopped; refuses a backup
+             made by a newer cabinet (version or schema)
   version    print the cabinet, Node.js and SQLite versions
   help       this text
 
@@ -41,7 +50,9 @@ async function sqliteVersion(): Promise<string> {
 async function serveCommand(args: string[]): Promise<number> {
   const { values } = parseFlags(args);
   const config = loadConfig(values);
+  rememberConfigFile(values.config ?? process.env.CABINET_CONFIG);
   const server = await startServer(config);
+  await logFirstRun(server.services);
   // systemd (Type=notify): ready only now, with the database migrated and HTTP listening.
   await notifyReady(`ready: ${server.url}`);
   await new Promise<void>((resolve) => {
@@ -56,11 +67,48 @@ async function serveCommand(args: string[]): Promise<number> {
   return 0;
 }
 
+/** First run: nobody can log in until an admin card exists; the log says how to make one. */
+async function logFirstRun(services: Services): Promise<void> {
+  try {
+    if (await setupRequired(services.db)) {
+      services.log.warn(`no admin passkey yet: create the first admin card with: ${setupCommand(services.config)}`, { setup_required: true });
+    }
+  } catch (err) {
+    services.log.warn('could not check for an admin passkey', { error: (err as Error).message });
+  }
+}
+
+async function backupCommand(args: string[]): Promise<number> {
+  const { values } = parseFlags(args, ['to']);
+  if (!values.to) throw new ConfigError('usage: cabinet backup --to FILE [--config FILE | --data-dir DIR]');
+  const config = loadConfig(values);
+  const { backupDatabase } = await import('./runtime/backup.js');
+  const r = await backupDatabase(config, values.to);
+  process.stdout.write(
+    `backup ${r.file}: ${(r.bytes / 1e6).toFixed(1)} MB, cabinet ${r.manifest.cabinet_version}, ${r.manifest.migrations.length} migrations, session key ${r.manifest.session_key === 'included' ? 'included' : 'from the configuration (not included)'}, ${r.ms} ms\n`,
+  );
+  return 0;
+}
+
+async function restoreCommand(args: string[]): Promise<number> {
+  const { values } = parseFlags(args, ['from']);
+  if (!values.from) throw new ConfigError('usage: cabinet restore --from FILE [--config FILE | --data-dir DIR] (with the service stopped)');
+  const config = loadConfig(values);
+  const { restoreDatabase } = await import('./runtime/backup.js');
+  const r = await restoreDatabase(config, values.from);
+  process.stdout.write(
+    `restored ${r.database} from ${values.from} (cabinet ${r.manifest.cabinet_version}, made ${r.manifest.created_at})` +
+      `${r.previous ? `; the database it replaced is ${r.previous}` : ''}` +
+      `${r.migrationsToApply > 0 ? `; ${r.migrationsToApply} newer migration(s) run at the next start` : ''}\n`,
+  );
+  return 0;
+}
+
 async function migrateCommand(args: string[]): Promise<number> {
   const config = loadConfig(parseFlags(args).values);
   const db = await openDatabase({ databaseUrl: config.database_url, dataDir: config.data_dir });
   try {
-    const ran = await migrate(db);
+    const ran = await migrateAll(db);
     process.stdout.write(ran.length ? `applied ${ran.length} migration(s): ${ran.join(', ')}\n` : 'database is up to date\n');
   } finally {
     await db.close();
@@ -91,6 +139,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'serve': return await serveCommand(args);
       case 'migrate': return await migrateCommand(args);
       case 'rpc': return await rpcCommand(args);
+      case 'backup': return await backupCommand(args);
+      case 'restore': return await restoreCommand(args);
       case 'token': return await (await import('./cli-auth.js')).tokenCommand(args);
       case 'passkey': return await (await import('./cli-auth.js')).passkeyCommand(args);
       case 'version':
@@ -110,6 +160,10 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof ConfigError) {
       process.stderr.write(`cabinet: ${err.message}\n`);
       return 2;
+    }
+    if (err instanceof BackupError) {
+      process.stderr.write(`cabinet: ${err.message}\n`);
+      return err.exitCode;
     }
     if (err instanceof DatabaseOpenError || err instanceof MigrationRefused || err instanceof StartupError || err instanceof SecretError) {
       process.stderr.write(`cabinet: ${err.message}\n`);

@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createApp, allRoutes } from './app.js';
 import { openDatabase, type Database } from './db/client.js';
-import { migrate } from './db/migrate.js';
+import { migrateAll } from './db/migrate-all.js';
 import { ApiError } from './kernel/errors.js';
 import { createLogger, type Logger } from './kernel/logger.js';
 import { buildOpenApi, toYaml } from './kernel/openapi.js';
@@ -103,7 +103,7 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
       onIdleError: (err) => log.warn('database connection lost; it will reconnect', { error: err.message }),
     });
     lifecycle.reason = 'applying migrations';
-    const ran = await migrate(db);
+    const ran = await migrateAll(db);
     if (ran.length) log.info('migrations applied', { migrations: ran, engine: db.engine });
     const key = loadSessionKey({ secret: config.session_secret, dataDir: config.data_dir });
     if (key.source === 'generated') log.info('generated a new session key', { file: 'session.key in the data directory', mode: '0600' });

@@ -1,7 +1,6 @@
 // What a caller may do, computed from the same rules the access guard enforces: the API
 // operations of every installed module's routes, and the UI operations of the shell.
-import type { AnyRoute } from '../kernel/route.js';
-import type { Caller, Role, Services } from '../kernel/context.js';
+import type { Caller, ModuleRoutes, Role, Services } from '../kernel/context.js';
 import type { ModuleManifest } from '../kernel/module.js';
 import { Store } from '../db/store.js';
 import { requiredScope } from './guard.js';
@@ -48,13 +47,14 @@ export interface Operation {
   allowed: boolean;
 }
 
-export function apiAllowed(services: Services, caller: Caller, route: AnyRoute): boolean {
+export function apiAllowed(services: Services, caller: Caller, route: ModuleRoutes['routes'][number]): boolean {
   if ('public' in route.access) return true;
   const scope = requiredScope(route);
   return services.modules.isInstalled(route.module) && (scope === 'any' || scope === caller.scope_type) && services.modules.allows(caller.role, route.access.resource, route.access.action);
 }
 
-export async function operations(services: Services, caller: Caller, modules: readonly ModuleManifest[]): Promise<Operation[]> {
+export async function operations(services: Services, caller: Caller): Promise<Operation[]> {
+  const modules = services.modules.manifests();
   const api: Operation[] = modules.flatMap((m) =>
     m.routes.filter((r) => r.path.startsWith('/api/') && !('public' in r.access)).map((r) => {
       const access = r.access as { resource: string; action: string };

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/client.js';
 import type { Logger } from '../kernel/logger.js';
-import type { RouteContext } from '../kernel/context.js';
+import type { RouteContext } from '../kernel/route-context.js';
 import { lt } from 'drizzle-orm';
 import { Store } from '../db/store.js';
 import { columnOf, tableFor } from '../db/table.js';

@@ -185,6 +185,9 @@ async function openPostgres(url: string, onIdleError: (err: Error) => void): Pro
   // An idle connection dropped by the server (restart, failover) must not crash the process;
   // the pool replaces it and the next query reconnects.
   pool.on('error', onIdleError);
+  // A connection checked out at that moment (a transaction between two statements) emits its
+  // error on the client, where the pool does not listen: without this it would be uncaught.
+  pool.on('connect', (client) => client.on('error', onIdleError));
   try {
     const client = await pool.connect();
     client.release();

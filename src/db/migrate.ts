@@ -5,7 +5,6 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { readAsset } from '../runtime/assets.js';
-import { MODULES } from '../modules/index.js';
 import type { Database } from './client.js';
 
 export interface Migration {
@@ -41,8 +40,9 @@ export function moduleMigrations(dialect: Database['dialect'], module: string): 
     });
 }
 
-export function bundledMigrations(dialect: Database['dialect']): Migration[] {
-  return MODULES.flatMap((m) => moduleMigrations(dialect, m.id));
+/** Every module's migrations, in catalogue order (the caller names the modules: src/modules/index.ts). */
+export function bundledMigrations(dialect: Database['dialect'], modules: readonly string[]): Migration[] {
+  return modules.flatMap((id) => moduleMigrations(dialect, id));
 }
 
 export interface AppliedMigration {
@@ -60,7 +60,7 @@ export async function appliedMigrations(db: Database): Promise<AppliedMigration[
 }
 
 /** Returns `module/tag` of each migration applied by this call (empty when already current). */
-export async function migrate(db: Database, migrations = bundledMigrations(db.dialect)): Promise<string[]> {
+export async function migrate(db: Database, migrations: Migration[]): Promise<string[]> {
   const applied = await appliedMigrations(db);
   const known = new Map(migrations.map((m) => [`${m.module}/${m.tag}`, m]));
   for (const row of applied) {

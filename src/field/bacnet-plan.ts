@@ -23,8 +23,6 @@ export interface BacnetPlan {
   verify: boolean;
 }
 
-const FLOAT32_MAX = 3.4028234663852886e38;
-
 export function describeWrite(deviceInstance: number, w: BacnetWrite): string {
   return `device:${deviceInstance} obj:${w.objectType}:${w.objectInstance} prop:${w.property}${w.index === undefined ? '' : `[${w.index}]`}`;
 }
@@ -59,7 +57,9 @@ function checkValue(f: BacnetWriteFields): { ok: true; w: BacnetWrite } | { ok: 
       if (isInt(x, -2147483648, 2147483647)) return { ok: true, w: { ...base, value: x } };
       return { ok: false, why: `tag 3 (SIGNED) takes an integer -2147483648..2147483647, got ${String(x)}` };
     case BACNET_TAGS.REAL:
-      if (typeof x === 'number' && Math.abs(x) <= FLOAT32_MAX) return { ok: true, w: { ...base, value: x } };
+      // Sent as the nearest float32; only what rounds to infinity is refused (3.4028235e38, the
+      // largest float32 as printed, is a little above its exact value and fits).
+      if (typeof x === 'number' && Number.isFinite(Math.fround(x))) return { ok: true, w: { ...base, value: x } };
       return { ok: false, why: `tag 4 (REAL) takes a number within float32, got ${String(x)}` };
     case BACNET_TAGS.DOUBLE:
       if (typeof x === 'number') return { ok: true, w: { ...base, value: x } };

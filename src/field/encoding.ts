@@ -4,8 +4,16 @@
 export const REGISTER_TYPES = ['int16', 'uint16', 'bool', 'int32', 'uint32', 'float32', 'float64'] as const;
 export type RegisterDataType = (typeof REGISTER_TYPES)[number];
 
-/** Contract wording: LE = most significant byte first, BE = least significant byte first. */
-export type ByteOrder = 'LE' | 'BE';
+/**
+ * Layout of a value's bytes on registers. The contract's two values: LE = most significant byte
+ * first (ABCD, the Modbus standard), BE = least significant byte first (DCBA). Added beside them
+ * (not in the contract) for the many controllers that split 32/64-bit values differently:
+ * CDAB = registers least significant first, each register most significant byte first (64-bit:
+ * GHEFCDAB); BADC = registers most significant first, bytes swapped inside each register (64-bit:
+ * BADCFEHG). For a 16-bit value CDAB is the same as LE and BADC the same as BE.
+ */
+export const ORDERS = ['LE', 'BE', 'CDAB', 'BADC'] as const;
+export type ByteOrder = (typeof ORDERS)[number];
 
 /** Registers per value. The contract says 1 for 32-bit types; 32 bits need 2 registers. */
 export const REGISTER_COUNT: Readonly<Record<RegisterDataType, number>> = {
@@ -25,15 +33,17 @@ const INTEGER_RANGE: Readonly<Partial<Record<RegisterDataType, readonly [number,
   uint32: [0, 4294967295],
 };
 
-const FLOAT32_MAX = 3.4028234663852886e38;
-
 export class EncodingError extends Error {}
 
 /**
- * value * scale, with binary floating-point noise removed (1.005 * 100 is 100.49999999999999 in
- * IEEE doubles; an operator means 100.5). 15 significant digits is what a double holds exactly.
+ * value * scale for an integer type, with the binary noise of the multiplication removed before
+ * rounding (1.005 * 100 is 100.49999999999999 in IEEE doubles; an operator means 100.5, which
+ * rounds to 101). 15 significant digits is what a double holds exactly, and every integer type
+ * here needs at most 10 of them. Only here: a floating-point target gets the exact product, and
+ * scale 1 leaves the value as sent.
  */
-export function applyScale(value: number, scale: number): number {
+export function scaleForInteger(value: number, scale: number): number {
+  if (scale === 1) return value;
   const product = value * scale;
   if (!Number.isFinite(product)) return product;
   return Number(product.toPrecision(15));
@@ -55,9 +65,10 @@ function valueBytes(dataType: RegisterDataType, raw: number | boolean, scale: nu
     return b;
   }
   if (typeof raw !== 'number') throw new EncodingError(`${dataType} value must be a number, got ${String(raw)}`);
-  const scaled = applyScale(raw, scale);
-  if (!Number.isFinite(scaled)) throw new EncodingError(`${dataType} value ${raw} * scale ${scale} is not finite`);
   const range = INTEGER_RANGE[dataType];
+  // IEEE product for floating-point targets: scale 1 writes the double exactly as sent.
+  const scaled = range ? scaleForInteger(raw, scale) : raw * scale;
+  if (!Number.isFinite(scaled)) throw new EncodingError(`${dataType} value ${raw} * scale ${scale} is not finite`);
   if (range) {
     const n = roundHalfAway(scaled);
     if (n < range[0] || n > range[1]) {
@@ -73,12 +84,15 @@ function valueBytes(dataType: RegisterDataType, raw: number | boolean, scale: nu
     return b;
   }
   if (dataType === 'float32') {
-    // Rounds to the nearest float32; only magnitudes beyond float32 are refused.
-    if (Math.abs(scaled) > FLOAT32_MAX) {
-      throw new EncodingError(`float32 value ${raw} * scale ${scale} = ${scaled} does not fit float32`);
+    // The nearest float32 (ties to even). Only what rounds to infinity is refused: 3.4028235e38,
+    // the largest float32 as float32 tools print it, is a little above its exact value and fits.
+    // A magnitude below the smallest float32 becomes 0 with its sign, which is the nearest too.
+    const f = Math.fround(scaled);
+    if (!Number.isFinite(f)) {
+      throw new EncodingError(`float32 value ${raw} * scale ${scale} = ${scaled} does not fit float32 (largest 3.4028235e38)`);
     }
     const b = Buffer.alloc(4);
-    b.writeFloatBE(scaled);
+    b.writeFloatBE(f);
     return b;
   }
   const b = Buffer.alloc(8);
@@ -86,16 +100,19 @@ function valueBytes(dataType: RegisterDataType, raw: number | boolean, scale: nu
   return b;
 }
 
+const swapBytes = (r: number): number => ((r & 0xff) << 8) | (r >> 8);
+
 /**
- * Registers for one value. 'LE' keeps the most-significant-first byte sequence (the Modbus
- * standard: ABCD for 32 bits); 'BE' reverses the whole byte sequence (DCBA), which also swaps
- * the two bytes inside each register. The value's bytes are laid on registers in wire order.
+ * Registers for one value, in wire order. Start from the most-significant-first registers (LE,
+ * ABCD); the other layouts are that with the register order reversed (CDAB), the bytes inside
+ * each register swapped (BADC), or both, which reverses the whole byte sequence (BE, DCBA).
  */
 export function encodeValue(dataType: RegisterDataType, order: ByteOrder, value: number | boolean, scale: number): number[] {
   const bytes = valueBytes(dataType, value, scale);
-  if (order === 'BE') bytes.reverse();
-  const regs: number[] = [];
+  let regs: number[] = [];
   for (let i = 0; i < bytes.length; i += 2) regs.push(bytes.readUInt16BE(i));
+  if (order === 'BE' || order === 'CDAB') regs.reverse();
+  if (order === 'BE' || order === 'BADC') regs = regs.map(swapBytes);
   return regs;
 }
 

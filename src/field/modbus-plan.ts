@@ -63,7 +63,7 @@ export function planModbus(item: ModbusTcpItem | ModbusRtuItem, rtu: boolean, co
     const dataType: RegisterDataType = item.data_type;
     const width = REGISTER_COUNT[dataType];
     // Word order of 32/64-bit values differs between devices; guessing it writes a wrong value silently.
-    if (width > 1 && item.order === undefined) return refuse(`order (LE or BE) is required for ${dataType}`);
+    if (width > 1 && item.order === undefined) return refuse(`order (LE, BE, CDAB or BADC) is required for ${dataType}`);
     const order: ByteOrder = item.order ?? 'LE';
     const registers = encodeRegisters(dataType, order, item.value, item.scale ?? 1);
     if (registers.length > MAX_REGISTERS_FC16) return refuse(`at most ${MAX_REGISTERS_FC16} registers per write, got ${registers.length}`);

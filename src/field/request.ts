@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { ORDERS } from './encoding.js';
 
 // The wire shape of a request, validated with valibot before anything is planned or sent. Items
 // are strict objects: a misspelt key ("scal") is refused rather than silently ignored.
@@ -14,7 +15,8 @@ const modbusCommon = {
   object_type: v.picklist(['holding register', 'coil']),
   object_address: int(0, 65535),
   data_type: v.optional(v.picklist(['int16', 'uint16', 'bool', 'int32', 'uint32', 'float32', 'float64'])),
-  order: v.optional(v.picklist(['LE', 'BE'])),
+  // LE and BE are the contract's; CDAB and BADC are cabinet's addition (see encoding.ts).
+  order: v.optional(v.picklist(ORDERS)),
   scale: v.optional(v.pipe(finite, v.check((s) => s !== 0, 'scale must not be 0'))),
   value: modbusValue,
   unit_id: v.optional(int(0, 255)),

@@ -5,6 +5,7 @@ import type { Context } from 'hono';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import type { Logger } from './logger.js';
+import { ApiError } from './errors.js';
 import type { SecurityLog } from '../auth/security-log.js';
 
 export type Role = 'operator' | 'admin' | 'security';
@@ -20,14 +21,8 @@ export interface Caller {
   session_id: string;
 }
 
-/** The five contract headers (2.1), kept for the access log and the security log. */
-export interface RouteContext {
-  route_path?: string;
-  route_module?: string;
-  route_filter?: string;
-  client_version?: string;
-  client_build_time?: string;
-}
+export type { RouteContext } from './route-context.js';
+import type { RouteContext } from './route-context.js';
 
 export interface Lifecycle {
   state: 'starting' | 'ready' | 'stopping';
@@ -40,6 +35,19 @@ export interface ModuleRegistry {
   isInstalled(id: string): boolean;
   /** Whether a role may perform `action` on permission resource `resource` (installed modules' rules). */
   allows(role: Role, resource: string, action: string): boolean;
+  /** The catalogue's modules and their routes, for the permission matrix (installed or not). */
+  manifests(): readonly ModuleRoutes[];
+}
+
+/** A module as the permission matrix sees it (structural, so the kernel needs no module types). */
+export interface ModuleRoutes {
+  id: string;
+  routes: readonly {
+    method: string;
+    path: string;
+    module: string;
+    access: { public: true } | { resource: string; action: string; scope?: 'master' | 'tenant' | 'any' };
+  }[];
 }
 
 export interface AuditEntry {
@@ -93,3 +101,16 @@ export type AppEnv = {
 };
 
 export type AppContext = Context<AppEnv>;
+
+type Provided = { [K in keyof Services]-?: undefined extends Services[K] ? K : never }[keyof Services];
+
+/**
+ * A service a module provides at run time (alarms, status, telemetry, bus, ...), typed and
+ * present, or 503 service_unavailable when its module is not running: handlers never reach
+ * a service through a non-null assertion.
+ */
+export function need<K extends Provided>(services: Services, name: K): NonNullable<Services[K]> {
+  const service = services[name];
+  if (service === undefined || service === null) throw new ApiError('service_unavailable', `the ${String(name)} service is not running`);
+  return service as NonNullable<Services[K]>;
+}

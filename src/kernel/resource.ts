@@ -3,6 +3,7 @@
 // {id}, create, PATCH, DELETE and commands. Tenant isolation of rows is applied here, for every
 // resource that names a tenant column, so no handler can forget it.
 import type * as v from 'valibot';
+import { toJsonSchema } from '@valibot/to-json-schema';
 import { ApiError, type ErrorCode } from './errors.js';
 import { pagingSpec, PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT, type ParamSpec, type QuerySpec } from './query.js';
 import type { AnyRoute, HandlerContext, JsonSchema, RouteDef } from './route.js';
@@ -20,8 +21,21 @@ export interface FieldSpec {
   required?: boolean;
   nullable?: boolean;
   description?: string;
-  /** Free-form hints for the backend-driven UI (widget, width, hidden, ...). */
+  /** Free-form hints for the backend-driven UI (widget, width, hidden, unit, ...). */
   ui?: Record<string, unknown>;
+  /**
+   * Storage of the field when the resource's table is derived from its fields (defineRecord):
+   * options of its column, or false for a field computed by toItem and never stored.
+   */
+  column?: false | { primaryKey?: boolean; unique?: boolean; notNull?: boolean };
+  /** A list filter on this field (equality); an object refines the query parameter. */
+  filter?: boolean | Omit<FilterSpec, 'type'>;
+  /** The list may be sorted by this field. */
+  sortable?: boolean;
+  /** Stored but never shown (a credential digest): left out of the scheme, the items and the OpenAPI item. */
+  internal?: boolean;
+  /** `q` searches this field. */
+  searchable?: boolean;
 }
 
 export interface FilterSpec extends ParamSpec {
@@ -41,6 +55,12 @@ export interface CommandDef<B = unknown> {
   handler(ctx: HandlerContext<B>, kit: ResourceKit<Record<string, unknown>>): Promise<unknown>;
 }
 
+/**
+ * Declares a command so that its handler receives the body typed by the body schema: write
+ * `commands: { ack: command({ body: ackBody, handler: (ctx) => ctx.body.id, ... }) }`, no cast.
+ */
+export const command = <B = undefined>(def: CommandDef<B>): CommandDef<B> => def;
+
 export interface ResourceDef<Row extends Record<string, unknown>, CreateBody = unknown, PatchBody = unknown> {
   /** Path segment under /api/v1 (kebab-case, plural). */
   name: string;
@@ -51,6 +71,8 @@ export interface ResourceDef<Row extends Record<string, unknown>, CreateBody = u
   access: { resource: string; scope?: 'master' | 'tenant' | 'any' };
   /** Column holding the tenant: tenant callers only ever see and write their own rows. */
   tenantColumn?: string;
+  /** Column holding the site: a tenant session bound to a site (site_id claim) only ever sees and writes that site's rows. */
+  siteColumn?: string;
   /** Conditions always applied (several resources sharing one table). */
   fixed?: Filter;
   /** Column(s) used by /{id}; defaults to `id`. */
@@ -59,8 +81,10 @@ export interface ResourceDef<Row extends Record<string, unknown>, CreateBody = u
   /** Items may carry fields beyond the declared ones (free-form documents). */
   openItems?: boolean;
   filters?: Record<string, FilterSpec>;
-  sortable: readonly string[];
+  /** Sortable fields besides those marked `sortable` on the field. */
+  sortable?: readonly string[];
   defaultSort: { field: string; order: 'asc' | 'desc' };
+  /** Searched fields besides those marked `searchable` on the field. */
   search?: readonly string[];
   toItem(row: Row): Record<string, unknown>;
   /** Runs before list and get (e.g. flushing a write buffer so readers see every entry). */
@@ -77,6 +101,32 @@ export interface ResourceDef<Row extends Record<string, unknown>, CreateBody = u
   };
   delete?: boolean;
   commands?: Record<string, CommandDef<any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** What a command looks like to the UI: enough to render it as an action with a form. */
+function commandScheme(name: string, cmd: CommandDef<unknown>) {
+  let body: JsonSchema | null = cmd.bodyJsonSchema ?? null;
+  if (!body && cmd.body) {
+    const { $schema: _drop, ...schema } = toJsonSchema(cmd.body, { errorMode: 'ignore' }) as JsonSchema;
+    body = schema;
+  }
+  return { name, summary: cmd.summary, action: cmd.action, body };
+}
+
+/** Filters, sortable and searched fields: those the resource lists plus those its fields mark. */
+function derivedLists(fields: Record<string, FieldSpec>, def: { filters?: Record<string, FilterSpec>; sortable?: readonly string[]; search?: readonly string[] }) {
+  const filters: Record<string, FilterSpec> = {};
+  const sortable = new Set(def.sortable ?? []);
+  const search = new Set(def.search ?? []);
+  for (const [name, f] of Object.entries(fields)) {
+    if (f.filter) {
+      const type = f.type === 'integer' ? 'integer' : f.type === 'boolean' ? 'boolean' : 'string';
+      filters[name] = { type, ...(f.enum ? { enum: f.enum } : {}), ...(typeof f.filter === 'object' ? f.filter : {}) };
+    }
+    if (f.sortable) sortable.add(name);
+    if (f.searchable) search.add(name);
+  }
+  return { filters: { ...filters, ...(def.filters ?? {}) }, sortable: [...sortable], search: [...search] };
 }
 
 /** What commands and custom handlers get to work with the resource's rows safely. */
@@ -99,8 +149,9 @@ const jsonType: Record<FieldSpec['type'], JsonSchema> = {
   datetime: { type: 'string', format: 'date-time' },
 };
 
-export function itemSchema(fields: Record<string, FieldSpec>, open = false): JsonSchema {
+export function itemSchema(allFields: Record<string, FieldSpec>, open = false): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
+  const fields = Object.fromEntries(Object.entries(allFields).filter(([, f]) => !f.internal));
   for (const [name, f] of Object.entries(fields)) {
     const base: JsonSchema = { ...jsonType[f.type], ...(f.enum ? { enum: [...f.enum] } : {}), description: f.description ?? f.label };
     properties[name] = f.nullable ? { anyOf: [base, { type: 'null' }], description: base.description } : base;
@@ -129,6 +180,7 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
         if (!caller.tenant_id) throw new ApiError('tenant_boundary_denied', 'tenant session without a tenant id');
         filter[def.tenantColumn] = caller.tenant_id;
       }
+      if (def.siteColumn && caller?.scope_type === 'tenant' && caller.site_id) filter[def.siteColumn] = caller.site_id;
       return filter;
     },
     async load(ctx, id, code = 'not_found') {
@@ -139,8 +191,8 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
     toItem: def.toItem,
   };
 
-  const filters = def.filters ?? {};
-  const listQuery: QuerySpec = { ...pagingSpec(def.sortable, Boolean(def.search?.length)), ...filters };
+  const { filters, sortable, search } = derivedLists(def.fields, def);
+  const listQuery: QuerySpec = { ...pagingSpec(sortable, search.length > 0), ...filters };
   const item = itemSchema(def.fields, def.openItems ?? false);
 
   const routes: AnyRoute[] = [
@@ -151,17 +203,18 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
         resource: def.name,
         title: def.title,
         module: def.module,
-        fields: Object.entries(def.fields).map(([name, f]) => ({
+        fields: Object.entries(def.fields).filter(([, f]) => !f.internal).map(([name, f]) => ({
           name, type: f.type, label: f.label, enum: f.enum, read_only: f.readOnly ?? false,
-          required: f.required ?? false, sortable: def.sortable.includes(name), searchable: def.search?.includes(name) ?? false, ...f.ui,
+          required: f.required ?? false, nullable: f.nullable ?? false, description: f.description,
+          sortable: sortable.includes(name), searchable: search.includes(name), ...f.ui,
         })),
         filters: Object.entries(filters).map(([name, f]) => ({ name, type: f.type, enum: f.enum, description: f.description })),
-        sortable: def.sortable,
+        sortable,
         default_sort: def.defaultSort,
-        search_fields: def.search ?? [],
+        search_fields: search,
         page: { default_limit: PAGE_DEFAULT_LIMIT, max_limit: PAGE_MAX_LIMIT },
         operations: { create: Boolean(def.create), patch: Boolean(def.patch), delete: Boolean(def.delete) },
-        commands: Object.keys(def.commands ?? {}),
+        commands: Object.entries(def.commands ?? {}).map(([name, cmd]) => commandScheme(name, cmd)),
       }),
     },
     {
@@ -183,7 +236,7 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
         const term = typeof q.q === 'string' ? q.q : undefined;
         const { rows, total } = await kit.store(ctx.services.db).list({
           where,
-          q: term && def.search?.length ? { columns: def.search, term } : undefined,
+          q: term && search.length ? { columns: search, term } : undefined,
           sort: { column: (q.sort as string | undefined) ?? def.defaultSort.field, order: (q.order as 'asc' | 'desc' | undefined) ?? (q.sort ? 'asc' : def.defaultSort.order) },
           limit: q.limit as number,
           offset: q.offset as number,

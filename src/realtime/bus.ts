@@ -32,7 +32,8 @@ export interface TelemetryPoint {
 }
 
 export interface AlarmEvent {
-  kind: 'raised' | 'acknowledged';
+  /** escalated and cleared come from industry alarm events (src/industry/alarm-service.ts). */
+  kind: 'raised' | 'acknowledged' | 'escalated' | 'cleared';
   alarm: {
     id: string;
     tenant_id: string | null;
@@ -44,11 +45,22 @@ export interface AlarmEvent {
     correlation_id: string;
     acknowledged_by: string | null;
     comment: string | null;
+    /** Present on industry alarm events. */
+    industry_code?: string;
+    unit_id?: string | null;
+    priority?: string | null;
+    escalation_level?: number;
+    sla_deadline_at?: string | null;
   };
 }
 
 export interface BusEvents {
   status: StatusEvent;
+  /**
+   * A status event stored by another process on the same database (src/sync/cluster.ts): the
+   * WebSocket stream delivers it, the MQTT publisher does not (its own process published it).
+   */
+  remote_status: StatusEvent;
   telemetry: TelemetryPoint[];
   alarm: AlarmEvent;
 }
@@ -57,7 +69,7 @@ export type BusTopic = keyof BusEvents;
 export type Listener<T extends BusTopic> = (payload: BusEvents[T]) => void;
 
 export class EventBus {
-  private readonly listeners: { [K in BusTopic]: Set<Listener<K>> } = { status: new Set(), telemetry: new Set(), alarm: new Set() };
+  private readonly listeners: { [K in BusTopic]: Set<Listener<K>> } = { status: new Set(), remote_status: new Set(), telemetry: new Set(), alarm: new Set() };
 
   constructor(private readonly log?: Logger) {}
 

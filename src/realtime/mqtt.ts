@@ -17,6 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { Aedes, type Client as AedesClient } from 'aedes';
 import mqtt from 'mqtt';
 import type { Caller, Services } from '../kernel/context.js';
+import { need } from '../kernel/context.js';
 import type { AlarmEvent, StatusEvent } from './bus.js';
 import { parseMqttPayload, toPoint } from '../modules/devices/points.js';
 
@@ -101,7 +102,7 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
       const now = new Date().toISOString();
       const points = parseMqttPayload(payload).map((p) => toPoint(p, { tenant_id: where.tenant, site_id: where.site, device_id: where.device }, now));
       stats.received += points.length;
-      services.telemetry!.ingest(points).catch(() => { stats.rejected += points.length; });
+      need(services, 'telemetry').ingest(points).catch(() => { stats.rejected += points.length; });
     } catch (err) {
       stats.rejected++;
       if (rejectLogged++ % 1000 === 0) log.warn('MQTT telemetry payload refused', { device: where.device, error: (err as Error).message, refused_so_far: stats.rejected });
@@ -140,8 +141,8 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
       if (!client.connected) return;
       client.publish(topic, JSON.stringify(body), { qos: 1 }, (err) => { if (!err) stats.published++; });
     };
-    const offStatus = services.bus!.on('status', (e: StatusEvent) => publish(t.status(e), e));
-    const offAlarm = services.bus!.on('alarm', (a: AlarmEvent) => publish(t.alarms(a.alarm), a));
+    const offStatus = need(services, 'bus').on('status', (e: StatusEvent) => publish(t.status(e), e));
+    const offAlarm = need(services, 'bus').on('alarm', (a: AlarmEvent) => publish(t.alarms(a.alarm), a));
     return {
       mode, ready, stats,
       async stop() {
@@ -218,8 +219,8 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
   log.info(`MQTT broker listening on ${host}:${port}`, { host, port, topics: `${services.config.mqtt_topic_prefix}/<tenant>/<site>/{status,alarms,telemetry/<device>}` });
   const publish = (topic: string, body: unknown) =>
     broker.publish({ cmd: 'publish', topic, payload: Buffer.from(JSON.stringify(body)), qos: 0, retain: false, dup: false }, () => { stats.published++; });
-  const offStatus = services.bus!.on('status', (e) => publish(t.status(e), e));
-  const offAlarm = services.bus!.on('alarm', (a) => publish(t.alarms(a.alarm), a));
+  const offStatus = need(services, 'bus').on('status', (e) => publish(t.status(e), e));
+  const offAlarm = need(services, 'bus').on('alarm', (a) => publish(t.alarms(a.alarm), a));
   return {
     mode, port, ready: Promise.resolve(), stats,
     async stop() {

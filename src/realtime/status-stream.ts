@@ -10,6 +10,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { SESSION_COOKIE } from '../auth/guard.js';
 import { ERROR_CODES, type ErrorCode } from '../kernel/errors.js';
 import type { Caller, Services } from '../kernel/context.js';
+import { need } from '../kernel/context.js';
 import type { StatusEvent } from './bus.js';
 import { refuseUpgrade } from './upgrade.js';
 import { inScope, scopeOf, type StatusScope } from '../modules/status/service.js';
@@ -87,11 +88,15 @@ export function startStatusStream(services: Services): { stop(): void; clients()
     clients.add(client);
     let live = false;
     const held: StatusEvent[] = [];
-    const off = services.bus!.on('status', (e) => {
+    const deliver = (e: StatusEvent) => {
       if (!inScope(e, scope)) return;
       if (live) sendEvent(client, e);
       else held.push(e);
-    });
+    };
+    const offLocal = need(services, 'bus').on('status', deliver);
+    // Events stored by other processes of a multi-process master (src/sync/cluster.ts).
+    const offRemote = need(services, 'bus').on('remote_status', deliver);
+    const off = () => { offLocal(); offRemote(); };
     ws.on('pong', () => { client.alive = true; });
     ws.on('message', (data) => {
       client.alive = true;
@@ -106,11 +111,11 @@ export function startStatusStream(services: Services): { stop(): void; clients()
     let replayed = 0;
     try {
       if (since === undefined) {
-        client.lastSent = await services.status!.lastId(scope);
+        client.lastSent = await need(services, 'status').lastId(scope);
       } else {
         client.lastSent = since;
         for (;;) {
-          const page = await services.status!.after(client.lastSent, scope, BACKLOG_PAGE);
+          const page = await need(services, 'status').after(client.lastSent, scope, BACKLOG_PAGE);
           for (const e of page) { sendEvent(client, e); replayed++; }
           if (page.length < BACKLOG_PAGE || ws.readyState !== ws.OPEN) break;
         }

@@ -71,6 +71,8 @@ export class PersistentRegistry implements ModuleRegistry {
   private grants = new Set<string>();
   private readonly migrations = new Map<string, string[]>();
   private queue: Promise<unknown> = Promise.resolve();
+  /** Called after this process changed install state or rules (other processes reload: src/sync/cluster.ts). */
+  readonly changeListeners = new Set<() => void>();
 
   constructor(private readonly opts: RegistryOptions) {
     this.catalogue = opts.catalogue;
@@ -100,6 +102,10 @@ export class PersistentRegistry implements ModuleRegistry {
 
   states() {
     return this.catalogue.map((m) => ({ id: m.id, version: m.version, core: m.core, installed: this.isInstalled(m.id) }));
+  }
+
+  manifests(): readonly ModuleManifest[] {
+    return this.catalogue;
   }
 
   isInstalled(id: string): boolean {
@@ -157,6 +163,10 @@ export class PersistentRegistry implements ModuleRegistry {
 
   private defaultIndustry(requested: string | null | undefined): string | null {
     return requested ?? (this.opts.config.mode === 'edge-single' ? this.opts.config.industry : null);
+  }
+
+  private changed(): void {
+    for (const fn of this.changeListeners) fn();
   }
 
   // ---------------------------------------------------------------- start-up
@@ -339,6 +349,7 @@ export class PersistentRegistry implements ModuleRegistry {
       }
       await this.writeInstall(m, true, 'api', actor.subject);
       await this.reload();
+      this.changed();
       const event = this.audit.record({ ...base, decision: 'allow', reason: 'installed' });
       this.opts.log.info('module installed', { module: id, actor: actor.subject });
       return { record: this.record(m), event };
@@ -358,6 +369,7 @@ export class PersistentRegistry implements ModuleRegistry {
       }
       await this.writeInstall(m, false, 'api', actor.subject);
       await this.reload();
+      this.changed();
       const event = this.audit.record({ ...base, decision: 'allow', reason: 'uninstalled' });
       this.opts.log.info('module uninstalled', { module: id, actor: actor.subject });
       return { record: this.record(m), event };
@@ -391,6 +403,7 @@ export class PersistentRegistry implements ModuleRegistry {
         await this.db.orm.insert(this.table(permissionOverrides)).values({ module_id: id, rules: normalised, industry_code: industryCode ?? null, updated_at: new Date().toISOString(), updated_by: actor.subject } as never);
       });
       await this.reload();
+      this.changed();
       this.audit.record({ ...base, decision: 'allow', reason: 'rules_updated' });
       return this.record(m);
     });

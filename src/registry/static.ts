@@ -8,6 +8,7 @@ export function staticRegistry(modules: readonly ModuleManifest[]): ModuleRegist
   return {
     states: () => modules.map((m) => ({ id: m.id, version: m.version, core: m.core, installed: true })),
     isInstalled: (id) => modules.some((m) => m.id === id),
+    manifests: () => modules,
     allows: (role, resource, action) => grants.has(`${role}\n${resource}\n${action}`) || grants.has(`${role}\n${resource}\n*`),
   };
 }

@@ -1,6 +1,7 @@
 // Files the service serves or reads at run time (migrations, docs UI, web shell).
 // In development they are read from the source tree; a bundle replaces the lookup with
 // embedded copies (see build.mjs), so no code path depends on a checkout being present.
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 export const ASSET_ROOTS: Readonly<Record<string, string>> = {
   'drizzle/': 'drizzle/',
   'docs/': 'node_modules/swagger-ui-dist/',
-  'web/': 'src/ui/public/',
+  // The web shell as built by src/ui/build-ui.mjs (Vite) from src/ui.
+  'web/': 'dist/web/',
 };
 
 export interface AssetSource {
@@ -30,6 +32,33 @@ function repoRoot(): string {
     dir = up;
   }
   return dir;
+}
+
+/** Newest modification time of the files under dir (the web shell's sources). */
+function newest(dir: string): number {
+  let t = 0;
+  for (const entry of existsSync(dir) ? readdirSync(dir) : []) {
+    const full = join(dir, entry);
+    const st = statSync(full);
+    t = Math.max(t, st.isDirectory() ? newest(full) : st.mtimeMs);
+  }
+  return t;
+}
+
+/**
+ * Development only: builds the web shell (src/ui -> dist/web) when it is missing or older than its
+ * sources, once per process, so `npm start` and the tests serve the current shell.
+ */
+let webChecked = false;
+function ensureDevWeb(root: string): void {
+  if (webChecked) return;
+  webChecked = true;
+  const stamp = join(root, 'dist/web/.built');
+  const script = join(root, 'src/ui/build-ui.mjs');
+  if (!existsSync(script)) return;
+  if (existsSync(stamp) && statSync(stamp).mtimeMs >= newest(join(root, 'src/ui'))) return;
+  const res = spawnSync(process.execPath, [script, '--if-stale'], { cwd: root, encoding: 'utf8' });
+  if (res.status !== 0) process.stderr.write(`cabinet: building the web shell failed: ${res.stderr || res.stdout}\n`);
 }
 
 function fileSource(): AssetSource {
@@ -55,11 +84,13 @@ function fileSource(): AssetSource {
   };
   return {
     read(name) {
+      if (name.startsWith('web/')) ensureDevWeb(root);
       const path = toPath(name);
       if (!path || !existsSync(path) || !statSync(path).isFile()) return undefined;
       return readFileSync(path);
     },
     list(prefix) {
+      if (prefix.startsWith('web/')) ensureDevWeb(root);
       const path = toPath(prefix);
       if (!path) return [];
       const out: string[] = [];

@@ -100,6 +100,15 @@ describe('BACnet WriteProperty', () => {
     await wp(service, { object_type: AV, object_instance: 1, property: 85, priority: 1, tag: 0 });
   });
 
+  it('REAL is the nearest float32: the largest float32 as printed is sent 7f7fffff; beyond it is refused', async () => {
+    const r = await wp(service, { object_type: AV, object_instance: 1, property: 85, priority: 8, tag: 4, value: 3.4028235e38, verify: true });
+    expect(r).toMatchObject({ ok: true });
+    expect(device.raw.some((h) => h.includes('3e44' + '7f7fffff' + '3f'))).toBe(true);
+    const r2 = await wp(service, { object_type: AV, object_instance: 1, property: 85, priority: 8, tag: 4, value: 3.5e38 });
+    expect(messages(r2)).toEqual([`Invalid value device:${DEVICE} obj:2:1 prop:85 tag 4 (REAL) takes a number within float32, got 3.5e+38`]);
+    await wp(service, { object_type: AV, object_instance: 1, property: 85, priority: 8, tag: 0 });
+  });
+
   it('refuses NULL without priority, values that do not fit their tag, unknown tags', async () => {
     const r = await service.execute(
       {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { encodeRegisters, encodeCoils, registersHex, roundHalfAway, applyScale, EncodingError } from '../../src/field/encoding.js';
-import { MATRIX, caseName } from './matrix.js';
+import { encodeRegisters, encodeCoils, registersHex, roundHalfAway, scaleForInteger, EncodingError } from '../../src/field/encoding.js';
+import { EXACT, MATRIX, caseName } from './matrix.js';
 
 describe('encoding (pure, hand-written expectations)', () => {
-  for (const c of MATRIX) {
+  for (const c of [...MATRIX, ...EXACT]) {
     it(caseName(c), () => {
       expect(registersHex(encodeRegisters(c.data_type, c.order, c.value, c.scale ?? 1))).toBe(c.hex);
     });
@@ -13,9 +13,18 @@ describe('encoding (pure, hand-written expectations)', () => {
     expect(roundHalfAway(2.5)).toBe(3);
     expect(roundHalfAway(-2.5)).toBe(-3);
     expect(roundHalfAway(-0.4)).toBe(-0);
-    expect(applyScale(1.005, 100)).toBe(100.5);
+    expect(scaleForInteger(1.005, 100)).toBe(100.5);
     expect(registersHex(encodeRegisters('int16', 'LE', 1.005, 100))).toBe('0065'); // 101
     expect(registersHex(encodeRegisters('int16', 'LE', -1.005, 100))).toBe('ff9b'); // -101
+    expect(registersHex(encodeRegisters('uint32', 'LE', 42.94967295, 1e8))).toBe('ffff ffff');
+  });
+
+  it('the clean-up is only for integer targets: scale 1 and floating-point targets take the value as sent', () => {
+    expect(scaleForInteger(2.4999999999999996, 1)).toBe(2.4999999999999996);
+    expect(registersHex(encodeRegisters('int16', 'LE', 2.4999999999999996, 1))).toBe('0002');
+    // the same value through a scale: the product's noise is removed, then half rounds away
+    expect(registersHex(encodeRegisters('int16', 'LE', 0.24999999999999997, 10))).toBe('0003');
+    expect(registersHex(encodeRegisters('float64', 'LE', 0.24999999999999997, 10))).toBe('4003 ffff ffff ffff');
   });
 
   it.each([
@@ -29,6 +38,8 @@ describe('encoding (pure, hand-written expectations)', () => {
     ['uint32', 4294967296, 1],
     ['uint32', -1, 1],
     ['float32', 3.5e38, 1],
+    ['float32', 3.4028235677973366e38, 1], // halfway to 2^128: ties to even round to infinity
+    ['float32', -3.4028235677973366e38, 1],
     ['float64', 1e308, 10],
     ['bool', 2, 1],
     ['bool', 1, 10],

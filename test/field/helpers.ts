@@ -26,6 +26,8 @@ export interface ModbusPeer {
   hr(addr: number, count: number): Promise<number[]>;
   hrHex(addr: number, count: number): Promise<string>;
   co(addr: number, count: number): Promise<number[]>;
+  /** The value at addr as pymodbus's own decoder reads it with that layout. */
+  decode(addr: number, type: 'int32' | 'uint32' | 'float32' | 'float64', order: string): Promise<number>;
   reset(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -70,6 +72,11 @@ export async function startModbusPeer(mode: 'tcp' | 'rtu', where: string, extra:
     hr: async (addr, count) => (await ask<{ hr: number[] }>({ op: 'hr', addr, count })).hr,
     hrHex: async (addr, count) => (await peer.hr(addr, count)).map((r) => r.toString(16).padStart(4, '0')).join(' '),
     co: async (addr, count) => (await ask<{ co: number[] }>({ op: 'co', addr, count })).co,
+    decode: async (addr, type, order) => {
+      const out = await ask<{ value?: number; error?: string }>({ op: 'decode', addr, type, order });
+      if (out.value === undefined) throw new Error(`modbus peer decode: ${out.error}`);
+      return out.value;
+    },
     reset: async () => {
       await ask({ op: 'reset' });
     },

@@ -3,7 +3,7 @@ import { createFieldService, type FieldService } from '../../src/field/service.j
 import { fieldConfig } from '../../src/field/config.js';
 import type { FieldWriteAudit } from '../../src/field/types.js';
 import { startModbusPeer, startPtyPair, stopAll, removeDir, type ModbusPeer, type PtyPair } from './helpers.js';
-import { MATRIX, caseName, words } from './matrix.js';
+import { EXACT, MATRIX, caseName, words } from './matrix.js';
 
 // Writes through the service to real pymodbus slaves (TCP, and RTU over a socat pty pair), then
 // reads the raw registers inside the slave and compares them with hand-written hex.
@@ -49,6 +49,17 @@ describe.each(['tcp', 'rtu'] as const)('Modbus %s against pymodbus', (kind) => {
       expect(r).toMatchObject({ ok: true, results: [{ function: c.fc }] });
       // one register beyond must stay untouched: an array writes exactly its own registers
       expect(await s.peer.hrHex(ADDR, words(c.hex) + 1)).toBe(`${c.hex} 0000`);
+    });
+  }
+
+  for (const c of EXACT) {
+    it(`exact: ${caseName(c)}, pymodbus decodes ${c.device}`, async () => {
+      await s.peer.reset();
+      const r = await send([s.item({ object_type: 'holding register', object_address: ADDR, data_type: c.data_type, order: c.order, ...(c.scale === undefined ? {} : { scale: c.scale }), value: c.value })]);
+      expect(r).toMatchObject({ ok: true, results: [{ function: c.fc }] });
+      expect(await s.peer.hrHex(ADDR, words(c.hex))).toBe(c.hex);
+      // toBe is Object.is: -0 and +0 differ, and so does any last bit
+      expect(await s.peer.decode(ADDR, c.data_type, c.order)).toBe(c.device);
     });
   }
 

@@ -22,7 +22,9 @@ describe.each(DIALECTS)('session tokens (%s)', (dialect) => {
 
   beforeAll(async () => {
     env = await createTestEnv(dialect);
-    server = await env.start();
+    // cloud-multi installs every industry's modules: every served route needs a session (an
+    // uninstalled module's routes answer 404 module_not_installed before authentication).
+    server = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off' });
     anon = await createClient(server.url);
   });
   afterAll(async () => env.cleanup());
@@ -82,7 +84,7 @@ describe.each(DIALECTS)('session tokens (%s)', (dialect) => {
     expect((await as(token).get('/api/v1/tables/list')).status).toBe(401);
     expect((await as(token).get('/api/v1/auth/me')).body.item.authenticated).toBe(false);
     // Still revoked after a restart: revocation lives in SQL.
-    const again = await env.start();
+    const again = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off' });
     const client = await createClient(again.url, { authorization: `Bearer ${token}` }, anon.contract);
     expect((await client.get('/api/v1/tables/list')).status).toBe(401);
   });

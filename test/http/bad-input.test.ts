@@ -39,5 +39,5 @@ describe('bad input (sqlite)', () => {
     }
     expect(calls).toBeGreaterThan(300);
     expect(env.logs.filter((l) => l.msg === 'unexpected error')).toEqual([]);
-  });
+  }, 300_000);
 });

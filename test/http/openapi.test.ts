@@ -30,6 +30,8 @@ describe('OpenAPI document', () => {
     expect(Object.keys(list?.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '500']));
     const create = doc.paths['/api/v1/tables']?.post;
     expect(Object.keys(create?.responses ?? {})).toEqual(expect.arrayContaining(['201', '409', '413', '415', '422']));
-    for (const code of Object.keys(ERROR_CODES)) expect(toYaml(doc as unknown as Record<string, unknown>)).toContain(code);
+    // Rendered once: the document is over a megabyte, and rendering it per code took longer than the test timeout.
+    const yaml = toYaml(doc as unknown as Record<string, unknown>);
+    for (const code of Object.keys(ERROR_CODES)) expect(yaml).toContain(code);
   });
 });

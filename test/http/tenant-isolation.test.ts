@@ -14,6 +14,9 @@ const CREATE: Record<string, (id: string) => unknown> = {
   tables: (id) => ({ item: { id, name: 'B private' } }),
   forms: (id) => ({ item: { id, title: 'B private' } }),
   tasks: (id) => ({ item: { id, title: 'B private task', priority: 'high', sla_minutes: 30 } }),
+  'swine-adapters': (id) => ({ id, unit_id: 'b-room', controller_id: 'b-room-climate', transport: 'modbus-tcp', host: '127.0.0.1', points: [{ key: 'target_temp_c', address: 1 }] }),
+  'poultry-adapters': (id) => ({ item: { id, unit_id: 'H1', controller_id: 'B private controller', transport: 'modbus-tcp', host: '10.0.0.9', points: [{ key: 'target_temp_c', address: 100 }] } }),
+  'melioration-field': (id) => ({ item: { id, name: 'B private field', site_id: 'b-site', crop: 'maize', field_capacity_pct: 30, wilting_point_pct: 15, root_depth_m: 0.5 } }),
 };
 
 describe.each(DIALECTS)('tenant isolation (%s)', (dialect) => {
@@ -25,7 +28,8 @@ describe.each(DIALECTS)('tenant isolation (%s)', (dialect) => {
 
   beforeAll(async () => {
     env = await createTestEnv(dialect);
-    server = await env.start();
+    // cloud-multi installs every industry's modules, so every served route is exercised.
+    server = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off' });
     a = await clientAs(env, server, A);
     b = await clientAs(env, server, B, a.contract);
     ops = Object.entries(a.contract.doc.paths).flatMap(([path, o]) => Object.keys(o).map((method) => ({ method, path })))
@@ -43,7 +47,7 @@ describe.each(DIALECTS)('tenant isolation (%s)', (dialect) => {
         expect(['tenant_boundary_denied', 'scope_boundary_denied', 'rbac_forbidden'], op.path).toContain(res.body.error.code);
       }
     }
-  });
+  }, 180_000);
 
   it('refuses another tenant\'s id anywhere in the body of every write', async () => {
     const writes = ops.filter((o) => o.method !== 'get' && o.method !== 'delete');
@@ -55,7 +59,7 @@ describe.each(DIALECTS)('tenant isolation (%s)', (dialect) => {
         expect(res.status, `${op.method} ${op.path} ${JSON.stringify(body)}`).toBe(403);
       }
     }
-  });
+  }, 180_000);
 
   it('keeps rows another tenant created out of get, patch, delete and every list', async () => {
     const creatable = ops.filter((o) => o.method === 'post' && /^\/api\/v1\/[a-z-]+$/.test(o.path)).map((o) => o.path.split('/')[3] as string);

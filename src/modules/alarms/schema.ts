@@ -1,28 +1,6 @@
-import { col, defineTable } from '../../db/table.js';
-
-export const alarms = defineTable('alarms', {
-  id: col.id(),
-  tenant_id: col.text(),
-  site_id: col.text(),
-  scope: col.text({ notNull: true }),
-  severity: col.text({ notNull: true }),
-  state: col.text({ notNull: true }),
-  source: col.text({ notNull: true }),
-  title: col.text({ notNull: true }),
-  message: col.text(),
-  correlation_id: col.text({ notNull: true }),
-  details: col.json(),
-  raised_at: col.timestamp({ notNull: true }),
-  acknowledged_by: col.text(),
-  acknowledged_at: col.timestamp(),
-  comment: col.text(),
-}, {
-  indexes: [
-    { name: 'alarms_tenant_raised', columns: ['tenant_id', 'raised_at'] },
-    { name: 'alarms_state', columns: ['state'] },
-    { name: 'alarms_correlation', columns: ['correlation_id'] },
-  ],
-});
+// The alarm record, declared once: its fields give the table (src/kernel/record.ts), the UI
+// scheme, the list filters and the row type.
+import { defineRecord } from '../../kernel/record.js';
 
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 export const ALARM_STATES = ['open', 'acknowledged'] as const;
@@ -31,20 +9,29 @@ export const ALARM_SCOPES = ['site', 'tenant', 'master'] as const;
 
 export type Severity = (typeof SEVERITIES)[number];
 
-export interface AlarmRow extends Record<string, unknown> {
-  id: string;
-  tenant_id: string | null;
-  site_id: string | null;
-  scope: (typeof ALARM_SCOPES)[number];
-  severity: Severity;
-  state: (typeof ALARM_STATES)[number];
-  source: string;
-  title: string;
-  message: string | null;
-  correlation_id: string;
-  details: Record<string, unknown> | null;
-  raised_at: string;
-  acknowledged_by: string | null;
-  acknowledged_at: string | null;
-  comment: string | null;
-}
+export const alarmRecord = defineRecord('alarms', {
+  id: { type: 'string', label: 'ID', readOnly: true },
+  tenant_id: { type: 'string', label: 'Tenant', nullable: true, readOnly: true, filter: { description: 'Master callers only; a tenant caller always sees its own tenant.' } },
+  site_id: { type: 'string', label: 'Site', nullable: true, filter: true },
+  scope: { type: 'string', label: 'Scope', enum: ALARM_SCOPES, readOnly: true, filter: true },
+  severity: { type: 'string', label: 'Severity', enum: SEVERITIES, filter: true, sortable: true },
+  state: { type: 'string', label: 'State', enum: ALARM_STATES, readOnly: true, filter: true, sortable: true },
+  source: { type: 'string', label: 'Source', filter: true, sortable: true, searchable: true },
+  title: { type: 'string', label: 'Title', sortable: true, searchable: true },
+  message: { type: 'string', label: 'Message', nullable: true, searchable: true },
+  correlation_id: { type: 'string', label: 'Correlation id', filter: true, searchable: true },
+  details: { type: 'object', label: 'Details', nullable: true },
+  raised_at: { type: 'datetime', label: 'Raised', readOnly: true, sortable: true },
+  acknowledged_by: { type: 'string', label: 'Acknowledged by', nullable: true, readOnly: true },
+  acknowledged_at: { type: 'datetime', label: 'Acknowledged', nullable: true, readOnly: true },
+  comment: { type: 'string', label: 'Comment', nullable: true, readOnly: true },
+}, {
+  indexes: [
+    { name: 'alarms_tenant_raised', columns: ['tenant_id', 'raised_at'] },
+    { name: 'alarms_state', columns: ['state'] },
+    { name: 'alarms_correlation', columns: ['correlation_id'] },
+  ],
+});
+
+export const alarms = alarmRecord.table;
+export type AlarmRow = typeof alarmRecord.row;

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { ApiError } from '../../kernel/errors.js';
 import type { Services } from '../../kernel/context.js';
+import { need } from '../../kernel/context.js';
 import type { StatusEvent } from '../../realtime/bus.js';
 import { timeId } from '../../realtime/ids.js';
 import { colOf, tableOf } from '../../realtime/sql.js';
@@ -78,9 +79,9 @@ export function createAlarmService(services: Services): AlarmService {
         await db.orm.insert(tableOf(alarms, db)).values(row as never);
       });
       await services.audit.record({ actor: input.actor ?? input.source, action: 'alarm.raise', resource: 'alarms', result: 'success', correlation_id: row.correlation_id, details: { id: row.id, severity: row.severity, title: row.title }, tenant_id: row.tenant_id });
-      services.bus!.emit('alarm', { kind: 'raised', alarm: busAlarm(row) });
+      need(services, 'bus').emit('alarm', { kind: 'raised', alarm: busAlarm(row) });
       if (row.severity === 'critical' || row.severity === 'high') {
-        await services.status!.publish({
+        await need(services, 'status').publish({
           tenant_id: row.tenant_id, site_id: row.site_id, source: `alarms:${row.source}`, event: 'alarm_raised',
           status: statusOfSeverity(row.severity), correlation_id: row.correlation_id, details: { alarm_id: row.id, severity: row.severity, title: row.title },
         });
@@ -105,7 +106,7 @@ export function createAlarmService(services: Services): AlarmService {
         throw new ApiError('alarm_already_acknowledged', `alarm ${input.id} was already acknowledged by ${existing.acknowledged_by} at ${existing.acknowledged_at}; the first acknowledgement is kept`, [{ field: 'id', reason: 'already_acknowledged' }]);
       }
       await services.audit.record({ actor: input.actor, action: 'alarm.ack', resource: 'alarms', result: 'success', correlation_id: input.correlation_id ?? row.correlation_id, details: { id: row.id, acknowledged_by: row.acknowledged_by, comment: row.comment }, tenant_id: row.tenant_id });
-      services.bus!.emit('alarm', { kind: 'acknowledged', alarm: busAlarm(row) });
+      need(services, 'bus').emit('alarm', { kind: 'acknowledged', alarm: busAlarm(row) });
       return row;
     },
   };

@@ -1,5 +1,7 @@
-// Manifest of the analytics module. Routes and tables arrive with the issue that implements it.
+// Manifest of the analytics module: fleet metrics and summary, and the pilot summary.
 import { defineModule } from '../../kernel/module.js';
+import { analyticsRoutes } from './resource.js';
+import { analyticsMetrics } from './schema.js';
 
 export default defineModule({
   id: 'analytics',
@@ -13,8 +15,8 @@ export default defineModule({
   key_entity: 'metric',
   provides_enrichment_for: ['tenant-master', 'subscriptions'],
   frontend: { block_id: 'analytics', component: 'AnalyticsDashboard' },
-  routes: [],
-  tables: [],
+  routes: analyticsRoutes,
+  tables: [analyticsMetrics],
   permissions: [
     { role: 'admin', resource: 'analytics', actions: ['read', 'create', 'update', 'delete', 'execute'] },
     { role: 'operator', resource: 'analytics', actions: ['read'] },

@@ -1,17 +1,20 @@
-import { col, defineTable } from '../../db/table.js';
+// The audit record, declared once: its fields give the table, the UI scheme, the list filters
+// and the row type. Who did what: one row per audited action, newest first by (created_at, id).
+import { defineRecord } from '../../kernel/record.js';
 
-/** Who did what: one row per audited action, newest first by (created_at, id). */
-export const auditRecords = defineTable('audit_records', {
-  id: col.id(),
-  tenant_id: col.text(),
-  actor: col.text({ notNull: true }),
-  action: col.text({ notNull: true }),
-  resource: col.text({ notNull: true }),
-  result: col.text({ notNull: true }),
-  correlation_id: col.text({ notNull: true }),
-  details: col.json(),
-  recorded_by: col.text({ notNull: true }),
-  created_at: col.timestamp({ notNull: true }),
+export const RESULTS = ['success', 'denied', 'error'] as const;
+
+export const auditRecord = defineRecord('audit_records', {
+  id: { type: 'string', label: 'ID', readOnly: true },
+  tenant_id: { type: 'string', label: 'Tenant', nullable: true, readOnly: true, filter: { description: 'Master callers only; a tenant caller always sees its own tenant.' } },
+  actor: { type: 'string', label: 'Actor', filter: true, sortable: true, searchable: true },
+  action: { type: 'string', label: 'Action', filter: true, sortable: true, searchable: true },
+  resource: { type: 'string', label: 'Resource', filter: true, sortable: true, searchable: true },
+  result: { type: 'string', label: 'Result', enum: RESULTS, filter: true, sortable: true },
+  correlation_id: { type: 'string', label: 'Correlation id', filter: true, searchable: true, description: 'Traces one operation across modules; the request id when the caller gives none.' },
+  details: { type: 'object', label: 'Details', nullable: true },
+  recorded_by: { type: 'string', label: 'Recorded by', readOnly: true, description: 'The authenticated subject (or module) that wrote the record.' },
+  created_at: { type: 'datetime', label: 'Time', readOnly: true, sortable: true },
 }, {
   indexes: [
     { name: 'audit_records_tenant_created', columns: ['tenant_id', 'created_at'] },
@@ -20,15 +23,5 @@ export const auditRecords = defineTable('audit_records', {
   ],
 });
 
-export interface AuditRow extends Record<string, unknown> {
-  id: string;
-  tenant_id: string | null;
-  actor: string;
-  action: string;
-  resource: string;
-  result: 'success' | 'denied' | 'error';
-  correlation_id: string;
-  details: Record<string, unknown> | null;
-  recorded_by: string;
-  created_at: string;
-}
+export const auditRecords = auditRecord.table;
+export type AuditRow = typeof auditRecord.row;

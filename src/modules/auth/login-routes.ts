@@ -12,6 +12,7 @@ import { scopeString } from '../../auth/scope.js';
 import { Challenges, publicStatus, type ChallengeRow } from '../../auth/challenges.js';
 import { Throttle } from '../../auth/throttle.js';
 import { passkeys, type PasskeyRow } from '../passkeys/schema.js';
+import { setupCommand, setupRequired } from '../../runtime/first-run.js';
 
 /** Failed logins per client address before it must wait (sliding 10-minute window). */
 export const ADDRESS_FAILURE_LIMIT = 20;
@@ -37,6 +38,16 @@ const challengeItem = {
 const sessionItem = {
   type: 'object', required: ['authenticated'],
   properties: { authenticated: { type: 'boolean' }, expires_at: { type: 'string', format: 'date-time' }, user: { type: 'object' }, challenge: challengeItem },
+};
+
+const statusItem = {
+  ...sessionItem,
+  required: [...sessionItem.required, 'setup_required'],
+  properties: {
+    ...sessionItem.properties,
+    setup_required: { type: 'boolean', description: 'True while no active admin passkey exists: the first admin card must be issued on the box before anyone can log in.' },
+    setup_hint: { type: 'string', description: 'Only while setup_required: the exact command that issues the first admin card on this box (run it in a shell on the box).' },
+  },
 };
 
 const view = (row: ChallengeRow) => ({ challenge_id: row.id, method: row.method, status: publicStatus(row), expires_at: row.expires_at });
@@ -160,13 +171,17 @@ export const loginRoutes: AnyRoute[] = [
   }),
   defineRoute({
     method: 'get', path: '/api/v1/auth/passkey/status', module: 'auth', tags: ['auth'], access: { public: true },
-    summary: 'Login status: the current session, and a challenge by id',
+    summary: 'Login status: the current session, a challenge by id, and whether the first admin card is still to be made',
+    description: 'setup_required is true while no active admin passkey exists (a fresh box): nobody can log in until one is issued, and setup_hint is the exact command, for this box, that issues it.',
     query: { challenge_id: { type: 'string', description: 'A challenge to report on.' } },
-    response: { kind: 'single', item: sessionItem },
+    response: { kind: 'single', item: statusItem },
     handler: async ({ services, caller, query }) => {
       const challenge = typeof query.challenge_id === 'string' ? await challengesOf(services).store.find({ id: query.challenge_id }) : undefined;
+      const setup = await setupRequired(services.db);
       return {
         authenticated: Boolean(caller),
+        setup_required: setup,
+        ...(setup ? { setup_hint: setupCommand(services.config) } : {}),
         ...(caller ? { user: { role: caller.role, scope: scopeString(caller), scope_type: caller.scope_type, subject: caller.subject } } : {}),
         ...(challenge ? { challenge: view(challenge) } : {}),
       };

@@ -5,7 +5,6 @@ import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import { pageItems } from '../../kernel/query.js';
 import { ApiError } from '../../kernel/errors.js';
 import { INDUSTRIES } from '../../config.js';
-import { MODULES } from '../index.js';
 import { DEFAULT_UI_RULES, operations, uiAccessStore, uiRules, UI_RESOURCES, type UiResourceId } from '../../auth/policy.js';
 import { scopeString } from '../../auth/scope.js';
 import type { Caller, Services } from '../../kernel/context.js';
@@ -21,7 +20,7 @@ const rulesItem = {
 const UI_IDS = Object.keys(UI_RESOURCES) as UiResourceId[];
 
 async function appContext(services: Services, caller: Caller) {
-  const ops = await operations(services, caller, MODULES);
+  const ops = await operations(services, caller);
   const lookup = (layer: 'api' | 'ui') => Object.fromEntries(ops.filter((o) => o.layer === layer).map((o) => [o.id, o.allowed]));
   const ui = lookup('ui');
   const api = lookup('api');
@@ -74,7 +73,7 @@ export const policyRoutes: AnyRoute[] = [
     query: { limit: { type: 'integer', min: 1, max: 500, default: 500 }, offset: { type: 'integer', min: 0, default: 0 }, layer: { type: 'string', enum: ['api', 'ui'] }, allowed: { type: 'boolean' } },
     response: { kind: 'list', item: operationItem },
     handler: async ({ services, caller, query }) => {
-      let ops = await operations(services, caller as Caller, MODULES);
+      let ops = await operations(services, caller as Caller);
       if (query.layer) ops = ops.filter((o) => o.layer === query.layer);
       if (query.allowed !== undefined) ops = ops.filter((o) => o.allowed === query.allowed);
       return pageItems(ops, query);

@@ -11,10 +11,15 @@ const DOCS_FILES: Record<string, string> = {
   'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
 };
 
-/** The web shell's files (src/ui/public), served from the binary. */
-const WEB_FILES: Record<string, string> = {
-  'app.js': 'text/javascript; charset=utf-8',
-  'app.css': 'text/css; charset=utf-8',
+/** Content types of the web shell's files (built by src/ui/build-ui.mjs into dist/web), served from the binary. */
+const WEB_TYPES: Record<string, string> = {
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  svg: 'image/svg+xml',
+  png: 'image/png',
+  woff2: 'font/woff2',
+  json: 'application/json',
+  webmanifest: 'application/manifest+json',
 };
 
 const DOCS_HTML = `<!doctype html>
@@ -75,10 +80,14 @@ export const systemRoutes: AnyRoute[] = [
     response: { kind: 'raw', contentType: 'text/javascript', description: 'Asset file' }, errors: ['not_found'],
     handler: async ({ c, params }) => {
       const file = params.file as string;
-      const type = WEB_FILES[file];
+      const type = /^[\w.-]+$/.test(file) && !file.startsWith('.') ? WEB_TYPES[file.split('.').pop() ?? ''] : undefined;
       const body = type ? readAsset(`web/${file}`) : undefined;
       if (!type || !body) throw new ApiError('not_found', `no web asset ${file}`);
-      return c.body(new Uint8Array(body), 200, { 'content-type': type, 'cache-control': 'no-cache' });
+      // Hashed names never change; sw.js (the service worker, scope /) and the rest are revalidated.
+      const hashed = /-[\w-]{8}\.(js|css)$/.test(file);
+      const headers: Record<string, string> = { 'content-type': type, 'cache-control': hashed ? 'public, max-age=31536000, immutable' : 'no-cache' };
+      if (file === 'sw.js') headers['service-worker-allowed'] = '/';
+      return c.body(new Uint8Array(body), 200, headers);
     },
   }),
   defineRoute({

@@ -1,12 +1,13 @@
 // devices/telemetry/scheme|list, devices/telemetry/kpi and devices/telemetry/commands/ingest.
 import * as v from 'valibot';
-import { defineResource } from '../../kernel/resource.js';
+import { command, defineResource } from '../../kernel/resource.js';
 import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import { ApiError } from '../../kernel/errors.js';
 import type { TelemetryPoint } from '../../realtime/bus.js';
 import { deviceTelemetry, DEVICE_STATUSES } from './schema.js';
 import { ingestBody, toPoint } from './points.js';
 import { ownerTenant } from '../../kernel/tenancy.js';
+import { need } from '../../kernel/context.js';
 
 const filters = {
   device_id: { type: 'string' },
@@ -42,7 +43,7 @@ export const telemetryResource = defineResource<TelemetryPoint & Record<string, 
   search: ['device_id', 'metric', 'site_id'],
   toItem: (row) => ({ ...row }),
   commands: {
-    ingest: {
+    ingest: command({
       summary: 'Ingest telemetry points (batched with MQTT intake; answers once they are stored)',
       action: 'ingest',
       body: ingestBody,
@@ -66,7 +67,7 @@ export const telemetryResource = defineResource<TelemetryPoint & Record<string, 
       },
       response: { type: 'object', required: ['accepted'], properties: { accepted: { type: 'integer' } } },
       handler: async (ctx) => {
-        const b = ctx.body as v.InferOutput<typeof ingestBody>;
+        const b = ctx.body;
         const caller = ctx.caller!;
         const tenant = ownerTenant(caller, b.tenant_id);
         if (!tenant) throw new ApiError('validation_error', 'a master caller names the tenant of the points', [{ field: 'tenant_id', reason: 'required' }]);
@@ -77,10 +78,10 @@ export const telemetryResource = defineResource<TelemetryPoint & Record<string, 
           if (caller.site_id && p.site_id && p.site_id !== caller.site_id) throw new ApiError('tenant_boundary_denied', `this session is bound to site ${caller.site_id}`);
           return toPoint(p, { tenant_id: tenant, site_id: site }, now);
         });
-        await ctx.services.telemetry!.ingest(points);
+        await need(ctx.services, 'telemetry').ingest(points);
         return { accepted: points.length };
       },
-    },
+    }),
   },
 });
 
@@ -105,7 +106,7 @@ export const kpiRoute: AnyRoute = defineRoute({
     const f: Record<string, string | undefined> = {};
     for (const k of ['device_id', 'site_id', 'status', 'metric', 'q', 'tenant_id']) f[k] = query[k] as string | undefined;
     if (caller?.scope_type === 'tenant') f.tenant_id = caller.tenant_id;
-    return services.telemetry!.kpi(f);
+    return need(services, 'telemetry').kpi(f);
   },
 });
 

@@ -4,6 +4,7 @@
 // Batches are written one after another; a caller may await the batch holding its points.
 import { ApiError } from '../../kernel/errors.js';
 import type { Services } from '../../kernel/context.js';
+import { need } from '../../kernel/context.js';
 import type { TelemetryPoint } from '../../realtime/bus.js';
 import { rowsPerInsert, tableOf } from '../../realtime/sql.js';
 import { deviceTelemetry, TELEMETRY_COLUMNS } from './schema.js';
@@ -86,7 +87,7 @@ export class TelemetryWriter {
       this.stats.written += batch.points.length;
       this.stats.batches++;
       batch.resolve();
-      this.services.bus!.emit('telemetry', batch.points);
+      need(this.services, 'bus').emit('telemetry', batch.points);
     } catch (err) {
       this.services.log.error('telemetry batch could not be stored', { points: batch.points.length, error: (err as Error).message });
       batch.reject(err as Error);

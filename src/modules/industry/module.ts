@@ -1,5 +1,12 @@
-// Manifest of the industry module. Routes and tables arrive with the issue that implements it.
+// Manifest of the industry module: the generic industry resources and the one alarm service of
+// the industry workspaces (src/industry/alarm-service.ts), whose events table it owns.
 import { defineModule } from '../../kernel/module.js';
+import { industryAlarmEvents } from '../../industry/alarm-schema.js';
+import { createIndustryAlarmService } from '../../industry/alarm-service.js';
+import { startEscalator, type Escalator } from '../../industry/escalator.js';
+import { industryProfiles } from '../../industry/profiles.js';
+import { industryProfileRoutes } from './profiles-resource.js';
+import { industryAlarmRoutes } from './alarms-resource.js';
 
 export default defineModule({
   id: 'industry',
@@ -13,8 +20,8 @@ export default defineModule({
   key_entity: 'industry_profile',
   provides_enrichment_for: ['poultry', 'swine', 'melioration'],
   frontend: { block_id: 'industry', component: 'IndustryWorkspace' },
-  routes: [],
-  tables: [],
+  routes: [...industryProfileRoutes, ...industryAlarmRoutes],
+  tables: [industryAlarmEvents, industryProfiles],
   permissions: [
     { role: 'admin', resource: 'industry-profiles', actions: ['read', 'create', 'update', 'delete', 'execute'] },
     { role: 'operator', resource: 'industry-profiles', actions: ['read'] },
@@ -23,4 +30,16 @@ export default defineModule({
     { role: 'operator', resource: 'industry-alarms', actions: ['read'] },
     { role: 'security', resource: 'industry-alarms', actions: ['read'] },
   ],
+  runtime: (services) => {
+    let escalator: Escalator | undefined;
+    return {
+      async start() {
+        services.industryAlarms = createIndustryAlarmService(services);
+        escalator = startEscalator(services, services.config.alarm_escalation_interval_ms);
+      },
+      async stop() {
+        escalator?.stop();
+      },
+    };
+  },
 });

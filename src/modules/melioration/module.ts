@@ -1,5 +1,18 @@
-// Manifest of the melioration module. Routes and tables arrive with the issue that implements it.
+// Manifest of the melioration module: fields and their water balance, irrigation (machines and
+// drip), soil moisture, weather (station primary, service fallback) with station health, control
+// modes, and the water_deficit / overwatering alerts raised through the industry alarm service.
 import { defineModule } from '../../kernel/module.js';
+import { fieldRoutes } from './fields.js';
+import { irrigationRoutes } from './irrigation.js';
+import { soilRoutes } from './soil.js';
+import { weatherRoutes } from './weather.js';
+import { controlModeRoutes } from './control-mode.js';
+import { alertRoutes } from './alerts.js';
+import { controlModes, irrigationEvents, meliorationFields, soilMoisture, weather } from './schema.js';
+import { createMeliorationService } from './service.js';
+
+/** How often the box looks for stations that went silent (the health check needs no request). */
+const SWEEP_INTERVAL_MS = 60_000;
 
 export default defineModule({
   id: 'melioration',
@@ -13,8 +26,8 @@ export default defineModule({
   key_entity: 'field',
   provides_enrichment_for: [],
   frontend: { block_id: 'melioration', component: 'MeliorationWorkspace' },
-  routes: [],
-  tables: [],
+  routes: [...fieldRoutes, ...irrigationRoutes, ...soilRoutes, ...weatherRoutes, ...controlModeRoutes, ...alertRoutes],
+  tables: [meliorationFields, irrigationEvents, soilMoisture, weather, controlModes],
   permissions: [
     { role: 'admin', resource: 'melioration-field', actions: ['read', 'create', 'update', 'delete', 'execute'] },
     { role: 'operator', resource: 'melioration-field', actions: ['read', 'execute'] },
@@ -38,4 +51,21 @@ export default defineModule({
     { role: 'operator', resource: 'melioration-control-mode', actions: ['read', 'execute'] },
     { role: 'security', resource: 'melioration-control-mode', actions: ['read'] },
   ],
+  runtime: (services) => {
+    let timer: NodeJS.Timeout | undefined;
+    return {
+      async start() {
+        const service = createMeliorationService(services);
+        services.melioration = service;
+        timer = setInterval(() => {
+          if (!services.modules.isInstalled('melioration')) return;
+          service.sweepMissingStations().catch((err: unknown) => services.log.warn('melioration station sweep failed', { error: String(err) }));
+        }, SWEEP_INTERVAL_MS);
+        timer.unref();
+      },
+      async stop() {
+        if (timer) clearInterval(timer);
+      },
+    };
+  },
 });

@@ -1,9 +1,9 @@
 // The passkeys resource: scheme, list (sort, order, q, type, status), {id}, issue and revoke.
 import * as v from 'valibot';
 import { ApiError } from '../../kernel/errors.js';
-import { defineResource } from '../../kernel/resource.js';
+import { command, defineResource } from '../../kernel/resource.js';
 import { scopeString } from '../../auth/scope.js';
-import { passkeys, type PasskeyRow } from './schema.js';
+import { passkeyRecord, passkeys, type PasskeyRow } from './schema.js';
 import { newPasskeyId, qrCredential, rfidCredential } from './credentials.js';
 
 const MAX_TTL_MINUTES = 5 * 365 * 24 * 60;
@@ -25,21 +25,6 @@ const toItem = (r: PasskeyRow) => ({
   role: r.role, status: r.status, issued_at: r.issued_at, issued_by: r.issued_by, expires_at: r.expires_at, last_used_at: r.last_used_at,
 });
 
-const passkeyFields = {
-  id: { type: 'string', label: 'Passkey', description: 'Public identifier (PK-...); it is never a credential and cannot log in.' },
-  type: { type: 'string', label: 'Type', enum: ['qr', 'rfid'] },
-  holder: { type: 'string', label: 'Holder' },
-  scope: { type: 'string', label: 'Scope', description: 'master, tenant:<id> or tenant:<id>/site:<id>' },
-  scope_type: { type: 'string', label: 'Scope type', enum: ['master', 'tenant'] },
-  tenant_id: { type: 'string', label: 'Tenant', nullable: true },
-  site_id: { type: 'string', label: 'Site', nullable: true },
-  role: { type: 'string', label: 'Role', enum: ['operator', 'admin', 'security'] },
-  status: { type: 'string', label: 'Status', enum: ['active', 'revoked'] },
-  issued_at: { type: 'datetime', label: 'Issued' },
-  issued_by: { type: 'string', label: 'Issued by' },
-  expires_at: { type: 'datetime', label: 'Expires' },
-  last_used_at: { type: 'datetime', label: 'Last used', nullable: true },
-} as const;
 
 export const passkeysResource = defineResource<PasskeyRow>({
   name: 'passkeys',
@@ -48,23 +33,16 @@ export const passkeysResource = defineResource<PasskeyRow>({
   table: passkeys,
   access: { resource: 'passkeys', scope: 'any' },
   tenantColumn: 'tenant_id',
-  fields: passkeyFields,
-  filters: {
-    type: { type: 'string', enum: ['qr', 'rfid'], description: 'Passkey type.' },
-    status: { type: 'string', enum: ['active', 'revoked'], description: 'Passkey status.' },
-    tenant_id: { type: 'string', description: 'Tenant of the passkey (master callers).' },
-  },
-  sortable: ['id', 'type', 'holder', 'scope', 'status', 'issued_at', 'expires_at'],
+  fields: passkeyRecord.fields,
   defaultSort: { field: 'issued_at', order: 'desc' },
-  search: ['id', 'holder', 'scope'],
   toItem,
   commands: {
-    issue: {
+    issue: command({
       summary: 'Issue a passkey; the answer carries its credential once (it is stored only as a keyed hash)',
       action: 'issue', body: issueBody, status: 201, idempotent: false,
-      response: { type: 'object', required: ['id', 'credential'], properties: { ...Object.fromEntries(Object.keys(passkeyFields).map((k) => [k, {}])), credential: { type: 'string', description: 'RF-... or QR-...: shown only in this answer.' } } },
+      response: { type: 'object', required: ['id', 'credential'], properties: { ...Object.fromEntries(Object.entries(passkeyRecord.fields).filter(([, f]) => !('internal' in f)).map(([k]) => [k, {}])), credential: { type: 'string', description: 'RF-... or QR-...: shown only in this answer.' } } },
       handler: async (ctx, kit) => {
-        const body = ctx.body as v.InferOutput<typeof issueBody>;
+        const body = ctx.body;
         const caller = ctx.caller;
         if (caller?.scope_type === 'tenant' && body.scope === 'master') {
           throw new ApiError('scope_boundary_denied', 'a tenant session cannot issue master passkeys');
@@ -97,17 +75,17 @@ export const passkeysResource = defineResource<PasskeyRow>({
         if (!saved) throw new ApiError('already_exists', 'passkey id collision; try again');
         return { ...toItem(saved as PasskeyRow), credential };
       },
-    },
-    revoke: {
+    }),
+    revoke: command({
       summary: 'Revoke a passkey: it no longer logs in, and sessions opened with it end. Revoking twice answers the revoked passkey again.',
       action: 'revoke', body: v.strictObject({ id: v.pipe(v.string(), v.minLength(1)) }), errors: ['not_found'],
       handler: async (ctx, kit) => {
-        const { id } = ctx.body as { id: string };
+        const { id } = ctx.body;
         const row = (await kit.load(ctx, id)) as PasskeyRow;
         if (row.status === 'revoked') return toItem(row);
         const saved = await kit.store(ctx.services.db).update({ id }, { status: 'revoked', revoked_at: new Date().toISOString() });
         return toItem(saved as PasskeyRow);
       },
-    },
+    }),
   },
 });

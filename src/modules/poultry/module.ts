@@ -1,5 +1,17 @@
-// Manifest of the poultry module. Routes and tables arrive with the issue that implements it.
+// Manifest of the poultry module: the poultry workspace's resources.
 import { defineModule } from '../../kernel/module.js';
+import { feedwaterDaysResource, feedwaterResource } from './feedwater.js';
+import { feedwaterDayRecord, feedwaterRecord } from './feedwater-schema.js';
+import { productionKpiRoute, productionRecord, productionResource } from './production.js';
+import { poultryProfileRoutes } from './profiles.js';
+import { flockRoutes } from './flock.js';
+import { climateRoutes, poultryRules } from './climate.js';
+import { sensorsRoute } from './sensors.js';
+import { adapterRoutes } from './adapters.js';
+import { poultryAlarmRoutes } from './alarms.js';
+import { adapterRecord, climateRecord, flockRecord, readingRecord, ruleStateRecord } from './climate-schema.js';
+import { startRuleScheduler, type RuleScheduler } from '../../industry/rules.js';
+import { bridgeMqttClimate } from './mqtt-climate.js';
 
 export default defineModule({
   id: 'poultry',
@@ -13,8 +25,8 @@ export default defineModule({
   key_entity: 'flock',
   provides_enrichment_for: [],
   frontend: { block_id: 'poultry', component: 'PoultryWorkspace' },
-  routes: [],
-  tables: [],
+  routes: [...flockRoutes, ...climateRoutes([sensorsRoute as never]), ...adapterRoutes, ...poultryAlarmRoutes, ...feedwaterResource.routes, ...feedwaterDaysResource.routes, productionKpiRoute, ...productionResource.routes, ...poultryProfileRoutes],
+  tables: [flockRecord.table, climateRecord.table, readingRecord.table, ruleStateRecord.table, adapterRecord.table, feedwaterRecord.table, feedwaterDayRecord.table, productionRecord.table],
   permissions: [
     { role: 'admin', resource: 'poultry-climate', actions: ['read', 'create', 'update', 'delete', 'execute'] },
     { role: 'operator', resource: 'poultry-climate', actions: ['read', 'execute'] },
@@ -35,4 +47,22 @@ export default defineModule({
     { role: 'operator', resource: 'poultry-profiles', actions: ['read', 'execute'] },
     { role: 'security', resource: 'poultry-profiles', actions: ['read'] },
   ],
+  // The box raises alarm rules whose hold time has passed on its own, every
+  // alarm_escalation_interval_ms (the industry module's escalator escalates breached SLAs on the
+  // same period); the state is in SQL, so the first pass after a restart catches up.
+  runtime: (services) => {
+    let scheduler: RuleScheduler | undefined;
+    let unbridge: (() => void) | undefined;
+    return {
+      async start() {
+        scheduler = startRuleScheduler(services, services.config.alarm_escalation_interval_ms, (now) => poultryRules(services).tick(now));
+        // House controllers' readings over MQTT take the telemetry path (mqtt-climate.ts).
+        unbridge = bridgeMqttClimate(services);
+      },
+      async stop() {
+        scheduler?.stop();
+        unbridge?.();
+      },
+    };
+  },
 });

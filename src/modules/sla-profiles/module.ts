@@ -1,5 +1,7 @@
-// Manifest of the sla profiles module. Routes and tables arrive with the issue that implements it.
+// Manifest of the SLA profiles module: response/resolution targets assigned to subscriptions.
 import { defineModule } from '../../kernel/module.js';
+import { slaProfileResource } from './resource.js';
+import { slaProfiles } from './schema.js';
 
 export default defineModule({
   id: 'sla-profiles',
@@ -13,8 +15,8 @@ export default defineModule({
   key_entity: 'sla_profile',
   provides_enrichment_for: ['subscriptions'],
   frontend: { block_id: 'sla-profiles', component: 'SlaProfilesTable' },
-  routes: [],
-  tables: [],
+  routes: slaProfileResource.routes,
+  tables: [slaProfiles],
   permissions: [
     { role: 'admin', resource: 'sla-profiles', actions: ['read', 'create', 'update', 'delete', 'execute'] },
     { role: 'operator', resource: 'sla-profiles', actions: ['read'] },

@@ -6,6 +6,7 @@ import { statusRoutes } from './resource.js';
 import { statusEvents, statusSequence } from './schema.js';
 import { createStatusService } from './service.js';
 import { hourlyRetention, type Retention } from '../../kernel/retention.js';
+import { need } from '../../kernel/context.js';
 
 
 export default defineModule({
@@ -36,7 +37,7 @@ export default defineModule({
         services.bus = new EventBus(services.log);
         services.status = await createStatusService(services);
         stream = startStatusStream(services);
-        retention = hourlyRetention(services.log, 'status', services.config.status_retention_days, (before) => services.status!.purge(before));
+        retention = hourlyRetention(services.log, 'status', services.config.status_retention_days, (before) => need(services, 'status').purge(before));
         retention.start();
         // MQTT failing to start is reported and leaves HTTP and the WebSocket stream running.
         try {

@@ -2,12 +2,14 @@
 // WebSocket endpoint (the upgrade is served by src/realtime/status-stream.ts; a plain GET is
 // answered 426 upgrade_required so the endpoint is documented and guarded like any route).
 import * as v from 'valibot';
-import { defineResource } from '../../kernel/resource.js';
+import { command, defineResource } from '../../kernel/resource.js';
 import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import { ApiError } from '../../kernel/errors.js';
 import type { StatusEvent } from '../../realtime/bus.js';
-import { statusEvents, STATUS_VALUES } from './schema.js';
+import { statusEvents, statusRecord, STATUS_VALUES } from './schema.js';
 import { ownerTenant } from '../../kernel/tenancy.js';
+import { need } from '../../kernel/context.js';
+import { withSince } from './list-since.js';
 
 const short = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
 
@@ -21,17 +23,7 @@ const publishBody = v.strictObject({
   details: v.optional(v.record(v.string(), v.unknown())),
 });
 
-export const statusFields = {
-  id: { type: 'integer', label: 'ID', readOnly: true, description: 'Increasing per database; a stream client resumes with ?since=<last id>.' },
-  tenant_id: { type: 'string', label: 'Tenant', nullable: true, readOnly: true },
-  site_id: { type: 'string', label: 'Site', nullable: true },
-  source: { type: 'string', label: 'Source' },
-  event: { type: 'string', label: 'Event' },
-  status: { type: 'string', label: 'Status', enum: STATUS_VALUES },
-  correlation_id: { type: 'string', label: 'Correlation id', nullable: true },
-  details: { type: 'object', label: 'Details', nullable: true },
-  timestamp: { type: 'datetime', label: 'Time', readOnly: true },
-} as const;
+export const statusFields = statusRecord.fields;
 
 export const statusResource = defineResource<StatusEvent & Record<string, unknown>>({
   name: 'status',
@@ -41,33 +33,23 @@ export const statusResource = defineResource<StatusEvent & Record<string, unknow
   access: { resource: 'status', scope: 'any' },
   tenantColumn: 'tenant_id',
   fields: statusFields,
-  filters: {
-    source: { type: 'string' },
-    event: { type: 'string' },
-    status: { type: 'string', enum: STATUS_VALUES },
-    site_id: { type: 'string' },
-    correlation_id: { type: 'string' },
-    tenant_id: { type: 'string', description: 'Master callers only; a tenant caller always sees its own tenant.' },
-  },
-  sortable: ['id', 'timestamp', 'source', 'event', 'status'],
   defaultSort: { field: 'id', order: 'desc' },
-  search: ['source', 'event', 'correlation_id'],
   toItem: (row) => ({ ...row, id: Number(row.id) }),
   commands: {
-    publish: {
+    publish: command({
       summary: 'Store a status event and deliver it to the WebSocket stream and MQTT',
       action: 'publish',
       body: publishBody,
       status: 201,
       handler: async (ctx) => {
-        const b = ctx.body as v.InferOutput<typeof publishBody>;
+        const b = ctx.body;
         const caller = ctx.caller!;
         const tenant = ownerTenant(caller, b.tenant_id);
-        const saved = await ctx.services.status!.publish({ ...b, tenant_id: tenant, site_id: b.site_id ?? caller.site_id ?? null });
+        const saved = await need(ctx.services, 'status').publish({ ...b, tenant_id: tenant, site_id: b.site_id ?? caller.site_id ?? null });
         await ctx.services.audit.record({ actor: caller.subject, action: 'status.publish', resource: 'status', result: 'success', correlation_id: saved.correlation_id ?? ctx.requestId, details: { id: saved.id, event: saved.event, status: saved.status }, tenant_id: tenant });
         return saved;
       },
-    },
+    }),
   },
 });
 
@@ -96,4 +78,8 @@ export const streamRoute: AnyRoute = defineRoute({
   },
 });
 
-export const statusRoutes: AnyRoute[] = [streamRoute, ...statusResource.routes];
+const isList = (r: AnyRoute) => r.method === 'get' && r.path === '/api/v1/status/list';
+export const statusRoutes: AnyRoute[] = [
+  streamRoute,
+  ...statusResource.routes.map((r) => (isList(r) ? withSince(r, statusResource.def, statusResource.kit) : r)),
+];

@@ -2,6 +2,7 @@
 // on the bus. Publication is serialised in this process so the bus sees ids in order.
 import { and, asc, eq, gt, lt, max, sql, type SQL } from 'drizzle-orm';
 import type { Caller, Services } from '../../kernel/context.js';
+import { need } from '../../kernel/context.js';
 import type { StatusEvent } from '../../realtime/bus.js';
 import { colOf, tableOf } from '../../realtime/sql.js';
 import { statusEvents, statusSequence } from './schema.js';
@@ -100,7 +101,7 @@ export async function createStatusService(services: Services): Promise<StatusSer
           await db.orm.insert(events).values(item as never);
           return item;
         });
-        services.bus!.emit('status', row);
+        need(services, 'bus').emit('status', row);
         return row;
       });
     },

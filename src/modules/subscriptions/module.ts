@@ -1,10 +1,12 @@
-// Manifest of the subscriptions module. Routes and tables arrive with the issue that implements it.
+// Manifest of the subscriptions module: one subscription per tenant offer, with a status lifecycle.
 import { defineModule } from '../../kernel/module.js';
+import { subscriptionResource } from './resource.js';
+import { subscriptions } from './schema.js';
 
 export default defineModule({
   id: 'subscriptions',
   name: 'Subscriptions',
-  description: 'Tenant subscriptions and their status (trial, active, paused, canceled).',
+  description: 'Tenant subscriptions: status trial, active, paused or canceled, and the SLA profile linked to each.',
   version: '1.0.0',
   core: false,
   dependencies: [],
@@ -13,8 +15,8 @@ export default defineModule({
   key_entity: 'subscription',
   provides_enrichment_for: [],
   frontend: { block_id: 'subscriptions', component: 'SubscriptionsTable' },
-  routes: [],
-  tables: [],
+  routes: subscriptionResource.routes,
+  tables: [subscriptions],
   permissions: [
     { role: 'admin', resource: 'subscriptions', actions: ['read', 'create', 'update', 'delete', 'execute'] },
     { role: 'operator', resource: 'subscriptions', actions: ['read'] },

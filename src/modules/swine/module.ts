@@ -1,5 +1,15 @@
-// Manifest of the swine module. Routes and tables arrive with the issue that implements it.
+// Manifest of the swine module: rooms and pens instead of houses, sows and growing pigs instead
+// of flocks. Climate readings judged by weight/age phase, feeding and water per pen with
+// anomalies, daily production with KPIs, biosecurity events; out-of-norm findings raise alarms
+// through the one industry alarm service (the industry module), profiles live in its store.
 import { defineModule } from '../../kernel/module.js';
+import { climateRecord, climateRoutes } from './climate.js';
+import { feedingRecord, feedingRoutes } from './feeding.js';
+import { waterRecord, waterRoutes } from './water.js';
+import { productionRecord, productionRoutes } from './production.js';
+import { biosecurityRecord, biosecurityRoutes } from './biosecurity.js';
+import { ruleStateRecord } from './climate-rules.js';
+import { adapterRecord, setpointRecord, setpointRoutes } from './setpoints.js';
 
 export default defineModule({
   id: 'swine',
@@ -13,8 +23,8 @@ export default defineModule({
   key_entity: 'herd',
   provides_enrichment_for: [],
   frontend: { block_id: 'swine', component: 'SwineWorkspace' },
-  routes: [],
-  tables: [],
+  routes: [...climateRoutes, ...feedingRoutes, ...waterRoutes, ...productionRoutes, ...biosecurityRoutes, ...setpointRoutes],
+  tables: [climateRecord.table, feedingRecord.table, waterRecord.table, productionRecord.table, biosecurityRecord.table, ruleStateRecord.table, setpointRecord.table, adapterRecord.table],
   permissions: [
     { role: 'admin', resource: 'swine-climate', actions: ['read', 'create', 'update', 'delete', 'execute'] },
     { role: 'operator', resource: 'swine-climate', actions: ['read', 'execute'] },

@@ -2,13 +2,13 @@
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import { and, asc, eq } from 'drizzle-orm';
-import { defineResource } from '../../kernel/resource.js';
+import { command, defineResource } from '../../kernel/resource.js';
 import { ApiError } from '../../kernel/errors.js';
 import type { AnyRoute, HandlerContext } from '../../kernel/route.js';
 import type { Services } from '../../kernel/context.js';
 import { timeId } from '../../realtime/ids.js';
 import { colOf, tableOf } from '../../realtime/sql.js';
-import { MOVES, PRIORITIES, TASK_SCOPES, TASK_STATES, taskHistory, tasks, type HistoryRow, type TaskRow } from './schema.js';
+import { MOVES, PRIORITIES, TASK_STATES, taskHistory, taskRecord, tasks, type HistoryRow, type TaskRow } from './schema.js';
 import { ownerTenant } from '../../kernel/tenancy.js';
 
 const short = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
@@ -64,35 +64,9 @@ export const taskResource = defineResource<TaskRow, v.InferOutput<typeof createB
   table: tasks,
   access: { resource: 'tasks', scope: 'any' },
   tenantColumn: 'tenant_id',
-  fields: {
-    id: { type: 'string', label: 'ID', description: 'Given at create, or generated (UUID).' },
-    tenant_id: { type: 'string', label: 'Tenant', nullable: true, readOnly: true },
-    site_id: { type: 'string', label: 'Site', nullable: true },
-    title: { type: 'string', label: 'Title', required: true },
-    description: { type: 'string', label: 'Description', nullable: true },
-    priority: { type: 'string', label: 'Priority', enum: PRIORITIES },
-    status: { type: 'string', label: 'State', enum: TASK_STATES, readOnly: true },
-    state: { type: 'string', label: 'State (same as status)', enum: TASK_STATES, readOnly: true, ui: { hidden: true } },
-    scope: { type: 'string', label: 'Scope', enum: TASK_SCOPES, readOnly: true },
-    assignee: { type: 'string', label: 'Assignee', nullable: true },
-    sla_minutes: { type: 'integer', label: 'SLA (minutes)', nullable: true },
-    due_at: { type: 'datetime', label: 'Due', nullable: true, readOnly: true, description: 'created_at + sla_minutes.' },
-    overdue: { type: 'boolean', label: 'Overdue', readOnly: true, description: 'Not done or canceled, and past due_at (computed when read).' },
-    created_by: { type: 'string', label: 'Created by', readOnly: true },
-    created_at: { type: 'datetime', label: 'Created', readOnly: true },
-    updated_at: { type: 'datetime', label: 'Updated', readOnly: true },
-  },
-  filters: {
-    state: { type: 'string', enum: TASK_STATES, column: 'status' },
-    scope: { type: 'string', enum: TASK_SCOPES },
-    assignee: { type: 'string' },
-    priority: { type: 'string', enum: PRIORITIES },
-    site_id: { type: 'string' },
-    tenant_id: { type: 'string', description: 'Master callers only; a tenant caller always sees its own tenant.' },
-  },
-  sortable: ['created_at', 'updated_at', 'title', 'priority', 'status', 'assignee'],
+  fields: taskRecord.fields,
+  filters: { state: { type: 'string', enum: TASK_STATES, column: 'status' } },
   defaultSort: { field: 'created_at', order: 'desc' },
-  search: ['title', 'description', 'assignee'],
   toItem,
   create: {
     body: createBody,
@@ -110,13 +84,13 @@ export const taskResource = defineResource<TaskRow, v.InferOutput<typeof createB
     },
   },
   commands: {
-    transition: {
+    transition: command({
       summary: 'Move a task to another state (see the move matrix); appends a history entry',
       action: 'transition',
       body: transitionBody,
       errors: ['not_found', 'lifecycle_conflict'],
       handler: async (ctx, kit) => {
-        const b = ctx.body as v.InferOutput<typeof transitionBody>;
+        const b = ctx.body;
         const { services, caller } = ctx;
         const { db } = services;
         const current = (await kit.load(ctx as HandlerContext<unknown>, b.id)) as TaskRow;
@@ -142,7 +116,7 @@ export const taskResource = defineResource<TaskRow, v.InferOutput<typeof createB
         await services.audit.record({ actor: caller!.subject, action: 'task.transition', resource: 'tasks', result: 'success', correlation_id: ctx.requestId, details: { id: saved.id, from_state: current.status, to_state: b.to_state }, tenant_id: saved.tenant_id });
         return { ...toItem(saved), history: await historyOf(services, saved.id) };
       },
-    },
+    }),
   },
 });
 

@@ -1,25 +1,5 @@
 import { col, defineTable } from '../../db/table.js';
-
-export const tasks = defineTable('tasks', {
-  id: col.id(),
-  tenant_id: col.text(),
-  site_id: col.text(),
-  title: col.text({ notNull: true }),
-  description: col.text(),
-  priority: col.text({ notNull: true }),
-  status: col.text({ notNull: true }),
-  scope: col.text({ notNull: true }),
-  assignee: col.text(),
-  sla_minutes: col.integer(),
-  created_by: col.text({ notNull: true }),
-  created_at: col.timestamp({ notNull: true }),
-  updated_at: col.timestamp({ notNull: true }),
-}, {
-  indexes: [
-    { name: 'tasks_tenant_created', columns: ['tenant_id', 'created_at'] },
-    { name: 'tasks_status', columns: ['status'] },
-  ],
-});
+import { defineRecord } from '../../kernel/record.js';
 
 /** Every move of a task, appended in the same transaction as the move. */
 export const taskHistory = defineTable('task_history', {
@@ -50,21 +30,6 @@ export const MOVES: Record<TaskState, readonly TaskState[]> = {
   canceled: [],
 };
 
-export interface TaskRow extends Record<string, unknown> {
-  id: string;
-  tenant_id: string | null;
-  site_id: string | null;
-  title: string;
-  description: string | null;
-  priority: (typeof PRIORITIES)[number];
-  status: TaskState;
-  scope: (typeof TASK_SCOPES)[number];
-  assignee: string | null;
-  sla_minutes: number | null;
-  created_by: string;
-  created_at: string;
-  updated_at: string;
-}
 
 export interface HistoryRow extends Record<string, unknown> {
   id: string;
@@ -76,3 +41,31 @@ export interface HistoryRow extends Record<string, unknown> {
   changed_at: string;
   comment: string | null;
 }
+
+/** The task record, declared once: its fields give the table, the UI scheme, the filters and the row type. */
+export const taskRecord = defineRecord('tasks', {
+  id: { type: 'string', label: 'ID', description: 'Given at create, or generated (UUID).' },
+  tenant_id: { type: 'string', label: 'Tenant', nullable: true, readOnly: true, filter: { description: 'Master callers only; a tenant caller always sees its own tenant.' } },
+  site_id: { type: 'string', label: 'Site', nullable: true, filter: true },
+  title: { type: 'string', label: 'Title', required: true, sortable: true, searchable: true },
+  description: { type: 'string', label: 'Description', nullable: true, searchable: true },
+  priority: { type: 'string', label: 'Priority', enum: PRIORITIES, filter: true, sortable: true },
+  status: { type: 'string', label: 'State', enum: TASK_STATES, readOnly: true, sortable: true },
+  state: { type: 'string', label: 'State (same as status)', enum: TASK_STATES, readOnly: true, ui: { hidden: true }, column: false },
+  scope: { type: 'string', label: 'Scope', enum: TASK_SCOPES, readOnly: true, filter: true },
+  assignee: { type: 'string', label: 'Assignee', nullable: true, filter: true, sortable: true, searchable: true },
+  sla_minutes: { type: 'integer', label: 'SLA (minutes)', nullable: true },
+  due_at: { type: 'datetime', label: 'Due', nullable: true, readOnly: true, description: 'created_at + sla_minutes.', column: false },
+  overdue: { type: 'boolean', label: 'Overdue', readOnly: true, description: 'Not done or canceled, and past due_at (computed when read).', column: false },
+  created_by: { type: 'string', label: 'Created by', readOnly: true },
+  created_at: { type: 'datetime', label: 'Created', readOnly: true, sortable: true },
+  updated_at: { type: 'datetime', label: 'Updated', readOnly: true, sortable: true },
+}, {
+  indexes: [
+    { name: 'tasks_tenant_created', columns: ['tenant_id', 'created_at'] },
+    { name: 'tasks_status', columns: ['status'] },
+  ],
+});
+
+export const tasks = taskRecord.table;
+export type TaskRow = typeof taskRecord.row;

@@ -1,5 +1,11 @@
-// Manifest of the tenant-master sync module. Routes and tables arrive with the issue that implements it.
+// Manifest of the tenant-master sync module: on the master, the sync records and the routes site
+// boxes sync through; on an edge box with sync_master_url, the outbox and the sync loop.
 import { defineModule } from '../../kernel/module.js';
+import { EdgeSync } from '../../sync/edge.js';
+import { startCluster, type Cluster } from '../../sync/cluster.js';
+import { whenProvided } from '../../sync/provided.js';
+import { siteSyncRoutes, syncResource } from './resource.js';
+import { SYNC_TABLES } from './schema.js';
 
 export default defineModule({
   id: 'tenant-master-sync',
@@ -13,11 +19,39 @@ export default defineModule({
   key_entity: 'tenant_sync',
   provides_enrichment_for: ['tenant-master'],
   frontend: { block_id: 'tenant-master-sync', component: 'TenantSyncPanel' },
-  routes: [],
-  tables: [],
+  routes: [...syncResource.routes, ...siteSyncRoutes],
+  tables: SYNC_TABLES,
   permissions: [
     { role: 'admin', resource: 'tenant-master-sync', actions: ['read', 'create', 'update', 'delete', 'execute'] },
     { role: 'operator', resource: 'tenant-master-sync', actions: ['read'] },
     { role: 'security', resource: 'tenant-master-sync', actions: ['read'] },
+    // Site credentials are operator passkeys; the routes also check the session is a registered site's.
+    { role: 'operator', resource: 'site-sync', actions: ['pull', 'push'] },
   ],
+  runtime: (services) => {
+    let edge: EdgeSync | undefined;
+    let cluster: Cluster | undefined;
+    return {
+      async start() {
+        // A master on PostgreSQL may run as several processes: keep their caches and status
+        // streams in step. The status module (the bus) starts after this one.
+        if (services.config.mode === 'cloud-multi') {
+          whenProvided(services, 'status', () => {
+            startCluster(services).then((c) => { cluster = c; }, (err: Error) => services.log.error('cluster sync failed to start', { error: err.message }));
+          });
+          return;
+        }
+        // The sync runs on an edge box that names its master; the outbox starts even when the
+        // master is unreachable, so nothing is lost while the uplink is down.
+        if (services.config.mode !== 'edge-single' || !services.config.sync_master_url) return;
+        edge = new EdgeSync(services);
+        services.edgeSync = edge;
+        await edge.start();
+      },
+      async stop() {
+        await cluster?.stop();
+        await edge?.stop();
+      },
+    };
+  },
 });

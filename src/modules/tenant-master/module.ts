@@ -1,5 +1,7 @@
-// Manifest of the tenant master module. Routes and tables arrive with the issue that implements it.
+// Manifest of the tenant master module: whitelisted tenant events between tenant clouds and the master.
 import { defineModule } from '../../kernel/module.js';
+import { tenantMasterResource } from './resource.js';
+import { tenantEvents } from './schema.js';
 
 export default defineModule({
   id: 'tenant-master',
@@ -13,8 +15,8 @@ export default defineModule({
   key_entity: 'tenant_event',
   provides_enrichment_for: [],
   frontend: { block_id: 'tenant-master', component: 'TenantMasterPanel' },
-  routes: [],
-  tables: [],
+  routes: tenantMasterResource.routes,
+  tables: [tenantEvents],
   permissions: [
     { role: 'admin', resource: 'tenant-master', actions: ['read', 'create', 'update', 'delete', 'execute'] },
     { role: 'operator', resource: 'tenant-master', actions: ['read'] },

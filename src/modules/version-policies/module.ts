@@ -1,5 +1,7 @@
-// Manifest of the version policies module. Routes and tables arrive with the issue that implements it.
+// Manifest of the version policies module: allowed module versions by scope, and the violations check.
 import { defineModule } from '../../kernel/module.js';
+import { versionPolicyResource } from './resource.js';
+import { versionPolicies } from './schema.js';
 
 export default defineModule({
   id: 'version-policies',
@@ -13,8 +15,8 @@ export default defineModule({
   key_entity: 'version_policy',
   provides_enrichment_for: [],
   frontend: { block_id: 'version-policies', component: 'VersionPoliciesTable' },
-  routes: [],
-  tables: [],
+  routes: versionPolicyResource.routes,
+  tables: [versionPolicies],
   permissions: [
     { role: 'admin', resource: 'version-policies', actions: ['read', 'create', 'update', 'delete', 'execute'] },
     { role: 'operator', resource: 'version-policies', actions: ['read'] },

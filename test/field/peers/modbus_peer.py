@@ -12,6 +12,10 @@ Control channel on stdin/stdout, one JSON object per line:
   {"op":"hr","addr":a,"count":n}  -> {"hr":[...]}      raw holding registers
   {"op":"co","addr":a,"count":n}  -> {"co":[0,1,...]}  coils
   {"op":"reset"}                  -> {"ok":true}       zero everything
+  {"op":"decode","addr":a,"type":t,"order":o} -> {"value":x}
+      the value at a as pymodbus's own BinaryPayloadDecoder reads it (t: int32, uint32, float32,
+      float64; o: cabinet's order name, mapped below to pymodbus's byte order and word order), so
+      a test sees what a device decoding the registers would hold, by an implementation not ours
 The first line printed is {"ready":true,...} once the server is listening.
 """
 import asyncio
@@ -106,6 +110,27 @@ def install_serial_shim():
     sys.modules["serial_asyncio"] = sa
 
 
+# cabinet's `order` -> (byte order inside a register, register order), in pymodbus's terms.
+ORDERS = {"LE": (">", ">"), "BE": ("<", "<"), "CDAB": (">", "<"), "BADC": ("<", ">")}
+WIDTH = {"int32": 2, "uint32": 2, "float32": 2, "float64": 4}
+
+
+def decode(slave, cmd):
+    from pymodbus.payload import BinaryPayloadDecoder
+
+    byteorder, wordorder = ORDERS[cmd["order"]]
+    regs = slave.getValues(3, cmd["addr"], WIDTH[cmd["type"]])
+    decoder = BinaryPayloadDecoder.fromRegisters(regs, byteorder=byteorder, wordorder=wordorder)
+    read = {
+        "int32": decoder.decode_32bit_int,
+        "uint32": decoder.decode_32bit_uint,
+        "float32": decoder.decode_32bit_float,
+        "float64": decoder.decode_64bit_float,
+    }[cmd["type"]]
+    # json.dumps writes a float's shortest repr, which reads back as the same double
+    return {"value": read()}
+
+
 def main():
     mode, where = sys.argv[1], sys.argv[2]
     disabled = set()
@@ -150,6 +175,8 @@ def main():
                     out = {"hr": slave.getValues(3, cmd["addr"], cmd["count"])}
                 elif op == "co":
                     out = {"co": [1 if b else 0 for b in slave.getValues(1, cmd["addr"], cmd["count"])]}
+                elif op == "decode":
+                    out = decode(slave, cmd)
                 elif op == "reset":
                     slave.setValues(3, 0, [0] * SIZE)
                     slave.setValues(1, 0, [0] * SIZE)

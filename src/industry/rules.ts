@@ -1,0 +1,282 @@
+// The rule engine of the industry workspaces: alarm rules are data, evaluated against readings,
+// raising and clearing through the one alarm service (alarm-service.ts). Poultry climate and
+// feed/water, swine climate and any other industry use it the same way:
+//
+//   const rules = createRuleEngine(services, { table: myRuleStates.table, industry_code: 'swine' });
+//   await rules.evaluate({ tenant_id, unit_id, metrics: { temp_c: 27.4 }, limits: { temp_max_c: 26 }, ... }, RULES);
+//   await rules.tick();          // on a schedule: raises breaches whose hold time has passed
+//
+// A rule: `metric` `comparator` `threshold` (a number, or the name of a limit sent with the
+// readings, e.g. the CO2 maximum of the profile in force), with
+//   hysteresis  a raised (or pending) breach ends only once the value is back past the threshold
+//               by this much (gt/gte: value <= threshold - hysteresis; lt/lte: >= threshold + h),
+//               so a value hovering at the limit does not raise, clear and raise again;
+//   hold_sec    the breach must last this long before it is raised (0 = at once); the start of
+//               the breach is kept in SQL, so the hold survives a restart and the scheduler's
+//               tick() raises it even when no new reading arrives;
+//   severity, priority (P1|P2), sla_target_sec, title: what the raised alarm event carries.
+//
+// Per unit (house, room, field) and rule, the state is normal -> pending -> raised -> normal; it
+// lives in a table of the industry's module (defineRuleStateRecord), one row per unit and rule,
+// written only when something changed (a steady normal reading costs one SELECT per unit).
+// A reading without the rule's metric (or limit) leaves the rule's state as it is.
+import * as v from 'valibot';
+import { and, eq, lte } from 'drizzle-orm';
+import { defineRecord } from '../kernel/record.js';
+import type { Services } from '../kernel/context.js';
+import type { NeutralTable } from '../db/table.js';
+import { colOf, tableOf } from '../realtime/sql.js';
+import { INDUSTRY_SEVERITIES, PRIORITIES, type AlarmEventRow, type IndustrySeverity, type Priority } from './alarm-schema.js';
+
+export const COMPARATORS = ['gt', 'gte', 'lt', 'lte'] as const;
+export type Comparator = (typeof COMPARATORS)[number];
+
+export interface AlarmRule {
+  /** Stable id; the alarm events carry it as rule_id (e.g. "climate:temp_high"). */
+  id: string;
+  metric: string;
+  comparator: Comparator;
+  /** A number, or the name of a limit supplied with the readings. */
+  threshold: number | string;
+  hysteresis?: number;
+  hold_sec?: number;
+  severity: IndustrySeverity;
+  priority: Priority;
+  sla_target_sec: number;
+  title: string;
+  /** Only these units (houses, rooms); absent = every unit. */
+  unit_ids?: string[];
+}
+
+const ruleId = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100), v.regex(/^[A-Za-z0-9:._-]+$/, 'letters, digits and : . _ -'));
+/** Validates rules given as data (profiles, request bodies). */
+export const alarmRuleSchema = v.strictObject({
+  id: ruleId,
+  metric: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
+  comparator: v.picklist(COMPARATORS),
+  threshold: v.union([v.pipe(v.number(), v.finite()), v.pipe(v.string(), v.minLength(1), v.maxLength(100))]),
+  hysteresis: v.optional(v.pipe(v.number(), v.finite(), v.minValue(0))),
+  hold_sec: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(86_400))),
+  severity: v.picklist(INDUSTRY_SEVERITIES),
+  priority: v.picklist(PRIORITIES),
+  sla_target_sec: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(30 * 86_400)),
+  title: v.pipe(v.string(), v.minLength(1), v.maxLength(300)),
+  unit_ids: v.optional(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(100)))),
+});
+
+export const RULE_STATES = ['normal', 'pending', 'raised'] as const;
+export type RuleState = (typeof RULE_STATES)[number];
+
+/** The rule state table of an industry module (e.g. 'poultry_rule_states'); add it to the module's tables. */
+export function defineRuleStateRecord(name: string) {
+  return defineRecord(name, {
+    tenant_id: { type: 'string', label: 'Tenant', readOnly: true },
+    industry_code: { type: 'string', label: 'Industry', readOnly: true },
+    unit_id: { type: 'string', label: 'Unit', readOnly: true },
+    rule_id: { type: 'string', label: 'Rule', readOnly: true },
+    site_id: { type: 'string', label: 'Site', nullable: true },
+    batch_id: { type: 'string', label: 'Batch', nullable: true },
+    state: { type: 'string', label: 'State', enum: RULE_STATES },
+    breach_since: { type: 'datetime', label: 'Breached since', nullable: true },
+    last_value: { type: 'number', label: 'Last value', nullable: true },
+    threshold_value: { type: 'number', label: 'Threshold', nullable: true },
+    rule: { type: 'object', label: 'Rule', description: 'The rule as evaluated (tick raises with it).' },
+    correlation_id: { type: 'string', label: 'Correlation id', nullable: true },
+    actor: { type: 'string', label: 'Actor', nullable: true },
+    alarm_id: { type: 'string', label: 'Alarm', nullable: true },
+    hold_until: { type: 'datetime', label: 'Raise at', nullable: true, description: 'When a pending breach is raised if it lasts.' },
+    updated_at: { type: 'datetime', label: 'Updated' },
+  }, {
+    primaryKey: ['tenant_id', 'industry_code', 'unit_id', 'rule_id'],
+    indexes: [{ name: `${name}_due`, columns: ['state', 'hold_until'] }],
+  });
+}
+type RuleStateRecord = ReturnType<typeof defineRuleStateRecord>;
+export type RuleStateRow = RuleStateRecord['row'];
+
+export interface RuleReading {
+  tenant_id: string;
+  site_id?: string | null;
+  unit_id: string;
+  batch_id?: string | null;
+  /** Values by metric name; null/undefined = not measured in this reading. */
+  metrics: Record<string, number | null | undefined>;
+  /** Named thresholds rules may refer to (the profile in force). */
+  limits?: Record<string, number | null | undefined>;
+  at?: Date;
+  correlation_id?: string | null;
+  /** Who or what supplied the reading (subject, or "poultry-rules" for the scheduler). */
+  actor: string;
+  /** Extra details stored on a raised alarm event. */
+  details?: Record<string, unknown>;
+}
+
+export interface RuleOutcome {
+  rule_id: string;
+  metric: string;
+  value: number | null;
+  threshold: number | null;
+  breached: boolean;
+  state: RuleState;
+  /** What this evaluation did. */
+  action: 'none' | 'pending' | 'raised' | 'cleared' | 'skipped';
+  alarm?: AlarmEventRow;
+}
+
+export interface RuleEngine {
+  evaluate(reading: RuleReading, rules: readonly AlarmRule[]): Promise<RuleOutcome[]>;
+  /** Raises every pending breach whose hold time has passed at `now`; returns how many. */
+  tick(now?: Date): Promise<number>;
+}
+
+const compare = (c: Comparator, value: number, t: number) => (c === 'gt' ? value > t : c === 'gte' ? value >= t : c === 'lt' ? value < t : value <= t);
+/** Back to normal: past the threshold by the hysteresis, on the safe side. */
+const recovered = (c: Comparator, value: number, t: number, h: number) => (c === 'gt' || c === 'gte' ? value <= t - h : value >= t + h);
+
+export function thresholdOf(rule: AlarmRule, limits: RuleReading['limits']): number | null {
+  if (typeof rule.threshold === 'number') return rule.threshold;
+  const limit = limits?.[rule.threshold];
+  return typeof limit === 'number' && Number.isFinite(limit) ? limit : null;
+}
+
+export function createRuleEngine(services: Services, opts: { table: NeutralTable; industry_code: AlarmEventRow['industry_code']; source: string }): RuleEngine {
+  const { table, industry_code, source } = opts;
+  const c = (n: string) => colOf(table, services.db, n);
+  const t = () => tableOf(table, services.db);
+
+  const raise = async (row: RuleStateRow, rule: AlarmRule, now: Date, details: Record<string, unknown> = {}) => {
+    const alarms = services.industryAlarms;
+    if (!alarms) return undefined;
+    const { event } = await alarms.raise({
+      tenant_id: row.tenant_id, site_id: row.site_id, industry_code, unit_id: row.unit_id, batch_id: row.batch_id,
+      rule_id: rule.id, metric: rule.metric, value: row.last_value, severity: rule.severity, priority: rule.priority,
+      sla_target_sec: rule.sla_target_sec, source, title: `${row.unit_id}: ${rule.title}`,
+      message: `${rule.metric} ${row.last_value} ${rule.comparator} ${row.threshold_value}${rule.hold_sec ? ` for ${rule.hold_sec} s` : ''}`,
+      correlation_id: row.correlation_id, actor: row.actor ?? source, now,
+      details: { ...details, comparator: rule.comparator, threshold: row.threshold_value, hysteresis: rule.hysteresis ?? 0, hold_sec: rule.hold_sec ?? 0, breach_since: row.breach_since },
+    });
+    return event;
+  };
+
+  const save = async (row: RuleStateRow, exists: boolean) => {
+    if (exists) {
+      await services.db.orm.update(t()).set(row as never).where(and(
+        eq(c('tenant_id'), row.tenant_id), eq(c('industry_code'), row.industry_code), eq(c('unit_id'), row.unit_id), eq(c('rule_id'), row.rule_id),
+      ));
+    } else {
+      await services.db.orm.insert(t()).values(row as never).onConflictDoUpdate({ target: [c('tenant_id'), c('industry_code'), c('unit_id'), c('rule_id')] as never, set: row as never });
+    }
+  };
+
+  return {
+    async evaluate(reading, rules) {
+      const now = reading.at ?? new Date();
+      const existing = (await services.db.orm.select().from(t()).where(and(
+        eq(c('tenant_id'), reading.tenant_id), eq(c('industry_code'), industry_code), eq(c('unit_id'), reading.unit_id),
+      ))) as RuleStateRow[];
+      const byRule = new Map(existing.map((r) => [r.rule_id, r]));
+      const outcomes: RuleOutcome[] = [];
+      for (const rule of rules) {
+        if (rule.unit_ids && !rule.unit_ids.includes(reading.unit_id)) continue;
+        const raw = reading.metrics[rule.metric];
+        const value = typeof raw === 'number' && Number.isFinite(raw) ? raw : null;
+        const threshold = thresholdOf(rule, reading.limits);
+        const prev = byRule.get(rule.id);
+        const state: RuleState = prev?.state ?? 'normal';
+        if (value === null || threshold === null) {
+          outcomes.push({ rule_id: rule.id, metric: rule.metric, value, threshold, breached: false, state, action: 'skipped' });
+          continue;
+        }
+        const breached = compare(rule.comparator, value, threshold);
+        const back = recovered(rule.comparator, value, threshold, rule.hysteresis ?? 0);
+        const base: RuleStateRow = prev ?? {
+          tenant_id: reading.tenant_id, industry_code, unit_id: reading.unit_id, rule_id: rule.id, site_id: reading.site_id ?? null,
+          batch_id: reading.batch_id ?? null, state: 'normal', breach_since: null, last_value: null, threshold_value: null,
+          rule: {}, correlation_id: null, actor: null, alarm_id: null, hold_until: null, updated_at: now.toISOString(),
+        };
+        const next: RuleStateRow = {
+          ...base, site_id: reading.site_id ?? base.site_id, batch_id: reading.batch_id ?? base.batch_id, last_value: value, threshold_value: threshold,
+          rule: { ...rule }, updated_at: now.toISOString(), actor: reading.actor, correlation_id: reading.correlation_id ?? base.correlation_id,
+        };
+        let action: RuleOutcome['action'] = 'none';
+        let alarm: AlarmEventRow | undefined;
+        if (state === 'normal' && breached) {
+          const hold = rule.hold_sec ?? 0;
+          next.breach_since = now.toISOString();
+          next.correlation_id = reading.correlation_id ?? null;
+          if (hold > 0) {
+            next.state = 'pending';
+            next.hold_until = new Date(now.getTime() + hold * 1000).toISOString();
+            action = 'pending';
+          } else {
+            alarm = await raise(next, rule, now, reading.details);
+            Object.assign(next, { state: 'raised', hold_until: null, alarm_id: alarm?.id ?? null });
+            action = 'raised';
+          }
+        } else if (state === 'pending' && back) {
+          Object.assign(next, { state: 'normal', breach_since: null, hold_until: null });
+        } else if (state === 'pending' && next.hold_until && Date.parse(next.hold_until) <= now.getTime()) {
+          alarm = await raise(next, rule, now, reading.details);
+          Object.assign(next, { state: 'raised', hold_until: null, alarm_id: alarm?.id ?? null });
+          action = 'raised';
+        } else if (state === 'raised' && back) {
+          await services.industryAlarms?.clear({ tenant_id: reading.tenant_id, industry_code, unit_id: reading.unit_id, rule_id: rule.id, actor: reading.actor, now });
+          Object.assign(next, { state: 'normal', breach_since: null, hold_until: null, alarm_id: null });
+          action = 'cleared';
+        } else if (state === 'normal') {
+          // Steady and normal: nothing to write.
+          outcomes.push({ rule_id: rule.id, metric: rule.metric, value, threshold, breached, state, action });
+          continue;
+        }
+        await save(next, Boolean(prev));
+        outcomes.push({ rule_id: rule.id, metric: rule.metric, value, threshold, breached, state: next.state, action, ...(alarm ? { alarm } : {}) });
+      }
+      return outcomes;
+    },
+
+    async tick(now = new Date()) {
+      const due = (await services.db.orm.select().from(t()).where(and(
+        eq(c('state'), 'pending'), lte(c('hold_until'), now.toISOString()),
+      )).limit(500)) as RuleStateRow[];
+      let raised = 0;
+      for (const row of due) {
+        const rule = row.rule as unknown as AlarmRule;
+        // Raised as of the moment the hold time completed (also when the box was down then), so
+        // the SLA counts from when the condition was confirmed, not from when the pass ran.
+        const alarm = await raise(row, rule, new Date(Math.min(now.getTime(), Date.parse(row.hold_until ?? now.toISOString()))), { raised_by: 'scheduler' });
+        // Conditional on still pending: a reading that ended the breach meanwhile wins.
+        const done = await services.db.orm.update(t()).set({ state: 'raised', hold_until: null, alarm_id: alarm?.id ?? null, updated_at: now.toISOString() } as never).where(and(
+          eq(c('tenant_id'), row.tenant_id), eq(c('industry_code'), row.industry_code), eq(c('unit_id'), row.unit_id), eq(c('rule_id'), row.rule_id), eq(c('state'), 'pending'),
+        )).returning();
+        if ((done as unknown[]).length) raised++;
+      }
+      return raised;
+    },
+  };
+}
+
+export interface RuleScheduler {
+  /** One pass now (tests, start-up). */
+  tick(now?: Date): Promise<number>;
+  stop(): void;
+}
+
+/**
+ * Runs `pass` every `intervalMs` on the box by itself (no cloud, no person), never two passes at
+ * once; the first pass runs at start, so what fell due while the box was down is handled.
+ */
+export function startRuleScheduler(services: Services, intervalMs: number, pass: (now: Date) => Promise<number>): RuleScheduler {
+  let running: Promise<number> | undefined;
+  const tick = async (now = new Date()) => (services.lifecycle.state === 'ready' ? pass(now) : 0);
+  const run = () => {
+    if (running) return;
+    running = tick().catch((err: Error) => {
+      services.log.error('rule evaluation pass failed', { error: err.message });
+      return 0;
+    }).finally(() => { running = undefined; });
+  };
+  const timer = setInterval(run, intervalMs);
+  timer.unref();
+  return { tick, stop: () => clearInterval(timer) };
+}
+

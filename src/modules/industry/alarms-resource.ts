@@ -1,0 +1,78 @@
+// industry-alarms/scheme|list|{id} and commands/publish: the alarm events of every industry
+// (one table, one service: src/industry/alarm-service.ts), filtered by tenant, industry and site.
+// publish bridges every severity to status with the contract's mapping (critical, high -> error;
+// medium -> warn; low, info -> ok) and the same correlation_id, so it reaches the status
+// WebSocket stream and MQTT. This is the industry alarm circuit: it never touches the
+// tenant-master exchange.
+import * as v from 'valibot';
+import { ApiError } from '../../kernel/errors.js';
+import { need } from '../../kernel/context.js';
+import { command, defineResource } from '../../kernel/resource.js';
+import { alarmEventRecord, industryAlarmEvents, INDUSTRY_CODES, INDUSTRY_SEVERITIES, PRIORITIES, type AlarmEventRow } from '../../industry/alarm-schema.js';
+import { servesIndustry } from '../../industry/profiles.js';
+import { ownerSite as writeSite } from '../../kernel/tenancy.js';
+
+const text = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
+
+const publishBody = v.strictObject({
+  industry_code: v.picklist(INDUSTRY_CODES),
+  severity: v.picklist(INDUSTRY_SEVERITIES),
+  title: text(500),
+  tenant_id: v.optional(text(200)),
+  site_id: v.optional(text(200)),
+  unit_id: v.optional(text(200)),
+  batch_id: v.optional(text(200)),
+  priority: v.optional(v.picklist(PRIORITIES)),
+  source: v.optional(text(200)),
+  message: v.optional(v.pipe(v.string(), v.maxLength(4000))),
+  metric: v.optional(text(100)),
+  value: v.optional(v.pipe(v.number(), v.finite())),
+  correlation_id: v.optional(text(200)),
+  sla_target_sec: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(30 * 24 * 3600))),
+  details: v.optional(v.record(v.string(), v.unknown())),
+});
+
+export const industryAlarmResource = defineResource<AlarmEventRow>({
+  name: 'industry-alarms',
+  module: 'industry',
+  title: 'Industry alarms',
+  table: industryAlarmEvents,
+  access: { resource: 'industry-alarms', scope: 'tenant' },
+  tenantColumn: 'tenant_id',
+  siteColumn: 'site_id',
+  fields: alarmEventRecord.fields,
+  filters: {
+    unit_id: { type: 'string', description: 'House, room/pen or field the alarm is about.' },
+    batch_id: { type: 'string' },
+    rule_id: { type: 'string' },
+  },
+  defaultSort: { field: 'raised_at', order: 'desc' },
+  toItem: (row) => ({ ...row }),
+  commands: {
+    publish: command({
+      summary: 'Publish an industry alarm (tenant_id, industry_code, site_id, severity, correlation_id): stored active, audited, on the bus (MQTT) and bridged to the status stream for every severity with the contract mapping (critical, high -> error; medium -> warn; low, info -> ok) and the same correlation_id (generated when absent). industry_code must be an industry this installation serves (edge-single: its one industry; cloud-multi: installed industry modules), else 409 industry_policy_conflict.',
+      action: 'execute',
+      body: publishBody,
+      status: 201,
+      errors: ['industry_policy_conflict'],
+      handler: async (ctx, kit) => {
+        const b = ctx.body;
+        const caller = ctx.caller!;
+        if (!servesIndustry(ctx.services, b.industry_code)) {
+          throw new ApiError('industry_policy_conflict', ctx.services.config.mode === 'edge-single'
+            ? `this edge-single box runs ${ctx.services.config.industry}; it does not take ${b.industry_code} alarms`
+            : `the ${b.industry_code} module is not installed`, [{ field: 'industry_code', reason: 'industry_policy' }]);
+        }
+        const { event } = await need(ctx.services, 'industryAlarms').raise({
+          tenant_id: caller.tenant_id!, site_id: writeSite(caller, b.site_id), industry_code: b.industry_code,
+          unit_id: b.unit_id, batch_id: b.batch_id, metric: b.metric, value: b.value, severity: b.severity, priority: b.priority,
+          source: b.source ?? 'industry-alarms', title: b.title, message: b.message, correlation_id: b.correlation_id,
+          sla_target_sec: b.sla_target_sec, details: b.details, actor: caller.subject, bridge: 'all',
+        });
+        return kit.toItem(event);
+      },
+    }),
+  },
+});
+
+export const industryAlarmRoutes = industryAlarmResource.routes;

@@ -1,0 +1,260 @@
+// The melioration service: the water balance of a field from what is stored (weather of its
+// site, irrigation and probes of the field), the field's derived state, the two alert rules
+// through the one industry alarm service, and the control modes that follow station health.
+import { and, asc, desc, eq, gte, lte } from 'drizzle-orm';
+import type { Services } from '../../kernel/context.js';
+import { need } from '../../kernel/context.js';
+import { timeId } from '../../realtime/ids.js';
+import { colOf, tableOf } from '../../realtime/sql.js';
+import type { NeutralTable } from '../../db/table.js';
+import { daysBetween, runBalance, totalAvailableWater, type DayBalance, type DayInput, type WeatherSource } from './balance.js';
+import { ALERT_RULES, decideDeficit, decideOverwatering, type AlertKind, type Decision } from './rules.js';
+import { STATION_HEALTH } from './health.js';
+import {
+  controlModes, irrigationEvents, meliorationFields, soilMoisture, weather,
+  type ControlModeRow, type FallbackMode, type FieldRow, type IrrigationRow, type SoilRow, type WeatherRow,
+} from './schema.js';
+
+export interface AlertChange {
+  kind: AlertKind;
+  decision: Exclude<Decision, 'keep'>;
+  alarm_id: string;
+}
+
+export interface StationChange {
+  healthy: boolean;
+  reason: string;
+  actor: string;
+  /** Overrides each field's configured fallback mode (telemetry's fallback_mode). */
+  fallback_mode?: FallbackMode;
+  now?: Date;
+}
+
+export interface MeliorationService {
+  /** The bucket from the field's balance_start to `to` (days before `from` are run, not returned). */
+  balance(field: FieldRow, from: string, to: string): Promise<DayBalance[]>;
+  /** Recomputes the field's balance to its latest day with data, stores the state, raises or clears alerts. */
+  evaluate(field: FieldRow, actor: string, now?: Date): Promise<{ field: FieldRow; alerts: AlertChange[] }>;
+  /** Evaluates every field of a site (after its weather changed). */
+  evaluateSite(tenantId: string, siteId: string, actor: string): Promise<void>;
+  /** The site's latest station telemetry (by observation time), if any. */
+  stationState(tenantId: string, siteId: string): Promise<WeatherRow | undefined>;
+  /** Degrades fields in C (unhealthy) or returns auto-degraded fields to C (healthy); the site's modes after. */
+  applyStationHealth(tenantId: string, siteId: string, change: StationChange): Promise<ControlModeRow[]>;
+  /** The control modes of a site's fields. */
+  siteModes(tenantId: string, siteId: string): Promise<ControlModeRow[]>;
+  /** Marks stations silent for longer than max_age_sec as missing (unhealthy); returns how many. */
+  sweepMissingStations(now?: Date): Promise<number>;
+}
+
+declare module '../../kernel/context.js' {
+  interface Services {
+    melioration?: MeliorationService;
+  }
+}
+
+export const todayUtc = (now = new Date()) => now.toISOString().slice(0, 10);
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+export function fieldSoil(field: FieldRow) {
+  const taw = totalAvailableWater(field);
+  return { taw_mm: taw, raw_mm: field.depletion_fraction * taw, depletion_fraction: field.depletion_fraction, kc: field.kc };
+}
+
+export function createMeliorationService(services: Services): MeliorationService {
+  const db = () => services.db;
+  const t = (table: NeutralTable) => tableOf(table, db());
+  const c = (table: NeutralTable, name: string) => colOf(table, db(), name);
+
+  /** The site's daily weather records of a window, oldest received first. */
+  async function siteWeather(tenantId: string, siteId: string, from: string, to: string): Promise<WeatherRow[]> {
+    return (await db().orm.select().from(t(weather)).where(and(
+      eq(c(weather, 'tenant_id'), tenantId), eq(c(weather, 'site_id'), siteId), eq(c(weather, 'kind'), 'daily'),
+      gte(c(weather, 'day'), from), lte(c(weather, 'day'), to),
+    )).orderBy(asc(c(weather, 'received_at')), asc(c(weather, 'id')))) as WeatherRow[];
+  }
+
+  /** The field's irrigation events and probe readings of a window. */
+  async function fieldRows(field: FieldRow, from: string, to: string): Promise<{ irrigation: IrrigationRow[]; soil: SoilRow[] }> {
+    const inRange = (table: NeutralTable) => and(eq(c(table, 'tenant_id'), field.tenant_id), eq(c(table, 'field_id'), field.id), gte(c(table, 'day'), from), lte(c(table, 'day'), to));
+    const [irrigation, soil] = await Promise.all([
+      db().orm.select().from(t(irrigationEvents)).where(inRange(irrigationEvents)).then((rows) => rows as IrrigationRow[]),
+      db().orm.select().from(t(soilMoisture)).where(inRange(soilMoisture)).orderBy(asc(c(soilMoisture, 'observed_at'))).then((rows) => rows as SoilRow[]),
+    ]);
+    return { irrigation, soil };
+  }
+
+  /** Balance input per day: weather (a healthy station record, else the service's; the latest received of each), irrigation, probes. */
+  function toDays(from: string, to: string, wxRows: readonly WeatherRow[], rows: { irrigation: IrrigationRow[]; soil: SoilRow[] }): DayInput[] {
+    const wx = new Map<string, { row: WeatherRow; source: WeatherSource }>();
+    for (const row of wxRows) {
+      if (!row.healthy) continue;
+      const prior = wx.get(row.day);
+      if (row.source === 'station' || !prior || prior.source !== 'station') wx.set(row.day, { row, source: row.source });
+    }
+    const irrigated = new Map<string, { machine: number; drip: number }>();
+    for (const e of rows.irrigation) {
+      const d = irrigated.get(e.day) ?? { machine: 0, drip: 0 };
+      d[e.kind] += e.field_depth_mm;
+      irrigated.set(e.day, d);
+    }
+    // The day's measurement: the last reading of each probe and depth that day, averaged.
+    const probes = new Map<string, Map<string, SoilRow>>();
+    for (const r of rows.soil) {
+      const day = probes.get(r.day) ?? new Map<string, SoilRow>();
+      day.set(`${r.probe_id}@${r.depth_cm}`, r);
+      probes.set(r.day, day);
+    }
+    return daysBetween(from, to).map((day) => {
+      const w = wx.get(day);
+      const i = irrigated.get(day);
+      const readings = [...(probes.get(day)?.values() ?? [])];
+      return {
+        day,
+        et0_mm: w?.row.et0_mm ?? null,
+        weather_source: w?.source ?? 'none',
+        rain_mm: w?.row.rain_mm ?? 0,
+        irrigation_machine_mm: i?.machine ?? 0,
+        irrigation_drip_mm: i?.drip ?? 0,
+        measured_depletion_mm: readings.length ? mean(readings.map((r) => r.depletion_mm)) : null,
+        measured_surplus_mm: readings.length ? mean(readings.map((r) => r.surplus_mm)) : null,
+      };
+    });
+  }
+
+  /** Evaluates a field with the site's weather already loaded (from its balance_start to today). */
+  async function evaluateWith(field: FieldRow, actor: string, now: Date, wxRows: readonly WeatherRow[]): Promise<{ field: FieldRow; alerts: AlertChange[] }> {
+    const start = field.balance_start;
+    const today = todayUtc(now);
+    if (today < start) return { field, alerts: [] };
+    const rows = await fieldRows(field, start, today);
+    // The balance runs to the latest day with data: weather of the site, irrigation or probes of the field.
+    const end = [...wxRows, ...rows.irrigation, ...rows.soil].reduce<string | undefined>((latest, r) => (r.day >= start && (!latest || r.day > latest) ? r.day : latest), undefined);
+    if (!end) return { field, alerts: [] };
+    const days = runBalance(fieldSoil(field), field.initial_depletion_mm, toDays(start, end, wxRows, rows));
+    const last = days.at(-1) as DayBalance;
+    const soil = fieldSoil(field);
+    const [saved] = (await db().transaction(async () => db().orm.update(t(meliorationFields)).set({
+      depletion_mm: last.depletion_end_mm, surplus_mm: last.surplus_mm, balance_day: last.day, weather_source: last.weather_source, updated_at: now.toISOString(),
+    } as never).where(and(eq(c(meliorationFields, 'tenant_id'), field.tenant_id), eq(c(meliorationFields, 'id'), field.id))).returning())) as FieldRow[];
+    const open = await need(services, 'industryAlarms').open({ tenant_id: field.tenant_id, industry_code: 'melioration', unit_id: field.id });
+    const active = (kind: AlertKind) => open.some((e) => e.rule_id === kind);
+    const details = { day: last.day, depletion_mm: last.depletion_end_mm, surplus_mm: last.surplus_mm, taw_mm: soil.taw_mm, raw_mm: soil.raw_mm, weather_source: last.weather_source };
+    const changes = [
+      await applyRule(field, 'water_deficit', decideDeficit(active('water_deficit'), last.depletion_end_mm, soil.taw_mm, field.depletion_fraction), last.depletion_end_mm,
+        `root-zone depletion ${last.depletion_end_mm.toFixed(1)} mm on ${last.day} reached the readily available water ${soil.raw_mm.toFixed(1)} mm (TAW ${soil.taw_mm.toFixed(1)} mm)`, actor, details),
+      await applyRule(field, 'overwatering', decideOverwatering(active('overwatering'), last.surplus_mm), last.surplus_mm,
+        `${last.surplus_mm.toFixed(1)} mm above field capacity on ${last.day}`, actor, details),
+    ];
+    return { field: saved ?? field, alerts: changes.filter((x): x is AlertChange => x !== undefined) };
+  }
+
+  async function applyRule(field: FieldRow, kind: AlertKind, decision: Decision, value: number, message: string, actor: string, details: Record<string, unknown>): Promise<AlertChange | undefined> {
+    if (decision === 'keep') return undefined;
+    const alarms = need(services, 'industryAlarms');
+    if (decision === 'clear') {
+      const cleared = await alarms.clear({ tenant_id: field.tenant_id, industry_code: 'melioration', unit_id: field.id, rule_id: kind, actor });
+      return cleared ? { kind, decision, alarm_id: cleared.id } : undefined;
+    }
+    const rule = ALERT_RULES[kind];
+    const { event } = await alarms.raise({
+      tenant_id: field.tenant_id, site_id: field.site_id, industry_code: 'melioration', unit_id: field.id, rule_id: kind,
+      metric: kind === 'water_deficit' ? 'depletion_mm' : 'surplus_mm', value, severity: rule.severity, priority: rule.priority,
+      source: 'melioration-balance', title: `${rule.title}: ${field.name}`, message, sla_target_sec: rule.sla_target_sec,
+      details, actor, bridge: 'all',
+    });
+    return { kind, decision, alarm_id: event.id };
+  }
+
+  const service: MeliorationService = {
+    async balance(field, from, to) {
+      const start = field.balance_start;
+      if (to < start) return [];
+      const [wx, rows] = await Promise.all([siteWeather(field.tenant_id, field.site_id, start, to), fieldRows(field, start, to)]);
+      return runBalance(fieldSoil(field), field.initial_depletion_mm, toDays(start, to, wx, rows)).filter((d) => d.day >= from);
+    },
+
+    async evaluate(field, actor, now = new Date()) {
+      return evaluateWith(field, actor, now, await siteWeather(field.tenant_id, field.site_id, field.balance_start, todayUtc(now)));
+    },
+
+    async evaluateSite(tenantId, siteId, actor) {
+      const fields = (await db().orm.select().from(t(meliorationFields)).where(and(eq(c(meliorationFields, 'tenant_id'), tenantId), eq(c(meliorationFields, 'site_id'), siteId)))) as FieldRow[];
+      if (!fields.length) return;
+      // The site's weather is read once for all its fields.
+      const now = new Date();
+      const from = fields.map((f) => f.balance_start).sort()[0] as string;
+      const wx = await siteWeather(tenantId, siteId, from, todayUtc(now));
+      for (const f of fields) await evaluateWith(f, actor, now, wx.filter((r) => r.day >= f.balance_start));
+    },
+
+    async stationState(tenantId, siteId) {
+      const [row] = (await db().orm.select().from(t(weather)).where(and(
+        eq(c(weather, 'tenant_id'), tenantId), eq(c(weather, 'site_id'), siteId), eq(c(weather, 'kind'), 'telemetry'), eq(c(weather, 'source'), 'station'),
+      )).orderBy(desc(c(weather, 'observed_at')), desc(c(weather, 'received_at'))).limit(1)) as WeatherRow[];
+      return row;
+    },
+
+    async siteModes(tenantId, siteId) {
+      return (await db().orm.select().from(t(controlModes)).where(and(eq(c(controlModes, 'tenant_id'), tenantId), eq(c(controlModes, 'site_id'), siteId))).orderBy(asc(c(controlModes, 'field_id')))) as ControlModeRow[];
+    },
+
+    async applyStationHealth(tenantId, siteId, change) {
+      const now = (change.now ?? new Date()).toISOString();
+      const site = and(eq(c(controlModes, 'tenant_id'), tenantId), eq(c(controlModes, 'site_id'), siteId));
+      const rows = (await db().orm.select().from(t(controlModes)).where(site).orderBy(asc(c(controlModes, 'field_id')))) as ControlModeRow[];
+      const moved: ControlModeRow[] = [];
+      for (const row of rows) {
+        let next: Partial<ControlModeRow> | undefined;
+        if (!change.healthy && row.control_mode === 'C') {
+          next = { control_mode: change.fallback_mode ?? row.fallback_mode, auto_degraded: true, station_healthy: false, reason: change.reason, changed_at: now, changed_by: change.actor };
+        } else if (change.healthy && row.auto_degraded) {
+          next = { control_mode: 'C', auto_degraded: false, station_healthy: true, reason: change.reason, changed_at: now, changed_by: change.actor };
+        }
+        if (!next) continue;
+        // Conditional on the mode read, so a person's concurrent set is never overwritten.
+        const [saved] = (await db().transaction(async () => db().orm.update(t(controlModes)).set(next as never).where(and(
+          site, eq(c(controlModes, 'field_id'), row.field_id), eq(c(controlModes, 'control_mode'), row.control_mode), eq(c(controlModes, 'auto_degraded'), row.auto_degraded),
+        )).returning())) as ControlModeRow[];
+        if (saved) moved.push(saved);
+      }
+      for (const m of moved) {
+        const degraded = m.auto_degraded;
+        await services.audit.record({ actor: change.actor, action: degraded ? 'control_mode.degrade' : 'control_mode.restore', resource: 'melioration-control-mode', result: 'success', tenant_id: tenantId, details: { field_id: m.field_id, control_mode: m.control_mode, reason: change.reason } });
+        await services.status?.publish({ tenant_id: tenantId, site_id: siteId, source: 'melioration-control-mode', event: degraded ? 'control_mode_degraded' : 'control_mode_restored', status: degraded ? 'warn' : 'ok', details: { field_id: m.field_id, control_mode: m.control_mode, fallback_mode: m.fallback_mode, auto_degraded: m.auto_degraded, reason: change.reason } });
+      }
+      if (!moved.length) return rows;
+      return (await db().orm.select().from(t(controlModes)).where(site).orderBy(asc(c(controlModes, 'field_id')))) as ControlModeRow[];
+    },
+
+    async sweepMissingStations(now = new Date()) {
+      const sites = (await db().orm.selectDistinct({ tenant_id: c(weather, 'tenant_id'), site_id: c(weather, 'site_id') }).from(t(weather))
+        .where(and(eq(c(weather, 'kind'), 'telemetry'), eq(c(weather, 'source'), 'station')))) as { tenant_id: string; site_id: string }[];
+      let missing = 0;
+      for (const s of sites) {
+        const last = await service.stationState(s.tenant_id, s.site_id);
+        if (!last || !last.healthy || now.getTime() - Date.parse(last.observed_at) <= STATION_HEALTH.max_age_sec * 1000) continue;
+        const iso = now.toISOString();
+        const reason = `station ${last.station_id ?? ''} silent since ${last.observed_at}`.replace('  ', ' ');
+        const modes = await service.applyStationHealth(s.tenant_id, s.site_id, { healthy: false, reason, actor: 'melioration-health', now });
+        await db().transaction(async () => db().orm.insert(t(weather)).values(missingFrame(last, iso, modes) as never));
+        missing++;
+      }
+      return missing;
+    },
+  };
+  return service;
+}
+
+/** The row a health check stores when a station has gone silent. */
+function missingFrame(last: WeatherRow, iso: string, modes: ControlModeRow[]): WeatherRow {
+  return {
+    id: timeId(), tenant_id: last.tenant_id, site_id: last.site_id, kind: 'telemetry', source: 'station', station_id: last.station_id, day: iso.slice(0, 10), observed_at: iso,
+    t_min_c: null, t_max_c: null, rh_min_pct: null, rh_max_pct: null, rh_mean_pct: null, wind_2m_ms: null, solar_mj_m2: null, sunshine_h: null, rain_mm: null,
+    latitude_deg: null, elevation_m: null, air_temp_c: null, rh_pct: null, wind_ms: null, solar_w_m2: null, et0_mm: null, et0_method: null,
+    reported_healthy: null, telemetry_healthy: false, healthy: false, health_reasons: ['missing'], fallback_mode: null,
+    fields: modeSummary(modes), received_at: iso,
+  };
+}
+
+export const modeSummary = (modes: ControlModeRow[]) => modes.map((m) => ({ field_id: m.field_id, control_mode: m.control_mode, fallback_mode: m.fallback_mode, auto_degraded: m.auto_degraded }));

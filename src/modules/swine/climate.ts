@@ -1,0 +1,176 @@
+// swine-climate: room climate readings judged against the room's phase (by weight, age or a
+// named phase): scheme|list|{id}, commands/telemetry (readings in canonical units) and
+// sensors/commands/ingest (raw sensor readings in their own units, normalised, then the same
+// path). A reading out of norm gives status warn|alarm and out_of_norm_flags; alarm-level
+// findings raise industry alarms through the one alarm service (room = unit), and a later reading
+// back in the band clears them.
+import * as v from 'valibot';
+import { ApiError } from '../../kernel/errors.js';
+import { command, defineResource, itemSchema } from '../../kernel/resource.js';
+import { defineRecord } from '../../kernel/record.js';
+import type { AnyRoute, HandlerContext, JsonSchema } from '../../kernel/route.js';
+import { timeId } from '../../realtime/ids.js';
+import { Store } from '../../db/store.js';
+import type { Database } from '../../db/client.js';
+import { ownerSite as writeSite } from '../../kernel/tenancy.js';
+import { judgeClimate, selectPhase, statusOf, SWINE_CATEGORIES, type ClimateReading } from './norms.js';
+import { climateTargets } from './climate-targets.js';
+import { raisedView, type RaisedAlarm } from './alarms.js';
+import { CLIMATE_RULES, climateRules, limitsOf } from './climate-rules.js';
+import { need } from '../../kernel/context.js';
+import { setpointCommand } from './setpoints.js';
+import { normaliseReadings, SENSOR_KINDS } from './sensors.js';
+
+const STATUSES = ['ok', 'warn', 'alarm'] as const;
+
+export const climateRecord = defineRecord('swine_climate_readings', {
+  id: { type: 'string', label: 'ID', readOnly: true },
+  tenant_id: { type: 'string', label: 'Tenant', readOnly: true, filter: true },
+  site_id: { type: 'string', label: 'Site', nullable: true, filter: true },
+  room_id: { type: 'string', label: 'Room', filter: true, sortable: true, searchable: true, ui: { primary: true } },
+  pen_id: { type: 'string', label: 'Pen', nullable: true, filter: true },
+  batch_id: { type: 'string', label: 'Batch', nullable: true, filter: true },
+  category: { type: 'string', label: 'Animals', enum: SWINE_CATEGORIES, nullable: true, filter: true },
+  phase_id: { type: 'string', label: 'Phase', filter: true, description: 'The weight or age phase the reading was judged by.' },
+  avg_weight_kg: { type: 'number', label: 'Average weight', nullable: true, ui: { unit: 'kg' } },
+  age_days: { type: 'integer', label: 'Age', nullable: true, ui: { unit: 'd' } },
+  temp_c: { type: 'number', label: 'Temperature', nullable: true, ui: { unit: '°C', chart: true } },
+  humidity_pct: { type: 'number', label: 'Relative humidity', nullable: true, ui: { unit: '%', chart: true } },
+  nh3_ppm: { type: 'number', label: 'Ammonia (NH3)', nullable: true, ui: { unit: 'ppm', chart: true } },
+  co2_ppm: { type: 'number', label: 'Carbon dioxide (CO2)', nullable: true, ui: { unit: 'ppm', chart: true } },
+  ventilation_pct: { type: 'number', label: 'Ventilation', nullable: true, ui: { unit: '%' } },
+  targets: { type: 'object', label: 'Targets', readOnly: true, description: 'The phase band used: temp_min_c, temp_max_c, humidity_min_pct, humidity_max_pct, nh3_max_ppm, co2_max_ppm.' },
+  targets_source: { type: 'string', label: 'Targets from', readOnly: true, description: '"default" or the published swine-room-climate profile version.' },
+  status: { type: 'string', label: 'Status', enum: STATUSES, readOnly: true, filter: true, sortable: true, ui: { badge: true } },
+  out_of_norm_flags: { type: 'array', label: 'Out of norm', readOnly: true, ui: { chips: true } },
+  alarm_ids: { type: 'array', label: 'Alarms raised', readOnly: true, ui: { hidden: true } },
+  source: { type: 'string', label: 'Source', enum: ['telemetry', 'sensors'], readOnly: true, filter: true },
+  ts: { type: 'datetime', label: 'Measured', sortable: true },
+  received_at: { type: 'datetime', label: 'Received', readOnly: true },
+}, { indexes: [{ name: 'swine_climate_room_ts', columns: ['tenant_id', 'room_id', 'ts'] }] });
+
+export type ClimateRow = typeof climateRecord.row;
+
+const key = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200));
+const measure = (lo: number, hi: number) => v.optional(v.nullable(v.pipe(v.number(), v.finite(), v.minValue(lo), v.maxValue(hi))));
+const where = {
+  room_id: key,
+  pen_id: v.optional(key),
+  site_id: v.optional(key),
+  tenant_id: v.optional(key),
+  batch_id: v.optional(key),
+  category: v.optional(v.picklist(SWINE_CATEGORIES)),
+  phase_id: v.optional(key),
+  avg_weight_kg: v.optional(v.pipe(v.number(), v.finite(), v.minValue(0), v.maxValue(500))),
+  age_days: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(5000))),
+  ts: v.optional(v.pipe(v.string(), v.isoTimestamp())),
+};
+const telemetryBody = v.strictObject({
+  ...where,
+  temp_c: measure(-40, 60),
+  humidity_pct: measure(0, 100),
+  nh3_ppm: measure(0, 1000),
+  co2_ppm: measure(0, 100000),
+  ventilation_pct: measure(0, 100),
+});
+type TelemetryInput = v.InferOutput<typeof telemetryBody>;
+
+const sensorsBody = v.strictObject({
+  ...where,
+  readings: v.pipe(v.array(v.strictObject({ kind: v.picklist(SENSOR_KINDS), value: v.pipe(v.number(), v.finite()), unit: v.pipe(v.string(), v.maxLength(20)) })), v.minLength(1), v.maxLength(20)),
+});
+
+const stores = new WeakMap<Database, Store<ClimateRow>>();
+const storeOf = (db: Database) => {
+  let s = stores.get(db);
+  if (!s) stores.set(db, (s = new Store<ClimateRow>(db, climateRecord.table)));
+  return s;
+};
+
+const climateItem = itemSchema(climateRecord.fields);
+const alarmRef: JsonSchema = { type: 'object', properties: { id: { type: 'string' }, rule_id: { type: ['string', 'null'] }, severity: { type: 'string' }, priority: { type: ['string', 'null'] }, correlation_id: { type: 'string' }, status: { type: 'string' } } };
+const judgedResponse: JsonSchema = {
+  type: 'object',
+  properties: { reading: climateItem, status: { type: 'string', enum: [...STATUSES] }, out_of_norm_flags: { type: 'array', items: { type: 'string' } }, alarms: { type: 'array', items: alarmRef } },
+  required: ['reading', 'status', 'out_of_norm_flags', 'alarms'],
+  additionalProperties: false,
+};
+
+/** Judges one reading against the room's phase, stores it, raises or clears its alarms. */
+export async function judgeReading(ctx: HandlerContext<unknown>, input: TelemetryInput, source: ClimateRow['source']) {
+  const caller = ctx.caller!;
+  const reading: ClimateReading = { temp_c: input.temp_c, humidity_pct: input.humidity_pct, nh3_ppm: input.nh3_ppm, co2_ppm: input.co2_ppm };
+  if (Object.values(reading).every((x) => x === null || x === undefined)) throw new ApiError('validation_error', 'a reading needs at least one of temp_c, humidity_pct, nh3_ppm, co2_ppm', [{ field: 'temp_c', reason: 'missing' }]);
+  const tenant = caller.tenant_id!;
+  const site = writeSite(caller, input.site_id);
+  const targets = await climateTargets(ctx.services.db, tenant, site, input.room_id);
+  if (input.phase_id === undefined && input.avg_weight_kg === undefined && input.age_days === undefined) {
+    throw new ApiError('validation_error', 'name the phase: phase_id, avg_weight_kg or age_days', [{ field: 'phase_id', reason: 'missing' }]);
+  }
+  const phase = selectPhase(targets.phases, input);
+  if (!phase) {
+    throw new ApiError('validation_error', `no climate phase of room ${input.room_id} (${targets.source}) fits ${input.phase_id ? `phase ${input.phase_id}` : input.avg_weight_kg !== undefined ? `${input.avg_weight_kg} kg` : `${input.age_days} days`}; phases: ${targets.phases.map((p) => p.phase_id).join(', ')}`,
+      [{ field: input.phase_id !== undefined ? 'phase_id' : input.avg_weight_kg !== undefined ? 'avg_weight_kg' : 'age_days', reason: 'no_phase' }]);
+  }
+  const findings = judgeClimate(phase, reading);
+  // Alarms come from the shared rule engine (hysteresis per rule); the findings give status and flags.
+  const outcomes = await climateRules(ctx.services).evaluate({
+    tenant_id: tenant, site_id: site, unit_id: input.room_id, batch_id: input.batch_id ?? null,
+    metrics: { temp_c: input.temp_c, humidity_pct: input.humidity_pct, nh3_ppm: input.nh3_ppm, co2_ppm: input.co2_ppm },
+    limits: limitsOf(phase), correlation_id: ctx.requestId, actor: caller.subject, details: { phase_id: phase.phase_id, targets_source: targets.source },
+  }, CLIMATE_RULES);
+  const raisedRules = new Set(outcomes.filter((o) => o.state === 'raised').map((o) => o.rule_id));
+  const open = raisedRules.size ? await need(ctx.services, 'industryAlarms').open({ tenant_id: tenant, industry_code: 'swine', unit_id: input.room_id }) : [];
+  const alarms: RaisedAlarm[] = open.filter((e) => e.rule_id !== null && raisedRules.has(e.rule_id)).map(raisedView);
+  const now = new Date().toISOString();
+  const row: ClimateRow = {
+    id: timeId(), tenant_id: tenant, site_id: site, room_id: input.room_id, pen_id: input.pen_id ?? null, batch_id: input.batch_id ?? null,
+    category: input.category ?? null, phase_id: phase.phase_id, avg_weight_kg: input.avg_weight_kg ?? null, age_days: input.age_days ?? null,
+    temp_c: input.temp_c ?? null, humidity_pct: input.humidity_pct ?? null, nh3_ppm: input.nh3_ppm ?? null, co2_ppm: input.co2_ppm ?? null,
+    ventilation_pct: input.ventilation_pct ?? null,
+    targets: { temp_min_c: phase.temp_min_c, temp_max_c: phase.temp_max_c, humidity_min_pct: phase.humidity_min_pct, humidity_max_pct: phase.humidity_max_pct, nh3_max_ppm: phase.nh3_max_ppm, co2_max_ppm: phase.co2_max_ppm },
+    targets_source: targets.source, status: statusOf(findings), out_of_norm_flags: findings.map((f) => f.flag), alarm_ids: alarms.map((a) => a.id),
+    source, ts: input.ts ? new Date(input.ts).toISOString() : now, received_at: now,
+  };
+  const saved = (await storeOf(ctx.services.db).insert(row))!;
+  return { reading: { ...saved }, status: saved.status, out_of_norm_flags: saved.out_of_norm_flags, alarms };
+}
+
+export const climateResource = defineResource<ClimateRow>({
+  name: 'swine-climate',
+  module: 'swine',
+  title: 'Swine room climate',
+  table: climateRecord.table,
+  access: { resource: 'swine-climate', scope: 'tenant' },
+  tenantColumn: 'tenant_id',
+  siteColumn: 'site_id',
+  fields: climateRecord.fields,
+  defaultSort: { field: 'ts', order: 'desc' },
+  toItem: (row) => ({ ...row }),
+  commands: {
+    telemetry: command({
+      summary: 'A room climate reading (temp_c, humidity_pct, nh3_ppm, co2_ppm, ventilation_pct) judged against the room phase (phase_id, or by avg_weight_kg, or by age_days; bands from the room\'s published swine-room-climate profile, else the defaults): status ok|warn|alarm and out_of_norm_flags; the alarm rules (shared rule engine: temperature 3 C or more outside the band, NH3 above its maximum, CO2 from 5,000 ppm; high/P1) raise industry alarms on the room with this request\'s id as correlation_id, bridged to status; a reading back past the threshold by the rule\'s hysteresis (1 C, 2 ppm NH3, 300 ppm CO2) clears them. alarms lists the room\'s open alarms of the rules in breach.',
+      action: 'execute',
+      body: telemetryBody,
+      status: 201,
+      response: judgedResponse,
+      handler: async (ctx) => judgeReading(ctx as HandlerContext<unknown>, ctx.body, 'telemetry'),
+    }),
+    setpoint: setpointCommand,
+  },
+});
+
+export const sensorsIngestRoute: AnyRoute = {
+  method: 'post', path: '/api/v1/swine-climate/sensors/commands/ingest', module: 'swine', tags: ['swine'],
+  summary: 'Raw sensor readings of kind temperature (C, F, K), humidity (%, or ratio 0-1), nh3 (ppm, mg/m3) and co2 (ppm, %, mg/m3), normalised to temp_c, humidity_pct, nh3_ppm and co2_ppm (gas conversions at 20 C and 1 atm) and judged like commands/telemetry; one reading per kind.',
+  access: { resource: 'swine-climate', action: 'execute', scope: 'tenant' },
+  body: sensorsBody,
+  status: 201,
+  response: { kind: 'single', item: judgedResponse },
+  handler: async (ctx: HandlerContext<v.InferOutput<typeof sensorsBody>>) => {
+    const { readings, ...rest } = ctx.body;
+    return judgeReading(ctx as HandlerContext<unknown>, { ...rest, ...normaliseReadings(readings) }, 'sensors');
+  },
+};
+
+export const climateRoutes = [sensorsIngestRoute, ...climateResource.routes];

@@ -1,0 +1,125 @@
+// Tables of the edge-to-master sync. Master side: one record per tenant (the contract's sync
+// record, its computed columns refreshed before every read), one row per registered site (its
+// credential's passkey, the highest event sequence applied, what the box last reported about
+// its outbox), the inbox of every event received, and projections the fleet views read (alarms,
+// heartbeats, telemetry aggregates). Edge side: the outbox and a small key/value state.
+import { defineRecord } from '../../kernel/record.js';
+import { col, defineTable } from '../../db/table.js';
+
+export const SYNC_STATUSES = ['live', 'degraded', 'stopped'] as const;
+export const SYNC_MODES = ['auto', 'manual', 'paused'] as const;
+export type SyncMode = (typeof SYNC_MODES)[number];
+
+export const syncRecord = defineRecord('sync_tenants', {
+  id: { type: 'string', label: 'ID', readOnly: true, column: false, description: 'The tenant id (one sync record per tenant).' },
+  tenant_id: { type: 'string', label: 'Tenant', column: { primaryKey: true }, filter: true, sortable: true, searchable: true },
+  status: { type: 'string', label: 'Status', enum: SYNC_STATUSES, readOnly: true, filter: true, sortable: true, ui: { widget: 'badge' } },
+  mode: { type: 'string', label: 'Mode', enum: SYNC_MODES, filter: true, sortable: true },
+  lag_seconds: { type: 'number', label: 'Lag', readOnly: true, sortable: true, ui: { unit: 's' }, description: 'Age of the oldest event still waiting in a site outbox (0 when none).' },
+  pending_up: { type: 'integer', label: 'Pending up', readOnly: true, description: 'Events waiting in the sites\' outboxes, as last reported by the boxes.' },
+  pending_down: { type: 'integer', label: 'Pending down', readOnly: true, description: 'Sites that have not applied the current master-owned state (policies).' },
+  pending: { type: 'integer', label: 'Pending', readOnly: true, sortable: true },
+  sites: { type: 'integer', label: 'Sites', readOnly: true },
+  sites_live: { type: 'integer', label: 'Sites live', readOnly: true },
+  events_received: { type: 'integer', label: 'Events received', readOnly: true },
+  last_seen_at: { type: 'datetime', label: 'Last contact', nullable: true, readOnly: true, sortable: true },
+  run_requested_at: { type: 'datetime', label: 'Run requested', nullable: true, readOnly: true },
+  updated_at: { type: 'datetime', label: 'Updated', readOnly: true },
+});
+export const syncTenants = syncRecord.table;
+export type SyncTenantRow = typeof syncRecord.row;
+
+export const syncSites = defineTable('sync_sites', {
+  tenant_id: col.text({ notNull: true }),
+  site_id: col.text({ notNull: true }),
+  passkey_id: col.text({ notNull: true }),
+  industry_code: col.text(),
+  registered_at: col.timestamp({ notNull: true }),
+  last_seen_at: col.timestamp(),
+  applied_seq: col.integer({ notNull: true }),
+  events_received: col.integer({ notNull: true }),
+  reported_pending: col.integer({ notNull: true }),
+  reported_oldest_at: col.timestamp(),
+  down_revision: col.text(),
+  last_rtt_ms: col.real(),
+}, { primaryKey: ['tenant_id', 'site_id'] });
+
+export interface SyncSiteRow extends Record<string, unknown> {
+  tenant_id: string;
+  site_id: string;
+  passkey_id: string;
+  industry_code: string | null;
+  registered_at: string;
+  last_seen_at: string | null;
+  applied_seq: number;
+  events_received: number;
+  reported_pending: number;
+  reported_oldest_at: string | null;
+  down_revision: string | null;
+  last_rtt_ms: number | null;
+}
+
+/** Every event received from a site, once: (tenant, site, seq) is the idempotency key. */
+export const syncInbox = defineTable('sync_inbox', {
+  tenant_id: col.text({ notNull: true }),
+  site_id: col.text({ notNull: true }),
+  seq: col.integer({ notNull: true }),
+  kind: col.text({ notNull: true }),
+  created_at: col.timestamp({ notNull: true }),
+  received_at: col.timestamp({ notNull: true }),
+  payload: col.json({ notNull: true }),
+}, { primaryKey: ['tenant_id', 'site_id', 'seq'], indexes: [{ name: 'sync_inbox_kind', columns: ['kind', 'created_at'] }] });
+
+/** The sites' alarms as the fleet sees them (raised, then acknowledged). */
+export const syncAlarms = defineTable('sync_alarms', {
+  tenant_id: col.text({ notNull: true }),
+  alarm_id: col.text({ notNull: true }),
+  site_id: col.text({ notNull: true }),
+  severity: col.text({ notNull: true }),
+  state: col.text({ notNull: true }),
+  title: col.text({ notNull: true }),
+  correlation_id: col.text({ notNull: true }),
+  raised_at: col.timestamp({ notNull: true }),
+  acknowledged_by: col.text(),
+  updated_at: col.timestamp({ notNull: true }),
+}, { primaryKey: ['tenant_id', 'alarm_id'], indexes: [{ name: 'sync_alarms_state', columns: ['state'] }] });
+
+export const syncHeartbeats = defineTable('sync_heartbeats', {
+  tenant_id: col.text({ notNull: true }),
+  site_id: col.text({ notNull: true }),
+  seq: col.integer({ notNull: true }),
+  at: col.timestamp({ notNull: true }),
+  interval_ms: col.integer({ notNull: true }),
+  rtt_ms: col.real(),
+}, { primaryKey: ['tenant_id', 'site_id', 'seq'], indexes: [{ name: 'sync_heartbeats_at', columns: ['at'] }] });
+
+/** Per-minute telemetry aggregates per device and metric, merged from the sites' batches. */
+export const syncTelemetry = defineTable('sync_telemetry', {
+  tenant_id: col.text({ notNull: true }),
+  site_id: col.text({ notNull: true }),
+  device_id: col.text({ notNull: true }),
+  metric: col.text({ notNull: true }),
+  bucket: col.timestamp({ notNull: true }),
+  points: col.integer({ notNull: true }),
+  sum: col.real({ notNull: true }),
+  min: col.real(),
+  max: col.real(),
+  last_status: col.text({ notNull: true }),
+}, { primaryKey: ['tenant_id', 'site_id', 'device_id', 'metric', 'bucket'], indexes: [{ name: 'sync_telemetry_bucket', columns: ['bucket'] }] });
+
+// ---------------------------------------------------------------- edge side
+
+/** Events waiting to be pushed, in seq order; a row is deleted once the master has applied it. */
+export const syncOutbox = defineTable('sync_outbox', {
+  seq: col.integer({ primaryKey: true, notNull: true }),
+  kind: col.text({ notNull: true }),
+  created_at: col.timestamp({ notNull: true }),
+  payload: col.json({ notNull: true }),
+});
+
+export const syncState = defineTable('sync_state', {
+  key: col.text({ primaryKey: true, notNull: true }),
+  value: col.json({ notNull: true }),
+});
+
+export const SYNC_TABLES = [syncTenants, syncSites, syncInbox, syncAlarms, syncHeartbeats, syncTelemetry, syncOutbox, syncState];

@@ -1,0 +1,278 @@
+// `cabinet backup --to FILE` and `cabinet restore --from FILE` for the SQLite database.
+//
+// Backup runs beside a live service: it copies the database with SQLite's online backup API
+// (better-sqlite3's db.backup()), all pages in one step, which holds one read transaction, so the
+// copy is the database as committed at that instant (WAL: writers go on meanwhile). The archive
+// (a gzip'd tar, mode 0600) holds the copy, the session key (without it the sessions and the
+// passkeys' keyed hashes are useless) and a manifest naming the cabinet version and the applied
+// migrations. Restore refuses a backup from a newer cabinet or with a migration this build does
+// not know, and refuses while a service holds the database open.
+import { createHash } from 'node:crypto';
+import {
+  chownSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import semver from 'semver';
+import type { Config } from '../config.js';
+import { bundledMigrations } from '../db/migrate.js';
+import { betterSqlite3Binding } from './native.js';
+import { readArchive, writeArchive, ArchiveError } from './archive.js';
+import pkg from '../../package.json' with { type: 'json' };
+
+export const BACKUP_FORMAT = 'cabinet-backup';
+export const BACKUP_FORMAT_VERSION = 1;
+const DB_FILE = 'cabinet.sqlite';
+const KEY_FILE = 'session.key';
+
+/** A backup or restore that cannot be done; the message says why and what to do. */
+export class BackupError extends Error {
+  constructor(message: string, readonly exitCode = 1) {
+    super(message);
+  }
+}
+/** Exit code of `cabinet backup` when there is nothing for it to copy (PostgreSQL, no database yet). */
+export const NOTHING_TO_BACK_UP = 3;
+
+export interface BackupManifest {
+  format: typeof BACKUP_FORMAT;
+  format_version: number;
+  cabinet_version: string;
+  node: string;
+  sqlite: string;
+  created_at: string;
+  migrations: string[];
+  session_key: 'included' | 'from_config';
+  files: Record<string, { size: number; sha256: string }>;
+}
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+async function sqliteModule() {
+  const { default: BetterSqlite3 } = await import('better-sqlite3');
+  const binding = betterSqlite3Binding();
+  const options = binding ? { nativeBinding: binding as unknown as string } : {};
+  return { BetterSqlite3, options };
+}
+
+function sqliteFile(config: Config, verb: string, pgHint: string): string {
+  const url = config.database_url.trim();
+  if (url && !url.startsWith('sqlite:')) {
+    throw new BackupError(`database_url is not SQLite, so cabinet ${verb} does not apply: ${pgHint}`, NOTHING_TO_BACK_UP);
+  }
+  const dir = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) || config.data_dir : config.data_dir;
+  return resolve(dir, DB_FILE);
+}
+
+/** Writes data to path through a temporary file in the same directory: a reader never sees half a file. */
+function writeAtomically(path: string, data: Buffer, mode: number): void {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  const fd = openSync(tmp, 'w', mode);
+  try {
+    writeSync(fd, data);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+}
+
+export interface BackupResult {
+  file: string;
+  manifest: BackupManifest;
+  bytes: number;
+  ms: number;
+}
+
+export async function backupDatabase(config: Config, to: string): Promise<BackupResult> {
+  const started = Date.now();
+  const dbFile = sqliteFile(config, 'backup', 'use pg_dump (see the README, "Back up and restore")');
+  if (!existsSync(dbFile)) throw new BackupError(`no database at ${dbFile} yet: nothing to back up`, NOTHING_TO_BACK_UP);
+  const target = resolve(to);
+  if (!existsSync(dirname(target))) throw new BackupError(`directory ${dirname(target)} does not exist`);
+  const { BetterSqlite3, options } = await sqliteModule();
+
+  // The copy goes to a private directory beside the target (same file system, mode 0700).
+  const work = mkdtempSync(join(dirname(target), '.cabinet-backup-'));
+  try {
+    const copy = join(work, DB_FILE);
+    const source = new BetterSqlite3(dbFile, { ...options, readonly: true, fileMustExist: true, timeout: 5000 });
+    try {
+      // The first step copies nothing; returning the maximum makes the second copy every page in
+      // one sqlite3_backup_step, inside one read transaction: no restart when the service writes.
+      await source.backup(copy, { progress: () => 0x7fffffff });
+    } finally {
+      source.close();
+    }
+    const check = new BetterSqlite3(copy, { ...options, fileMustExist: true });
+    let migrations: string[];
+    let sqlite: string;
+    try {
+      const ok = check.pragma('quick_check', { simple: true });
+      if (ok !== 'ok') throw new BackupError(`the copy of ${dbFile} fails SQLite's quick_check: ${String(ok)}`);
+      // A self-contained file: no -wal beside it when it is restored.
+      check.pragma('journal_mode = DELETE');
+      migrations = (check.prepare('select module, tag from cabinet_migrations order by module, tag').all() as { module: string; tag: string }[]).map(
+        (r) => `${r.module}/${r.tag}`,
+      );
+      sqlite = (check.prepare('select sqlite_version() as v').get() as { v: string }).v;
+    } finally {
+      check.close();
+    }
+    const dbData = readFileSync(copy);
+    const files: { name: string; data: Buffer }[] = [{ name: DB_FILE, data: dbData }];
+    const keyFile = join(dirname(dbFile), KEY_FILE);
+    let sessionKey: BackupManifest['session_key'] = 'from_config';
+    if (!config.session_secret) {
+      if (!existsSync(keyFile)) throw new BackupError(`session key ${keyFile} is missing; a backup without it could not log anyone in`);
+      files.push({ name: KEY_FILE, data: readFileSync(keyFile) });
+      sessionKey = 'included';
+    }
+    const manifest: BackupManifest = {
+      format: BACKUP_FORMAT,
+      format_version: BACKUP_FORMAT_VERSION,
+      cabinet_version: pkg.version,
+      node: process.version,
+      sqlite,
+      created_at: new Date().toISOString(),
+      migrations,
+      session_key: sessionKey,
+      files: Object.fromEntries(files.map((f) => [f.name, { size: f.data.length, sha256: sha256(f.data) }])),
+    };
+    const archive = writeArchive([{ name: 'manifest.json', data: Buffer.from(`${JSON.stringify(manifest, null, 1)}\n`), mode: 0o600 }, ...files]);
+    // Holds the session key and the credential digests: owner-only, like the data directory.
+    writeAtomically(target, archive, 0o600);
+    return { file: target, manifest, bytes: archive.length, ms: Date.now() - started };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+export interface RestoreResult {
+  database: string;
+  manifest: BackupManifest;
+  previous?: string;
+  migrationsToApply: number;
+}
+
+function readBackup(from: string): { manifest: BackupManifest; files: Map<string, Buffer> } {
+  let files: Map<string, Buffer>;
+  try {
+    files = readArchive(readFileSync(from));
+  } catch (err) {
+    if (err instanceof ArchiveError) throw new BackupError(`${from} is not a cabinet backup: ${err.message}`);
+    throw new BackupError(`cannot read ${from}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  let manifest: BackupManifest;
+  try {
+    manifest = JSON.parse(files.get('manifest.json')?.toString('utf8') ?? '') as BackupManifest;
+  } catch {
+    throw new BackupError(`${from} is not a cabinet backup: it has no readable manifest.json`);
+  }
+  if (manifest.format !== BACKUP_FORMAT || typeof manifest.format_version !== 'number' || !Array.isArray(manifest.migrations)) {
+    throw new BackupError(`${from} is not a cabinet backup: its manifest is not one`);
+  }
+  if (manifest.format_version > BACKUP_FORMAT_VERSION) {
+    throw new BackupError(`${from} has backup format ${manifest.format_version}; this cabinet ${pkg.version} reads format ${BACKUP_FORMAT_VERSION}: restore it with the cabinet that made it (${manifest.cabinet_version}) or newer`);
+  }
+  for (const [name, meta] of Object.entries(manifest.files ?? {})) {
+    const data = files.get(name);
+    if (!data || data.length !== meta.size || sha256(data) !== meta.sha256) throw new BackupError(`${from} is damaged: ${name} does not match its manifest`);
+  }
+  if (!files.has(DB_FILE)) throw new BackupError(`${from} holds no database`);
+  return { manifest, files };
+}
+
+/** True when some process (a running service) has the database open. */
+async function databaseInUse(file: string): Promise<boolean> {
+  if (!existsSync(file)) return false;
+  const { BetterSqlite3, options } = await sqliteModule();
+  // A WAL connection keeps a shared lock while open; an exclusive lock is refused if one exists.
+  const probe = new BetterSqlite3(file, { ...options, fileMustExist: true, timeout: 0 });
+  try {
+    probe.pragma('locking_mode = EXCLUSIVE');
+    probe.exec('BEGIN EXCLUSIVE');
+    probe.exec('COMMIT');
+    return false;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') return true;
+    throw err;
+  } finally {
+    probe.close();
+  }
+}
+
+export async function restoreDatabase(config: Config, from: string): Promise<RestoreResult> {
+  const dbFile = sqliteFile(config, 'restore', 'restore a pg_dump file with pg_restore (see the README, "Back up and restore")');
+  const { manifest, files } = readBackup(resolve(from));
+  const version = semver.valid(manifest.cabinet_version);
+  if (!version) throw new BackupError(`${from}: its manifest names no valid cabinet version (${String(manifest.cabinet_version)})`);
+  if (semver.gt(version, pkg.version)) {
+    throw new BackupError(`${from} was made by cabinet ${version}, newer than this cabinet ${pkg.version}: install ${version} or newer to restore it. Nothing was changed.`);
+  }
+  // Imported here, not at the top: the module list imports the kernel, which main.ts loads lazily.
+  const { MODULES } = await import('../modules/index.js');
+  const known = new Set(bundledMigrations('sqlite', MODULES.map((m) => m.id)).map((m) => `${m.module}/${m.tag}`));
+  const unknown = manifest.migrations.filter((m) => !known.has(m));
+  if (unknown.length) {
+    throw new BackupError(`${from} holds migration ${unknown.join(', ')}, which this cabinet ${pkg.version} does not know: its schema is newer. Nothing was changed.`);
+  }
+  const dir = dirname(dbFile);
+  // A fresh box (or a fresh directory for a test restore) gets the directory the service would make.
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (await databaseInUse(dbFile)) {
+    throw new BackupError(`the database ${dbFile} is open in a running cabinet: stop the service first (sudo systemctl stop cabinet). Nothing was changed.`);
+  }
+  if (manifest.session_key === 'from_config' && !config.session_secret) {
+    throw new BackupError(`${from} was made with session_secret set in the configuration; set the same session_secret before restoring it. Nothing was changed.`);
+  }
+
+  // Files written by root (sudo cabinet restore) go to the data directory's owner, or the service
+  // user could not open them.
+  const owner = statSync(dir);
+  const own = (path: string) => {
+    if (process.getuid?.() === 0 && (owner.uid !== 0 || owner.gid !== 0)) chownSync(path, owner.uid, owner.gid);
+  };
+  const incoming = join(dir, `.${DB_FILE}.restoring`);
+  writeAtomically(incoming, files.get(DB_FILE) as Buffer, 0o600);
+  own(incoming);
+  const { BetterSqlite3, options } = await sqliteModule();
+  const check = new BetterSqlite3(incoming, { ...options, fileMustExist: true, readonly: true });
+  try {
+    const ok = check.pragma('quick_check', { simple: true });
+    if (ok !== 'ok') throw new BackupError(`the database in ${from} fails SQLite's quick_check: ${String(ok)}. Nothing was changed.`);
+  } catch (err) {
+    check.close();
+    unlinkSync(incoming);
+    throw err;
+  }
+  check.close();
+
+  // The current database is kept beside it (one generation), with its WAL if a crash left one.
+  let previous: string | undefined;
+  if (existsSync(dbFile)) {
+    previous = `${dbFile}.before-restore`;
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${previous}${suffix}`, { force: true });
+    renameSync(dbFile, previous);
+    for (const suffix of ['-wal', '-shm']) if (existsSync(`${dbFile}${suffix}`)) renameSync(`${dbFile}${suffix}`, `${previous}${suffix}`);
+  }
+  renameSync(incoming, dbFile);
+  const key = files.get(KEY_FILE);
+  if (key) {
+    const keyFile = join(dir, KEY_FILE);
+    writeAtomically(keyFile, key, 0o600);
+    own(keyFile);
+  }
+  return { database: dbFile, manifest, previous, migrationsToApply: known.size - manifest.migrations.length };
+}

@@ -1,0 +1,303 @@
+// The edge's side of the sync. Events of the in-process bus (alarms and their acks, status
+// events, telemetry batches as per-minute aggregates), audit records and periodic heartbeats go
+// into the durable outbox; a loop logs in to the master with the site credential (a passkey,
+// through the ordinary login routes), pulls the master-owned state and the sync mode, and pushes
+// the outbox in bounded batches, oldest first. While the master is unreachable it backs off
+// (doubling up to sync_backoff_max_ms); nothing is lost, because a row leaves the outbox only
+// after the master answered that it applied it, and the master ignores sequence numbers it has.
+import { readFileSync, statSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import type { AuditEntry, AuditService, Services } from '../kernel/context.js';
+import type { TelemetryPoint } from '../realtime/bus.js';
+import { whenProvided } from './provided.js';
+import { Outbox } from './outbox.js';
+import { applyDownState } from './apply.js';
+import { PUSH_MAX_BYTES, type EventKind, type PullAnswer, type PushAnswer } from './protocol.js';
+
+export interface EdgeSyncStatus {
+  state: 'off' | 'starting' | 'live' | 'degraded' | 'stopped';
+  master_url: string | null;
+  tenant_id: string | null;
+  site_id: string | null;
+  mode: string | null;
+  pending: number;
+  oldest_pending_at: string | null;
+  last_success_at: string | null;
+  last_error: string | null;
+  failures: number;
+  down_revision: string | null;
+}
+
+declare module '../kernel/context.js' {
+  interface Services {
+    /** The edge sync (edge-single with sync_master_url set). */
+    edgeSync?: EdgeSync;
+  }
+}
+
+/** Per-minute aggregates of one telemetry batch (device, metric, minute). */
+export function aggregate(points: TelemetryPoint[]) {
+  const groups = new Map<string, { device_id: string; metric: string; site_id: string | null; bucket: string; points: number; sum: number; min: number | null; max: number | null; last_status: string; last_ts: string }>();
+  for (const p of points) {
+    const bucket = `${p.ts.slice(0, 16)}:00.000Z`;
+    const key = `${p.device_id}\n${p.metric}\n${bucket}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { device_id: p.device_id, metric: p.metric, site_id: p.site_id, bucket, points: 0, sum: 0, min: null, max: null, last_status: p.status, last_ts: p.ts }));
+    g.points++;
+    if (p.value !== null) {
+      g.sum += p.value;
+      g.min = g.min === null ? p.value : Math.min(g.min, p.value);
+      g.max = g.max === null ? p.value : Math.max(g.max, p.value);
+    }
+    if (p.ts >= g.last_ts) { g.last_ts = p.ts; g.last_status = p.status; }
+  }
+  return [...groups.values()].map(({ last_ts: _t, ...g }) => g);
+}
+
+const AGGREGATES_PER_EVENT = 500;
+
+export class EdgeSync {
+  readonly outbox: Outbox;
+  private readonly unsubscribe: (() => void)[] = [];
+  private chain: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private running: Promise<void> | undefined;
+  private token: { value: string; expires: number } | undefined;
+  private lastRtt: number | null = null;
+  private lastRun: string | null = null;
+  private readonly started = Date.now();
+  private readonly st: EdgeSyncStatus;
+
+  constructor(private readonly services: Services) {
+    this.outbox = new Outbox(services.db);
+    this.st = {
+      state: 'starting', master_url: services.config.sync_master_url || null, tenant_id: null, site_id: null, mode: null,
+      pending: 0, oldest_pending_at: null, last_success_at: null, last_error: null, failures: 0, down_revision: null,
+    };
+  }
+
+  private get cfg() {
+    return this.services.config;
+  }
+
+  credentialPath(): string {
+    const f = this.cfg.sync_credential_file || 'site-credential';
+    return isAbsolute(f) ? f : join(this.cfg.data_dir, f);
+  }
+
+  async start(): Promise<void> {
+    await this.outbox.init();
+    this.st.down_revision = (await this.outbox.getState<string>('down_revision')) ?? null;
+    this.lastRun = (await this.outbox.getState<string>('last_run')) ?? null;
+    // The status module creates the bus after this module starts: subscribe when it is assigned.
+    whenProvided(this.services, 'bus', (bus) => {
+      this.unsubscribe.push(bus.on('alarm', (e) => this.enqueue('alarm', { kind: e.kind, alarm: e.alarm })));
+      this.unsubscribe.push(bus.on('status', (e) => this.enqueue('status', { ...e })));
+      this.unsubscribe.push(bus.on('telemetry', (points) => {
+        const all = aggregate(points);
+        for (let i = 0; i < all.length; i += AGGREGATES_PER_EVENT) this.enqueue('telemetry', { aggregates: all.slice(i, i + AGGREGATES_PER_EVENT) });
+      }));
+    });
+    this.unsubscribe.push(tapAudit(this.services, (entry) => this.enqueue('audit', { ...entry, at: new Date().toISOString() })));
+    const beat = () => this.enqueue('heartbeat', { at: new Date().toISOString(), interval_ms: this.cfg.sync_heartbeat_ms, rtt_ms: this.lastRtt, uptime_s: Math.round((Date.now() - this.started) / 1000) });
+    beat();
+    this.heartbeat = setInterval(beat, this.cfg.sync_heartbeat_ms);
+    this.heartbeat.unref();
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    for (const u of this.unsubscribe.splice(0)) u();
+    await this.running?.catch(() => undefined);
+    await this.chain.catch(() => undefined);
+  }
+
+  /** Queued in bus order; a failed append is logged (the source row stays in its own table). */
+  enqueue(kind: EventKind, payload: Record<string, unknown>): void {
+    this.chain = this.chain.then(() => this.outbox.append([{ kind, payload }])).catch((err: Error) =>
+      this.services.log.error('sync outbox append failed', { kind, error: err.message }));
+  }
+
+  /** Waits until every event handed to enqueue() so far is in the outbox. */
+  flushed(): Promise<void> {
+    return this.chain.then(() => undefined);
+  }
+
+  async status(): Promise<EdgeSyncStatus> {
+    const s = await this.outbox.stats();
+    return { ...this.st, pending: s.pending, oldest_pending_at: s.oldest_at };
+  }
+
+  /** Runs one cycle now (tests, and the CLI), unless one is already running. */
+  syncNow(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    return this.cycle();
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.cycle(), ms);
+    this.timer.unref();
+  }
+
+  private cycle(): Promise<void> {
+    if (this.running) return this.running;
+    this.running = (async () => {
+      try {
+        await this.once();
+        this.st.failures = 0;
+        this.st.last_error = null;
+        this.st.last_success_at = new Date().toISOString();
+        this.schedule(this.cfg.sync_interval_ms);
+      } catch (err) {
+        this.st.failures++;
+        this.st.last_error = (err as Error).message;
+        this.st.state = this.st.failures > 3 ? 'stopped' : 'degraded';
+        // Doubling back-off with +-20 % jitter, so a fleet does not reconnect in step.
+        const base = Math.min(this.cfg.sync_backoff_max_ms, this.cfg.sync_interval_ms * 2 ** Math.min(this.st.failures, 20));
+        const wait = Math.round(base * (0.8 + Math.random() * 0.4));
+        this.services.log.warn('sync with the master failed; retrying', { error: this.st.last_error, failures: this.st.failures, retry_in_ms: wait });
+        this.schedule(wait);
+      } finally {
+        this.running = undefined;
+      }
+    })();
+    return this.running;
+  }
+
+  private async once(): Promise<void> {
+    await this.chain;
+    const stats = await this.outbox.stats();
+    const pulled = await this.call<PullAnswer>('/api/v1/site-sync/commands/pull', this.report(stats.pending, stats.oldest_at));
+    this.st.tenant_id = pulled.tenant_id;
+    this.st.site_id = pulled.site_id;
+    this.st.mode = pulled.mode;
+    if (pulled.revision !== this.st.down_revision) {
+      await applyDownState(this.services, pulled);
+      this.st.down_revision = pulled.revision;
+      await this.outbox.setState('down_revision', pulled.revision);
+    }
+    // The master already holds everything up to applied_seq (an answer lost to a crash). A box
+    // whose database was replaced numbers its new events after that, or they would be taken
+    // for duplicates.
+    if (pulled.applied_seq > 0) {
+      await this.outbox.ack(pulled.applied_seq);
+      await this.outbox.advanceTo(pulled.applied_seq);
+    }
+    const forced = pulled.run_requested_at !== null && pulled.run_requested_at !== this.lastRun;
+    if (pulled.mode === 'paused' || (pulled.mode === 'manual' && !forced)) {
+      this.st.state = 'stopped';
+      return;
+    }
+    for (;;) {
+      const batch = await this.outbox.peek(this.cfg.sync_batch_max, PUSH_MAX_BYTES);
+      const last = batch[batch.length - 1]?.seq ?? 0;
+      const left = await this.outbox.stats();
+      const remaining = Math.max(0, left.pending - batch.length);
+      const after = remaining > 0 ? await this.oldestAfter(last) : null;
+      const answer = await this.call<PushAnswer>('/api/v1/site-sync/commands/push', { events: batch, ...this.report(remaining, after) });
+      if (answer.applied_seq > 0) await this.outbox.ack(answer.applied_seq);
+      if (!batch.length || remaining === 0) break;
+    }
+    if (forced) {
+      this.lastRun = pulled.run_requested_at;
+      await this.outbox.setState('last_run', this.lastRun);
+    }
+    this.st.state = 'live';
+  }
+
+  private async oldestAfter(seq: number): Promise<string | null> {
+    const next = await this.outbox.peek(1, PUSH_MAX_BYTES);
+    return next[0] && next[0].seq > seq ? next[0].created_at : (await this.outbox.stats()).oldest_at;
+  }
+
+  private report(remaining: number, oldest: string | null) {
+    return { remaining, oldest_remaining_at: oldest, down_revision: this.st.down_revision, rtt_ms: this.lastRtt, industry_code: this.cfg.industry };
+  }
+
+  // ---------------------------------------------------------------- HTTP
+
+  private credential(): string {
+    const file = this.credentialPath();
+    let mode: number;
+    try {
+      mode = statSync(file).mode & 0o777;
+    } catch {
+      throw new Error(`no site credential at ${file} (issue one on the master: tenant-master-sync/commands/register-site)`);
+    }
+    // Like ssh with a private key: a credential others can read is refused, not used.
+    if (mode & 0o077) throw new Error(`site credential ${file} has mode ${mode.toString(8)}; it must be 0600`);
+    return readFileSync(file, 'utf8').trim();
+  }
+
+  private async login(): Promise<string> {
+    const base = this.cfg.sync_master_url.replace(/\/+$/, '');
+    const start = await this.http('POST', `${base}/api/v1/auth/passkey/commands/start`, { method: 'qr' });
+    const challenge = (start.body as { item?: { challenge_id?: string } }).item?.challenge_id;
+    if (start.status !== 201 || !challenge) throw new Error(`login start answered ${start.status}`);
+    const done = await this.http('POST', `${base}/api/v1/auth/passkey/commands/complete`, { challenge_id: challenge, credential: this.credential() });
+    const cookie = /cabinet_session=([^;]+)/.exec(done.setCookie ?? '')?.[1];
+    if (done.status !== 200 || !cookie) throw new Error(`the master refused the site credential (${done.status})`);
+    const expires = Date.parse((done.body as { item?: { expires_at?: string } }).item?.expires_at ?? '') || Date.now() + 600_000;
+    this.token = { value: cookie, expires };
+    return cookie;
+  }
+
+  private async call<T>(path: string, body: unknown): Promise<T> {
+    const base = this.cfg.sync_master_url.replace(/\/+$/, '');
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const token = this.token && this.token.expires - Date.now() > 60_000 ? this.token.value : await this.login();
+      const t0 = performance.now();
+      const res = await this.http('POST', `${base}${path}`, body, token);
+      this.lastRtt = Math.round((performance.now() - t0) * 10) / 10;
+      if (res.status === 401) { this.token = undefined; continue; }
+      if (res.status !== 200) {
+        const err = (res.body as { error?: { code?: string; message?: string } }).error;
+        throw new Error(`${path} answered ${res.status} ${err?.code ?? ''}: ${err?.message ?? ''}`.trim());
+      }
+      return (res.body as { item: T }).item;
+    }
+    throw new Error('the master did not accept a fresh session');
+  }
+
+  private async http(method: string, url: string, body: unknown, token?: string) {
+    const res = await fetch(url, {
+      method,
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(this.cfg.sync_request_timeout_ms),
+    });
+    const text = await res.text();
+    let parsed: unknown = null;
+    try { parsed = text ? JSON.parse(text) : null; } catch { parsed = null; }
+    return { status: res.status, body: parsed, setCookie: res.headers.get('set-cookie') };
+  }
+}
+
+/**
+ * Every audit record also goes to the outbox. The audit module replaces services.audit when it
+ * starts (after this module), so the tap wraps whatever service is assigned there.
+ */
+function tapAudit(services: Services, onRecord: (entry: AuditEntry) => void): () => void {
+  const wrap = (inner: AuditService): AuditService => ({
+    async record(entry) {
+      await inner.record(entry);
+      onRecord(entry);
+    },
+  });
+  let inner = services.audit;
+  let current = wrap(inner);
+  Object.defineProperty(services, 'audit', {
+    configurable: true, enumerable: true,
+    get: () => current,
+    set: (next: AuditService) => { inner = next; current = wrap(next); },
+  });
+  return () => Object.defineProperty(services, 'audit', { value: inner, writable: true, configurable: true, enumerable: true });
+}
+

@@ -1,0 +1,335 @@
+// The master's side of the sync: registering a site (a passkey is its credential), ingesting
+// pushes (idempotent by (tenant, site, seq), in order per site, one transaction per push),
+// answering pulls with the master-owned state, and computing each tenant's sync record from
+// what the sites reported about their real outboxes.
+import { createHash } from 'node:crypto';
+import { and, eq, inArray, or, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import type { Caller, Services } from '../kernel/context.js';
+import { ApiError } from '../kernel/errors.js';
+import { Store } from '../db/store.js';
+import { colOf, rowsPerInsert, tableOf } from '../realtime/sql.js';
+import { scopeString } from '../auth/scope.js';
+import { passkeys, type PasskeyRow } from '../modules/passkeys/schema.js';
+import { newPasskeyId, qrCredential } from '../modules/passkeys/credentials.js';
+import { versionPolicies, type VersionPolicyRow } from '../modules/version-policies/schema.js';
+import { sitePolicies } from '../modules/core/registry-tables.js';
+import {
+  syncAlarms, syncHeartbeats, syncInbox, syncSites, syncTelemetry, syncTenants,
+  type SyncMode, type SyncSiteRow, type SyncTenantRow,
+} from '../modules/tenant-master-sync/schema.js';
+import type { PullAnswer, PullBody, PushAnswer, PushBody } from './protocol.js';
+
+const SITE_CREDENTIAL_DAYS = 10 * 365;
+
+export async function registerSite(services: Services, input: { tenant_id: string; site_id: string; industry_code?: string | null }, actor: string) {
+  const { db } = services;
+  const credential = qrCredential();
+  const now = new Date();
+  const keys = new Store<PasskeyRow>(db, passkeys);
+  const sites = new Store<SyncSiteRow>(db, syncSites);
+  const passkey: PasskeyRow = {
+    id: newPasskeyId(), type: 'qr', holder: `site ${input.tenant_id}/${input.site_id}`,
+    scope: scopeString({ scope_type: 'tenant', tenant_id: input.tenant_id, site_id: input.site_id }),
+    scope_type: 'tenant', tenant_id: input.tenant_id, site_id: input.site_id, role: 'operator', status: 'active',
+    issued_at: now.toISOString(), issued_by: actor, expires_at: new Date(now.getTime() + SITE_CREDENTIAL_DAYS * 86_400_000).toISOString(),
+    last_used_at: null, revoked_at: null, credential_digest: services.sessions.digest(credential),
+  };
+  const site = await db.transaction(async () => {
+    const old = await sites.find({ tenant_id: input.tenant_id, site_id: input.site_id });
+    // A new credential replaces the old one: the old passkey is revoked, its sessions end.
+    if (old) await keys.update({ id: old.passkey_id }, { status: 'revoked', revoked_at: now.toISOString() });
+    await keys.insert(passkey);
+    const row: SyncSiteRow = old
+      ? { ...old, passkey_id: passkey.id, industry_code: input.industry_code ?? old.industry_code }
+      : {
+          tenant_id: input.tenant_id, site_id: input.site_id, passkey_id: passkey.id, industry_code: input.industry_code ?? null,
+          registered_at: now.toISOString(), last_seen_at: null, applied_seq: 0, events_received: 0, reported_pending: 0,
+          reported_oldest_at: null, down_revision: null, last_rtt_ms: null,
+        };
+    if (old) await sites.update({ tenant_id: row.tenant_id, site_id: row.site_id }, { passkey_id: row.passkey_id, industry_code: row.industry_code });
+    else await sites.insert(row);
+    const tenants = new Store<SyncTenantRow>(db, syncTenants);
+    if (!(await tenants.find({ tenant_id: input.tenant_id }))) await tenants.insert(emptyRecord(input.tenant_id, now.toISOString()));
+    return row;
+  });
+  await services.audit.record({ actor, action: 'sync.register_site', resource: 'tenant-master-sync', result: 'success', details: { site_id: site.site_id, passkey_id: passkey.id }, tenant_id: site.tenant_id });
+  return { tenant_id: site.tenant_id, site_id: site.site_id, industry_code: site.industry_code, passkey_id: passkey.id, credential };
+}
+
+const emptyRecord = (tenant: string, now: string): SyncTenantRow => ({
+  tenant_id: tenant, status: 'stopped', mode: 'auto', lag_seconds: 0, pending_up: 0, pending_down: 0, pending: 0, sites: 0, sites_live: 0,
+  events_received: 0, last_seen_at: null, run_requested_at: null, updated_at: now,
+});
+
+/** The site a session belongs to, or 403: only a registered site's current credential may sync. */
+async function siteOf(services: Services, caller: Caller | undefined): Promise<SyncSiteRow> {
+  if (!caller || caller.scope_type !== 'tenant' || !caller.tenant_id || !caller.site_id) {
+    throw new ApiError('rbac_forbidden', 'only a site credential session may sync');
+  }
+  const site = await new Store<SyncSiteRow>(services.db, syncSites).find({ tenant_id: caller.tenant_id, site_id: caller.site_id });
+  if (!site || site.passkey_id !== caller.subject) throw new ApiError('rbac_forbidden', `this session is not the registered credential of site ${caller.tenant_id}/${caller.site_id}`);
+  return site;
+}
+
+async function modeOf(db: Database, tenant: string): Promise<SyncTenantRow> {
+  const rec = await new Store<SyncTenantRow>(db, syncTenants).find({ tenant_id: tenant });
+  if (!rec) throw new ApiError('not_found', `tenant ${tenant} has no sync record`);
+  return rec;
+}
+
+/** The master-owned state a site receives: the version policies that can apply to it and its module site policies. */
+export async function downState(db: Database, tenant: string, site: string): Promise<{ revision: string; version_policies: VersionPolicyRow[]; site_policies: { module_id: string; enabled: boolean }[] }> {
+  const c = (n: string) => colOf(versionPolicies, db, n);
+  const rows = (await db.orm.select().from(tableOf(versionPolicies, db))
+    .where(or(eq(c('scope'), 'global'), eq(c('scope'), 'industry'), and(eq(c('scope'), 'tenant'), eq(c('tenant_id'), tenant))))) as VersionPolicyRow[];
+  rows.sort((a, b) => a.id.localeCompare(b.id));
+  const sp = (n: string) => colOf(sitePolicies, db, n);
+  const policies = ((await db.orm.select().from(tableOf(sitePolicies, db)).where(and(eq(sp('tenant_id'), tenant), eq(sp('site_id'), site)))) as { module_id: string; enabled: boolean | number }[])
+    .map((p) => ({ module_id: p.module_id, enabled: Boolean(p.enabled) })).sort((a, b) => a.module_id.localeCompare(b.module_id));
+  // The revision covers the rules only, so re-saving an unchanged policy does not resend it.
+  const rules = rows.map((r) => [r.id, r.scope, r.industry_code, r.tenant_id, r.module_id, r.allowed_major, r.min_version, r.max_version, r.pinned_version]);
+  return { revision: createHash('sha256').update(JSON.stringify([rules, policies])).digest('hex').slice(0, 32), version_policies: rows, site_policies: policies };
+}
+
+function reportOf(body: PullBody, now: string): Partial<SyncSiteRow> {
+  return {
+    last_seen_at: now, reported_pending: body.remaining, reported_oldest_at: body.remaining > 0 ? (body.oldest_remaining_at ?? null) : null,
+    ...(body.down_revision !== undefined ? { down_revision: body.down_revision } : {}),
+    ...(body.rtt_ms !== undefined && body.rtt_ms !== null ? { last_rtt_ms: body.rtt_ms } : {}),
+    ...(body.industry_code ? { industry_code: body.industry_code } : {}),
+  };
+}
+
+export async function pull(services: Services, caller: Caller | undefined, body: PullBody): Promise<PullAnswer> {
+  const { db } = services;
+  const site = await siteOf(services, caller);
+  const rec = await modeOf(db, site.tenant_id);
+  await new Store<SyncSiteRow>(db, syncSites).update({ tenant_id: site.tenant_id, site_id: site.site_id }, reportOf(body, new Date().toISOString()));
+  const down = await downState(db, site.tenant_id, site.site_id);
+  return { tenant_id: site.tenant_id, site_id: site.site_id, mode: rec.mode as SyncMode, run_requested_at: rec.run_requested_at, applied_seq: Number(site.applied_seq), ...down };
+}
+
+/** Pushes of one site are applied one at a time in this process (the row update orders them across processes). */
+const queues = new Map<string, Promise<unknown>>();
+function perSite<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const run = (queues.get(key) ?? Promise.resolve()).then(fn, fn);
+  const tail = run.catch(() => undefined);
+  queues.set(key, tail);
+  void tail.then(() => { if (queues.get(key) === tail) queues.delete(key); });
+  return run;
+}
+
+export async function push(services: Services, caller: Caller | undefined, body: PushBody): Promise<PushAnswer> {
+  const site = await siteOf(services, caller);
+  const rec = await modeOf(services.db, site.tenant_id);
+  if (rec.mode === 'paused' && body.events.length > 0) {
+    throw new ApiError('lifecycle_conflict', `sync of tenant ${site.tenant_id} is paused; events are kept in the site outbox until it is resumed`, [{ field: 'mode', reason: 'paused' }]);
+  }
+  return perSite(`${site.tenant_id}\n${site.site_id}`, () => applyPush(services.db, site, body, rec.mode as SyncMode));
+}
+
+async function applyPush(db: Database, site: SyncSiteRow, body: PushBody, mode: SyncMode): Promise<PushAnswer> {
+  const now = new Date().toISOString();
+  const key = { tenant_id: site.tenant_id, site_id: site.site_id };
+  return db.transaction(async () => {
+    const st = tableOf(syncSites, db);
+    const sc = (n: string) => colOf(syncSites, db, n);
+    // Updating the site row first locks it (PostgreSQL) until commit: two processes cannot
+    // apply pushes of one site at the same time, so the high-water mark below is exact.
+    const [locked] = (await db.orm.update(st).set(reportOf(body, now) as never)
+      .where(and(eq(sc('tenant_id'), site.tenant_id), eq(sc('site_id'), site.site_id))).returning()) as SyncSiteRow[];
+    let applied = Number(locked?.applied_seq ?? 0);
+    const fresh = [...body.events].sort((a, b) => a.seq - b.seq).filter((e) => e.seq > applied);
+    const duplicates = body.events.length - fresh.length;
+    if (fresh.length) {
+      const rows = fresh.map((e) => ({ ...key, seq: e.seq, kind: e.kind, created_at: e.created_at, received_at: now, payload: e.payload }));
+      const per = rowsPerInsert(7);
+      for (let i = 0; i < rows.length; i += per) await db.orm.insert(tableOf(syncInbox, db)).values(rows.slice(i, i + per) as never);
+      await project(db, site, fresh, now);
+      applied = fresh[fresh.length - 1]!.seq;
+      await db.orm.update(st).set({ applied_seq: applied, events_received: sql`${sc('events_received')} + ${fresh.length}` } as never)
+        .where(and(eq(sc('tenant_id'), site.tenant_id), eq(sc('site_id'), site.site_id)));
+    }
+    return { applied_seq: applied, accepted: fresh.length, duplicates, mode };
+  });
+}
+
+type Fresh = PushBody['events'];
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+interface Aggregate {
+  device_id: string;
+  metric: string;
+  bucket: string;
+  points: number;
+  sum: number;
+  min: number | null;
+  max: number | null;
+  last_status: string;
+}
+
+const lower = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
+const higher = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
+
+/** Partial aggregates of one (device, metric, minute) within a push are added up first. */
+function merge(into: Map<string, Aggregate>, g: Aggregate): void {
+  const key = `${g.device_id}\n${g.metric}\n${g.bucket}`;
+  const old = into.get(key);
+  if (!old) { into.set(key, { ...g }); return; }
+  old.points += g.points;
+  old.sum += g.sum;
+  old.min = lower(old.min, g.min);
+  old.max = higher(old.max, g.max);
+  old.last_status = g.last_status;
+}
+
+/**
+ * One multi-row upsert per chunk, the same SQL on both engines: a minute already stored (from
+ * an earlier push) gets the new points added. The CASE keeps min/max right when either is null.
+ */
+async function upsertTelemetry(db: Database, site: SyncSiteRow, rows: Aggregate[]): Promise<void> {
+  if (!rows.length) return;
+  const t = tableOf(syncTelemetry, db);
+  const c = (n: string) => colOf(syncTelemetry, db, n);
+  const ex = (n: string) => sql.raw(`excluded.${n}`);
+  const set = {
+    points: sql`${c('points')} + ${ex('points')}`,
+    sum: sql`${c('sum')} + ${ex('sum')}`,
+    min: sql`case when ${c('min')} is null or ${ex('min')} < ${c('min')} then ${ex('min')} else ${c('min')} end`,
+    max: sql`case when ${c('max')} is null or ${ex('max')} > ${c('max')} then ${ex('max')} else ${c('max')} end`,
+    last_status: ex('last_status'),
+  };
+  const target = ['tenant_id', 'site_id', 'device_id', 'metric', 'bucket'].map(c);
+  const per = rowsPerInsert(10);
+  for (let i = 0; i < rows.length; i += per) {
+    const chunk = rows.slice(i, i + per).map((r) => ({ tenant_id: site.tenant_id, site_id: site.site_id, ...r }));
+    await db.orm.insert(t).values(chunk as never).onConflictDoUpdate({ target: target as never, set: set as never });
+  }
+}
+
+/** Typed views the fleet reads: alarms (latest state), heartbeats, per-minute telemetry. */
+async function project(db: Database, site: SyncSiteRow, events: Fresh, now: string): Promise<void> {
+  const tenant = site.tenant_id;
+  const heartbeats: Record<string, unknown>[] = [];
+  const at = tableOf(syncAlarms, db);
+  const ac = (n: string) => colOf(syncAlarms, db, n);
+  const telemetry = new Map<string, Aggregate>();
+  for (const e of events) {
+    const p = e.payload;
+    if (e.kind === 'heartbeat') {
+      heartbeats.push({ tenant_id: tenant, site_id: site.site_id, seq: e.seq, at: str(p.at) ?? e.created_at, interval_ms: Math.round(num(p.interval_ms) ?? 60_000), rtt_ms: num(p.rtt_ms) });
+    } else if (e.kind === 'alarm') {
+      const a = (p.alarm ?? {}) as Record<string, unknown>;
+      const id = str(a.id);
+      if (!id) continue;
+      const state = p.kind === 'acknowledged' ? 'acknowledged' : str(a.state) ?? 'open';
+      const where = and(eq(ac('tenant_id'), tenant), eq(ac('alarm_id'), id));
+      const updated = (await db.orm.update(at).set({ state, acknowledged_by: str(a.acknowledged_by), updated_at: now } as never).where(where).returning()) as unknown[];
+      if (!updated.length) {
+        await db.orm.insert(at).values({
+          tenant_id: tenant, alarm_id: id, site_id: str(a.site_id) ?? site.site_id, severity: str(a.severity) ?? 'info', state,
+          title: str(a.title) ?? '', correlation_id: str(a.correlation_id) ?? '', raised_at: str(a.raised_at) ?? e.created_at,
+          acknowledged_by: str(a.acknowledged_by), updated_at: now,
+        } as never);
+      }
+    } else if (e.kind === 'telemetry') {
+      const aggregates = Array.isArray(p.aggregates) ? (p.aggregates as Record<string, unknown>[]) : [];
+      for (const g of aggregates) {
+        const device = str(g.device_id);
+        const metric = str(g.metric);
+        const bucket = str(g.bucket);
+        const points = num(g.points);
+        if (!device || !metric || !bucket || !points) continue;
+        merge(telemetry, { device_id: device, metric, bucket, points, sum: num(g.sum) ?? 0, min: num(g.min), max: num(g.max), last_status: str(g.last_status) ?? 'online' });
+      }
+    }
+  }
+  await upsertTelemetry(db, site, [...telemetry.values()]);
+  const per = rowsPerInsert(6);
+  for (let i = 0; i < heartbeats.length; i += per) await db.orm.insert(tableOf(syncHeartbeats, db)).values(heartbeats.slice(i, i + per) as never);
+}
+
+// ---------------------------------------------------------------- the sync record
+
+export interface SyncTiming {
+  /** A site not heard from for longer is out of contact. */
+  staleMs: number;
+}
+
+/**
+ * Recomputes the sync records of the given tenants (all when none) from the sites' rows:
+ * status live when every site is in contact, has an empty outbox and has applied the current
+ * master-owned state; stopped when the tenant is paused or no site is in contact; otherwise
+ * degraded. Lag is the age of the oldest waiting event, or the silence of a site out of contact.
+ */
+export async function refreshRecords(db: Database, timing: SyncTiming, tenants?: string[]): Promise<void> {
+  const sitesTable = tableOf(syncSites, db);
+  const sites = (await (tenants?.length
+    ? db.orm.select().from(sitesTable).where(inArray(colOf(syncSites, db, 'tenant_id'), tenants))
+    : db.orm.select().from(sitesTable))) as SyncSiteRow[];
+  const recTable = tableOf(syncTenants, db);
+  const records = (await (tenants?.length
+    ? db.orm.select().from(recTable).where(inArray(colOf(syncTenants, db, 'tenant_id'), tenants))
+    : db.orm.select().from(recTable))) as SyncTenantRow[];
+  const now = Date.now();
+  for (const rec of records) {
+    const mine = sites.filter((s) => s.tenant_id === rec.tenant_id);
+    let lag = 0;
+    let live = 0;
+    let inContact = 0;
+    let pendingUp = 0;
+    let pendingDown = 0;
+    let lastSeen: string | null = null;
+    let received = 0;
+    for (const s of mine) {
+      const { revision } = await downState(db, s.tenant_id, s.site_id);
+      received += Number(s.events_received);
+      const seen = s.last_seen_at ? Date.parse(s.last_seen_at) : null;
+      if (s.last_seen_at && (!lastSeen || s.last_seen_at > lastSeen)) lastSeen = s.last_seen_at;
+      const contact = seen !== null && now - seen <= timing.staleMs;
+      const pending = Number(s.reported_pending);
+      pendingUp += pending;
+      if (s.down_revision !== revision) pendingDown++;
+      if (pending > 0 && s.reported_oldest_at) lag = Math.max(lag, (now - Date.parse(s.reported_oldest_at)) / 1000);
+      if (seen !== null && !contact) lag = Math.max(lag, (now - seen) / 1000);
+      if (contact) inContact++;
+      if (contact && pending === 0 && s.down_revision === revision) live++;
+    }
+    const status = rec.mode === 'paused' || inContact === 0 ? 'stopped' : live === mine.length ? 'live' : 'degraded';
+    const next: Partial<SyncTenantRow> = {
+      status, lag_seconds: Math.round(lag * 10) / 10, pending_up: pendingUp, pending_down: pendingDown, pending: pendingUp + pendingDown,
+      sites: mine.length, sites_live: live, events_received: received, last_seen_at: lastSeen, updated_at: new Date(now).toISOString(),
+    };
+    await new Store<SyncTenantRow>(db, syncTenants).update({ tenant_id: rec.tenant_id }, next);
+  }
+}
+
+export async function setMode(db: Database, tenant: string, mode: SyncMode): Promise<void> {
+  await modeOf(db, tenant);
+  await new Store<SyncTenantRow>(db, syncTenants).update({ tenant_id: tenant }, { mode, updated_at: new Date().toISOString() });
+}
+
+/**
+ * Asks every site of the tenant to push now (they see the request on their next pull) and,
+ * with waitMs, waits until each has reported an empty outbox and the current state since.
+ */
+export async function requestRun(db: Database, timing: SyncTiming, tenant: string, waitMs: number): Promise<void> {
+  const rec = await modeOf(db, tenant);
+  if (rec.mode === 'paused') throw new ApiError('lifecycle_conflict', `sync of tenant ${tenant} is paused; set mode auto or manual first`, [{ field: 'mode', reason: 'paused' }]);
+  const requested = new Date().toISOString();
+  await new Store<SyncTenantRow>(db, syncTenants).update({ tenant_id: tenant }, { run_requested_at: requested });
+  const deadline = Date.now() + waitMs;
+  while (Date.now() < deadline) {
+    const sites = (await db.orm.select().from(tableOf(syncSites, db)).where(eq(colOf(syncSites, db, 'tenant_id'), tenant))) as SyncSiteRow[];
+    let done = true;
+    for (const s of sites) {
+      const { revision } = await downState(db, tenant, s.site_id);
+      if (s.last_seen_at === null || s.last_seen_at <= requested || Number(s.reported_pending) !== 0 || s.down_revision !== revision) done = false;
+    }
+    if (done) break;
+    await new Promise((r) => setTimeout(r, Math.min(100, timing.staleMs)));
+  }
+  await refreshRecords(db, timing, [tenant]);
+}

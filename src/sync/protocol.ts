@@ -1,0 +1,77 @@
+// What the edge and the master say to each other, over the ordinary HTTP API with a session
+// opened by the site's passkey credential (POST /api/v1/site-sync/commands/push and /pull).
+// Both bodies carry the box's own report of its outbox, so the master's sync record shows
+// pending counts and lag computed from the real outbox, even while pushing is paused.
+import * as v from 'valibot';
+import type { VersionPolicyRow } from '../modules/version-policies/schema.js';
+import type { SyncMode } from '../modules/tenant-master-sync/schema.js';
+
+export const EVENT_KINDS = ['alarm', 'status', 'audit', 'telemetry', 'heartbeat'] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+/** Largest push the edge builds (events and bytes); the master refuses more events than this. */
+export const PUSH_MAX_EVENTS = 2000;
+export const PUSH_MAX_BYTES = 512 * 1024;
+
+const report = {
+  /** Events left in the outbox after this request's events. */
+  remaining: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  oldest_remaining_at: v.optional(v.nullable(v.pipe(v.string(), v.isoTimestamp()))),
+  /** The master-owned state the box has applied (the revision of the last pull it applied). */
+  down_revision: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(100)))),
+  /** Round trip of the box's previous request, as it measured it. */
+  rtt_ms: v.optional(v.nullable(v.pipe(v.number(), v.minValue(0), v.maxValue(3_600_000)))),
+  industry_code: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
+};
+
+export const pushBody = v.strictObject({
+  events: v.pipe(v.array(v.strictObject({
+    seq: v.pipe(v.number(), v.integer(), v.minValue(1)),
+    kind: v.picklist(EVENT_KINDS),
+    created_at: v.pipe(v.string(), v.isoTimestamp()),
+    // JSON text, parsed here: the payload is the box's own record (it may name tenant ids of the
+    // box), and the master attributes every event to the site's tenant from the session.
+    payload: v.pipe(v.string(), v.maxLength(PUSH_MAX_BYTES), v.parseJson(), v.record(v.string(), v.unknown())),
+  })), v.maxLength(PUSH_MAX_EVENTS)),
+  ...report,
+});
+export type PushBody = v.InferOutput<typeof pushBody>;
+export type OutboxEvent = PushBody['events'][number];
+/** An event as the box sends it (payload as JSON text). */
+export type WireEvent = v.InferInput<typeof pushBody>['events'][number];
+
+export const pullBody = v.strictObject({ ...report });
+export type PullBody = v.InferOutput<typeof pullBody>;
+
+export interface PushAnswer {
+  applied_seq: number;
+  accepted: number;
+  duplicates: number;
+  mode: SyncMode;
+}
+
+export interface PullAnswer {
+  tenant_id: string;
+  site_id: string;
+  mode: SyncMode;
+  run_requested_at: string | null;
+  applied_seq: number;
+  revision: string;
+  version_policies: VersionPolicyRow[];
+  /** Module site policies the master set for this site (modules/site-policy). */
+  site_policies: { module_id: string; enabled: boolean }[];
+}
+
+export const pushAnswerSchema = {
+  type: 'object', required: ['applied_seq', 'accepted', 'duplicates', 'mode'],
+  properties: { applied_seq: { type: 'integer' }, accepted: { type: 'integer' }, duplicates: { type: 'integer' }, mode: { enum: ['auto', 'manual', 'paused'] } },
+};
+export const pullAnswerSchema = {
+  type: 'object', required: ['tenant_id', 'site_id', 'mode', 'run_requested_at', 'applied_seq', 'revision', 'version_policies', 'site_policies'],
+  properties: {
+    tenant_id: { type: 'string' }, site_id: { type: 'string' }, mode: { enum: ['auto', 'manual', 'paused'] },
+    run_requested_at: { anyOf: [{ type: 'string' }, { type: 'null' }] }, applied_seq: { type: 'integer' }, revision: { type: 'string' },
+    version_policies: { type: 'array', items: { type: 'object' } },
+    site_policies: { type: 'array', items: { type: 'object', required: ['module_id', 'enabled'], properties: { module_id: { type: 'string' }, enabled: { type: 'boolean' } } } },
+  },
+};

@@ -1,0 +1,415 @@
+// The generic renderer: any resource's scheme + list as cards (tablet) or a table (wide screen),
+// with search, filters, sort and paging, an item's detail, and the resource's commands as actions.
+// Every installed module the caller may see gets a usable screen from this alone.
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { ApiError, describeError, getItem, getList, getLoaded, query, type ListEnvelope } from '../lib/api';
+import { countdown, formatValue, humanise, titleField, toneOf } from '../lib/format';
+import { dataTick } from '../lib/live';
+import { session, staleSince } from '../lib/session';
+import { useObservable } from '../lib/store';
+import type { JsonSchema, Scheme, SchemeCommand, SchemeField } from '../lib/types';
+import { CommandForm, propertiesOf } from './CommandForm';
+import { useNow, useWide } from './hooks';
+import { StaleNote } from './StaleNote';
+
+type Row = Record<string, unknown>;
+
+interface Props {
+  path: string;
+  /** Filters applied from the outside (a house, open alarms only) */
+  fixedFilters?: Record<string, string>;
+  heading?: string;
+  pageSize?: number;
+  headingLevel?: 2 | 3;
+}
+
+const API = '/api/v1';
+
+function Countdown({ at }: { at: string }) {
+  const now = useNow(1000);
+  const c = countdown(at, now);
+  return <span class={`badge countdown tone-${c.overdue ? 'alarm' : 'warn'}`}>{c.text}</span>;
+}
+
+export function Value({ field, value, row }: { field?: SchemeField; value: unknown; row?: Row }) {
+  // An SLA deadline counts down while the record is still open.
+  if (field?.countdown && typeof value === 'string' && !(row && (row.acked_at || row.cleared_at || row.status === 'acked' || row.status === 'cleared'))) return <Countdown at={value} />;
+  const tone = field?.enum || field?.name === 'status' || field?.name === 'priority' ? toneOf(value) : undefined;
+  const text = field?.enum && typeof value === 'string' ? humanise(value) : formatValue(field, value);
+  return tone ? <span class={`badge tone-${tone}`}>{text}</span> : <span>{text}</span>;
+}
+
+function isCommandOnItem(c: SchemeCommand): boolean {
+  return propertiesOf(c.body).some(([n]) => n === 'id');
+}
+
+function createSchema(fields: SchemeField[]): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const f of fields) {
+    if (f.read_only || f.name === 'tenant_id' || f.hidden) continue;
+    properties[f.name] = f.enum ? { type: 'string', enum: f.enum } : { type: f.type === 'datetime' ? 'string' : f.type };
+  }
+  return { type: 'object', properties, required: fields.filter((f) => f.required && !f.read_only).map((f) => f.name) };
+}
+
+export function ResourceView({ path, fixedFilters = {}, heading, pageSize = 20, headingLevel = 2 }: Props) {
+  const s = useObservable(session);
+  const tick = useObservable(dataTick);
+  const globalStale = useObservable(staleSince);
+  const wide = useWide();
+  const [scheme, setScheme] = useState<Scheme | null>(null);
+  const [list, setList] = useState<ListEnvelope<Row> | null>(null);
+  const [staleAt, setStaleAt] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [q, setQ] = useState('');
+  const [filters, setFilters] = useState<Record<string, string>>({});
+  const [sort, setSort] = useState<{ field: string; order: 'asc' | 'desc' } | null>(null);
+  const [offset, setOffset] = useState(0);
+  const [selected, setSelected] = useState<Row | null>(null);
+  const [action, setAction] = useState<{ command: SchemeCommand; item?: Row } | 'create' | null>(null);
+  const [version, setVersion] = useState(0);
+  const headingRef = useRef<HTMLHeadingElement>(null);
+
+  useEffect(() => {
+    setScheme(null);
+    setList(null);
+    setError(null);
+    setQ('');
+    setFilters({});
+    setSort(null);
+    setOffset(0);
+    setSelected(null);
+    setAction(null);
+    getLoaded<{ item: Scheme }>(`${API}/${path}/scheme`)
+      .then((r) => setScheme(r.data.item))
+      .catch((err) => setError(describeError(err)));
+  }, [path]);
+
+  const listUrl = useMemo(() => {
+    if (!scheme) return null;
+    const sortable = scheme.sortable ?? [];
+    const known = new Set((scheme.filters ?? []).map((f) => f.name));
+    const params: Record<string, string | number | undefined> = { limit: pageSize, offset };
+    for (const [k, v] of Object.entries({ ...filters, ...fixedFilters })) if (known.has(k) && v !== '') params[k] = v;
+    if (q && (scheme.search_fields?.length ?? 0) > 0) params.q = q;
+    if (sort && sortable.includes(sort.field)) {
+      params.sort = sort.field;
+      params.order = sort.order;
+    }
+    return `${API}/${path}/list${query(params)}`;
+  }, [scheme, filters, fixedFilters, q, sort, offset, path, pageSize]);
+
+  // Load the page; reload when live data arrives (debounced) or after an action.
+  useEffect(() => {
+    if (!listUrl) return;
+    let cancelled = false;
+    const t = setTimeout(
+      () => {
+        getList<Row>(listUrl)
+          .then((r) => {
+            if (cancelled) return;
+            setList(r.data);
+            setStaleAt(r.stale ? r.at : null);
+            setError(null);
+          })
+          .catch((err) => !cancelled && setError(describeError(err)));
+      },
+      list ? 250 : 0,
+    );
+    return () => {
+      cancelled = true;
+      clearTimeout(t);
+    };
+  }, [listUrl, tick, version]);
+
+  if (error && !scheme) {
+    return (
+      <section class="resource" aria-label={heading ?? path}>
+        <p class="error" role="alert">
+          {error}
+        </p>
+      </section>
+    );
+  }
+  if (!scheme) return <p class="loading">Loading...</p>;
+
+  const fields = scheme.fields;
+  const byName = new Map(fields.map((f) => [f.name, f]));
+  const visible = fields.filter((f) => !f.hidden && f.name !== 'tenant_id' && f.type !== 'object' && f.type !== 'array');
+  const tField = titleField(visible.length ? visible : fields);
+  // What a card or row shows first: badges and countdowns (ui hints), then enums, values, times.
+  const rank = (f: SchemeField) => (f.badge || f.countdown ? 0 : f.enum ? 1 : f.type === 'datetime' ? 3 : 2);
+  const summaryFields = visible
+    .filter((f) => f.name !== tField && f.name !== 'id')
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
+    .map((x) => x.f)
+    .slice(0, wide ? 7 : 5);
+  const commands = scheme.commands ?? [];
+  const itemCommands = commands.filter(isCommandOnItem);
+  const newCommands = commands.filter((c) => !isCommandOnItem(c));
+  const filterDefs = (scheme.filters ?? []).filter((f) => !(f.name in fixedFilters) && f.name !== 'tenant_id');
+  const H = headingLevel === 2 ? 'h2' : 'h3';
+  const title = heading ?? scheme.title;
+  const idOf = (r: Row) => String(r.id ?? r[tField] ?? '');
+  const who = s?.user.subject ?? s?.user.role ?? '';
+
+  const open = (r: Row) => {
+    setSelected(r);
+    setAction(null);
+    // The detail may carry more than the list (history of a task): fetch it.
+    if (r.id !== undefined && !staleAt) {
+      getItem<Row>(`${API}/${path}/${encodeURIComponent(String(r.id))}`)
+        .then((full) => setSelected((cur) => (cur && cur.id === r.id ? full : cur)))
+        .catch(() => undefined);
+    }
+  };
+  const done = () => {
+    setVersion(version + 1);
+    if (selected?.id !== undefined) {
+      getItem<Row>(`${API}/${path}/${encodeURIComponent(String(selected.id))}`)
+        .then(setSelected)
+        .catch(() => undefined);
+    }
+  };
+
+  return (
+    <section class="resource" data-resource={path} aria-labelledby={`h-${path}`}>
+      <div class="resource-head">
+        <H id={`h-${path}`} ref={headingRef}>
+          {title}
+          {list ? <span class="count"> ({list.total})</span> : null}
+        </H>
+        <div class="resource-actions">
+          {newCommands.map((c) => (
+            <button type="button" class="btn" key={c.name} onClick={() => setAction({ command: c })}>
+              {humanise(c.name)}
+            </button>
+          ))}
+          {scheme.operations?.create ? (
+            <button type="button" class="btn" onClick={() => setAction('create')}>
+              New
+            </button>
+          ) : null}
+        </div>
+      </div>
+      {staleAt && !globalStale ? <StaleNote at={staleAt} /> : null}
+      {action && (action === 'create' || !action.item) ? (
+        <div class="panel action-panel" key="action">
+          <CommandForm
+            command={
+              action === 'create'
+                ? { path: `${API}/${path}`, name: 'create', summary: `Create a new ${scheme.title.toLowerCase()} record.`, body: { type: 'object', properties: { item: createSchema(fields) } } }
+                : { path: `${API}/${path}/commands/${action.command.name}`, name: action.command.name, summary: action.command.summary, body: action.command.body }
+            }
+            fields={fields}
+            onDone={done}
+            onCancel={() => setAction(null)}
+          />
+        </div>
+      ) : null}
+      <form class="toolbar" role="search" onSubmit={(e) => e.preventDefault()}>
+        {(scheme.search_fields?.length ?? 0) > 0 ? (
+          <label class="search">
+            <span class="sr-only">Search {title}</span>
+            <input
+              type="search"
+              placeholder={`Search ${scheme.search_fields!.map((n) => byName.get(n)?.label ?? n).join(', ').toLowerCase()}`}
+              value={q}
+              onInput={(e) => {
+                setQ((e.target as HTMLInputElement).value);
+                setOffset(0);
+              }}
+            />
+          </label>
+        ) : null}
+        {filterDefs.map((f) => {
+          const label = byName.get(f.name)?.label ?? humanise(f.name);
+          const value = filters[f.name] ?? '';
+          const set = (v: string) => {
+            setFilters({ ...filters, [f.name]: v });
+            setOffset(0);
+          };
+          return f.enum || f.type === 'boolean' ? (
+            <label class="filter" key={f.name}>
+              <span>{label}</span>
+              <select name={`filter-${f.name}`} value={value} onChange={(e) => set((e.target as HTMLSelectElement).value)}>
+                <option value="">All</option>
+                {(f.enum ?? ['true', 'false']).map((o) => (
+                  <option key={o} value={o}>
+                    {f.type === 'boolean' ? (o === 'true' ? 'Yes' : 'No') : humanise(o)}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ) : null;
+        })}
+        {(scheme.sortable?.length ?? 0) > 0 ? (
+          <label class="filter">
+            <span>Sort by</span>
+            <select
+              name="sort"
+              value={sort?.field ?? scheme.default_sort?.field ?? ''}
+              onChange={(e) => {
+                setSort({ field: (e.target as HTMLSelectElement).value, order: sort?.order ?? 'desc' });
+                setOffset(0);
+              }}
+            >
+              {scheme.sortable!.map((n) => (
+                <option key={n} value={n}>
+                  {byName.get(n)?.label ?? humanise(n)}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
+        {(scheme.sortable?.length ?? 0) > 0 ? (
+          <button
+            type="button"
+            class="btn"
+            onClick={() => {
+              const cur = sort ?? scheme.default_sort ?? { field: scheme.sortable![0]!, order: 'desc' as const };
+              setSort({ field: cur.field, order: cur.order === 'desc' ? 'asc' : 'desc' });
+            }}
+          >
+            <span aria-hidden="true">{(sort?.order ?? scheme.default_sort?.order ?? 'desc') === 'desc' ? '↓' : '↑'}</span>
+            {(sort?.order ?? scheme.default_sort?.order ?? 'desc') === 'desc' ? 'Descending' : 'Ascending'}
+          </button>
+        ) : null}
+      </form>
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      {!list ? (
+        <p class="loading">Loading...</p>
+      ) : list.items.length === 0 ? (
+        <p class="empty">Nothing here{q || Object.values(filters).some(Boolean) ? ' for this search' : ''}.</p>
+      ) : wide ? (
+        <div class="table-wrap" key="table">
+          <table class="grid">
+            <thead>
+              <tr>
+                {[byName.get(tField)!, ...summaryFields].filter(Boolean).map((f) => (
+                  <th key={f.name} scope="col">
+                    {f.label}
+                  </th>
+                ))}
+                <th scope="col">
+                  <span class="sr-only">Open</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.items.map((r) => (
+                <tr key={idOf(r)} data-id={idOf(r)} class={selected && idOf(selected) === idOf(r) ? 'selected' : ''}>
+                  {[byName.get(tField)!, ...summaryFields].filter(Boolean).map((f) => (
+                    <td key={f.name}>
+                      <Value field={f} value={r[f.name]} row={r} />
+                    </td>
+                  ))}
+                  <td>
+                    <button type="button" class="btn small" onClick={() => open(r)} aria-label={`Open ${String(r[tField] ?? r.id)}`}>
+                      Open
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : (
+        <ul class="cards" key="cards">
+          {list.items.map((r) => (
+            <li key={idOf(r)} data-id={idOf(r)} class={`card tone-edge-${toneOf(r.severity ?? r.status ?? r.priority) ?? 'none'}`}>
+              <button type="button" class="card-open" onClick={() => open(r)}>
+                <span class="card-title">{formatValue(byName.get(tField), r[tField])}</span>
+                <dl class="card-fields">
+                  {summaryFields.map((f) => (
+                    <div key={f.name}>
+                      <dt>{f.label}</dt>
+                      <dd>
+                        <Value field={f} value={r[f.name]} row={r} />
+                      </dd>
+                    </div>
+                  ))}
+                </dl>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {list && (list.total > list.limit || offset > 0) ? (
+        <nav class="pager" aria-label={`Pages of ${title}`}>
+          <button type="button" class="btn" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - pageSize))}>
+            Previous
+          </button>
+          <span>
+            {list.total ? offset + 1 : 0}–{Math.min(list.total, offset + list.items.length)} of {list.total}
+          </span>
+          <button type="button" class="btn" disabled={!list.has_more} onClick={() => setOffset(offset + pageSize)}>
+            Next
+          </button>
+        </nav>
+      ) : null}
+      {selected ? (
+        <div class="detail panel" key="detail" role="region" aria-label={`Details of ${String(selected[tField] ?? selected.id)}`}>
+          <div class="detail-head">
+            <h3>{formatValue(byName.get(tField), selected[tField])}</h3>
+            <button type="button" class="btn" onClick={() => setSelected(null)}>
+              Close
+            </button>
+          </div>
+          <dl class="detail-fields">
+            {fields
+              .filter((f) => selected[f.name] !== undefined)
+              .map((f) => (
+                <div key={f.name}>
+                  <dt>{f.label}</dt>
+                  <dd>
+                    <Value field={f} value={selected[f.name]} row={selected} />
+                  </dd>
+                </div>
+              ))}
+            {Object.keys(selected)
+              .filter((k) => !byName.has(k) && selected[k] !== null && selected[k] !== undefined)
+              .map((k) => (
+                <div key={k}>
+                  <dt>{humanise(k)}</dt>
+                  <dd>{formatValue(undefined, selected[k])}</dd>
+                </div>
+              ))}
+          </dl>
+          {itemCommands.length ? (
+            <div class="detail-actions">
+              {itemCommands.map((c) =>
+                action && action !== 'create' && action.item && action.command.name === c.name ? null : (
+                  <button type="button" class="btn primary" key={c.name} onClick={() => setAction({ command: c, item: selected })}>
+                    {humanise(c.name)}
+                  </button>
+                ),
+              )}
+            </div>
+          ) : null}
+          {action && action !== 'create' && action.item ? (
+            <CommandForm
+              key={`${action.command.name}-${idOf(action.item)}`}
+              command={{ path: `${API}/${path}/commands/${action.command.name}`, name: action.command.name, summary: action.command.summary, body: action.command.body }}
+              initial={{ id: action.item.id, acknowledged_by: who, assignee: who }}
+              fixed={['id']}
+              fields={fields}
+              onDone={done}
+              onCancel={() => setAction(null)}
+            />
+          ) : null}
+          {staleAt ? <p class="muted">Actions need the controller: it does not answer right now.</p> : null}
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+export function isApiError(e: unknown): e is ApiError {
+  return e instanceof ApiError;
+}

@@ -1,0 +1,46 @@
+// The burger menu: the modules in the order shared with the dashboard, then the shell's own screens.
+import { href, route } from '../lib/router';
+import { orderedModules, prefs, session } from '../lib/session';
+import { useObservable } from '../lib/store';
+
+export function Sidebar({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const s = useObservable(session);
+  const p = useObservable(prefs);
+  const r = useObservable(route);
+  if (!s) return null;
+  const mods = orderedModules(s, p.moduleOrder);
+  const current = r.name === 'module' ? r.params.id : undefined;
+  return (
+    <nav id="sidebar" class={`sidebar ${open ? 'open' : ''}`} aria-label="Modules" hidden={!open}>
+      <ul class="menu" id="menu">
+        <li>
+          <a href={href('home')} onClick={onClose} aria-current={r.name === 'home' ? 'page' : undefined}>
+            Workspace
+          </a>
+        </li>
+        <li>
+          <a href={href('dashboard')} onClick={onClose} aria-current={r.name === 'dashboard' ? 'page' : undefined}>
+            Dashboard
+          </a>
+        </li>
+        {mods.map((m) => (
+          <li key={m.id} data-module={m.id}>
+            <a href={href('module', m.id)} onClick={onClose} aria-current={current === m.id ? 'page' : undefined}>
+              {m.name}
+            </a>
+          </li>
+        ))}
+        <li>
+          <a href={href('handoff')} onClick={onClose}>
+            Log in a phone
+          </a>
+        </li>
+        <li>
+          <a href={href('settings')} onClick={onClose} aria-current={r.name === 'settings' ? 'page' : undefined}>
+            Settings
+          </a>
+        </li>
+      </ul>
+    </nav>
+  );
+}

@@ -1,0 +1,46 @@
+// The top bar: menu, the workspace (one tap from anywhere), quick fullscreen buttons for the pinned
+// modules, the live state, the current user and logout (outside the burger menu, contract 1).
+import { liveState } from '../lib/live';
+import { href } from '../lib/router';
+import { logout, prefs, session, staleSince } from '../lib/session';
+import { useObservable } from '../lib/store';
+import { humanise } from '../lib/format';
+
+const LIVE_WORDS: Record<string, string> = { live: 'Live', polling: 'Polling', connecting: 'Connecting', offline: 'Offline', stopped: '' };
+
+export function TopBar({ onMenu, menuOpen }: { onMenu: () => void; menuOpen: boolean }) {
+  const s = useObservable(session);
+  const p = useObservable(prefs);
+  const live = useObservable(liveState);
+  const stale = useObservable(staleSince);
+  if (!s) return null;
+  const pinned = p.pinned.map((id) => s.modules.find((m) => m.id === id)).filter((m) => m && (s.resources.get(m.id)?.length ?? 0) > 0);
+  const state = stale ? 'offline' : live;
+  return (
+    <header class="top">
+      <button type="button" class="btn icon menu-btn" aria-expanded={menuOpen} aria-controls="sidebar" onClick={onMenu}>
+        <span aria-hidden="true">☰</span>
+        <span class="sr-only">Menu</span>
+      </button>
+      <a class="btn home-btn" href={href('home')} id="workspace-link">
+        {s.ctx.deployment_mode === 'cloud-multi' && s.user.scope_type === 'master' ? 'Fleet' : `${humanise(s.industry)}`}
+      </a>
+      <nav class="quick" aria-label="Pinned modules">
+        {pinned.map((m) => (
+          <a key={m!.id} class="btn quick-btn" data-quick={m!.id} href={href('module', m!.id, { full: '1' })}>
+            {m!.name}
+          </a>
+        ))}
+      </nav>
+      <span class={`live-state state-${state}`} id="live-state" role="status" aria-live="polite" data-state={state}>
+        {stale ? 'Offline (stale data)' : LIVE_WORDS[live]}
+      </span>
+      <span class="who" id="who">
+        <span class="who-role">{humanise(s.user.role)}</span> <span class="who-scope">{s.user.scope}</span>
+      </span>
+      <button type="button" class="btn logout" id="logout" onClick={() => void logout()}>
+        Log out
+      </button>
+    </header>
+  );
+}

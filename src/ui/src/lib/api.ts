@@ -1,0 +1,124 @@
+// The API client: same-origin fetch with the session cookie, the contract's envelopes, errors as
+// ApiError (code, message, details), and a last-known-data cache for GETs so the shell can show
+// stale data, marked as such, while the box's API is unreachable.
+import { cacheGet, cachePut } from './cache';
+import { emit } from './store';
+
+export interface ErrorDetail { field: string; reason: string }
+export interface ListEnvelope<T> { items: T[]; offset: number; limit: number; total: number; has_more: boolean }
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message);
+  }
+  /** The API unreachable (network error, server stopped), as opposed to an answer. */
+  get offline(): boolean {
+    return this.status === 0;
+  }
+}
+
+const CLIENT_VERSION = '0.1.0';
+
+async function send(method: string, path: string, body?: unknown): Promise<unknown> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      cache: 'no-store',
+      headers: { accept: 'application/json', 'x-client-version': CLIENT_VERSION, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    });
+  } catch {
+    throw new ApiError(0, 'offline', 'The controller does not answer (network or service down).');
+  }
+  const text = await res.text();
+  let data: unknown = undefined;
+  try {
+    data = text ? JSON.parse(text) : undefined;
+  } catch {
+    // a proxy's HTML error page: handled below by the status
+  }
+  if (!res.ok) {
+    const err = (data as { error?: { code?: string; message?: string; details?: ErrorDetail[] } } | undefined)?.error;
+    const e = new ApiError(res.status, err?.code ?? `http_${res.status}`, err?.message ?? res.statusText, err?.details ?? []);
+    if (res.status === 401 && e.code === 'auth_required') emit('session-ended', e);
+    if (res.status === 502 || res.status === 503 || res.status === 504) throw new ApiError(0, e.code, e.message);
+    throw e;
+  }
+  return data;
+}
+
+export interface Fresh<T> { data: T; stale: false }
+export interface Stale<T> { data: T; stale: true; at: string }
+export type Loaded<T> = Fresh<T> | Stale<T>;
+
+/** GET, remembering the answer; when the API is unreachable, the last answer marked stale. */
+export async function getLoaded<T>(path: string): Promise<Loaded<T>> {
+  try {
+    const data = (await send('GET', path)) as T;
+    cachePut(path, data);
+    emit('reachable', true);
+    return { data, stale: false };
+  } catch (err) {
+    if (err instanceof ApiError && err.offline) {
+      emit('reachable', false);
+      const hit = cacheGet<T>(path);
+      if (hit) return { data: hit.data, stale: true, at: hit.at };
+    }
+    throw err;
+  }
+}
+
+export async function get<T>(path: string): Promise<T> {
+  return (await getLoaded<T>(path)).data;
+}
+
+export async function getList<T>(path: string): Promise<Loaded<ListEnvelope<T>>> {
+  return getLoaded<ListEnvelope<T>>(path);
+}
+
+export async function getItem<T>(path: string): Promise<T> {
+  return (await get<{ item: T }>(path)).item;
+}
+
+export async function post<T = Record<string, unknown>>(path: string, body?: unknown): Promise<T> {
+  const data = (await send('POST', path, body ?? {})) as { item?: T };
+  emit('reachable', true);
+  return data?.item as T;
+}
+
+/** An error in words for a person at the tablet: the API's message and each field's reason. */
+export function describeError(err: unknown): string {
+  if (err instanceof ApiError) {
+    if (err.offline) return 'The controller does not answer. Showing the last known data; changes are not possible until it is back.';
+    const words: Record<string, string> = {
+      rbac_forbidden: 'Your role may not do this.',
+      scope_boundary_denied: 'This is not available in your scope.',
+      tenant_boundary_denied: 'This belongs to another tenant.',
+      auth_required: 'Your session has ended. Please log in again.',
+      rate_limited: 'Too many attempts: wait a few minutes.',
+      module_not_installed: 'This module is not installed.',
+    };
+    const lead = words[err.code] ?? '';
+    const details = err.details.map((d) => `${d.field || 'request'}: ${d.reason.replace(/_/g, ' ')}`).join('; ');
+    return [lead, err.message ? capitalise(err.message) + '.' : '', details ? `(${details})` : ''].filter(Boolean).join(' ').replace(/\.\./g, '.');
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+function capitalise(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+export function query(params: Record<string, string | number | boolean | undefined | null>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}

@@ -1,0 +1,37 @@
+// A module's screen: each of its resources through the generic renderer (tabs when several).
+import { useState } from 'preact/hooks';
+import { ResourceView } from '../components/ResourceView';
+import { humanise } from '../lib/format';
+import { session } from '../lib/session';
+import { useObservable } from '../lib/store';
+
+export function ModuleScreen({ id }: { id: string }) {
+  const s = useObservable(session);
+  const [tab, setTab] = useState<string | null>(null);
+  const m = s?.modules.find((x) => x.id === id);
+  if (!s || !m) {
+    return (
+      <section class="panel">
+        <h1>Not available</h1>
+        <p>The module {id} is not installed or your role may not use it.</p>
+      </section>
+    );
+  }
+  const resources = s.resources.get(m.id) ?? [];
+  const current = tab && resources.includes(tab) ? tab : resources[0];
+  return (
+    <div class="module-screen" data-module-screen={m.id}>
+      <h1>{m.name}</h1>
+      {resources.length > 1 ? (
+        <div class="tabs" role="tablist" aria-label={`${m.name} resources`}>
+          {resources.map((r) => (
+            <button type="button" role="tab" key={r} aria-selected={r === current} class={`btn tab ${r === current ? 'chosen' : ''}`} onClick={() => setTab(r)}>
+              {humanise(r.split('/').pop() ?? r)}
+            </button>
+          ))}
+        </div>
+      ) : null}
+      {current ? <ResourceView key={current} path={current} /> : <p class="empty">This module has no records to show.</p>}
+    </div>
+  );
+}

@@ -1,0 +1,51 @@
+// The workspace that opens first: in edge-single (and for tenant users) the industry's workspace,
+// for a master in cloud-multi the fleet overview. The poultry workspace uses the poultry API when
+// the controller serves it; otherwise it degrades to the site's open alarms, tasks and live status.
+import { ResourceView } from '../components/ResourceView';
+import { LiveFeed } from '../components/LiveFeed';
+import { humanise } from '../lib/format';
+import { session, type Session } from '../lib/session';
+import { useObservable } from '../lib/store';
+import { Fleet } from './Fleet';
+import { IndustrySwitch } from '../components/IndustrySwitch';
+import { PoultryHouses, hasPoultryApi } from './Poultry';
+
+function has(s: Session, path: string): boolean {
+  for (const list of s.resources.values()) if (list.includes(path)) return true;
+  return false;
+}
+
+export function Workspace() {
+  const s = useObservable(session);
+  if (!s) return null;
+  if (s.user.scope_type === 'master' && s.ctx.deployment_mode === 'cloud-multi') return <Fleet />;
+  const industry = s.industry;
+  const title = `${humanise(industry)} workspace`;
+  if (industry === 'poultry' && hasPoultryApi(s))
+    return (
+      <>
+        <IndustrySwitch />
+        <PoultryHouses />
+      </>
+    );
+  const module = s.modules.find((m) => m.id === industry);
+  return (
+    <div class="workspace" data-workspace={industry}>
+      <IndustrySwitch />
+      <h1 id="workspace-title">{title}</h1>
+      {(s.resources.get(industry)?.length ?? 0) === 0 ? (
+        <p class="notice" id="workspace-degraded">
+          {module ? `${module.name}: the controller does not serve this workspace's records yet.` : `The ${industry} module is not available to you.`} Showing the site's alarms,
+          tasks and live status.
+        </p>
+      ) : (
+        (s.resources.get(industry) ?? []).map((r) => <ResourceView key={r} path={r} headingLevel={2} pageSize={12} />)
+      )}
+      <div class="workspace-grid">
+        {has(s, 'alarms') ? <ResourceView path="alarms" heading="Open alarms" fixedFilters={{ state: 'open' }} pageSize={10} /> : null}
+        {has(s, 'tasks') ? <ResourceView path="tasks" heading="Tasks" pageSize={10} /> : null}
+        {s.ctx.feature_flags.realtime_status !== false ? <LiveFeed /> : null}
+      </div>
+    </div>
+  );
+}

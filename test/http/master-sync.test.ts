@@ -1,0 +1,215 @@
+// Edge-to-master sync with two real servers in one test process: an edge box (edge-single,
+// SQLite) syncing to a master (cloud-multi, SQLite or PostgreSQL) over HTTP with a site
+// credential. Alarms, acks, status, audit, telemetry aggregates and heartbeats arrive once;
+// pushes are idempotent; modes paused/manual and commands/run; version policies go down and the
+// conflict rule (the master wins, the local change is audited) holds.
+import { writeFileSync, chmodSync } from 'node:fs';
+import { sql } from 'drizzle-orm';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
+import { clientAs, createClient, type Client } from '../helpers/client.js';
+import type { RunningServer } from '../../src/server.js';
+
+async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  let last: unknown;
+  while (Date.now() < end) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false) return v as T;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+}
+
+describe.each(DIALECTS)('edge-to-master sync (master on %s)', (dialect) => {
+  let masterEnv: TestEnv;
+  let edgeEnv: TestEnv;
+  let master: RunningServer;
+  let edge: RunningServer;
+  let fleet: Client;
+  let edgeAdmin: Client;
+  let edgeOp: Client;
+  let credential: string;
+
+  const record = async () => (await fleet.get('/api/v1/tenant-master-sync/farm-a')).body.item;
+
+  beforeAll(async () => {
+    masterEnv = await createTestEnv(dialect);
+    edgeEnv = await createTestEnv('sqlite');
+    master = await masterEnv.start({ mode: 'cloud-multi', mqtt_broker: 'off', sync_stale_ms: '2000' });
+    fleet = await clientAs(masterEnv, master);
+    const reg = await fleet.post('/api/v1/tenant-master-sync/commands/register-site', { tenant_id: 'farm-a', site_id: 'site-1', industry_code: 'poultry' });
+    expect(reg.status).toBe(201);
+    credential = reg.body.item.credential;
+    expect(credential).toMatch(/^QR-/);
+    writeFileSync(join(edgeEnv.dataDir, 'site-credential'), `${credential}\n`, { mode: 0o600 });
+    edge = await edgeEnv.start({
+      mqtt_broker: 'off', sync_master_url: master.url, sync_interval_ms: '100', sync_heartbeat_ms: '300', sync_backoff_max_ms: '400', sync_batch_max: '7',
+    });
+    edgeAdmin = await clientAs(edgeEnv, edge);
+    edgeOp = await clientAs(edgeEnv, edge, { subject: 'op', role: 'operator', scope_type: 'tenant', tenant_id: 'farm-a', site_id: 'site-1' }, edgeAdmin.contract);
+  });
+  afterAll(async () => {
+    await edgeEnv.cleanup();
+    await masterEnv.cleanup();
+  });
+
+  it('pushes alarms, acks, telemetry aggregates and heartbeats once; the sync record turns live with nothing pending', async () => {
+    const raised: { id: string }[] = [];
+    for (let i = 0; i < 20; i++) {
+      const r = await edgeOp.post('/api/v1/alarms/commands/raise', { severity: i % 5 === 0 ? 'critical' : 'low', source: 'rules', title: `alarm ${i}` });
+      expect(r.status).toBe(201);
+      raised.push(r.body.item);
+    }
+    expect((await edgeOp.post('/api/v1/alarms/commands/ack', { id: raised[0]!.id, comment: 'seen' })).status).toBe(200);
+    const ingest = await edgeOp.post('/api/v1/devices/telemetry/commands/ingest', {
+      points: Array.from({ length: 30 }, (_, i) => ({ device_id: `fan-${i % 3}`, metric: 'temp', value: 20 + i, ts: '2026-11-22T10:00:30.000Z' })),
+    });
+    expect(ingest.status).toBe(200);
+    await waitFor('the telemetry aggregates on the master', async () => {
+      const [n] = await master.services.db.rows<{ n: number }>(sqlOf('select count(*) as n from sync_telemetry'));
+      return Number(n?.n) === 3 ? true : undefined;
+    });
+    const live = await waitFor('a live record with nothing pending', async () => {
+      const r = await record();
+      return r.status === 'live' && r.pending === 0 && r.events_received >= 22 ? r : undefined;
+    });
+    expect(live).toMatchObject({ tenant_id: 'farm-a', mode: 'auto', pending_up: 0, pending_down: 0, lag_seconds: 0, sites: 1, sites_live: 1 });
+    const db = master.services.db;
+    const alarms = await db.rows<{ alarm_id: string; state: string }>(sqlOf('select alarm_id, state from sync_alarms order by alarm_id'));
+    expect(alarms).toHaveLength(20);
+    expect(alarms.find((a) => a.alarm_id === raised[0]!.id)?.state).toBe('acknowledged');
+    const tele = await db.rows<{ device_id: string; points: number; sum: number }>(sqlOf('select device_id, points, sum from sync_telemetry order by device_id'));
+    expect(tele.map((t) => [t.device_id, Number(t.points)])).toEqual([['fan-0', 10], ['fan-1', 10], ['fan-2', 10]]);
+    expect(tele.reduce((n, t) => n + Number(t.sum), 0)).toBe(Array.from({ length: 30 }, (_, i) => 20 + i).reduce((a, b) => a + b, 0));
+    // A later push for the same device and minute adds to the stored aggregate.
+    await edgeOp.post('/api/v1/devices/telemetry/commands/ingest', { points: [{ device_id: 'fan-0', metric: 'temp', value: 100, ts: '2026-11-22T10:00:50.000Z' }, { device_id: 'fan-0', metric: 'temp', value: -5, ts: '2026-11-22T10:00:51.000Z' }] });
+    const merged = await waitFor('the merged aggregate', async () => {
+      const [r] = await db.rows<{ points: number; min: number; max: number }>(sqlOf("select points, min, max from sync_telemetry where device_id = 'fan-0'"));
+      return Number(r?.points) === 12 ? r : undefined;
+    });
+    expect([Number(merged.min), Number(merged.max)]).toEqual([-5, 100]);
+    const [dupes] = await db.rows<{ n: number }>(sqlOf('select count(*) as n from (select seq from sync_inbox group by tenant_id, site_id, seq having count(*) > 1) d'));
+    expect(Number(dupes?.n)).toBe(0);
+    // In order and without gaps: the site's events are 1..n, each once.
+    const [span] = await db.rows<{ lo: number; hi: number; n: number }>(sqlOf("select min(seq) as lo, max(seq) as hi, count(*) as n from sync_inbox where site_id = 'site-1'"));
+    expect([Number(span?.lo), Number(span?.n)]).toEqual([1, Number(span?.hi)]);
+    const kinds = await db.rows<{ kind: string }>(sqlOf('select distinct kind from sync_inbox order by kind'));
+    expect(kinds.map((k) => k.kind)).toEqual(['alarm', 'audit', 'heartbeat', 'status', 'telemetry']);
+    // The fleet figures now come from the site: open alarms, uptime and latency from heartbeats.
+    const summary = (await fleet.get('/api/v1/analytics/summary')).body.item;
+    expect(summary.open_alarms_total).toBe(19);
+    expect(summary.average_uptime_percent).toBeGreaterThan(0);
+    expect(summary.average_latency_ms).toBeGreaterThan(0);
+    const metric = (await fleet.get('/api/v1/analytics/metrics/list?tenant_id=farm-a&industry_code=poultry&metric=telemetry_points&window=7d')).body.items;
+    expect(metric.map((m: { value: number }) => m.value)).toEqual([32]);
+    // The box's own view of its sync.
+    const pilot = (await edgeAdmin.get('/api/v1/operability/pilot-summary')).body.item;
+    expect(pilot.sync).toMatchObject({ role: 'edge', edge: expect.objectContaining({ tenant_id: 'farm-a', site_id: 'site-1', mode: 'auto' }) });
+  });
+
+  it('skips events it already has: a repeated push changes nothing', async () => {
+    const site = await createClient(master.url, {}, fleet.contract);
+    const start = await site.post('/api/v1/auth/passkey/commands/start', { method: 'qr' });
+    const done = await site.post('/api/v1/auth/passkey/commands/complete', { challenge_id: start.body.item.challenge_id, credential });
+    const cookie = /cabinet_session=([^;]+)/.exec(done.headers.get('set-cookie') ?? '')![1]!;
+    const asSite = site.withHeaders({ authorization: `Bearer ${cookie}` });
+    const before = await record();
+    const old = { seq: 1, kind: 'alarm', created_at: new Date().toISOString(), payload: JSON.stringify({ kind: 'raised', alarm: { id: 'forged', title: 'x', tenant_id: 'someone-else' } }) };
+    const res = await asSite.post('/api/v1/site-sync/commands/push', { events: [old, { ...old, seq: 2 }], remaining: 0 });
+    expect(res.status).toBe(200);
+    expect(res.body.item).toMatchObject({ accepted: 0, duplicates: 2 });
+    expect(res.body.item.applied_seq).toBeGreaterThan(2);
+    // A payload that is not JSON is a 400 and changes nothing.
+    const bad = await asSite.post('/api/v1/site-sync/commands/push', { events: [{ ...old, seq: 1_000_000, payload: '{not json' }], remaining: 0 });
+    expect(bad.status).toBe(400);
+    expect((await asSite.post('/api/v1/site-sync/commands/pull', { remaining: 0 })).body.item.applied_seq).toBe(res.body.item.applied_seq);
+    expect((await master.services.db.rows(sqlOf("select * from sync_alarms where alarm_id = 'forged'")))).toEqual([]);
+    expect((await record()).events_received).toBeGreaterThanOrEqual(before.events_received);
+    // A tenant session that is not a registered site credential cannot sync.
+    const other = await clientAs(masterEnv, master, { subject: 'someone', role: 'operator', scope_type: 'tenant', tenant_id: 'farm-a', site_id: 'site-1' }, fleet.contract);
+    expect((await other.post('/api/v1/site-sync/commands/push', { events: [], remaining: 0 })).body.error.code).toBe('rbac_forbidden');
+    expect((await fleet.post('/api/v1/site-sync/commands/pull', { remaining: 0 })).body.error.code).toBe('scope_boundary_denied');
+  });
+
+  it('pauses (events wait on the box, the record is stopped), runs on demand in manual mode, resumes', async () => {
+    expect((await fleet.post('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'paused' })).body.item).toMatchObject({ mode: 'paused', status: 'stopped' });
+    expect((await fleet.post('/api/v1/tenant-master-sync/commands/run', { tenant_id: 'farm-a' })).body.error.code).toBe('lifecycle_conflict');
+    const held = await edgeOp.post('/api/v1/alarms/commands/raise', { severity: 'high', source: 'rules', title: 'held while paused' });
+    const paused = await waitFor('pending reported while paused', async () => {
+      const r = await record();
+      return r.pending_up > 0 ? r : undefined;
+    });
+    expect(paused.status).toBe('stopped');
+    const stillMissing = await master.services.db.rows(sqlOf(`select * from sync_alarms where alarm_id = '${held.body.item.id}'`));
+    expect(stillMissing).toEqual([]);
+    await fleet.post('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'manual' });
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await master.services.db.rows(sqlOf(`select * from sync_alarms where alarm_id = '${held.body.item.id}'`))).toEqual([]);
+    const run = await fleet.post('/api/v1/tenant-master-sync/commands/run', { tenant_id: 'farm-a', wait_ms: 10_000 });
+    expect(run.status).toBe(200);
+    expect(run.body.item).toMatchObject({ mode: 'manual', pending_up: 0, run_requested_at: expect.any(String) });
+    expect(await master.services.db.rows(sqlOf(`select alarm_id from sync_alarms where alarm_id = '${held.body.item.id}'`))).toHaveLength(1);
+    expect((await fleet.post('/api/v1/tenant-master-sync/commands/run', { tenant_id: 'nobody' })).status).toBe(404);
+    expect((await fleet.post('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'fast' })).status).toBe(400);
+    await fleet.post('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'auto' });
+    expect((await fleet.get('/api/v1/tenant-master-sync/list?status=live&mode=auto')).body.items.length + (await fleet.get('/api/v1/tenant-master-sync/list')).body.total).toBeGreaterThanOrEqual(1);
+  });
+
+  it('sends version policies down; check on the box reports the violation; the master wins a conflict and the local change is audited', async () => {
+    await fleet.post('/api/v1/version-policies/commands/set', { id: 'alarms-min', scope: 'global', module_id: 'alarms', min_version: '2.0.0' });
+    await fleet.post('/api/v1/version-policies/commands/set', { id: 'other-tenant', scope: 'tenant', tenant_id: 'farm-z', allowed_major: 9 });
+    const pushed = await waitFor('the policy on the box', async () => {
+      const r = (await edgeAdmin.get('/api/v1/version-policies/alarms-min')).body.item;
+      return r?.origin === 'master' ? r : undefined;
+    });
+    expect(pushed).toMatchObject({ scope: 'global', min_version: '2.0.0' });
+    expect((await edgeAdmin.get('/api/v1/version-policies/other-tenant')).status).toBe(404);
+    const check = (await edgeAdmin.post('/api/v1/version-policies/commands/check', {})).body.item;
+    expect(check.violations).toEqual([expect.objectContaining({ policy_id: 'alarms-min', module_id: 'alarms', rule: 'min_version' })]);
+    await waitFor('pending_down back to zero', async () => ((await record()).pending_down === 0 ? true : undefined));
+    // Module site policies the master sets for the site go down too.
+    const sp = await fleet.post('/api/v1/modules/site-policy/commands/set', { tenant_id: 'farm-a', site_id: 'site-1', module_id: 'tasks', enabled: false });
+    expect(sp.status).toBe(200);
+    const onBox = await waitFor('the site policy on the box', async () => {
+      const items = (await edgeOp.get('/api/v1/modules/site-policy/list?site_id=site-1')).body.items as { module_id: string; enabled: boolean }[];
+      return items.find((p) => p.module_id === 'tasks' && p.enabled === false);
+    });
+    expect(onBox).toBeTruthy();
+    expect((await edgeOp.get('/api/v1/modules/list?site_id=site-1')).body.items.map((m: { id: string }) => m.id)).not.toContain('tasks');
+    // Both sides change the same policy: the box locally, then the master.
+    await edgeAdmin.post('/api/v1/version-policies/commands/set', { id: 'alarms-min', scope: 'global', module_id: 'alarms', min_version: '0.5.0' });
+    expect((await edgeAdmin.get('/api/v1/version-policies/alarms-min')).body.item.origin).toBe('local');
+    await fleet.post('/api/v1/version-policies/commands/set', { id: 'alarms-min', scope: 'global', module_id: 'alarms', min_version: '3.0.0' });
+    await waitFor('the master version on the box', async () => ((await edgeAdmin.get('/api/v1/version-policies/alarms-min')).body.item.min_version === '3.0.0' ? true : undefined));
+    const conflict = (await edgeAdmin.get('/api/v1/audit/list?action=sync.conflict')).body.items;
+    expect(conflict).toHaveLength(1);
+    expect(conflict[0].details).toMatchObject({ id: 'alarms-min', rule: 'master_wins', discarded_local: { min_version: '0.5.0' }, applied_master: { min_version: '3.0.0' } });
+    // The conflict record reaches the master too.
+    await waitFor('the conflict audit on the master', async () => {
+      const rows = await master.services.db.rows<{ n: number }>(sqlOf("select count(*) as n from sync_inbox where kind = 'audit' and payload::text like '%sync.conflict%'".replace('payload::text', dialect === 'sqlite' ? 'payload' : 'payload::text')));
+      return Number(rows[0]?.n) === 1 ? true : undefined;
+    });
+  });
+
+  it('refuses a credential file readable by others', async () => {
+    chmodSync(join(edgeEnv.dataDir, 'site-credential'), 0o644);
+    try {
+      const sync = edge.services.edgeSync!;
+      (sync as unknown as { token: undefined }).token = undefined;
+      await sync.syncNow();
+      expect((await sync.status()).last_error).toMatch(/must be 0600/);
+    } finally {
+      chmodSync(join(edgeEnv.dataDir, 'site-credential'), 0o600);
+    }
+  });
+});
+
+function sqlOf(text: string) {
+  return sql.raw(text);
+}
