@@ -18,6 +18,8 @@ interface Props {
   path: string;
   /** Filters applied from the outside (a house, open alarms only) */
   fixedFilters?: Record<string, string>;
+  /** Filters the screen opens with, which the user may change (open alarms first, say) */
+  initialFilters?: Record<string, string>;
   heading?: string;
   pageSize?: number;
   headingLevel?: 2 | 3;
@@ -52,7 +54,7 @@ function createSchema(fields: SchemeField[]): JsonSchema {
   return { type: 'object', properties, required: fields.filter((f) => f.required && !f.read_only).map((f) => f.name) };
 }
 
-export function ResourceView({ path, fixedFilters = {}, heading, pageSize = 20, headingLevel = 2 }: Props) {
+export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, heading, pageSize = 20, headingLevel = 2 }: Props) {
   const s = useObservable(session);
   const tick = useObservable(dataTick);
   const globalStale = useObservable(staleSince);
@@ -62,7 +64,7 @@ export function ResourceView({ path, fixedFilters = {}, heading, pageSize = 20, 
   const [staleAt, setStaleAt] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [q, setQ] = useState('');
-  const [filters, setFilters] = useState<Record<string, string>>({});
+  const [filters, setFilters] = useState<Record<string, string>>(initialFilters);
   const [sort, setSort] = useState<{ field: string; order: 'asc' | 'desc' } | null>(null);
   const [offset, setOffset] = useState(0);
   const [selected, setSelected] = useState<Row | null>(null);
@@ -75,7 +77,7 @@ export function ResourceView({ path, fixedFilters = {}, heading, pageSize = 20, 
     setList(null);
     setError(null);
     setQ('');
-    setFilters({});
+    setFilters(initialFilters);
     setSort(null);
     setOffset(0);
     setSelected(null);

@@ -208,6 +208,9 @@ export function HouseScreen({ id }: { id: string }) {
   );
 }
 
+/** The alarm list opens on what still needs someone (the operator can widen the filter). */
+const openFilter = (a: { open: Record<string, string> }) => Object.fromEntries(Object.entries(a.open).filter(([k]) => k !== 'industry_code'));
+
 export function PoultryAlarms() {
   const s = useObservable(session);
   const a = alarmSource(s);
@@ -215,7 +218,7 @@ export function PoultryAlarms() {
   return (
     <div class="alarms-screen">
       <h1>Alarms</h1>
-      <ResourceView path={a.path} heading={a.path === 'alarms' ? 'Site alarms' : 'Poultry alarms'} fixedFilters={a.path === 'industry-alarms' ? { industry_code: 'poultry' } : {}} />
+      <ResourceView path={a.path} heading={a.path === 'alarms' ? 'Site alarms' : 'Poultry alarms'} fixedFilters={a.path === 'industry-alarms' ? { industry_code: 'poultry' } : {}} initialFilters={openFilter(a)} />
     </div>
   );
 }
