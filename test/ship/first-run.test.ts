@@ -30,7 +30,18 @@ async function serve(dataDir: string): Promise<{ url: string; log: string[] }> {
   return { url, log };
 }
 
-const status = async (url: string) => ((await (await fetch(`${url}/api/v1/auth/passkey/status`)).json()) as { item: Record<string, unknown> }).item;
+/** GET auth/passkey/status. A pooled keep-alive socket the server closed while the CLI ran (its idle
+ * timeout is 5 s, and the CLI can take longer on a loaded machine) is retried once on a new
+ * connection, provided the server is still running: a crashed server still fails the test. */
+async function status(url: string): Promise<Record<string, unknown>> {
+  const get = async () => ((await (await fetch(`${url}/api/v1/auth/passkey/status`)).json()) as { item: Record<string, unknown> }).item;
+  try {
+    return await get();
+  } catch (err) {
+    expect(server?.exitCode, `cabinet serve exited (${String(err)})`).toBeNull();
+    return get();
+  }
+}
 
 /** Runs a printed `npx tsx src/main.ts ...` command line (words, "double-quoted words"). */
 function runPrinted(command: string) {
