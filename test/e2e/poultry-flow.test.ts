@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import mqtt, { type MqttClient } from 'mqtt';
+import WebSocket from 'ws';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
 import { clientAs, type Client } from '../helpers/client.js';
 import { closedTcpPort, removeDir, startModbusPeer, startPtyPair, stopAll, waitFor, type ModbusPeer, type PtyPair } from '../field/helpers.js';
@@ -78,6 +79,11 @@ describe.each(DIALECTS)('poultry flow end to end (%s)', (dialect) => {
   });
 
   it('raises a P1 alarm after the hold time, bridged to status and MQTT with one correlation id; the operator acks it', async () => {
+    // The tablet's status stream, open before the breach.
+    const streamed: Item[] = [];
+    const ws = new WebSocket(`${server.url.replace('http', 'ws')}/api/v1/status/stream`, { headers: { authorization: `Bearer ${await env.token(server, { subject: 'tablet', role: 'operator', scope_type: 'tenant', tenant_id: 'tA' })}` } });
+    ws.on('message', (data) => streamed.push(JSON.parse(String(data)) as Item));
+    await waitFor(() => streamed.some((m) => m.type === 'ready'), 10_000, 'status stream ready');
     // Hold time 120 s: the breach starts 110 s ago, and a reading 15 s ahead (clock skew allowed up to 60 s) completes it.
     const first = await op.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', ts: secondsAgo(110), temp: 36.2, humidity: 65, co2: 1800, nh3: 8, ventilation: 40 });
     expect(first.status).toBe(200);
@@ -90,6 +96,8 @@ describe.each(DIALECTS)('poultry flow end to end (%s)', (dialect) => {
     const status = (await op.get(`/api/v1/status/list?correlation_id=${alarm.correlation_id}`)).body.items;
     expect(status.map((s: Item) => [s.event, s.status])).toContainEqual(['alarm_raised', 'error']);
     await waitFor(() => got.some((g) => g.body.correlation_id === alarm.correlation_id && g.topic.endsWith('/status')), 10_000, 'bridged status on MQTT');
+    await waitFor(() => streamed.some((m) => m.type === 'event' && m.data.correlation_id === alarm.correlation_id && m.data.event === 'alarm_raised'), 10_000, 'bridged status on the WebSocket');
+    ws.close();
     const ack = await op.post('/api/v1/poultry-alarms/commands/ack', { id: alarm.id, assignee: 'op-anna' });
     expect(ack.body.item).toMatchObject({ status: 'acked', assignee: 'op-anna' });
     expect(ack.body.item.acked_at).toBeTruthy();

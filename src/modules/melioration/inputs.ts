@@ -34,7 +34,7 @@ export function dayNotFuture(field: string, day: string, now: Date): void {
 /** The UTC day of a timestamp. */
 export const dayOf = (iso: string) => new Date(Date.parse(iso)).toISOString().slice(0, 10);
 
-/** The site a write is for (the session's site when bound, see industry/site-scope.ts); required. */
+/** The site a write is for (the session's site when bound, see kernel/tenancy.ts ownerSite); required. */
 export function writeSite(caller: Caller | undefined, named: string | null | undefined, field = 'item.site_id'): string {
   const site = boundWriteSite(caller, named);
   if (!site) throw new ApiError('validation_error', `${field} is required`, [{ field, reason: 'required' }]);

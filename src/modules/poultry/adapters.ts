@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import { defineResource } from '../../kernel/resource.js';
 import { adapterBodySchema, type AdapterRow } from '../../industry/dispatch.js';
-import { siteBound, writeSite } from '../industry/site-scope.js';
+import { ownerSite as writeSite } from '../../kernel/tenancy.js';
 import { adapterRecord } from './climate-schema.js';
 import { tenantOf } from './flock.js';
 
@@ -19,6 +19,7 @@ export const adapterResource = defineResource<AdapterRow, v.InferOutput<typeof c
   table: adapterRecord.table,
   access: { resource: 'poultry-climate', scope: 'tenant' },
   tenantColumn: 'tenant_id',
+  siteColumn: 'site_id',
   fields: adapterRecord.fields,
   defaultSort: { field: 'controller_id', order: 'asc' },
   toItem: (row) => ({ ...row }),
@@ -36,4 +37,4 @@ export const adapterResource = defineResource<AdapterRow, v.InferOutput<typeof c
   delete: true,
 });
 
-export const adapterRoutes = siteBound(adapterResource.routes);
+export const adapterRoutes = adapterResource.routes;

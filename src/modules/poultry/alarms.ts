@@ -14,13 +14,13 @@ import { need, type Services } from '../../kernel/context.js';
 import { colOf, tableOf } from '../../realtime/sql.js';
 import { alarmEventRecord, industryAlarmEvents, INDUSTRY_SEVERITIES, PRIORITIES, type AlarmEventRow } from '../../industry/alarm-schema.js';
 import type { RuleOutcome } from '../../industry/rules.js';
-import { siteBound, writeSite, boundSite } from '../industry/site-scope.js';
+import { ownerSite as writeSite, boundSite } from '../../kernel/tenancy.js';
 import { flockRecord, readingRecord, type FlockRow, type ReadingRow } from './climate-schema.js';
 import { activePhase, poultryRules, unknownHouse } from './climate.js';
 import { climateLimits, DEFAULT_CLIMATE_RULES, FEEDWATER_RULES } from './climate-eval.js';
 import { publishedFeedwater } from './feedwater.js';
 import { rulesInForce } from './rules-in-force.js';
-import { tenantOf } from './flock.js';
+import { ageOf, tenantOf } from './flock.js';
 
 const key = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200));
 const { unit_id: _unit, industry_code: _industry, ...baseFields } = alarmEventRecord.fields;
@@ -54,6 +54,7 @@ export const poultryAlarmResource = defineResource<AlarmEventRow>({
   table: industryAlarmEvents,
   access: { resource: 'poultry-alarms', scope: 'tenant' },
   tenantColumn: 'tenant_id',
+  siteColumn: 'site_id',
   fixed: { industry_code: 'poultry' },
   fields,
   filters: {
@@ -123,7 +124,6 @@ export async function evaluateHouses(services: Services, opts: { tenant: string;
   ))) as FlockRow[];
   if (opts.house && !flocks.length) await unknownHouse(opts.house);
   const rc = (n: string) => colOf(readingRecord.table, services.db, n);
-  const { ageOf } = await import('./flock.js');
   const outcomes: (RuleOutcome & { house_id: string })[] = [];
   for (const flock of flocks) {
     const [last] = (await services.db.orm.select().from(tableOf(readingRecord.table, services.db)).where(and(
@@ -155,4 +155,4 @@ export async function evaluateHouses(services: Services, opts: { tenant: string;
   };
 }
 
-export const poultryAlarmRoutes = siteBound(poultryAlarmResource.routes);
+export const poultryAlarmRoutes = poultryAlarmResource.routes;

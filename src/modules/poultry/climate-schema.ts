@@ -5,10 +5,11 @@ import { defineRecord } from '../../kernel/record.js';
 import { versionFields } from '../../industry/versions.js';
 import { defineRuleStateRecord } from '../../industry/rules.js';
 import { defineAdapterRecord } from '../../industry/dispatch.js';
-import { SUBTYPES } from './flock-facts.js';
 
 export const FLOCK_STATUSES = ['active', 'closed'] as const;
 export const TELEMETRY_STATUSES = ['ok', 'warn', 'alarm'] as const;
+
+export const SUBTYPES = ['broiler', 'layer', 'breeder'] as const;
 
 export const flockRecord = defineRecord('poultry_flocks', {
   id: { type: 'string', label: 'ID', readOnly: true },

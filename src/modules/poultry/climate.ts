@@ -20,15 +20,15 @@ import { command, defineResource } from '../../kernel/resource.js';
 import { ApiError } from '../../kernel/errors.js';
 import { pageItems } from '../../kernel/query.js';
 import type { Caller, Services } from '../../kernel/context.js';
-import type { AnyRoute, HandlerContext, RouteDef } from '../../kernel/route.js';
+import type { AnyRoute, HandlerContext } from '../../kernel/route.js';
 import { colOf, tableOf } from '../../realtime/sql.js';
 import { contentOf } from '../../industry/versions.js';
 import { dispatchSetpoints, type AdapterRow, type DispatchResult } from '../../industry/dispatch.js';
 import { createRuleEngine, type RuleEngine, type RuleOutcome } from '../../industry/rules.js';
-import { siteBound, writeSite } from '../industry/site-scope.js';
+import { ownerSite as writeSite } from '../../kernel/tenancy.js';
 import { adapterRecord, climateRecord, readingRecord, ruleStateRecord, type ClimateRow, type ReadingRow } from './climate-schema.js';
 import { climateVersions } from './climate-versions.js';
-import { checkPhases, findFlock, tenantOf } from './flock.js';
+import { ageOf, checkPhases, findFlock, tenantOf } from './flock.js';
 import { climateLimits, DEFAULT_CLIMATE_RULES, judgeClimate } from './climate-eval.js';
 import { rulesInForce } from './rules-in-force.js';
 
@@ -110,7 +110,6 @@ export async function ingestClimate(services: Services, who: { tenant: string; s
   const flock = await findFlock(services, who.tenant, b.house_id, b.batch_id);
   if (!flock) return unknownHouse(b.house_id);
   if (who.site_bound && flock.site_id !== who.site_bound) return unknownHouse(b.house_id);
-  const { ageOf } = await import('./flock.js');
   const age = ageOf(flock, services, at);
   const phase = await activePhase(services, who.tenant, flock.house_id, flock.batch_id, age);
   const judged = phase ? judgeClimate(b, phase) : { status: 'ok' as const, out_of_norm_flags: [] as string[] };
@@ -177,6 +176,7 @@ export const climateResource: ReturnType<typeof defineResource<ClimateRow>> = de
   table: climateRecord.table,
   access: { resource: 'poultry-climate', scope: 'tenant' },
   tenantColumn: 'tenant_id',
+  siteColumn: 'site_id',
   fields: climateRecord.fields,
   filters: {
     current_age_days: { type: 'integer', min: 0, max: 2000, description: 'Mark the phase of this age active_by_age=true (default: each house\'s active flock age).' },
@@ -267,7 +267,6 @@ async function ack(ctx: HandlerContext<v.InferOutput<typeof ackBody>>, draft: Cl
   if (draft.state !== 'draft') throw new ApiError('lifecycle_conflict', `version ${draft.version_id} is ${draft.state}; only a draft is confirmed`, [{ field: 'id', reason: `state_${draft.state}` }]);
   const correlation = draft.correlation_id ?? ctx.requestId;
   const flock = await findFlock(services, draft.tenant_id, draft.house_id, draft.batch_id);
-  const { ageOf } = await import('./flock.js');
   const age = flock && flock.status === 'active' ? ageOf(flock, services) : null;
   const lineage = { tenant_id: draft.tenant_id, house_id: draft.house_id, batch_id: draft.batch_id, age_phase_id: draft.age_phase_id };
   const current = await climateVersions.published(services.db, lineage);
@@ -313,8 +312,7 @@ function ageAwareList(route: AnyRoute): AnyRoute {
         const k = `${row.tenant_id}\u0000${row.house_id}\u0000${row.batch_id}`;
         if (!ages.has(k)) {
           const flock = await findFlock(ctx.services, row.tenant_id, row.house_id, row.batch_id);
-          const { ageOf } = await import('./flock.js');
-          ages.set(k, flock && flock.status === 'active' ? ageOf(flock, ctx.services) : null);
+                  ages.set(k, flock && flock.status === 'active' ? ageOf(flock, ctx.services) : null);
         }
         return ages.get(k) ?? null;
       };
@@ -335,7 +333,6 @@ function ageAwareList(route: AnyRoute): AnyRoute {
   };
 }
 
-/** POST /api/v1/poultry-climate/sensors/commands/ingest (sensors.ts declares it). */
-export const climateRoutes = (extra: RouteDef<never>[] = []): AnyRoute[] => siteBound(climateResource.routes.map((r) => (r.path.endsWith('/list') ? ageAwareList(r) : r))).concat(extra);
+export const climateRoutes: AnyRoute[] = climateResource.routes.map((r) => (r.path.endsWith('/list') ? ageAwareList(r) : r));
 
 export { publishedPhases };

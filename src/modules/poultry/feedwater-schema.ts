@@ -4,7 +4,7 @@
 import { defineRecord } from '../../kernel/record.js';
 import { versionFields } from '../../industry/versions.js';
 import { ALARM_FLAGS, WARN_FLAGS } from './feedwater-eval.js';
-import { SUBTYPES } from './flock-facts.js';
+import { SUBTYPES } from './climate-schema.js';
 
 export const OPERATIONAL_STATUSES = ['unknown', 'ok', 'warn', 'alarm'] as const;
 const flagsText = `Any of ${[...ALARM_FLAGS, ...WARN_FLAGS].join(', ')}.`;

@@ -12,7 +12,8 @@ import { contentOf, versioned } from '../../industry/versions.js';
 import type { IndustrySeverity, Priority } from '../../industry/alarm-schema.js';
 import { counterDelta, defaultCurve, DEFAULT_THRESHOLDS, expectedAt, judge, type AnomalyFlag, type CurvePoint } from './feedwater-eval.js';
 import { feedwaterDayRecord, feedwaterRecord, OPERATIONAL_STATUSES, type FeedwaterDayRow, type FeedwaterRow } from './feedwater-schema.js';
-import { flockFacts, SUBTYPES } from './flock-facts.js';
+import { SUBTYPES } from './climate-schema.js';
+import { flockFacts } from './flock.js';
 import { siteDay } from './site-day.js';
 
 const versions = versioned<FeedwaterRow>(feedwaterRecord.table, ['tenant_id', 'house_id', 'batch_id']);

@@ -15,11 +15,10 @@ import type { AnyRoute, HandlerContext } from '../../kernel/route.js';
 import { ownerTenant } from '../../kernel/tenancy.js';
 import { colOf, tableOf } from '../../realtime/sql.js';
 import { industryProfiles, type ProfileRow } from '../../industry/profiles.js';
-import { siteBound, writeSite } from '../industry/site-scope.js';
-import { climateRecord, flockRecord, type ClimateRow, type FlockRow } from './climate-schema.js';
+import { ownerSite as writeSite } from '../../kernel/tenancy.js';
+import { climateRecord, flockRecord, SUBTYPES, type ClimateRow, type FlockRow } from './climate-schema.js';
 import { DEFAULT_BROILER_CURVE, overlapping, type ClimatePhase } from './default-curve.js';
 import { climateVersions } from './climate-versions.js';
-import { SUBTYPES } from './flock-facts.js';
 import { siteDay } from './site-day.js';
 
 const key = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100));
@@ -75,6 +74,18 @@ export async function findFlock(services: Services, tenant: string, house: strin
   return row ? flockItem(row, services) : undefined;
 }
 
+/** What production and feed/water need to know about a batch's flock: placement date, subtype, birds placed. */
+export interface FlockFacts {
+  start_date: string;
+  subtype: (typeof SUBTYPES)[number];
+  birds_placed: number | null;
+}
+
+export async function flockFacts(services: Services, tenant: string, house: string, batch: string): Promise<FlockFacts | undefined> {
+  const flock = await findFlock(services, tenant, house, batch);
+  return flock ? { start_date: flock.start_date, subtype: flock.subtype, birds_placed: flock.birds_placed } : undefined;
+}
+
 export function tenantOf(caller: Caller | undefined, named: string | undefined): string {
   const t = ownerTenant(caller, named);
   if (!t) throw new ApiError('validation_error', 'tenant_id is required for a master caller', [{ field: 'tenant_id', reason: 'required' }]);
@@ -123,6 +134,7 @@ export const flockResource: ReturnType<typeof defineResource<FlockRow>> = define
   table: flockRecord.table,
   access: { resource: 'poultry-flock', scope: 'tenant' },
   tenantColumn: 'tenant_id',
+  siteColumn: 'site_id',
   fields: flockRecord.fields,
   defaultSort: { field: 'created_at', order: 'desc' },
   toItem: (row) => ({ ...row }),
@@ -198,5 +210,5 @@ function withAge(routes: AnyRoute[]): AnyRoute[] {
   }));
 }
 
-export const flockRoutes = siteBound(withAge(flockResource.routes));
+export const flockRoutes = withAge(flockResource.routes);
 export { climateRecord };

@@ -25,7 +25,7 @@ export default defineModule({
   key_entity: 'flock',
   provides_enrichment_for: [],
   frontend: { block_id: 'poultry', component: 'PoultryWorkspace' },
-  routes: [...flockRoutes, ...climateRoutes([sensorsRoute as never]), ...adapterRoutes, ...poultryAlarmRoutes, ...feedwaterResource.routes, ...feedwaterDaysResource.routes, productionKpiRoute, ...productionResource.routes, ...poultryProfileRoutes],
+  routes: [...flockRoutes, ...climateRoutes, sensorsRoute, ...adapterRoutes, ...poultryAlarmRoutes, ...feedwaterResource.routes, ...feedwaterDaysResource.routes, productionKpiRoute, ...productionResource.routes, ...poultryProfileRoutes],
   tables: [flockRecord.table, climateRecord.table, readingRecord.table, ruleStateRecord.table, adapterRecord.table, feedwaterRecord.table, feedwaterDayRecord.table, productionRecord.table],
   permissions: [
     { role: 'admin', resource: 'poultry-climate', actions: ['read', 'create', 'update', 'delete', 'execute'] },

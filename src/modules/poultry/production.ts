@@ -11,7 +11,8 @@ import { ownerSite, requiredTenant } from '../../kernel/tenancy.js';
 import type { Services } from '../../kernel/context.js';
 import { colOf, tableOf } from '../../realtime/sql.js';
 import { broilerKpi, layerKpi, type ProductionDay } from './kpi.js';
-import { flockFacts, SUBTYPES } from './flock-facts.js';
+import { SUBTYPES } from './climate-schema.js';
+import { flockFacts } from './flock.js';
 
 export const PRODUCTION_FLAGS = ['mortality_high', 'weight_low', 'eggs_low'] as const;
 

@@ -7,7 +7,6 @@
 import { defineResource } from '../../kernel/resource.js';
 import { industryProfiles, profileRecord, type ProfileRow } from '../../industry/profiles.js';
 import { profileCommands } from '../industry/profile-commands.js';
-import { siteBound } from '../industry/site-scope.js';
 
 export const poultryProfileResource = defineResource<ProfileRow>({
   name: 'poultry-profiles',
@@ -16,6 +15,7 @@ export const poultryProfileResource = defineResource<ProfileRow>({
   table: industryProfiles,
   access: { resource: 'poultry-profiles', scope: 'tenant' },
   tenantColumn: 'tenant_id',
+  siteColumn: 'site_id',
   fixed: { industry_code: 'poultry' },
   fields: profileRecord.fields,
   defaultSort: { field: 'created_at', order: 'desc' },
@@ -23,4 +23,4 @@ export const poultryProfileResource = defineResource<ProfileRow>({
   commands: profileCommands({ industry: 'poultry', resource: 'poultry-profiles', names: { import: 'import-yaml', export: 'export-yaml', publish: 'publish', rollback: 'rollback' } }),
 });
 
-export const poultryProfileRoutes = siteBound(poultryProfileResource.routes);
+export const poultryProfileRoutes = poultryProfileResource.routes;

@@ -11,7 +11,7 @@ import * as v from 'valibot';
 import { defineRoute } from '../../kernel/route.js';
 import { ApiError } from '../../kernel/errors.js';
 import type { Caller } from '../../kernel/context.js';
-import { writeSite } from '../industry/site-scope.js';
+import { ownerSite as writeSite } from '../../kernel/tenancy.js';
 import { ingestClimate, telemetryAnswer, telemetryBody } from './climate.js';
 import { tenantOf } from './flock.js';
 
