@@ -216,6 +216,32 @@ describe.each(DIALECTS)('poultry climate, flocks and alarms (%s)', (dialect) => 
     expect((await opB.get(`/api/v1/poultry-alarms/${bAlarm.id}`)).status).toBe(200);
   });
 
+  it('keeps a session bound to one site to that site\'s houses, in lists, by id and in writes', async () => {
+    const master = await clientAs(env, server);
+    const farm1 = await clientAs(env, server, { subject: 'admin-f1', role: 'admin', scope_type: 'tenant', tenant_id: 'tS', site_id: 'farm-1' }, master.contract);
+    const farm2 = await clientAs(env, server, { subject: 'admin-f2', role: 'admin', scope_type: 'tenant', tenant_id: 'tS', site_id: 'farm-2' }, master.contract);
+    const placed = await farm2.post('/api/v1/poultry-flock/commands/place', { house_id: 'F2-H1', batch_id: 'B1', subtype: 'broiler', start_date: daysAgo(3) });
+    expect(placed.body.item).toMatchObject({ site_id: 'farm-2', current_age_days: 3 });
+    const alarm = (await farm2.post('/api/v1/poultry-alarms/commands/publish', { house_id: 'F2-H1', severity: 'high', title: 'farm 2 only' })).body.item;
+    const phase = (await farm2.get('/api/v1/poultry-climate/list?age_mode=active')).body.items[0];
+    expect(phase.site_id).toBe('farm-2');
+    for (const [path, id] of [['poultry-flock', placed.body.item.id], ['poultry-climate', phase.id], ['poultry-alarms', alarm.id]] as const) {
+      expect((await farm1.get(`/api/v1/${path}/${id}`)).status, path).toBe(404);
+      expect((await farm1.get(`/api/v1/${path}/list`)).body.total, path).toBe(0);
+      expect((await farm1.get(`/api/v1/${path}/list?site_id=farm-2`)).body.total, path).toBe(0);
+      expect((await farm2.get(`/api/v1/${path}/${id}`)).status, path).toBe(200);
+    }
+    // writes: naming the other site is refused, and the other site's house is unknown here
+    const other = await farm1.post('/api/v1/poultry-flock/commands/place', { house_id: 'F1-H1', batch_id: 'B1', subtype: 'broiler', start_date: daysAgo(1), site_id: 'farm-2' });
+    expect(other.status).toBe(403);
+    expect(other.body.error.code).toBe('tenant_boundary_denied');
+    expect((await farm1.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'F2-H1', temp: 40 })).body.error.code).toBe('not_found');
+    expect((await farm1.post('/api/v1/poultry-climate/commands/setpoint', { profile_id: phase.id, target_temp_c: 25 })).status).toBe(404);
+    expect((await farm1.post('/api/v1/poultry-alarms/commands/ack', { id: alarm.id })).status).toBe(404);
+    expect((await farm2.get(`/api/v1/poultry-alarms/${alarm.id}`)).body.item.status).toBe('active');
+    expect((await farm1.get('/api/v1/poultry-flock/list?site_id=farm-1')).body.total).toBe(0);
+  });
+
   it('answers module_not_installed on every poultry route once the module is uninstalled', async () => {
     const master = await clientAs(env, server);
     expect((await master.post('/api/v1/modules/commands/uninstall', { id: 'poultry' })).status).toBe(200);
