@@ -191,5 +191,7 @@ describe('PostgreSQL connection loss', () => {
     } finally {
       await env.cleanup();
     }
-  });
+    // A fresh database, all migrations and a server start happen inside this test: on a loaded
+    // 2-core machine that alone has taken most of the default 30 s.
+  }, 120_000);
 });
