@@ -11,6 +11,8 @@ export interface ParamSpec {
   default?: string | number | boolean;
   min?: number;
   max?: number;
+  /** A string in this format: `date-time` is an RFC 3339 timestamp, handed on normalised to UTC (toISOString()). */
+  format?: 'date-time';
 }
 
 export type QuerySpec = Record<string, ParamSpec>;
@@ -31,6 +33,23 @@ export function pagingSpec(sortable: readonly string[], searchable: boolean): Qu
   }
   if (searchable) spec.q = { type: 'string', description: 'Case-insensitive substring search over the resource\'s search fields.' };
   return spec;
+}
+
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-](\d{2}):(\d{2}))$/;
+
+/** An RFC 3339 timestamp as UTC `YYYY-MM-DDTHH:MM:SS.sssZ` (how timestamps are stored), or undefined when it is not one. */
+export function normaliseDateTime(value: string): string | undefined {
+  const m = DATE_TIME.exec(value);
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth || h > 23 || mi > 59 || s > 59) return undefined;
+  if (m[9] !== undefined && (Number(m[9]) > 23 || Number(m[10]) > 59)) return undefined;
+  const t = Date.parse(value.toUpperCase());
+  if (!Number.isFinite(t)) return undefined;
+  const iso = new Date(t).toISOString();
+  // Years beyond 9999 (after the offset) do not sort as text with the stored timestamps.
+  return iso.length === 24 ? iso : undefined;
 }
 
 export function parseQuery(spec: QuerySpec, raw: URLSearchParams): QueryValues {
@@ -59,6 +78,12 @@ export function parseQuery(spec: QuerySpec, raw: URLSearchParams): QueryValues {
     } else {
       if (p.enum && !p.enum.includes(value)) { details.push({ field: name, reason: 'unsupported_value' }); continue; }
       if (value.length > 500) { details.push({ field: name, reason: 'too_long' }); continue; }
+      if (p.format === 'date-time') {
+        const iso = normaliseDateTime(value);
+        if (iso === undefined) { details.push({ field: name, reason: 'invalid_format' }); continue; }
+        out[name] = iso;
+        continue;
+      }
       out[name] = value;
     }
   }

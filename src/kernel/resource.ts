@@ -4,12 +4,14 @@
 // resource that names a tenant column, so no handler can forget it.
 import type * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
+import { and, asc, count, desc, eq, gt, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { ApiError, type ErrorCode } from './errors.js';
 import { pagingSpec, PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT, type ParamSpec, type QuerySpec } from './query.js';
 import type { AnyRoute, HandlerContext, JsonSchema, RouteDef } from './route.js';
 import type { Caller } from './context.js';
-import { Store, type Filter } from '../db/store.js';
-import type { NeutralTable } from '../db/table.js';
+import { Store, type Filter, type ListOptions } from '../db/store.js';
+import { columnOf, tableFor, type NeutralTable } from '../db/table.js';
 import type { Database } from '../db/client.js';
 
 export interface FieldSpec {
@@ -28,7 +30,7 @@ export interface FieldSpec {
    * options of its column, or false for a field computed by toItem and never stored.
    */
   column?: false | { primaryKey?: boolean; unique?: boolean; notNull?: boolean };
-  /** A list filter on this field (equality); an object refines the query parameter. */
+  /** A list filter on this field (equality unless `op` says otherwise); an object refines the query parameter. */
   filter?: boolean | Omit<FilterSpec, 'type'>;
   /** The list may be sorted by this field. */
   sortable?: boolean;
@@ -38,9 +40,51 @@ export interface FieldSpec {
   searchable?: boolean;
 }
 
+export type FilterOp = 'eq' | 'gt' | 'gte' | 'lt' | 'lte';
+
 export interface FilterSpec extends ParamSpec {
   /** Column the filter compares with (defaults to the filter's name). */
   column?: string;
+  /**
+   * How the column compares with the value: `eq` (the default), or a range end: `gt`, `gte`, `lt`,
+   * `lte` (column > value, ...). Timestamps are RFC 3339 UTC text in both engines, so a
+   * `format: 'date-time'` filter (normalised to UTC by the query parser) compares them correctly.
+   */
+  op?: FilterOp;
+  /** The list's order when this filter is given and the caller names no sort (e.g. `since`: oldest first). */
+  defaultOrder?: 'asc' | 'desc';
+}
+
+interface RangeCondition { column: string; op: Exclude<FilterOp, 'eq'>; value: string | number | boolean }
+
+const RANGE_OPS = { gt, gte, lt, lte } as const;
+const escapeLike = (term: string) => `%${term.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+
+/**
+ * A list page with range conditions besides the equalities (the store's prepared lists are
+ * equalities only): the same scope, search, sort with the primary key as tie-break, paging and
+ * total as Store.list, in one query per call.
+ */
+async function rangeList<Row>(db: Database, table: NeutralTable, opts: ListOptions, ranges: RangeCondition[]): Promise<{ rows: Row[]; total: number }> {
+  const t = tableFor(table, db.dialect) as SQLiteTable;
+  const c = (name: string) => columnOf(table, db.dialect, name) as unknown as SQLiteColumn;
+  const parts: SQL[] = [
+    ...Object.entries(opts.where).map(([k, value]) => eq(c(k), value)),
+    ...ranges.map((r) => RANGE_OPS[r.op](c(r.column), r.value)),
+  ];
+  if (opts.q?.columns.length) {
+    const term = escapeLike(opts.q.term);
+    const like = (col: string) => (db.dialect === 'sqlite' ? sql`${c(col)} like ${term} escape '\\'` : sql`${c(col)}::text ilike ${term} escape '\\'`);
+    parts.push(or(...opts.q.columns.map(like)) as SQL);
+  }
+  const cond = and(...parts);
+  const dir = opts.sort.order === 'asc' ? asc : desc;
+  const tiebreak = table.primaryKey.filter((k) => k !== opts.sort.column).map((k) => dir(c(k)));
+  const [rows, totals] = await Promise.all([
+    db.orm.select().from(t).where(cond).orderBy(dir(c(opts.sort.column)), ...tiebreak).limit(opts.limit).offset(opts.offset),
+    db.orm.select({ n: count() }).from(t).where(cond),
+  ]);
+  return { rows: rows as Row[], total: Number((totals as { n: number | string }[])[0]?.n ?? 0) };
 }
 
 export interface CommandDef<B = unknown> {
@@ -192,6 +236,10 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
   };
 
   const { filters, sortable, search } = derivedLists(def.fields, def);
+  for (const [name, f] of Object.entries(filters)) {
+    if (f.op && f.op !== 'eq' && f.type === 'boolean') throw new Error(`${def.name}: filter ${name} compares a boolean with ${f.op}`);
+    if (f.format && f.type !== 'string') throw new Error(`${def.name}: filter ${name} has format ${f.format} but type ${f.type}`);
+  }
   const listQuery: QuerySpec = { ...pagingSpec(sortable, search.length > 0), ...filters };
   const item = itemSchema(def.fields, def.openItems ?? false);
 
@@ -208,7 +256,7 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
           required: f.required ?? false, nullable: f.nullable ?? false, description: f.description,
           sortable: sortable.includes(name), searchable: search.includes(name), ...f.ui,
         })),
-        filters: Object.entries(filters).map(([name, f]) => ({ name, type: f.type, enum: f.enum, description: f.description })),
+        filters: Object.entries(filters).map(([name, f]) => ({ name, type: f.type, enum: f.enum, format: f.format, op: f.op ?? 'eq', description: f.description })),
         sortable,
         default_sort: def.defaultSort,
         search_fields: search,
@@ -224,23 +272,30 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
         await def.beforeRead?.(ctx);
         const q = ctx.query;
         const where: Filter = { ...kit.scope(ctx.caller) };
+        const ranges: RangeCondition[] = [];
+        let impliedOrder: 'asc' | 'desc' | undefined;
         for (const [name, f] of Object.entries(filters)) {
           const value = q[name];
-          if (value !== undefined) {
-            const column = f.column ?? name;
-            // A filter on the tenant column cannot widen a tenant caller's scope.
-            if (column in where && where[column] !== value) return { items: [], offset: q.offset, limit: q.limit, total: 0 };
-            where[column] = value;
+          if (value === undefined) continue;
+          const column = f.column ?? name;
+          if (f.op && f.op !== 'eq') {
+            ranges.push({ column, op: f.op, value });
+            impliedOrder ??= f.defaultOrder;
+            continue;
           }
+          // A filter on the tenant column cannot widen a tenant caller's scope.
+          if (column in where && where[column] !== value) return { items: [], offset: q.offset, limit: q.limit, total: 0 };
+          where[column] = value;
         }
         const term = typeof q.q === 'string' ? q.q : undefined;
-        const { rows, total } = await kit.store(ctx.services.db).list({
+        const opts: ListOptions = {
           where,
           q: term && search.length ? { columns: search, term } : undefined,
-          sort: { column: (q.sort as string | undefined) ?? def.defaultSort.field, order: (q.order as 'asc' | 'desc' | undefined) ?? (q.sort ? 'asc' : def.defaultSort.order) },
+          sort: { column: (q.sort as string | undefined) ?? def.defaultSort.field, order: (q.order as 'asc' | 'desc' | undefined) ?? (q.sort ? 'asc' : (impliedOrder ?? def.defaultSort.order)) },
           limit: q.limit as number,
           offset: q.offset as number,
-        });
+        };
+        const { rows, total } = ranges.length ? await rangeList<Row>(ctx.services.db, def.table, opts, ranges) : await kit.store(ctx.services.db).list(opts);
         return { items: rows.map(def.toItem), offset: q.offset, limit: q.limit, total };
       },
     },

@@ -7,6 +7,7 @@ import { poultryProfileRoutes } from './profiles.js';
 import { flockRoutes } from './flock.js';
 import { climateRoutes, poultryRules } from './climate.js';
 import { sensorsRoute } from './sensors.js';
+import { readingsRoutes } from './readings.js';
 import { adapterRoutes } from './adapters.js';
 import { poultryAlarmRoutes } from './alarms.js';
 import { adapterRecord, climateRecord, flockRecord, readingRecord, ruleStateRecord } from './climate-schema.js';
@@ -25,7 +26,7 @@ export default defineModule({
   key_entity: 'flock',
   provides_enrichment_for: [],
   frontend: { block_id: 'poultry', component: 'PoultryWorkspace' },
-  routes: [...flockRoutes, ...climateRoutes, sensorsRoute, ...adapterRoutes, ...poultryAlarmRoutes, ...feedwaterResource.routes, ...feedwaterDaysResource.routes, productionKpiRoute, ...productionResource.routes, ...poultryProfileRoutes],
+  routes: [...flockRoutes, ...climateRoutes, ...readingsRoutes, sensorsRoute, ...adapterRoutes, ...poultryAlarmRoutes, ...feedwaterResource.routes, ...feedwaterDaysResource.routes, productionKpiRoute, ...productionResource.routes, ...poultryProfileRoutes],
   tables: [flockRecord.table, climateRecord.table, readingRecord.table, ruleStateRecord.table, adapterRecord.table, feedwaterRecord.table, feedwaterDayRecord.table, productionRecord.table],
   permissions: [
     { role: 'admin', resource: 'poultry-climate', actions: ['read', 'create', 'update', 'delete', 'execute'] },

@@ -9,7 +9,6 @@ import type { StatusEvent } from '../../realtime/bus.js';
 import { statusEvents, statusRecord, STATUS_VALUES } from './schema.js';
 import { ownerTenant } from '../../kernel/tenancy.js';
 import { need } from '../../kernel/context.js';
-import { withSince } from './list-since.js';
 
 const short = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
 
@@ -33,6 +32,10 @@ export const statusResource = defineResource<StatusEvent & Record<string, unknow
   access: { resource: 'status', scope: 'any' },
   tenantColumn: 'tenant_id',
   fields: statusFields,
+  filters: {
+    // The polling form of the stream's catch-up, for clients without a WebSocket.
+    since: { type: 'integer', min: 0, column: 'id', op: 'gt', defaultOrder: 'asc', description: 'Only events with an id greater than this (the stream\'s last id), oldest first unless sort/order say otherwise: poll with the last id seen.' },
+  },
   defaultSort: { field: 'id', order: 'desc' },
   toItem: (row) => ({ ...row, id: Number(row.id) }),
   commands: {
@@ -78,8 +81,4 @@ export const streamRoute: AnyRoute = defineRoute({
   },
 });
 
-const isList = (r: AnyRoute) => r.method === 'get' && r.path === '/api/v1/status/list';
-export const statusRoutes: AnyRoute[] = [
-  streamRoute,
-  ...statusResource.routes.map((r) => (isList(r) ? withSince(r, statusResource.def, statusResource.kit) : r)),
-];
+export const statusRoutes: AnyRoute[] = [streamRoute, ...statusResource.routes];

@@ -1,0 +1,93 @@
+// poultry-climate-readings: the stored climate readings (poultry_climate_readings, written by
+// poultry-climate/commands/telemetry, the sensors ingest and MQTT), read-only: scheme, list and
+// {id}, tenant-scoped and site-bound through the kit, newest first, with the range filters
+// from/to on ts. And the hourly roll-up a batch chart needs (GET poultry-climate-readings/hourly):
+// one row per hour computed in SQL (GROUP BY the hour; ts is RFC 3339 UTC text in both engines, so
+// substr(ts, 1, 13) is the hour), ~1,000 points for a 42-day batch instead of 60,000 readings.
+import { and, asc, count, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
+import { defineResource } from '../../kernel/resource.js';
+import { defineRoute, type AnyRoute } from '../../kernel/route.js';
+import { ApiError } from '../../kernel/errors.js';
+import { colOf, tableOf } from '../../realtime/sql.js';
+import { readingRecord, type ReadingRow } from './climate-schema.js';
+
+const HOUR_MS = 3_600_000;
+/** The longest window of the hourly roll-up: a batch with room to spare (2,880 hours). */
+export const HOURLY_MAX_DAYS = 120;
+
+export const readingsResource = defineResource<ReadingRow>({
+  name: 'poultry-climate-readings',
+  module: 'poultry',
+  title: 'Poultry climate readings',
+  table: readingRecord.table,
+  access: { resource: 'poultry-climate', scope: 'tenant' },
+  tenantColumn: 'tenant_id',
+  siteColumn: 'site_id',
+  fields: readingRecord.fields,
+  filters: {
+    from: { type: 'string', format: 'date-time', column: 'ts', op: 'gte', description: 'Readings at or after this time (RFC 3339 date-time).' },
+    to: { type: 'string', format: 'date-time', column: 'ts', op: 'lt', description: 'Readings before this time (RFC 3339 date-time).' },
+  },
+  defaultSort: { field: 'ts', order: 'desc' },
+  toItem: (row) => row,
+});
+
+const hourItem = {
+  type: 'object',
+  required: ['hour', 'n', 'temp_avg', 'temp_min', 'temp_max', 'humidity_avg', 'co2_max', 'nh3_max', 'ventilation_avg'],
+  properties: {
+    hour: { type: 'string', format: 'date-time', description: 'Start of the UTC hour.' },
+    n: { type: 'integer', description: 'Readings in the hour.' },
+    temp_avg: { type: ['number', 'null'] }, temp_min: { type: ['number', 'null'] }, temp_max: { type: ['number', 'null'] },
+    humidity_avg: { type: ['number', 'null'] }, co2_max: { type: ['number', 'null'] }, nh3_max: { type: ['number', 'null'] }, ventilation_avg: { type: ['number', 'null'] },
+  },
+};
+
+const numOrNull = (x: unknown): number | null => (x === null || x === undefined ? null : Number(x));
+
+export const hourlyRoute: AnyRoute = defineRoute({
+  method: 'get',
+  path: '/api/v1/poultry-climate-readings/hourly',
+  module: 'poultry',
+  tags: ['poultry'],
+  summary: `Hourly roll-up of a house's climate readings (UTC hours, oldest first): n, temperature average/min/max, humidity average, CO2 and NH3 maximum, ventilation average. house_id is required; the window from..to (default: the 24 hours before to, which defaults to now) is at most ${HOURLY_MAX_DAYS} days.`,
+  access: { resource: 'poultry-climate', action: 'read', scope: 'tenant' },
+  query: {
+    house_id: { type: 'string', required: true, description: 'The house.' },
+    batch_id: { type: 'string', description: 'Only readings of this batch.' },
+    from: { type: 'string', format: 'date-time', description: 'Start (included; RFC 3339 date-time). Default: 24 hours before `to`.' },
+    to: { type: 'string', format: 'date-time', description: 'End (excluded; RFC 3339 date-time). Default: now.' },
+  },
+  response: { kind: 'single', item: { type: 'object', required: ['house_id', 'from', 'to', 'items'], properties: { house_id: { type: 'string' }, batch_id: { type: ['string', 'null'] }, from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' }, items: { type: 'array', items: hourItem } } } },
+  handler: async (ctx) => {
+    const q = ctx.query as { house_id: string; batch_id?: string; from?: string; to?: string };
+    const to = q.to ?? new Date().toISOString();
+    const from = q.from ?? new Date(Date.parse(to) - 24 * HOUR_MS).toISOString();
+    const span = Date.parse(to) - Date.parse(from);
+    if (span <= 0) throw new ApiError('validation_error', `from (${from}) must be before to (${to})`, [{ field: 'from', reason: 'not_before_to' }]);
+    if (span > HOURLY_MAX_DAYS * 24 * HOUR_MS) throw new ApiError('validation_error', `the window is at most ${HOURLY_MAX_DAYS} days`, [{ field: 'from', reason: 'window_too_long' }]);
+    const { db } = ctx.services;
+    const c = (n: string) => colOf(readingRecord.table, db, n);
+    // The kit's scope: the caller's tenant, and its site when the session is bound to one.
+    const parts: SQL[] = Object.entries(readingsResource.kit.scope(ctx.caller)).map(([k, v]) => eq(c(k), v));
+    parts.push(eq(c('house_id'), q.house_id), gte(c('ts'), from), lt(c('ts'), to));
+    if (q.batch_id !== undefined) parts.push(eq(c('batch_id'), q.batch_id));
+    const hour = sql<string>`substr(${c('ts')}, 1, 13)`;
+    const rows = (await db.orm.select({
+      hour, n: count(),
+      temp_avg: sql`avg(${c('temp')})`, temp_min: sql`min(${c('temp')})`, temp_max: sql`max(${c('temp')})`,
+      humidity_avg: sql`avg(${c('humidity')})`, co2_max: sql`max(${c('co2')})`, nh3_max: sql`max(${c('nh3')})`, ventilation_avg: sql`avg(${c('ventilation')})`,
+    }).from(tableOf(readingRecord.table, db)).where(and(...parts)).groupBy(hour).orderBy(asc(hour))) as Record<string, unknown>[];
+    return {
+      house_id: q.house_id, batch_id: q.batch_id ?? null, from, to,
+      items: rows.map((r) => ({
+        hour: `${String(r.hour)}:00:00.000Z`, n: Number(r.n),
+        temp_avg: numOrNull(r.temp_avg), temp_min: numOrNull(r.temp_min), temp_max: numOrNull(r.temp_max),
+        humidity_avg: numOrNull(r.humidity_avg), co2_max: numOrNull(r.co2_max), nh3_max: numOrNull(r.nh3_max), ventilation_avg: numOrNull(r.ventilation_avg),
+      })),
+    };
+  },
+});
+
+/** The roll-up is declared before the resource's {id} so that /hourly is not read as an id. */
+export const readingsRoutes: AnyRoute[] = [hourlyRoute, ...readingsResource.routes];
