@@ -33,12 +33,12 @@ describe.each(DIALECTS)('swine setpoints (%s)', (dialect) => {
   });
 
   it('writes to the room controller, verifies, publishes; a failed write keeps the previous version', async () => {
-    const adapter = await admin.post('/api/v1/swine-adapters', {
+    const adapter = await admin.post('/api/v1/swine-adapters', { item: {
       unit_id: 'room-1', controller_id: 'room-1-climate', transport: 'modbus-tcp', host: '127.0.0.1', port: peer.port, modbus_unit_id: 1,
       points: [{ key: 'target_temp_c', address: 10, data_type: 'int16', scale: 10 }, { key: 'min_ventilation_pct', address: 11, data_type: 'uint16' }],
-    });
+    } });
     expect(adapter.status).toBe(201);
-    expect((await op.post('/api/v1/swine-adapters', { unit_id: 'x', controller_id: 'x', transport: 'modbus-tcp', host: '127.0.0.1', points: [{ key: 'target_temp_c', address: 1 }] })).body.error.code).toBe('rbac_forbidden');
+    expect((await op.post('/api/v1/swine-adapters', { item: { unit_id: 'x', controller_id: 'x', transport: 'modbus-tcp', host: '127.0.0.1', points: [{ key: 'target_temp_c', address: 1 }] } })).body.error.code).toBe('rbac_forbidden');
 
     const first = await op.post('/api/v1/swine-climate/commands/setpoint', { room_id: 'room-1', target_temp_c: 26.5, min_ventilation_pct: 15 }, { 'x-request-id': `sp-1-${dialect}` });
     expect(first.status).toBe(201);
@@ -53,7 +53,7 @@ describe.each(DIALECTS)('swine setpoints (%s)', (dialect) => {
     // The controller moves to an address nobody answers: failed, the draft stays, version 2 stays in force.
     const closed = await closedTcpPort();
     expect((await admin.delete(`/api/v1/swine-adapters/${adapter.body.item.id}`)).status).toBe(200);
-    await admin.post('/api/v1/swine-adapters', { unit_id: 'room-1', controller_id: 'room-1-climate', transport: 'modbus-tcp', host: '127.0.0.1', port: closed, points: [{ key: 'target_temp_c', address: 10, scale: 10 }] });
+    expect((await admin.post('/api/v1/swine-adapters', { item: { unit_id: 'room-1', controller_id: 'room-1-climate', transport: 'modbus-tcp', host: '127.0.0.1', port: closed, points: [{ key: 'target_temp_c', address: 10, scale: 10 }] } })).status).toBe(201);
     const failed = await op.post('/api/v1/swine-climate/commands/setpoint', { room_id: 'room-1', target_temp_c: 20 }, { 'x-request-id': `sp-3-${dialect}` });
     expect(failed.status).toBe(201);
     expect(failed.body.item).toMatchObject({ version_id: 3, state: 'draft' });

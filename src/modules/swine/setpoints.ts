@@ -13,7 +13,8 @@ import * as v from 'valibot';
 import { and, eq } from 'drizzle-orm';
 import { command, defineResource, itemSchema, type CommandDef } from '../../kernel/resource.js';
 import { defineRecord } from '../../kernel/record.js';
-import { adapterBodySchema, defineAdapterRecord, dispatchSetpoints, type AdapterRow } from '../../industry/dispatch.js';
+import { defineAdapterRecord, dispatchSetpoints, type AdapterRow } from '../../industry/dispatch.js';
+import { defineAdapterResource } from '../../industry/adapter-resource.js';
 import { versionFields, versioned, type VersionColumns } from '../../industry/versions.js';
 import { colOf, tableOf } from '../../realtime/sql.js';
 import { ownerSite as writeSite } from '../../kernel/tenancy.js';
@@ -102,29 +103,6 @@ export const setpointResource = defineResource<SetpointRow>({
   toItem: (row) => ({ ...row }),
 });
 
-export const adapterResource = defineResource<AdapterRow, v.InferOutput<typeof adapterBodySchema>>({
-  name: 'swine-adapters',
-  module: 'swine',
-  title: 'Swine controller adapters',
-  table: adapterRecord.table,
-  access: { resource: 'swine-climate', scope: 'tenant' },
-  tenantColumn: 'tenant_id',
-  siteColumn: 'site_id',
-  fields: adapterRecord.fields,
-  defaultSort: { field: 'controller_id', order: 'asc' },
-  toItem: (row) => ({ ...row }),
-  create: {
-    body: adapterBodySchema,
-    toRow: (b, ctx) => {
-      const now = new Date().toISOString();
-      return {
-        id: b.id ?? randomUUID(), tenant_id: ctx.caller!.tenant_id!, site_id: writeSite(ctx.caller, b.site_id), unit_id: b.unit_id,
-        controller_id: b.controller_id, transport: b.transport, host: b.host ?? null, port: b.port ?? null, serial_path: b.serial_path ?? null,
-        modbus_unit_id: b.modbus_unit_id ?? null, device_instance: b.device_instance ?? null, points: b.points, created_at: now, updated_at: now,
-      };
-    },
-  },
-  delete: true,
-});
+export const adapterResource = defineAdapterResource({ name: 'swine-adapters', module: 'swine', title: 'Swine controller adapters', record: adapterRecord, accessResource: 'swine-climate' });
 
 export const setpointRoutes = [...setpointResource.routes, ...adapterResource.routes];
