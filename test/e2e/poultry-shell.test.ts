@@ -1,13 +1,22 @@
 // The poultry workspace of the web shell in Debian's Chromium, built from the poultry resources the
-// server serves: house cards coloured by status (an out-of-norm feed/water line in alarm colour),
-// the house screen with its batch chart, the alarm list; the time to the first house card on this
-// loopback server is printed for the budget. One browser and one server for the file.
+// server serves: house cards coloured by status (an out-of-norm feed/water line in alarm colour,
+// climate now from the stored readings with an out-of-norm temperature in alarm colour), the house
+// screen with its charts (24 hours of readings, the batch's hourly roll-up, feed and water), the
+// setpoint change from the tablet (propose, confirm, then the controller's `verified`, with the
+// value in a real pymodbus peer's register), the alarm list; the time to the first house card on
+// this loopback server is printed for the budget. One browser and one server for the file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { createTestEnv, type TestEnv } from '../helpers/server.js';
 import { clientAs, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
+import { startModbusPeer, stopAll, type ModbusPeer } from '../field/helpers.js';
 import { axeSerious, launch, newPage, PORTRAIT, rfidLogin, shoot, smallTargets } from './browser.js';
+
+const HOUR = 3_600_000;
+const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+/** The built-in broiler curve's target temperature at an age (src/modules/poultry/default-curve.ts). */
+const curveTarget = (age: number) => (age <= 3 ? 32.5 : age <= 7 ? 30.5 : age <= 14 ? 28 : age <= 21 ? 25.5 : 23);
 
 describe('poultry workspace in Chromium', () => {
   let env: TestEnv;
@@ -15,14 +24,20 @@ describe('poultry workspace in Chromium', () => {
   let farm: Client;
   let browser: Browser;
   let card = '';
+  let operatorCard = '';
+  let peer: ModbusPeer;
+  let dayReadings = 0;
 
   beforeAll(async () => {
     env = await createTestEnv('sqlite');
-    server = await env.start({ mqtt_broker: 'off', status_heartbeat_ms: '1000' });
+    // the rule scheduler stays out of the way: house 3's last reading is a breach still in its hold time
+    server = await env.start({ mqtt_broker: 'off', status_heartbeat_ms: '1000', alarm_escalation_interval_ms: '3600000' });
     const master = await clientAs(env, server);
     farm = await clientAs(env, server, { role: 'admin', scope_type: 'tenant', tenant_id: 'farm-1' }, master.contract);
     const r = await master.post('/api/v1/passkeys/commands/issue', { type: 'rfid', holder: 'Barn admin', scope: 'tenant', tenant_id: 'farm-1', role: 'admin', ttl_minutes: 60, card_uid: '04B0000001' });
     card = r.body.item.credential as string;
+    const o = await master.post('/api/v1/passkeys/commands/issue', { type: 'rfid', holder: 'Barn operator', scope: 'tenant', tenant_id: 'farm-1', role: 'operator', ttl_minutes: 60, card_uid: '04B0000002' });
+    operatorCard = o.body.item.credential as string;
     // House 1 reports a normal line pressure; house 2's line is nearly dry with low pressure.
     const start = new Date(Date.now() - 6 * 3600_000);
     const morning = new Date(Date.now() - 60_000);
@@ -36,10 +51,33 @@ describe('poultry workspace in Chromium', () => {
     const bad = await ingest({ house_id: '2', batch_id: 'B-2026-11', birds: 20000, age_days: 20, water_counter_l: 8_010, feed_counter_kg: 4_001, pressure_bar: 0.3, ts: morning.toISOString() });
     expect(bad.operational_status).toBe('alarm');
     expect(okLine.operational_status).toBe('ok');
+    // House 3: a flock placed 20 days ago (default broiler curve), a reading a day at its phase's
+    // target, one every 40 minutes over the last day, and a moment ago 31.5 °C (target 25.5 ± 1.5).
+    const placed = await farm.post('/api/v1/poultry-flock/commands/place', { house_id: '3', batch_id: 'B3', subtype: 'broiler', start_date: daysAgo(20), birds_placed: 20_000 });
+    expect(placed.status, JSON.stringify(placed.body)).toBe(201);
+    const placedAt = Date.parse(`${daysAgo(20)}T00:00:00Z`);
+    const tele = async (ts: number, temp: number) => {
+      const t = await farm.post('/api/v1/poultry-climate/commands/telemetry', { house_id: '3', ts: new Date(ts).toISOString(), temp, humidity: 60, co2: 1200, nh3: 5, ventilation: 40 });
+      expect(t.status, JSON.stringify(t.body)).toBe(200);
+      return t.body.item as { status: string };
+    };
+    const ageAt = (ts: number) => Math.floor((ts - placedAt) / 86_400_000);
+    for (let d = 1; d < 19; d++) await tele(placedAt + d * 86_400_000 + 12 * HOUR, curveTarget(d));
+    for (let ts = Date.now() - 23 * HOUR; ts < Date.now() - 10 * 60_000; ts += 40 * 60_000) {
+      await tele(ts, curveTarget(ageAt(ts)));
+      dayReadings++;
+    }
+    expect((await tele(Date.now() - 30_000, 31.5)).status).toBe('alarm');
+    dayReadings++;
+    // its climate controller: a pymodbus Modbus TCP peer holding the target temperature at 100 (x10)
+    peer = await startModbusPeer('tcp', '0');
+    const adapter = await farm.post('/api/v1/poultry-adapters', { item: { unit_id: '3', controller_id: 'house-3-climate', transport: 'modbus-tcp', host: '127.0.0.1', port: peer.port, modbus_unit_id: 1, points: [{ key: 'target_temp_c', address: 100, data_type: 'int16', scale: 10 }] } });
+    expect(adapter.status, JSON.stringify(adapter.body)).toBe(201);
     browser = await launch();
-  });
+  }, 120_000);
   afterAll(async () => {
     await browser?.close();
+    await stopAll();
     await env?.cleanup();
   });
 
@@ -66,6 +104,14 @@ describe('poultry workspace in Chromium', () => {
     expect(await bad.textContent()).toMatch(/Day 20/);
     expect(await bad.textContent()).toMatch(/Water today/);
     expect(await bad.textContent()).toMatch(/Alarm/);
+    // climate now: house 3's latest reading, 31.5 °C against 25.5 ± 1.5, in the alarm colour
+    const temp3 = page.locator('#houses li[data-house="3"] [data-metric="temp"]');
+    expect(await temp3.getAttribute('data-tone')).toBe('alarm');
+    expect(await temp3.locator('.metric-now').textContent()).toMatch(/^31\.5\s*°C$/);
+    expect(await temp3.textContent()).toMatch(/target 25\.5 \(24–27\)/);
+    expect(await page.evaluate(`getComputedStyle(document.querySelector('#houses li[data-house="3"] [data-metric="temp"] .metric-now')).color`)).toBe(hexToRgb(alarmVar as string));
+    expect(await page.locator('#houses li[data-house="3"]').getAttribute('data-tone')).toBe('alarm');
+    expect(await page.locator('#houses li[data-house="3"] [data-metric="humidity"] .metric-now').textContent()).toMatch(/^60\s*%$/);
     expect(await axeSerious(page)).toEqual([]);
     expect(await smallTargets(page)).toEqual([]);
     await shoot(page, 'poultry-houses');
@@ -84,8 +130,9 @@ describe('poultry workspace in Chromium', () => {
     // the alarm list is one tap away: the alarms house 2's line raised, P1/P2 and SLA countdowns,
     // shown from poultry-alarms (the poultry view of the industry alarm events) now that it is served
     const raised = (await farm.get('/api/v1/poultry-alarms/list?status=active')).body.items as Record<string, unknown>[];
-    expect(raised.length).toBeGreaterThan(0);
-    expect(await page.locator('[data-house="2"] .house-alarms').textContent()).toContain(`${raised.length} open alarm`);
+    const house2 = raised.filter((a) => a.house_id === '2');
+    expect(house2.length).toBeGreaterThan(0);
+    expect(await page.locator('[data-house="2"] .house-alarms').textContent()).toContain(`${house2.length} open alarm`);
     await page.goto(`${server.url}/#/alarms`);
     const rows = page.locator('[data-resource="poultry-alarms"] [data-id]');
     await rows.first().waitFor();
@@ -98,6 +145,53 @@ describe('poultry workspace in Chromium', () => {
     await shoot(page, 'poultry-alarms');
     expect(problems).toEqual([]);
   });
+
+  it('charts a house\'s temperature: every reading of the last 24 hours and the batch by the hour', async () => {
+    const { page, problems } = await newPage(browser);
+    await rfidLogin(page, server.url, card);
+    await page.locator('#houses li[data-house="3"] a').click();
+    await page.locator('[data-house-screen="3"]').waitFor();
+    await page.locator('[data-chart="climate-24h"] canvas').first().waitFor();
+    await page.locator('[data-chart="climate-batch"] canvas').first().waitFor();
+    const points = async (name: string) => Number(await page.locator(`[data-chart="${name}"]`).getAttribute('data-points'));
+    expect(await points('climate-24h')).toBe(dayReadings);
+    // one point per hour with readings: 18 daily readings, then the last day's hours
+    const hours = (await farm.get(`/api/v1/poultry-climate-readings/hourly?house_id=3&batch_id=B3&from=${encodeURIComponent(`${daysAgo(20)}T00:00:00.000Z`)}&to=${encodeURIComponent(new Date(Math.ceil((Date.now() + 1) / HOUR) * HOUR).toISOString())}`)).body.item.items as unknown[];
+    expect(hours.length).toBeGreaterThan(18 + 20);
+    expect(await points('climate-batch')).toBe(hours.length);
+    expect(await page.locator('[data-house="3"] [data-metric="temp"] .metric-now').textContent()).toMatch(/31\.5/);
+    expect(await axeSerious(page)).toEqual([]);
+    await shoot(page, 'poultry-house-climate');
+    expect(problems).toEqual([]);
+  });
+
+  it('changes a setpoint from the tablet: propose, confirm, and the controller verified the write', async () => {
+    const { page, problems } = await newPage(browser, { viewport: PORTRAIT });
+    await rfidLogin(page, server.url, operatorCard);
+    await page.goto(`${server.url}/#/house/3`);
+    await page.locator('[data-house-screen="3"]').waitFor();
+    expect((await peer.hr(100, 1))[0]).not.toBe(265);
+    const propose = page.locator('#setpoint form[data-command="setpoint"]');
+    await propose.locator('input[name="target_temp_c"]').waitFor();
+    expect(await propose.locator('input[name="target_temp_c"]').inputValue()).toBe('25.5');
+    await propose.locator('input[name="target_temp_c"]').fill('26.5');
+    await propose.locator('button[type="submit"]').click();
+    await propose.locator('.confirm-yes').click();
+    // proposed: a draft, nothing written yet
+    await page.locator('#dispatch-status[data-status="pending"]').waitFor();
+    expect((await peer.hr(100, 1))[0]).not.toBe(265);
+    const confirm = page.locator('#setpoint form[data-command="ack"]');
+    await confirm.locator('button[type="submit"]').click();
+    await confirm.locator('.confirm-yes').click();
+    await page.locator('#dispatch-status[data-status="verified"]').waitFor({ timeout: 15_000 });
+    expect(await page.locator('#dispatch-status').textContent()).toMatch(/house-3-climate \(modbus-tcp\)/);
+    expect((await peer.hr(100, 1))[0]).toBe(265);
+    const active = (await farm.get('/api/v1/poultry-climate/list?house_id=3&age_mode=active')).body.items as Record<string, unknown>[];
+    expect(active.map((v) => [v.version_id, v.state, v.target_temp_c])).toEqual([[2, 'published', 26.5]]);
+    expect(await axeSerious(page)).toEqual([]);
+    await shoot(page, 'poultry-setpoint');
+    expect(problems).toEqual([]);
+  }, 60_000);
 });
 
 function hexToRgb(hex: string): string {

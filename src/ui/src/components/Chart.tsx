@@ -3,9 +3,9 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 
 export interface Series { label: string; values: (number | null)[]; color: string; dash?: number[] }
 
-interface Props { title: string; x: number[]; series: Series[]; unit?: string; height?: number }
+interface Props { title: string; x: number[]; series: Series[]; unit?: string; height?: number; /** data-chart, to find the chart */ name?: string }
 
-export function Chart({ title, x, series, unit = '', height = 220 }: Props) {
+export function Chart({ title, x, series, unit = '', height = 220, name }: Props) {
   const box = useRef<HTMLDivElement>(null);
   const [failed, setFailed] = useState(false);
   useEffect(() => {
@@ -44,7 +44,7 @@ export function Chart({ title, x, series, unit = '', height = 220 }: Props) {
     };
   }, [x, series, height, unit]);
   return (
-    <figure class="chart panel">
+    <figure class="chart panel" data-chart={name} data-points={x.length}>
       <figcaption>{title}</figcaption>
       {x.length === 0 ? <p class="empty">No data yet.</p> : <div ref={box} class="chart-box" role="img" aria-label={`${title}: ${series.map((s) => s.label).join(', ')}`} />}
       {failed ? <p class="error">The chart could not be drawn.</p> : null}

@@ -5,7 +5,7 @@
 // a resource that is not served simply leaves its part out.
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, getList, query } from '../lib/api';
-import { formatValue, humanise } from '../lib/format';
+import { formatTime, formatValue, humanise } from '../lib/format';
 import { dataTick } from '../lib/live';
 import { href } from '../lib/router';
 import { session, type Session } from '../lib/session';
@@ -89,7 +89,7 @@ export function climateOf(profile: Row | undefined, reading: Row | undefined, m:
   return { now, target, tone };
 }
 
-/** The resource of climate readings (telemetry), when the climate API serves one. */
+/** The resource of climate readings (poultry-climate-readings), when the climate API serves one. */
 export function readingsPath(s: Session | null | undefined): string | undefined {
   if (!s) return undefined;
   for (const list of s.resources.values()) {
@@ -170,9 +170,16 @@ export async function loadHouses(s: Session): Promise<{ houses: House[]; staleAt
     h.batch ||= String(w.batch_id ?? '');
     h.age ??= num(w.age_days);
   }
-  for (const r of readings) {
+  const latest = (r: Row) => {
     const h = get(String(r.house_id));
     if (!h.reading || String(r.ts ?? '') > String(h.reading.ts ?? '')) h.reading = r;
+  };
+  readings.forEach(latest);
+  // A house that reported less recently than the newest page of readings: its own latest one.
+  const quiet = rp && readings.length ? [...houses.values()].filter((h) => h.flock && !h.reading) : [];
+  if (rp && quiet.length) {
+    const more = await Promise.all(quiet.map((h) => load(rp, { house_id: h.id, sort: 'ts', order: 'desc', limit: 1 }).catch(() => [] as Row[])));
+    more.flat().forEach(latest);
   }
   for (const a of open) {
     const id = a.house_id ?? a.unit_id;
@@ -229,6 +236,12 @@ export function HouseCard({ house }: { house: House }) {
                 </div>
               );
             })}
+            {typeof house.reading?.ts === 'string' ? (
+              <div class="reading-at" data-reading-ts={house.reading.ts}>
+                <dt>Measured</dt>
+                <dd>{formatTime(house.reading.ts)}</dd>
+              </div>
+            ) : null}
           </dl>
         ) : null}
         {fw ? (

@@ -1,5 +1,6 @@
-// A house: its card, charts (feed and water per day over the batch; climate over 24 hours and the
-// batch against the target band when the climate API serves readings), the active climate profile,
+// A house: its card, charts (feed and water per day over the batch; climate over 24 hours from the
+// raw readings and over the batch from their hourly roll-up, against the target band, when the
+// climate API serves readings), the active climate profile,
 // the setpoint change flow (propose, confirm, then the device-confirmed dispatch status), and its
 // alarms. The poultry alarm list: P1/P2, SLA countdown, acknowledge with an assignee.
 import { useEffect, useMemo, useState } from 'preact/hooks';
@@ -42,50 +43,108 @@ function FeedWaterChart({ house }: { house: string }) {
     ],
     [rows],
   );
-  return <Chart title="Feed and water per day, this batch" x={x} series={series} />;
+  return <Chart name="feedwater" title="Feed and water per day, this batch" x={x} series={series} />;
 }
 
-/** Temperature against the target band of the age phase each reading fell in: 24 hours and the batch. */
-function ClimateCharts({ house, path }: { house: House; path: string }) {
-  const [readings, setReadings] = useState<Row[]>([]);
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** The hourly roll-up answers at most this many days. */
+const HOURLY_MAX_DAYS = 120;
+
+const numOrNull = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** Every page of a list, oldest first (a day of one reading a minute is three pages), at most `max` rows. */
+async function allItems(path: string, params: Record<string, string | number>, max = 5000): Promise<Row[]> {
+  const out: Row[] = [];
+  for (let offset = 0; offset < max; offset += 500) {
+    const page = (await getList<Row>(`${path}${query({ ...params, limit: 500, offset })}`)).data;
+    out.push(...page.items);
+    if (!page.has_more) break;
+  }
+  return out;
+}
+
+/** The published phases of the house, for the target band of each point by the flock's age then. */
+function usePhases(house: string, tick: number): Row[] {
   const [phases, setPhases] = useState<Row[]>([]);
-  const tick = useObservable(dataTick);
   useEffect(() => {
-    const q = { house_id: house.id, limit: 500 };
-    getList<Row>(`/api/v1/${path}/list${query({ ...q, sort: 'ts', order: 'desc' })}`)
-      .catch(() => getList<Row>(`/api/v1/${path}/list${query(q)}`))
-      .then((r) => setReadings([...r.data.items].sort((a, b) => String(a.ts).localeCompare(String(b.ts)))))
-      .catch(() => setReadings([]));
-    getList<Row>(`/api/v1/poultry-climate/list${query({ house_id: house.id, state: 'published', limit: 200 })}`)
-      .catch(() => getList<Row>(`/api/v1/poultry-climate/list${query({ house_id: house.id, limit: 200 })}`))
+    getList<Row>(`/api/v1/poultry-climate/list${query({ house_id: house, state: 'published', limit: 200 })}`)
+      .catch(() => getList<Row>(`/api/v1/poultry-climate/list${query({ house_id: house, limit: 200 })}`))
       .then((r) => setPhases(r.data.items))
       .catch(() => setPhases([]));
-  }, [house.id, path, tick]);
+  }, [house, tick]);
+  return phases;
+}
+
+/** Target, lowest and highest temperature at each point, from the phase holding the age then. */
+function bandSeries(ages: (number | undefined)[], phases: Row[], fallback: Row | undefined): Series[] {
   const temp = METRICS[0];
-  const build = (rows: Row[]) => {
-    const bands = rows.map((r) => {
-      const age = typeof r.age_days === 'number' ? r.age_days : undefined;
-      const phase =
-        (age !== undefined ? phases.find((p) => typeof p.day_from === 'number' && typeof p.day_to === 'number' && age >= p.day_from && age <= p.day_to) : undefined) ??
-        house.climate;
-      return bandOf(phase, temp);
-    });
+  const bands = ages.map((age) => {
+    const phase =
+      (age !== undefined ? phases.find((p) => typeof p.day_from === 'number' && typeof p.day_to === 'number' && age >= p.day_from && age <= p.day_to) : undefined) ?? fallback;
+    return bandOf(phase, temp);
+  });
+  return [
+    { label: 'Target (°C)', values: bands.map((b) => b.target ?? null), color: '#2e7d32', dash: [6, 4] },
+    { label: 'Lowest (°C)', values: bands.map((b) => b.min ?? null), color: '#7f8c8d', dash: [2, 4] },
+    { label: 'Highest (°C)', values: bands.map((b) => b.max ?? null), color: '#7f8c8d', dash: [2, 4] },
+  ];
+}
+
+/** The last 24 hours, every reading (from = now - 24 h, to the minute so the answer can be cached). */
+function DayChart({ house, path, phases }: { house: House; path: string; phases: Row[] }) {
+  const [rows, setRows] = useState<Row[]>([]);
+  const tick = useObservable(dataTick);
+  useEffect(() => {
+    const from = new Date(Math.floor((Date.now() - DAY) / 60_000) * 60_000).toISOString();
+    allItems(`/api/v1/${path}/list`, { house_id: house.id, from, sort: 'ts', order: 'asc' })
+      .then(setRows)
+      .catch(() => setRows([]));
+  }, [house.id, path, tick]);
+  const chart = useMemo(() => {
     const x = rows.map((r) => Math.floor(Date.parse(String(r.ts)) / 1000));
-    const series: Series[] = [
-      { label: 'Temperature (°C)', values: rows.map((r) => (typeof r.temp === 'number' ? r.temp : null)), color: '#c0392b' },
-      { label: 'Target (°C)', values: bands.map((b) => b.target ?? null), color: '#2e7d32', dash: [6, 4] },
-      { label: 'Lowest (°C)', values: bands.map((b) => b.min ?? null), color: '#7f8c8d', dash: [2, 4] },
-      { label: 'Highest (°C)', values: bands.map((b) => b.max ?? null), color: '#7f8c8d', dash: [2, 4] },
-    ];
+    const ages = rows.map((r) => (typeof r.age_days === 'number' ? r.age_days : undefined));
+    const series: Series[] = [{ label: 'Temperature (°C)', values: rows.map((r) => numOrNull(r.temp)), color: '#c0392b' }, ...bandSeries(ages, phases, house.climate)];
     return { x, series };
-  };
-  const since = Date.now() - 24 * 3600_000;
-  const day = useMemo(() => build(readings.filter((r) => Date.parse(String(r.ts)) >= since)), [readings, phases]);
-  const batch = useMemo(() => build(house.batch ? readings.filter((r) => !r.batch_id || r.batch_id === house.batch) : readings), [readings, phases]);
+  }, [rows, phases, house.climate]);
+  return <Chart name="climate-24h" title="Temperature, last 24 hours, against the target band" x={chart.x} series={chart.series} />;
+}
+
+/** The batch: the hourly roll-up from the flock's placement (at most 120 days back) to this hour's end. */
+function BatchChart({ house, path, phases }: { house: House; path: string; phases: Row[] }) {
+  const [hours, setHours] = useState<Row[]>([]);
+  const tick = useObservable(dataTick);
+  const start = typeof house.flock?.start_date === 'string' ? Date.parse(`${house.flock.start_date}T00:00:00Z`) : NaN;
+  useEffect(() => {
+    const to = Math.ceil((Date.now() + 1) / HOUR) * HOUR;
+    const earliest = to - HOURLY_MAX_DAYS * DAY;
+    const from = Number.isFinite(start) ? Math.max(start, earliest) : to - 7 * DAY;
+    const params = { house_id: house.id, ...(house.batch ? { batch_id: house.batch } : {}), from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+    getLoaded<{ item: { items: Row[] } }>(`/api/v1/${path}/hourly${query(params)}`)
+      .then((r) => setHours(r.data.item.items))
+      .catch(() => setHours([]));
+  }, [house.id, house.batch, path, start, tick]);
+  const chart = useMemo(() => {
+    const at = hours.map((h) => Date.parse(String(h.hour)));
+    const ages = at.map((t) => (Number.isFinite(start) ? Math.floor((t - start) / DAY) : undefined));
+    const series: Series[] = [
+      { label: 'Hourly average (°C)', values: hours.map((h) => numOrNull(h.temp_avg)), color: '#c0392b' },
+      { label: 'Hourly highest (°C)', values: hours.map((h) => numOrNull(h.temp_max)), color: '#8e44ad', dash: [1, 3] },
+      ...bandSeries(ages, phases, house.climate),
+    ];
+    return { x: at.map((t) => Math.floor(t / 1000)), series };
+  }, [hours, phases, house.climate, start]);
+  return <Chart name="climate-batch" title="Temperature over the batch (hourly), against the target band" x={chart.x} series={chart.series} />;
+}
+
+/** Temperature against the target band of the age phase each point fell in: 24 hours and the batch. */
+function ClimateCharts({ house, path }: { house: House; path: string }) {
+  const tick = useObservable(dataTick);
+  const phases = usePhases(house.id, tick);
   return (
     <>
-      <Chart title="Temperature, last 24 hours, against the target band" x={day.x} series={day.series} />
-      <Chart title="Temperature over the batch, against the target band" x={batch.x} series={batch.series} />
+      <DayChart house={house} path={path} phases={phases} />
+      <BatchChart house={house} path={path} phases={phases} />
     </>
   );
 }
