@@ -14,6 +14,7 @@ const PROTECTED_ERRORS: ErrorCode[] = ['auth_required', 'rbac_forbidden', 'modul
 function paramSchema(p: ParamSpec): JsonSchema {
   const s: JsonSchema = { type: p.type };
   if (p.enum) s.enum = [...p.enum];
+  if (p.format) s.format = p.format;
   if (p.min !== undefined) s.minimum = p.min;
   if (p.max !== undefined) s.maximum = p.max;
   if (p.default !== undefined) s.default = p.default;

@@ -21,6 +21,21 @@ export interface Client {
   withHeaders(headers: Record<string, string>): Client;
 }
 
+/**
+ * fetch, retrying a GET once when the pooled keep-alive socket it went out on had just been closed
+ * by the server (its 5 s idle timeout racing the next request after a long pause in a test on a
+ * loaded machine): what HTTP clients do for idempotent requests. Other methods are never retried.
+ */
+async function fetchOnce(url: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    const code = ((err as { cause?: { code?: string } }).cause ?? {}).code;
+    if (init.method !== 'GET' || (code !== 'ECONNRESET' && code !== 'UND_ERR_SOCKET')) throw err;
+    return fetch(url, init);
+  }
+}
+
 export async function createClient(baseUrl: string, defaults: Record<string, string> = {}, contract?: Contract): Promise<Client> {
   const c = contract ?? (await Contract.fetch(baseUrl));
   const seen: Client['seen'] = [];
@@ -35,7 +50,7 @@ export async function createClient(baseUrl: string, defaults: Record<string, str
         body = JSON.stringify(opts.body);
         headers['content-type'] ??= 'application/json';
       }
-      const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
+      const res = await fetchOnce(`${baseUrl}${path}`, { method, headers, body });
       const text = await res.text();
       let parsed: unknown = text;
       if ((res.headers.get('content-type') ?? '').includes('application/json') && text) parsed = JSON.parse(text);

@@ -88,6 +88,9 @@ describe.each(DIALECTS)('poultry climate readings (%s)', (dialect) => {
     expect(scheme.filters.map((f: Item) => f.name).sort()).toEqual(['age_phase_id', 'batch_id', 'from', 'house_id', 'site_id', 'status', 'to']);
     expect(scheme.filters.find((f: Item) => f.name === 'from')).toMatchObject({ op: 'gte', format: 'date-time' });
     expect(scheme.default_sort).toEqual({ field: 'ts', order: 'desc' });
+    // the OpenAPI document says the same of the query parameters
+    const listOp = opA.contract.doc.paths['/api/v1/poultry-climate-readings/list']?.get as unknown as { parameters: { name: string; schema: Item }[] };
+    expect(listOp.parameters.find((p) => p.name === 'from')?.schema).toMatchObject({ type: 'string', format: 'date-time' });
     for (const [method, path] of [['POST', '/api/v1/poultry-climate-readings'], ['PATCH', `/api/v1/poultry-climate-readings/${idsA[0]}`], ['DELETE', `/api/v1/poultry-climate-readings/${idsA[0]}`]] as const) {
       const r = await opA.request(method, path, { body: method === 'DELETE' ? undefined : { item: { temp: 1 } }, skipContract: true });
       expect(r.status, `${method} ${path}`).toBeGreaterThanOrEqual(404);
