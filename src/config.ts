@@ -66,6 +66,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'telemetry_flush_ms', schema: int(1, 60_000), allowed: 'an integer from 1 to 60000', default: 200, description: 'Longest time an ingested telemetry point waits before its batch is written.' },
   { key: 'telemetry_batch_max', schema: int(1, 50_000), allowed: 'an integer from 1 to 50000', default: 2000, description: 'Points that trigger an immediate batch write (one transaction per batch).' },
   { key: 'telemetry_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 30, description: 'Telemetry points older than this are purged (hourly).' },
+  { key: 'poultry_readings_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 120, description: 'Poultry climate readings older than this are purged (hourly); 120 days hold two broiler batches and the longest hourly roll-up window.' },
   { key: 'sync_master_url', schema: v.pipe(text(), v.check((s) => s === '' || /^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(s), 'http(s) URL')), allowed: 'empty (no sync) or http(s)://host[:port]', default: '', description: 'Edge-single: the master cloud this box syncs with (alarms, status, audit, telemetry aggregates, heartbeats up; version policies down).' },
   { key: 'sync_credential_file', schema: text(), allowed: 'a file path (relative paths are inside data_dir)', default: 'site-credential', description: 'The site credential issued by the master (register-site); it must be mode 0600 or it is refused.' },
   { key: 'sync_interval_ms', schema: int(50, 3_600_000), allowed: 'an integer from 50 to 3600000', default: 5000, description: 'Pause between two sync cycles of an edge box (pull, then push the outbox).' },
@@ -103,6 +104,7 @@ export interface Config {
   telemetry_flush_ms: number;
   telemetry_batch_max: number;
   telemetry_retention_days: number;
+  poultry_readings_retention_days: number;
   rpc_port: number;
   rpc_host: string;
   panel_addresses: string;

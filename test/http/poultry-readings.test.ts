@@ -233,3 +233,28 @@ describe.each(DIALECTS)('poultry climate readings (%s)', (dialect) => {
     expect((await opA.get('/api/v1/poultry-climate-readings/list')).status).toBe(200);
   });
 });
+
+describe('poultry readings retention', () => {
+  it('deletes readings older than poultry_readings_retention_days when the service starts, and keeps the rest', async () => {
+    const env = await createTestEnv('sqlite');
+    try {
+      const first = await env.start({ mqtt_broker: 'off' });
+      const master = await clientAs(env, first);
+      const op = await clientAs(env, first, { subject: 'op-r', role: 'operator', scope_type: 'tenant', tenant_id: 'tR' }, master.contract);
+      const admin = await clientAs(env, first, { subject: 'admin-r', role: 'admin', scope_type: 'tenant', tenant_id: 'tR' }, master.contract);
+      expect((await admin.post('/api/v1/poultry-flock/commands/place', { house_id: 'R1', batch_id: 'B1', subtype: 'broiler', start_date: daysAgo(3) })).status).toBe(201);
+      for (const hoursAgo of [1, 2]) expect((await op.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'R1', temp: 30, ts: new Date(Date.now() - hoursAgo * HOUR).toISOString() })).status).toBe(200);
+      // two readings backdated by 40 days (a former batch's)
+      const ids = (await op.get('/api/v1/poultry-climate-readings/list')).body.items.map((i: Item) => i.id as string);
+      expect(ids).toHaveLength(2);
+      await first.services.db.exec(`update poultry_climate_readings set ts = '${new Date(Date.now() - 40 * 86_400_000).toISOString()}' where id = '${ids[1]}'`);
+      await first.close();
+      const second = await env.start({ mqtt_broker: 'off', poultry_readings_retention_days: '30' });
+      const again = await clientAs(env, second, { subject: 'op-r', role: 'operator', scope_type: 'tenant', tenant_id: 'tR' }, master.contract);
+      const left = (await again.get('/api/v1/poultry-climate-readings/list')).body.items.map((i: Item) => i.id as string);
+      expect(left).toEqual([ids[0]]);
+    } finally {
+      await env.cleanup();
+    }
+  }, 120_000);
+});

@@ -13,6 +13,8 @@ import { poultryAlarmRoutes } from './alarms.js';
 import { adapterRecord, climateRecord, flockRecord, readingRecord, ruleStateRecord } from './climate-schema.js';
 import { startRuleScheduler, type RuleScheduler } from '../../industry/rules.js';
 import { bridgeMqttClimate } from './mqtt-climate.js';
+import { purgeReadings } from './readings.js';
+import { hourlyRetention, type Retention } from '../../kernel/retention.js';
 
 export default defineModule({
   id: 'poultry',
@@ -54,8 +56,13 @@ export default defineModule({
   runtime: (services) => {
     let scheduler: RuleScheduler | undefined;
     let unbridge: (() => void) | undefined;
+    let retention: Retention | undefined;
     return {
       async start() {
+        // Raw readings are the box's fastest-growing table (a house reporting every minute adds
+        // 1,440 rows a day): kept poultry_readings_retention_days.
+        retention = hourlyRetention(services.log, 'poultry readings', services.config.poultry_readings_retention_days, (before) => purgeReadings(services, before));
+        retention.start();
         scheduler = startRuleScheduler(services, services.config.alarm_escalation_interval_ms, (now) => poultryRules(services).tick(now));
         // House controllers' readings over MQTT take the telemetry path (mqtt-climate.ts).
         unbridge = bridgeMqttClimate(services);
@@ -63,6 +70,7 @@ export default defineModule({
       async stop() {
         scheduler?.stop();
         unbridge?.();
+        retention?.stop();
       },
     };
   },

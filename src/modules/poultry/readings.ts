@@ -8,6 +8,7 @@ import { and, asc, count, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { defineResource } from '../../kernel/resource.js';
 import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import { ApiError } from '../../kernel/errors.js';
+import type { Services } from '../../kernel/context.js';
 import { colOf, tableOf } from '../../realtime/sql.js';
 import { readingRecord, type ReadingRow } from './climate-schema.js';
 
@@ -91,3 +92,9 @@ export const hourlyRoute: AnyRoute = defineRoute({
 
 /** The roll-up is declared before the resource's {id} so that /hourly is not read as an id. */
 export const readingsRoutes: AnyRoute[] = [hourlyRoute, ...readingsResource.routes];
+
+/** Deletes readings taken before `before` (poultry_readings_retention_days, hourly). */
+export async function purgeReadings(services: Services, before: Date): Promise<void> {
+  const db = services.db;
+  await db.orm.delete(tableOf(readingRecord.table, db)).where(lt(colOf(readingRecord.table, db, 'ts'), before.toISOString()));
+}
