@@ -165,6 +165,25 @@ describe('poultry workspace in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
+  it('narrows the readings by a date-time range filter, the way the scheme declares it', async () => {
+    const { page, problems } = await newPage(browser);
+    await rfidLogin(page, server.url, card);
+    await page.goto(`${server.url}/#/r/poultry-climate-readings`);
+    const from = page.locator('input[name="filter-from"]');
+    await from.waitFor();
+    expect(await from.getAttribute('type')).toBe('datetime-local');
+    // two hours ago, to the minute, in the tablet's local time; the shell sends it as UTC
+    const [local, iso] = (await page.evaluate(`(() => { const d = new Date(Date.now() - 2 * 3600000); d.setSeconds(0, 0); const p = (n) => String(n).padStart(2, '0'); return [d.getFullYear() + '-' + p(d.getMonth() + 1) + '-' + p(d.getDate()) + 'T' + p(d.getHours()) + ':' + p(d.getMinutes()), d.toISOString()]; })()`)) as [string, string];
+    const expected = (await farm.get(`/api/v1/poultry-climate-readings/list?from=${encodeURIComponent(iso)}&limit=1`)).body.total as number;
+    const all = (await farm.get('/api/v1/poultry-climate-readings/list?limit=1')).body.total as number;
+    expect(expected).toBeGreaterThan(0);
+    expect(expected).toBeLessThan(all);
+    await from.fill(local);
+    await expect.poll(() => page.locator('[data-resource="poultry-climate-readings"] .count').first().textContent()).toContain(`(${expected})`);
+    expect(await axeSerious(page)).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
   it('changes a setpoint from the tablet: propose, confirm, and the controller verified the write', async () => {
     const { page, problems } = await newPage(browser, { viewport: PORTRAIT });
     await rfidLogin(page, server.url, operatorCard);

@@ -54,6 +54,14 @@ function createSchema(fields: SchemeField[]): JsonSchema {
   return { type: 'object', properties, required: fields.filter((f) => f.required && !f.read_only).map((f) => f.name) };
 }
 
+/** An RFC 3339 instant as the value of a datetime-local input (the tablet's local time, to the minute). */
+function toLocalInput(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
 export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, heading, pageSize = 20, headingLevel = 2 }: Props) {
   const s = useObservable(session);
   const tick = useObservable(dataTick);
@@ -243,6 +251,19 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
                   </option>
                 ))}
               </select>
+            </label>
+          ) : f.format === 'date-time' ? (
+            <label class="filter" key={f.name}>
+              <span>{label}</span>
+              <input
+                type="datetime-local"
+                name={`filter-${f.name}`}
+                value={value ? toLocalInput(value) : ''}
+                onChange={(e) => {
+                  const local = (e.target as HTMLInputElement).value;
+                  set(local ? new Date(local).toISOString() : '');
+                }}
+              />
             </label>
           ) : null;
         })}

@@ -46,7 +46,7 @@ export interface Scheme {
   title: string;
   module?: string;
   fields: SchemeField[];
-  filters?: { name: string; type: string; enum?: string[]; description?: string }[];
+  filters?: { name: string; type: string; enum?: string[]; description?: string; format?: string; op?: string }[];
   sortable?: string[];
   default_sort?: { field: string; order: 'asc' | 'desc' };
   search_fields?: string[];
