@@ -6,17 +6,33 @@
 // is deleted on the box. Module site policies the master set for the site are applied the same
 // way (the master's value wins). Records the box owns (its alarms and acknowledgements, tasks,
 // telemetry) are only ever changed on the box, so they never conflict.
+//
+// Published industry profiles come down the same way (applyProfiles): each one becomes the
+// published version of its lineage in the box's own profile store (a new version, the previous
+// published one archived), with the master's content and content_sha256 unchanged. A lineage
+// whose published version already has the master's content_sha256 is left alone, so applying
+// the same state twice adds nothing. A version the box published itself in a lineage the master
+// owns is replaced, and the discarded local version is audited (sync.conflict, resource
+// industry-profiles); lineages the master does not have are not touched. Profiles are checked on
+// every pull, not only when the revision changed, so a local change is replaced at the next cycle.
+import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Services } from '../kernel/context.js';
 import { colOf, tableOf } from '../realtime/sql.js';
 import { versionPolicies, type VersionPolicyRow } from '../modules/version-policies/schema.js';
 import type { PullAnswer } from './protocol.js';
 import { registryOf } from '../registry/runtime.js';
+import { lineageOf, profileVersions, type ProfileRow } from '../industry/profiles.js';
+
+/** The actor of everything the sync changes on the box; versions it adds carry it as created_by. */
+export const SYNC_ACTOR = 'system:sync';
 
 const RULES = ['scope', 'industry_code', 'tenant_id', 'module_id', 'allowed_major', 'min_version', 'max_version', 'pinned_version'] as const;
 const sameRules = (a: VersionPolicyRow, b: VersionPolicyRow) => RULES.every((k) => (a[k] ?? null) === (b[k] ?? null));
 
-export async function applyDownState(services: Services, pulled: Pick<PullAnswer, 'version_policies' | 'revision' | 'site_policies' | 'tenant_id' | 'site_id'>): Promise<{ conflicts: string[] }> {
+type Pulled = Pick<PullAnswer, 'version_policies' | 'revision' | 'site_policies' | 'tenant_id' | 'site_id' | 'industry_profiles'>;
+
+export async function applyDownState(services: Services, pulled: Pulled): Promise<{ conflicts: string[] }> {
   const { db } = services;
   const t = tableOf(versionPolicies, db);
   const id = colOf(versionPolicies, db, 'id');
@@ -40,7 +56,7 @@ export async function applyDownState(services: Services, pulled: Pick<PullAnswer
     const current = (await registry.sitePolicies(pulled.tenant_id, pulled.site_id)).find((r) => r.module_id === p.module_id);
     if (current?.enabled === p.enabled) continue;
     try {
-      await registry.setSitePolicy(pulled.tenant_id, pulled.site_id, p.module_id, p.enabled, { subject: 'system:sync', tenant_id: pulled.tenant_id });
+      await registry.setSitePolicy(pulled.tenant_id, pulled.site_id, p.module_id, p.enabled, { subject: SYNC_ACTOR, tenant_id: pulled.tenant_id });
     } catch (err) {
       // A module this build does not have, or a core module: reported, the rest still applies.
       services.log.warn('site policy from the master not applied', { module: p.module_id, error: (err as Error).message });
@@ -48,10 +64,48 @@ export async function applyDownState(services: Services, pulled: Pick<PullAnswer
   }
   for (const c of conflicts) {
     await services.audit.record({
-      actor: 'system:sync', action: 'sync.conflict', resource: 'version-policies', result: 'success',
+      actor: SYNC_ACTOR, action: 'sync.conflict', resource: 'version-policies', result: 'success',
       details: { id: c.local.id, rule: 'master_wins', discarded_local: c.local, applied_master: c.master, revision: pulled.revision },
     });
     services.log.warn('sync conflict: the master version replaced a local change', { policy: c.local.id });
   }
-  return { conflicts: conflicts.map((c) => c.local.id) };
+  const profiles = await applyProfiles(services, pulled);
+  return { conflicts: [...conflicts.map((c) => c.local.id), ...profiles.conflicts] };
+}
+
+/**
+ * Makes each master profile the published version of its lineage on the box. Answers the box
+ * versions it added and the ids of the local versions it replaced.
+ */
+export async function applyProfiles(services: Services, pulled: Pick<Pulled, 'tenant_id' | 'revision' | 'industry_profiles'>): Promise<{ applied: ProfileRow[]; conflicts: string[] }> {
+  const { db } = services;
+  const applied: ProfileRow[] = [];
+  const conflicts: string[] = [];
+  for (const master of pulled.industry_profiles ?? []) {
+    // The lineage is the site's tenant's, whatever tenant id the row names.
+    const lineage = lineageOf({ ...master, tenant_id: pulled.tenant_id });
+    const current = await profileVersions.published(db, lineage);
+    if (current && current.content_sha256 === master.content_sha256) continue;
+    const version = await profileVersions.add(db, { ...lineage, content: master.content, content_sha256: master.content_sha256 }, {
+      id: randomUUID(), actor: SYNC_ACTOR, publish: true,
+      change_note: `master version ${master.version_id}${master.change_note ? `: ${master.change_note}` : ''}`,
+    });
+    applied.push(version);
+    const base = { industry_code: version.industry_code, equipment_profile: version.equipment_profile, name: version.name, site_id: version.site_id };
+    const fromMaster = { id: master.id, version_id: master.version_id, content_sha256: master.content_sha256, published_at: master.published_at };
+    // A version the sync put there is simply superseded; one the box published itself is a conflict.
+    if (current && current.created_by !== SYNC_ACTOR) {
+      conflicts.push(current.id);
+      await services.audit.record({
+        actor: SYNC_ACTOR, action: 'sync.conflict', resource: 'industry-profiles', result: 'success', tenant_id: version.tenant_id,
+        details: { id: current.id, ...base, rule: 'master_wins', discarded_local: { ...current, state: 'archived' }, applied_master: { ...fromMaster, content: master.content }, box_version_id: version.version_id, revision: pulled.revision },
+      });
+      services.log.warn('sync conflict: the master profile replaced a local version', { profile: `${base.industry_code}/${base.equipment_profile}/${base.name}`, site_id: base.site_id, local_version_id: current.version_id });
+    }
+    await services.audit.record({
+      actor: SYNC_ACTOR, action: 'profile.sync', resource: 'industry-profiles', result: 'success', tenant_id: version.tenant_id,
+      details: { id: version.id, ...base, version_id: version.version_id, state: version.state, content_sha256: version.content_sha256, archived_version_id: current?.version_id ?? null, master: fromMaster, revision: pulled.revision },
+    });
+  }
+  return { applied, conflicts };
 }

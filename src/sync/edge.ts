@@ -1,7 +1,8 @@
 // The edge's side of the sync. Events of the in-process bus (alarms and their acks, status
 // events, telemetry batches as per-minute aggregates), audit records and periodic heartbeats go
 // into the durable outbox; a loop logs in to the master with the site credential (a passkey,
-// through the ordinary login routes), pulls the master-owned state and the sync mode, and pushes
+// through the ordinary login routes), pulls the master-owned state (version policies, module site
+// policies, published industry profiles) and the sync mode, and pushes
 // the outbox in bounded batches, oldest first. While the master is unreachable it backs off
 // (doubling up to sync_backoff_max_ms); nothing is lost, because a row leaves the outbox only
 // after the master answered that it applied it, and the master ignores sequence numbers it has.
@@ -11,7 +12,7 @@ import type { AuditEntry, AuditService, Services } from '../kernel/context.js';
 import type { TelemetryPoint } from '../realtime/bus.js';
 import { whenProvided } from './provided.js';
 import { Outbox } from './outbox.js';
-import { applyDownState } from './apply.js';
+import { applyDownState, applyProfiles } from './apply.js';
 import { PUSH_MAX_BYTES, type EventKind, type PullAnswer, type PushAnswer } from './protocol.js';
 
 export interface EdgeSyncStatus {
@@ -182,6 +183,10 @@ export class EdgeSync {
       await applyDownState(this.services, pulled);
       this.st.down_revision = pulled.revision;
       await this.outbox.setState('down_revision', pulled.revision);
+    } else {
+      // Same master state, but a profile may have been published on the box since: the master's
+      // profiles are checked on every pull (a read per lineage; nothing is written when they hold).
+      await applyProfiles(this.services, pulled);
     }
     // The master already holds everything up to applied_seq (an answer lost to a crash). A box
     // whose database was replaced numbers its new events after that, or they would be taken

@@ -1,6 +1,7 @@
 // The master's side of the sync: registering a site (a passkey is its credential), ingesting
 // pushes (idempotent by (tenant, site, seq), in order per site, one transaction per push),
-// answering pulls with the master-owned state, and computing each tenant's sync record from
+// answering pulls with the master-owned state (version policies, module site policies, published
+// industry profiles), and computing each tenant's sync record from
 // what the sites reported about their real outboxes.
 import { createHash } from 'node:crypto';
 import { and, eq, inArray, or, sql } from 'drizzle-orm';
@@ -14,6 +15,7 @@ import { passkeys, type PasskeyRow } from '../modules/passkeys/schema.js';
 import { newPasskeyId, qrCredential } from '../modules/passkeys/credentials.js';
 import { versionPolicies, type VersionPolicyRow } from '../modules/version-policies/schema.js';
 import { sitePolicies } from '../modules/core/registry-tables.js';
+import { industryProfiles, type ProfileRow } from '../industry/profiles.js';
 import {
   syncAlarms, syncHeartbeats, syncInbox, syncSites, syncTelemetry, syncTenants,
   type SyncMode, type SyncSiteRow, type SyncTenantRow,
@@ -78,18 +80,51 @@ async function modeOf(db: Database, tenant: string): Promise<SyncTenantRow> {
   return rec;
 }
 
-/** The master-owned state a site receives: the version policies that can apply to it and its module site policies. */
-export async function downState(db: Database, tenant: string, site: string): Promise<{ revision: string; version_policies: VersionPolicyRow[]; site_policies: { module_id: string; enabled: boolean }[] }> {
+/** The site a down state is computed for: its tenant, its id and the industry it runs (null when not known yet). */
+export type DownSite = Pick<SyncSiteRow, 'tenant_id' | 'site_id' | 'industry_code'>;
+
+export interface DownState {
+  revision: string;
+  version_policies: VersionPolicyRow[];
+  site_policies: { module_id: string; enabled: boolean }[];
+  industry_profiles: ProfileRow[];
+}
+
+/**
+ * The published industry profiles that apply to a site: its tenant's, tenant-wide (site_id '')
+ * or for this site, of the industry the site runs (every industry while the site has not said
+ * which one it runs). A box serves one industry, and its own import refuses any other, so
+ * profiles of other industries would only be dead rows there.
+ */
+async function profilesFor(db: Database, site: DownSite): Promise<ProfileRow[]> {
+  const c = (n: string) => colOf(industryProfiles, db, n);
+  const rows = (await db.orm.select().from(tableOf(industryProfiles, db)).where(and(
+    eq(c('tenant_id'), site.tenant_id), eq(c('state'), 'published'), inArray(c('site_id'), ['', site.site_id]),
+    ...(site.industry_code ? [eq(c('industry_code'), site.industry_code)] : []),
+  ))) as ProfileRow[];
+  const key = (r: ProfileRow) => [r.site_id, r.industry_code, r.equipment_profile, r.name].join('\n');
+  return rows.sort((a, b) => key(a).localeCompare(key(b)));
+}
+
+/** The master-owned state a site receives: the version policies that can apply to it, its module site policies and the published industry profiles for it. */
+export async function downState(db: Database, site: DownSite): Promise<DownState> {
+  const tenant = site.tenant_id;
   const c = (n: string) => colOf(versionPolicies, db, n);
   const rows = (await db.orm.select().from(tableOf(versionPolicies, db))
     .where(or(eq(c('scope'), 'global'), eq(c('scope'), 'industry'), and(eq(c('scope'), 'tenant'), eq(c('tenant_id'), tenant))))) as VersionPolicyRow[];
   rows.sort((a, b) => a.id.localeCompare(b.id));
   const sp = (n: string) => colOf(sitePolicies, db, n);
-  const policies = ((await db.orm.select().from(tableOf(sitePolicies, db)).where(and(eq(sp('tenant_id'), tenant), eq(sp('site_id'), site)))) as { module_id: string; enabled: boolean | number }[])
+  const policies = ((await db.orm.select().from(tableOf(sitePolicies, db)).where(and(eq(sp('tenant_id'), tenant), eq(sp('site_id'), site.site_id)))) as { module_id: string; enabled: boolean | number }[])
     .map((p) => ({ module_id: p.module_id, enabled: Boolean(p.enabled) })).sort((a, b) => a.module_id.localeCompare(b.module_id));
-  // The revision covers the rules only, so re-saving an unchanged policy does not resend it.
+  const profiles = await profilesFor(db, site);
+  // The revision covers the rules only, so re-saving an unchanged policy does not resend it;
+  // for a profile, its lineage, the master's version in force and its content digest.
   const rules = rows.map((r) => [r.id, r.scope, r.industry_code, r.tenant_id, r.module_id, r.allowed_major, r.min_version, r.max_version, r.pinned_version]);
-  return { revision: createHash('sha256').update(JSON.stringify([rules, policies])).digest('hex').slice(0, 32), version_policies: rows, site_policies: policies };
+  const prof = profiles.map((p) => [p.site_id, p.industry_code, p.equipment_profile, p.name, p.version_id, p.content_sha256]);
+  // Without profiles the revision is what it was before profiles were pushed down, so an upgraded
+  // master does not make every box re-apply an unchanged state.
+  const parts = prof.length ? [rules, policies, prof] : [rules, policies];
+  return { revision: createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32), version_policies: rows, site_policies: policies, industry_profiles: profiles };
 }
 
 function reportOf(body: PullBody, now: string): Partial<SyncSiteRow> {
@@ -106,7 +141,7 @@ export async function pull(services: Services, caller: Caller | undefined, body:
   const site = await siteOf(services, caller);
   const rec = await modeOf(db, site.tenant_id);
   await new Store<SyncSiteRow>(db, syncSites).update({ tenant_id: site.tenant_id, site_id: site.site_id }, reportOf(body, new Date().toISOString()));
-  const down = await downState(db, site.tenant_id, site.site_id);
+  const down = await downState(db, { ...site, industry_code: body.industry_code ?? site.industry_code });
   return { tenant_id: site.tenant_id, site_id: site.site_id, mode: rec.mode as SyncMode, run_requested_at: rec.run_requested_at, applied_seq: Number(site.applied_seq), ...down };
 }
 
@@ -284,7 +319,7 @@ export async function refreshRecords(db: Database, timing: SyncTiming, tenants?:
     let lastSeen: string | null = null;
     let received = 0;
     for (const s of mine) {
-      const { revision } = await downState(db, s.tenant_id, s.site_id);
+      const { revision } = await downState(db, s);
       received += Number(s.events_received);
       const seen = s.last_seen_at ? Date.parse(s.last_seen_at) : null;
       if (s.last_seen_at && (!lastSeen || s.last_seen_at > lastSeen)) lastSeen = s.last_seen_at;
@@ -325,7 +360,7 @@ export async function requestRun(db: Database, timing: SyncTiming, tenant: strin
     const sites = (await db.orm.select().from(tableOf(syncSites, db)).where(eq(colOf(syncSites, db, 'tenant_id'), tenant))) as SyncSiteRow[];
     let done = true;
     for (const s of sites) {
-      const { revision } = await downState(db, tenant, s.site_id);
+      const { revision } = await downState(db, s);
       if (s.last_seen_at === null || s.last_seen_at <= requested || Number(s.reported_pending) !== 0 || s.down_revision !== revision) done = false;
     }
     if (done) break;

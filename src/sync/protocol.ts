@@ -4,6 +4,7 @@
 // pending counts and lag computed from the real outbox, even while pushing is paused.
 import * as v from 'valibot';
 import type { VersionPolicyRow } from '../modules/version-policies/schema.js';
+import type { ProfileRow } from '../industry/profiles.js';
 import type { SyncMode } from '../modules/tenant-master-sync/schema.js';
 
 export const EVENT_KINDS = ['alarm', 'status', 'audit', 'telemetry', 'heartbeat'] as const;
@@ -60,6 +61,12 @@ export interface PullAnswer {
   version_policies: VersionPolicyRow[];
   /** Module site policies the master set for this site (modules/site-policy). */
   site_policies: { module_id: string; enabled: boolean }[];
+  /**
+   * The published industry profiles for this site (its tenant's, tenant-wide or for this site,
+   * of the site's industry): one row per lineage, the master's version in force, content and
+   * content_sha256 as the master holds them. Absent from an older master's answer.
+   */
+  industry_profiles?: ProfileRow[];
 }
 
 export const pushAnswerSchema = {
@@ -67,11 +74,15 @@ export const pushAnswerSchema = {
   properties: { applied_seq: { type: 'integer' }, accepted: { type: 'integer' }, duplicates: { type: 'integer' }, mode: { enum: ['auto', 'manual', 'paused'] } },
 };
 export const pullAnswerSchema = {
-  type: 'object', required: ['tenant_id', 'site_id', 'mode', 'run_requested_at', 'applied_seq', 'revision', 'version_policies', 'site_policies'],
+  type: 'object', required: ['tenant_id', 'site_id', 'mode', 'run_requested_at', 'applied_seq', 'revision', 'version_policies', 'site_policies', 'industry_profiles'],
   properties: {
     tenant_id: { type: 'string' }, site_id: { type: 'string' }, mode: { enum: ['auto', 'manual', 'paused'] },
     run_requested_at: { anyOf: [{ type: 'string' }, { type: 'null' }] }, applied_seq: { type: 'integer' }, revision: { type: 'string' },
     version_policies: { type: 'array', items: { type: 'object' } },
     site_policies: { type: 'array', items: { type: 'object', required: ['module_id', 'enabled'], properties: { module_id: { type: 'string' }, enabled: { type: 'boolean' } } } },
+    industry_profiles: {
+      type: 'array', description: 'The published industry profiles for the site (its tenant\'s, site_id empty or this site, of the site\'s industry); the box stores each as the published version of its lineage.',
+      items: { type: 'object', required: ['id', 'site_id', 'industry_code', 'equipment_profile', 'name', 'version_id', 'content', 'content_sha256'] },
+    },
   },
 };

@@ -1,8 +1,8 @@
 // Edge-to-master sync with two real servers in one test process: an edge box (edge-single,
 // SQLite) syncing to a master (cloud-multi, SQLite or PostgreSQL) over HTTP with a site
 // credential. Alarms, acks, status, audit, telemetry aggregates and heartbeats arrive once;
-// pushes are idempotent; modes paused/manual and commands/run; version policies go down and the
-// conflict rule (the master wins, the local change is audited) holds.
+// pushes are idempotent; modes paused/manual and commands/run; version policies and published
+// industry profiles go down and the conflict rule (the master wins, the local change is audited) holds.
 import { writeFileSync, chmodSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { join } from 'node:path';
@@ -195,6 +195,94 @@ describe.each(DIALECTS)('edge-to-master sync (master on %s)', (dialect) => {
       const rows = await master.services.db.rows<{ n: number }>(sqlOf("select count(*) as n from sync_inbox where kind = 'audit' and payload::text like '%sync.conflict%'".replace('payload::text', dialect === 'sqlite' ? 'payload' : 'payload::text')));
       return Number(rows[0]?.n) === 1 ? true : undefined;
     });
+  });
+
+  it('sends published industry profiles down: usable for placement, a local change replaced and audited, no new version when nothing changed, a rollback reaches the box', async () => {
+    const curve = (firstTemp: number) => `schema_version: v1
+kind: industry-profile
+industry_code: poultry
+equipment_profile: tunnel-house
+name: Fleet curve
+content:
+  climate_phases:
+    - { age_phase_id: early, day_from: 0, day_to: 9, target_temp_c: ${firstTemp}, humidity_min_pct: 55, humidity_max_pct: 70, co2_max_ppm: 2500, nh3_max_ppm: 15, min_ventilation_pct: 12 }
+    - { age_phase_id: late, day_from: 10, day_to: 49, target_temp_c: 22, humidity_min_pct: 50, humidity_max_pct: 70, co2_max_ppm: 2500, nh3_max_ppm: 15, min_ventilation_pct: 30 }
+`;
+    // industry-profiles is a tenant-scope resource (a master session is refused with
+    // scope_boundary_denied), so the profiles are written on the master by tenant sessions there.
+    const owner = await clientAs(masterEnv, master, { subject: 'farm-a-admin', role: 'admin', scope_type: 'tenant', tenant_id: 'farm-a' }, fleet.contract);
+    const stranger = await clientAs(masterEnv, master, { subject: 'farm-z-admin', role: 'admin', scope_type: 'tenant', tenant_id: 'farm-z' }, fleet.contract);
+    expect((await fleet.post('/api/v1/industry-profiles/commands/import', { tenant_id: 'farm-a', yaml: curve(31) })).body.error.code).toBe('scope_boundary_denied');
+    // Imported and published on the master for the site's tenant (tenant-wide).
+    const imported = await owner.post('/api/v1/industry-profiles/commands/import', { yaml: curve(31), change_note: 'fleet curve' });
+    expect(imported.status).toBe(201);
+    const v1 = imported.body.item;
+    expect(v1).toMatchObject({ tenant_id: 'farm-a', site_id: '', state: 'draft', version_id: 1 });
+    expect((await owner.post('/api/v1/industry-profiles/commands/publish', { id: v1.id })).status).toBe(200);
+    // Another tenant's profile and another site's profile do not go to this box.
+    expect((await stranger.post('/api/v1/industry-profiles/commands/import', { yaml: curve(33), publish: true })).status).toBe(201);
+    expect((await owner.post('/api/v1/industry-profiles/commands/import', { site_id: 'site-9', yaml: curve(34), publish: true })).status).toBe(201);
+
+    const boxAdmin = await clientAs(edgeEnv, edge, { subject: 'boss', role: 'admin', scope_type: 'tenant', tenant_id: 'farm-a' }, edgeAdmin.contract);
+    const lineage = '/api/v1/industry-profiles/list?industry_code=poultry&equipment_profile=tunnel-house&name=Fleet%20curve&sort=version_id&limit=100';
+    const versions = async () => (await boxAdmin.get(lineage)).body.items as Record<string, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const publishedOnBox = async () => (await versions()).find((r) => r.state === 'published');
+    const synced = await waitFor('the master profile published on the box', async () => {
+      const p = await publishedOnBox();
+      return p?.content_sha256 === v1.content_sha256 ? p : undefined;
+    });
+    expect(synced).toMatchObject({ tenant_id: 'farm-a', site_id: '', created_by: 'system:sync', content: v1.content });
+    expect((await versions()).map((r) => r.site_id)).toEqual(['']);
+    expect((await boxAdmin.get('/api/v1/industry-profiles/list?limit=100')).body.items.map((r: { site_id: string }) => r.site_id)).not.toContain('site-9');
+    const applyAudit = (await boxAdmin.get('/api/v1/audit/list?action=profile.sync')).body.items;
+    expect(applyAudit[0]).toMatchObject({ actor: 'system:sync', resource: 'industry-profiles', details: { id: synced.id, content_sha256: v1.content_sha256, master: { id: v1.id, version_id: 1 } } });
+
+    // A flock placed on the box takes its climate phases from the synced profile.
+    const placer = await clientAs(edgeEnv, edge, { subject: 'placer', role: 'admin', scope_type: 'tenant', tenant_id: 'farm-a', site_id: 'site-1' }, edgeAdmin.contract);
+    const placed = await placer.post('/api/v1/poultry-flock/commands/place', { house_id: 'S1', batch_id: 'B1', subtype: 'broiler', start_date: new Date().toISOString().slice(0, 10) });
+    expect(placed.status).toBe(201);
+    expect(placed.body.item.climate_source).toBe(`profile:${synced.id} v${synced.version_id}`);
+    const phases = (await placer.get('/api/v1/poultry-climate/list?house_id=S1&limit=100')).body.items as { age_phase_id: string; target_temp_c: number }[];
+    expect(phases.map((p) => [p.age_phase_id, p.target_temp_c]).sort()).toEqual([['early', 31], ['late', 22]]);
+
+    // Cycles with nothing changed add no version and no audit record.
+    const sync = edge.services.edgeSync!;
+    const before = (await versions()).length;
+    const audits = (await boxAdmin.get('/api/v1/audit/list?resource=industry-profiles&limit=500')).body.total;
+    await sync.syncNow();
+    await sync.syncNow();
+    expect((await versions()).length).toBe(before);
+    expect((await boxAdmin.get('/api/v1/audit/list?resource=industry-profiles&limit=500')).body.total).toBe(audits);
+
+    // A version published on the box in the master's lineage is replaced at the next cycle and audited.
+    const local = await boxAdmin.post('/api/v1/industry-profiles/commands/import', { yaml: curve(35), target_profile_id: synced.id, publish: true, change_note: 'local tweak' });
+    expect(local.status).toBe(201);
+    await sync.syncNow();
+    const restored = await waitFor('the master version back in force', async () => {
+      const p = await publishedOnBox();
+      return p && p.content_sha256 === v1.content_sha256 && p.id !== synced.id ? p : undefined;
+    });
+    expect(restored).toMatchObject({ created_by: 'system:sync', content: v1.content });
+    const conflict = (await boxAdmin.get('/api/v1/audit/list?action=sync.conflict&resource=industry-profiles')).body.items;
+    expect(conflict).toHaveLength(1);
+    expect(conflict[0]).toMatchObject({ actor: 'system:sync', details: { id: local.body.item.id, rule: 'master_wins', discarded_local: { id: local.body.item.id, content_sha256: local.body.item.content_sha256, change_note: 'local tweak' }, applied_master: { id: v1.id, content_sha256: v1.content_sha256 } } });
+    expect((await versions()).find((r) => r.id === local.body.item.id)?.state).toBe('archived');
+
+    // A new master version, then a rollback on the master: each reaches the box.
+    const v2 = (await owner.post('/api/v1/industry-profiles/commands/import', { target_profile_id: v1.id, yaml: curve(30), publish: true })).body.item;
+    expect(v2).toMatchObject({ version_id: 2, state: 'published' });
+    await waitFor('master version 2 on the box', async () => ((await publishedOnBox())?.content_sha256 === v2.content_sha256 ? true : undefined));
+    const rolled = await owner.post('/api/v1/industry-profiles/commands/rollback', { id: v2.id, version_id: 1 });
+    expect(rolled.status).toBe(200);
+    expect(rolled.body.item.published).toMatchObject({ version_id: 3, rollback_of: 1, content_sha256: v1.content_sha256 });
+    const back = await waitFor('the rollback on the box', async () => {
+      const p = await publishedOnBox();
+      return p && p.content_sha256 === v1.content_sha256 && p.change_note?.startsWith('master version 3') ? p : undefined;
+    });
+    expect(back.content).toEqual(v1.content);
+    expect((await versions()).filter((r) => r.state === 'published')).toHaveLength(1);
+    // The box has applied the current state: nothing pending down.
+    await waitFor('pending_down back to zero', async () => ((await record()).pending_down === 0 ? true : undefined));
   });
 
   it('refuses a credential file readable by others', async () => {
