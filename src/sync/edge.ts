@@ -186,7 +186,9 @@ export class EdgeSync {
     } else {
       // Same master state, but a profile may have been published on the box since: the master's
       // profiles are checked on every pull (a read per lineage; nothing is written when they hold).
-      await applyProfiles(this.services, pulled);
+      // A failure here is logged and retried next cycle; it does not hold back the push.
+      await applyProfiles(this.services, pulled).catch((err: Error) =>
+        this.services.log.warn('re-applying the master profiles failed; retrying next cycle', { error: err.message }));
     }
     // The master already holds everything up to applied_seq (an answer lost to a crash). A box
     // whose database was replaced numbers its new events after that, or they would be taken
