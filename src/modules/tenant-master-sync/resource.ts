@@ -69,8 +69,8 @@ const siteAccess = (action: string) => ({ resource: 'site-sync', action, scope: 
 export const siteSyncRoutes: AnyRoute[] = [
   defineRoute({
     method: 'post', path: '/api/v1/site-sync/commands/pull', module: 'tenant-master-sync', tags: ['tenant-master-sync'],
-    summary: 'A site box reports its outbox and receives the sync mode, a forced-run request and the master-owned state (version policies)',
-    description: 'Only the session of a registered site credential (tenant scope with site_id) may call it; other sessions get 403 rbac_forbidden. Conflict rule: master-owned state (version policies, module site policies) comes down whole and the master wins; the box audits a local change it discards (sync.conflict).',
+    summary: 'A site box reports its outbox and receives the sync mode, a forced-run request and the master-owned state (version policies, module site policies, published industry profiles)',
+    description: 'Only the session of a registered site credential (tenant scope with site_id) may call it; other sessions get 403 rbac_forbidden. Conflict rule: master-owned state (version policies, module site policies, published industry profiles) comes down whole and the master wins; the box audits a local change it discards (sync.conflict).',
     access: siteAccess('pull'), body: pullBody, idempotent: false, errors: ['not_found'],
     response: { kind: 'single', item: pullAnswerSchema },
     handler: async (ctx) => pull(ctx.services, ctx.caller, ctx.body),
