@@ -1,13 +1,14 @@
 // First run: a fresh box has no admin passkey, so nobody can log in. The service says so in its log
 // and in GET /api/v1/auth/passkey/status (setup_required, setup_hint) with the one command that
 // issues the first admin card; that command, run as printed, ends the first-run state.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../helpers/run.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 let server: ChildProcess | undefined;
@@ -47,7 +48,7 @@ async function status(url: string): Promise<Record<string, unknown>> {
 function runPrinted(command: string) {
   const words = [...command.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]) as string[];
   expect(words.slice(0, 3)).toEqual(['npx', 'tsx', 'src/main.ts']);
-  return spawnSync(join(ROOT, 'node_modules/.bin/tsx'), words.slice(2), { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  return runCommand(join(ROOT, 'node_modules/.bin/tsx'), words.slice(2), { cwd: ROOT });
 }
 
 describe('first run', () => {
@@ -65,11 +66,11 @@ describe('first run', () => {
     expect(fresh).toMatchObject({ authenticated: false, setup_required: true, setup_hint: expected });
 
     // An operator card is not an admin: still first run.
-    const operator = runPrinted(expected.replace('--role admin', '--role operator').replace('<card UID>', '0A0B0C0D'));
+    const operator = await runPrinted(expected.replace('--role admin', '--role operator').replace('<card UID>', '0A0B0C0D'));
     expect(operator.status, operator.stderr).toBe(0);
     expect((await status(url)).setup_required).toBe(true);
 
-    const admin = runPrinted(expected.replace('<card UID>', '04A1B2C3D4'));
+    const admin = await runPrinted(expected.replace('<card UID>', '04A1B2C3D4'));
     expect(admin.status, admin.stderr).toBe(0);
     expect(admin.stdout).toMatch(/^passkey PK-\S+ \(rfid, admin, /);
     const after = await status(url);
