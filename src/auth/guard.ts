@@ -4,7 +4,7 @@
 import { getCookie } from 'hono/cookie';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { ApiError } from '../kernel/errors.js';
-import type { Guards, GuardInput } from '../kernel/route.js';
+import { requestPath, type Guards, type GuardInput } from '../kernel/route.js';
 import { requiredScope } from '../kernel/scope.js';
 import type { AppContext, Caller, Services } from '../kernel/context.js';
 import type { SecurityLog } from './security-log.js';
@@ -50,7 +50,7 @@ function namedTenants(query: URLSearchParams, body: unknown): string[] {
 export function createAccessGuards(services: Services, securityLog: () => SecurityLog): Guards {
   const audit = (c: AppContext, caller: Caller | undefined, result: 'allow' | 'deny', event: string, reason?: string) =>
     securityLog().record({
-      category: event === 'authenticate' ? 'auth' : 'access', result, event, method: c.req.method, path: new URL(c.req.url).pathname,
+      category: event === 'authenticate' ? 'auth' : 'access', result, event, method: c.req.method, path: requestPath(c.req.url),
       tenant_id: caller?.tenant_id, subject: caller?.subject, role: caller?.role, client_address: clientAddress(c), reason,
       request_id: c.get('requestId'), route_context: c.get('routeContext'),
     });

@@ -5,6 +5,7 @@ import type { Database } from '../db/client.js';
 import type { Logger } from '../kernel/logger.js';
 import type { RouteContext } from '../kernel/route-context.js';
 import { lt } from 'drizzle-orm';
+import type { SqliteStatement } from '../db/client.js';
 import { Store } from '../db/store.js';
 import { columnOf, tableFor } from '../db/table.js';
 import { securityLog } from './tables.js';
@@ -42,6 +43,7 @@ export interface SecurityLogRow extends Record<string, unknown> {
 }
 
 const PURGE_EVERY_MS = 60 * 60_000;
+const COLUMNS = Object.keys(securityLog.columns) as (keyof SecurityLogRow & string)[];
 
 export class SecurityLog {
   private buffer: SecurityLogRow[] = [];
@@ -49,6 +51,8 @@ export class SecurityLog {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private readonly store: Store<SecurityLogRow>;
+  /** SQLite: one prepared single-row insert, run per entry inside the flush's transaction. */
+  private insertOne: SqliteStatement | undefined;
 
   constructor(
     private readonly db: Database,
@@ -79,8 +83,14 @@ export class SecurityLog {
       if (!rows.length) return;
       try {
         await this.db.transaction(async () => {
-          // Multi-row inserts: one statement per 200 entries, not one per entry.
-          for (let i = 0; i < rows.length; i += 200) await this.db.orm.insert(this.storeTable()).values(rows.slice(i, i + 200) as never);
+          if (this.db.prepareSqlite) {
+            // SQLite: a prepared statement per entry costs less than building a multi-row insert.
+            this.insertOne ??= this.db.prepareSqlite(`insert into "${securityLog.name}" (${COLUMNS.map((c) => `"${c}"`).join(', ')}) values (${COLUMNS.map(() => '?').join(', ')})`);
+            for (const row of rows) this.insertOne.run(...COLUMNS.map((c) => (c === 'route_context' ? JSON.stringify(row[c]) : row[c])));
+          } else {
+            // Multi-row inserts: one statement per 200 entries, not one per entry.
+            for (let i = 0; i < rows.length; i += 200) await this.db.orm.insert(this.storeTable()).values(rows.slice(i, i + 200) as never);
+          }
           if (Date.now() - this.lastPurge > PURGE_EVERY_MS) {
             this.lastPurge = Date.now();
             const cutoff = new Date(Date.now() - this.retentionDays * 86_400_000).toISOString();

@@ -17,6 +17,11 @@ export interface Database {
   readonly orm: Orm;
   /** The builder outside any transaction: prepared statements are built from it, never from a transaction. */
   readonly baseOrm: Orm;
+  /**
+   * SQLite only: prepares a statement on the one connection, for hot reads that map their rows
+   * themselves instead of through Drizzle (Store's lists and key lookups).
+   */
+  readonly prepareSqlite?: (statement: string) => SqliteStatement;
   /** Where the data lives, safe to show (no password). */
   readonly location: string;
   exec(statement: string): Promise<void>;
@@ -29,6 +34,13 @@ export interface Database {
   transaction<T>(fn: () => Promise<T>): Promise<T>;
   serverVersion(): Promise<string>;
   close(): Promise<void>;
+}
+
+/** The part of a better-sqlite3 statement the store uses. */
+export interface SqliteStatement {
+  all(...params: unknown[]): unknown[];
+  get(...params: unknown[]): unknown;
+  run(...params: unknown[]): unknown;
 }
 
 export class DatabaseOpenError extends Error {}
@@ -100,6 +112,7 @@ async function openSqlite(dataDir: string): Promise<Database> {
     engine: 'sqlite',
     orm,
     baseOrm: orm,
+    prepareSqlite: (statement) => raw.prepare(statement),
     location: file,
     async exec(statement) {
       raw.exec(statement);

@@ -1,11 +1,13 @@
 // Generic CRUD over a neutral table for the active dialect. Reads outside transactions are
 // prepared once per shape (which filters, whether q is present, sort field and direction) and reused, because
-// Drizzle otherwise rebuilds the SQL on every call. Writes run inside db.transaction so that on
+// Drizzle otherwise rebuilds the SQL on every call. On SQLite those reads run the SQL Drizzle
+// rendered as a better-sqlite3 statement and decode the rows here (JSON and boolean columns, as
+// Drizzle would), which saves Drizzle's per-row mapping. Writes run inside db.transaction so that on
 // SQLite no other request's statements can interleave with them.
 import { createHash } from 'node:crypto';
-import { and, asc, count, desc, eq, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, is, or, Placeholder, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import type { Database } from './client.js';
+import type { Database, SqliteStatement } from './client.js';
 import { columnOf, tableFor, type NeutralTable } from './table.js';
 
 export type Filter = Record<string, string | number | boolean>;
@@ -19,6 +21,7 @@ export interface ListOptions {
 }
 
 interface Prepared {
+  /** Rows (or a promise of them on PostgreSQL). */
   execute(params?: Record<string, unknown>): unknown;
 }
 
@@ -26,16 +29,35 @@ interface Prepared {
 const prepare = (builder: unknown, name: string): Prepared =>
   (builder as { prepare(name: string): Prepared }).prepare(name);
 
+/** The positional parameters of a rendered statement: placeholders filled from `params`, constants as rendered. */
+function binder(rendered: unknown[]): (params: Record<string, unknown>) => unknown[] {
+  const slots = rendered.map((p): { name: string } | { value: unknown } => (is(p, Placeholder) ? { name: p.name as string } : { value: p }));
+  return (params) => slots.map((s) => {
+    if ('value' in s) return s.value;
+    if (!(s.name in params)) throw new Error(`No value for placeholder "${s.name}" was provided`);
+    return params[s.name];
+  });
+}
+
+type Decoder = (value: unknown) => unknown;
+const JSON_DECODER: Decoder = (v) => JSON.parse(v as string);
+const BOOLEAN_DECODER: Decoder = (v) => Number(v) === 1;
+
 const escapeLike = (term: string) => `%${term.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
 
 export class Store<Row extends Record<string, unknown>> {
   private readonly lists = new Map<string, { rows: Prepared; total: Prepared }>();
   private readonly byKey = new Map<string, Prepared>();
+  /** Columns whose stored value Drizzle decodes (JSON text, 0/1 booleans); the others are read as stored. */
+  private readonly decoders: [string, Decoder][];
 
   constructor(
     readonly db: Database,
     readonly table: NeutralTable,
-  ) {}
+  ) {
+    this.decoders = Object.entries(table.columns).flatMap(([name, spec]): [string, Decoder][] =>
+      spec.kind === 'json' ? [[name, JSON_DECODER]] : spec.kind === 'boolean' ? [[name, BOOLEAN_DECODER]] : []);
+  }
 
   private get t(): SQLiteTable {
     return tableFor(this.table, this.db.dialect);
@@ -71,25 +93,61 @@ export class Store<Row extends Record<string, unknown>> {
       const dir = opts.sort.order === 'asc' ? asc : desc;
       const tiebreak = this.table.primaryKey.filter((k) => k !== opts.sort.column).map((k) => dir(this.col(k)));
       const orm = this.db.baseOrm;
-      p = {
-        rows: prepare(orm.select().from(this.t).where(cond).orderBy(dir(this.col(opts.sort.column)), ...tiebreak)
-          .limit(sql.placeholder('limit')).offset(sql.placeholder('offset'))
-          ,
-          this.statementName('list', shape)),
-        total: prepare(orm.select({ n: count() }).from(this.t).where(cond), this.statementName('count', shape)),
-      };
+      const rows = orm.select().from(this.t).where(cond).orderBy(dir(this.col(opts.sort.column)), ...tiebreak)
+        .limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+      const total = orm.select({ n: count() }).from(this.t).where(cond);
+      p = this.db.prepareSqlite
+        ? { rows: this.sqliteRows(rows), total: this.sqliteCount(total) }
+        : { rows: prepare(rows, this.statementName('list', shape)), total: prepare(total, this.statementName('count', shape)) };
       this.lists.set(shape, p);
     }
     return p;
   }
 
+  /** A select of the whole row, run by better-sqlite3 with the rows decoded here. */
+  private sqliteRows(builder: unknown): Prepared {
+    const { sql: text, params } = (builder as { toSQL(): { sql: string; params: unknown[] } }).toSQL();
+    const stmt: SqliteStatement = this.db.prepareSqlite!(text);
+    const bind = binder(params);
+    const decoders = this.decoders;
+    return {
+      execute: (values = {}) => {
+        const rows = stmt.all(...bind(values)) as Record<string, unknown>[];
+        if (decoders.length) {
+          for (const row of rows) {
+            for (const [name, decode] of decoders) {
+              const v = row[name];
+              if (v !== null && v !== undefined) row[name] = decode(v);
+            }
+          }
+        }
+        return rows;
+      },
+    };
+  }
+
+  /** A `select count(*)` as rows of `{ n }`, like Drizzle's. */
+  private sqliteCount(builder: unknown): Prepared {
+    const { sql: text, params } = (builder as { toSQL(): { sql: string; params: unknown[] } }).toSQL();
+    const stmt = this.db.prepareSqlite!(text);
+    const bind = binder(params);
+    return { execute: (values = {}) => [{ n: Number((stmt.get(...bind(values)) as Record<string, unknown>)['count(*)']) }] };
+  }
+
+  private listParams(opts: ListOptions): Record<string, unknown> {
+    const params: Record<string, unknown> = { limit: opts.limit, offset: opts.offset };
+    for (const k in opts.where) params[`w_${k}`] = this.param(opts.where[k] as string | number | boolean);
+    if (opts.q?.columns.length) params.q = escapeLike(opts.q.term);
+    return params;
+  }
+
   async list(opts: ListOptions): Promise<{ rows: Row[]; total: number }> {
     if (this.db.inTransaction()) throw new Error('Store.list is not for use inside a transaction');
     const p = this.preparedList(opts);
-    const params: Record<string, unknown> = { limit: opts.limit, offset: opts.offset };
-    for (const [k, v] of Object.entries(opts.where)) params[`w_${k}`] = this.param(v);
-    if (opts.q?.columns.length) params.q = escapeLike(opts.q.term);
-    const [rows, total] = await Promise.all([p.rows.execute(params), p.total.execute(params)]);
+    const params = this.listParams(opts);
+    const [rows, total] = this.db.prepareSqlite
+      ? [p.rows.execute(params), p.total.execute(params)]
+      : await Promise.all([p.rows.execute(params), p.total.execute(params)]);
     return { rows: rows as Row[], total: Number((total as { n: number | string }[])[0]?.n ?? 0) };
   }
 
@@ -97,7 +155,8 @@ export class Store<Row extends Record<string, unknown>> {
     const shape = cols.join(',');
     let p = this.byKey.get(shape);
     if (!p) {
-      p = prepare(this.db.baseOrm.select().from(this.t).where(this.conditions(cols, undefined)), this.statementName('get', shape));
+      const builder = this.db.baseOrm.select().from(this.t).where(this.conditions(cols, undefined));
+      p = this.db.prepareSqlite ? this.sqliteRows(builder) : prepare(builder, this.statementName('get', shape));
       this.byKey.set(shape, p);
     }
     return p;

@@ -241,6 +241,8 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
     if (f.format && f.type !== 'string') throw new Error(`${def.name}: filter ${name} has format ${f.format} but type ${f.type}`);
   }
   const listQuery: QuerySpec = { ...pagingSpec(sortable, search.length > 0), ...filters };
+  // Per filter, settled once: its column and whether it is a range end.
+  const filterList = Object.entries(filters).map(([name, f]) => ({ name, column: f.column ?? name, op: f.op && f.op !== 'eq' ? f.op : undefined, defaultOrder: f.defaultOrder }));
   const item = itemSchema(def.fields, def.openItems ?? false);
 
   const routes: AnyRoute[] = [
@@ -271,14 +273,14 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
       handler: async (ctx) => {
         await def.beforeRead?.(ctx);
         const q = ctx.query;
-        const where: Filter = { ...kit.scope(ctx.caller) };
+        const where: Filter = kit.scope(ctx.caller);
         const ranges: RangeCondition[] = [];
         let impliedOrder: 'asc' | 'desc' | undefined;
-        for (const [name, f] of Object.entries(filters)) {
-          const value = q[name];
+        for (const f of filterList) {
+          const value = q[f.name];
           if (value === undefined) continue;
-          const column = f.column ?? name;
-          if (f.op && f.op !== 'eq') {
+          const column = f.column;
+          if (f.op) {
             ranges.push({ column, op: f.op, value });
             impliedOrder ??= f.defaultOrder;
             continue;

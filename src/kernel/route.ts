@@ -82,16 +82,56 @@ export interface Guards {
 
 export const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
+/**
+ * The path of a request URL as `new URL(url).pathname` gives it. Request URLs are already
+ * normalised (`scheme://host/path?query`), so slicing suffices; anything else is parsed.
+ */
+export function requestPath(url: string): string {
+  const scheme = url.indexOf('://');
+  const start = scheme < 0 ? -1 : url.indexOf('/', scheme + 3);
+  if (start < 0) return new URL(url).pathname;
+  let end = start;
+  while (end < url.length) {
+    const ch = url.charCodeAt(end);
+    if (ch === 63 /* ? */ || ch === 35 /* # */) break;
+    end++;
+  }
+  return url.slice(start, end);
+}
+
+/** The query parameters of a request URL, as `new URL(url).searchParams` gives them. */
+export function requestQuery(url: string): URLSearchParams {
+  if (url.indexOf('://') < 0) return new URL(url).searchParams;
+  const q = url.indexOf('?');
+  if (q < 0) return new URLSearchParams();
+  const hash = url.indexOf('#', q);
+  return new URLSearchParams(hash < 0 ? url.slice(q + 1) : url.slice(q + 1, hash));
+}
+
+const isPromise = (v: unknown): v is Promise<unknown> => typeof (v as Promise<unknown> | undefined)?.then === 'function';
+
 export function mountRoute(app: Hono<AppEnv>, route: AnyRoute, guards: Guards): void {
+  // Everything that depends on the route alone is settled here, once, not per request.
+  const querySpec = route.query ?? {};
+  const readsBody = !(route.method === 'get' || route.method === 'delete');
+  const idempotentPost = route.method === 'post' && route.idempotent !== false;
+  const status = route.status ?? 200;
+  const kind = route.response.kind;
   const handler = async (c: AppContext) => {
     const services = c.get('services');
-    await guards.gate?.(route, c);
+    if (guards.gate) {
+      const gated = guards.gate(route, c);
+      if (isPromise(gated)) await gated;
+    }
     const caller = guards.authenticate ? await guards.authenticate(c) : undefined;
     c.set('caller', caller);
-    const url = new URL(c.req.url);
-    const rawBody = route.method === 'get' || route.method === 'delete' ? undefined : await readJsonBody(c);
-    await guards.authorize?.({ c, route, caller, rawQuery: url.searchParams, rawBody });
-    const query = parseQuery(route.query ?? {}, url.searchParams);
+    const searchParams = requestQuery(c.req.url);
+    const rawBody = readsBody ? await readJsonBody(c) : undefined;
+    if (guards.authorize) {
+      const authorized = guards.authorize({ c, route, caller, rawQuery: searchParams, rawBody });
+      if (isPromise(authorized)) await authorized;
+    }
+    const query = parseQuery(querySpec, searchParams);
     const body = route.body ? validate(route.body, rawBody) : undefined;
     const run = async (): Promise<Response> => {
       const requestId = c.get('requestId');
@@ -103,15 +143,14 @@ export function mountRoute(app: Hono<AppEnv>, route: AnyRoute, guards: Guards): 
         if (err instanceof ApiError) return errorResponse(c, err, requestId);
         throw err;
       }
-      const status = route.status ?? 200;
-      switch (route.response.kind) {
+      switch (kind) {
         case 'single': return c.json(singleEnvelope(result, requestId), status);
         case 'list': return c.json(listEnvelope(result as ListPage<unknown>, requestId), status);
         case 'none': return c.body(null, 204);
         case 'raw': return result as Response;
       }
     };
-    if (route.method === 'post' && route.idempotent !== false) return idempotent(c, caller, rawBody, run);
+    if (idempotentPost) return idempotent(c, caller, rawBody, run);
     return run();
   };
   app.on(route.method.toUpperCase(), honoPath(route.path), handler);
