@@ -46,10 +46,15 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
     c.set('services', services);
     c.set('caller', undefined);
     const started = performance.now();
-    await next();
     c.header('x-request-id', requestId);
     c.header('x-content-type-options', 'nosniff');
     c.header('referrer-policy', 'no-referrer');
+    await next();
+    if (!c.res.headers.has('x-request-id')) {
+      c.header('x-request-id', requestId);
+      c.header('x-content-type-options', 'nosniff');
+      c.header('referrer-policy', 'no-referrer');
+    }
     const path = new URL(c.req.url).pathname;
     const entry = {
       request_id: requestId, method: c.req.method, path, status: c.res.status,
@@ -68,12 +73,13 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
     await next();
   });
 
-  app.use('*', bodyLimit({
+  const limit = bodyLimit({
     maxSize: services.config.max_body_bytes,
     onError: () => {
       throw new ApiError('payload_too_large', `request body exceeds ${services.config.max_body_bytes} bytes`);
     },
-  }));
+  });
+  app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limit(c, next)));
 
   for (const route of routes) mountRoute(app, route, guards);
 
