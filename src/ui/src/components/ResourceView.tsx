@@ -349,7 +349,8 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
               <button type="button" class="card-open" onClick={() => open(r)}>
                 <span class="card-title">{formatValue(byName.get(tField), r[tField])}</span>
                 <dl class="card-fields">
-                  {summaryFields.map((f) => (
+                  {/* a card leaves out what a record does not have (the table keeps its columns) */}
+                  {summaryFields.filter((f) => r[f.name] !== null && r[f.name] !== undefined && r[f.name] !== '').map((f) => (
                     <div key={f.name}>
                       <dt>{f.label}</dt>
                       <dd>

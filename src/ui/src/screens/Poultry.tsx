@@ -198,7 +198,8 @@ function Amount({ label, today, expected, deviation, unit }: { label: string; to
     <div>
       <dt>{label} today</dt>
       <dd>
-        {formatValue({ type: 'number', unit }, t)} <span class="muted">of {formatValue({ type: 'number', unit }, e)}</span>
+        {formatValue({ type: 'number', unit }, t)}
+        {e !== undefined ? <span class="muted"> of {formatValue({ type: 'number', unit }, e)}</span> : null}
         {d !== undefined ? <span class="muted"> ({d > 0 ? '+' : ''}{d.toFixed(0)}%)</span> : null}
       </dd>
     </div>
