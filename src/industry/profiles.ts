@@ -20,11 +20,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { parseDocument, stringify } from 'yaml';
 import * as v from 'valibot';
+import { and, desc, eq, inArray } from 'drizzle-orm';
 import { defineRecord } from '../kernel/record.js';
 import { ApiError, type ErrorDetail } from '../kernel/errors.js';
 import type { Caller, Services } from '../kernel/context.js';
 import { contentOf, versionFields, versioned } from './versions.js';
 import { INDUSTRY_CODES } from './alarm-schema.js';
+import { colOf, tableOf } from '../realtime/sql.js';
 
 export type IndustryCode = (typeof INDUSTRY_CODES)[number];
 
@@ -232,6 +234,19 @@ export function profileOps(services: Services, caller: Caller, correlationId: st
       return out;
     },
   };
+}
+
+/**
+ * The newest published profile of an industry whose content holds a list under `key`, for a site: the site's
+ * own profile first, then the tenant-wide one (site_id ''). What placement and the alarm rules
+ * read (a poultry profile's climate_phases, alarm_rules).
+ */
+export async function profileInForce(services: Services, q: { tenant: string; site: string | null; industry: IndustryCode; key: string }): Promise<ProfileRow | undefined> {
+  const c = (n: string) => colOf(industryProfiles, services.db, n);
+  const published = (await services.db.orm.select().from(tableOf(industryProfiles, services.db)).where(and(
+    eq(c('tenant_id'), q.tenant), eq(c('industry_code'), q.industry), eq(c('state'), 'published'), inArray(c('site_id'), q.site ? [q.site, ''] : ['']),
+  )).orderBy(desc(c('published_at')))) as ProfileRow[];
+  return [...published.filter((p) => p.site_id === q.site), ...published.filter((p) => p.site_id === '')].find((p) => Array.isArray(p.content[q.key]));
 }
 
 export { contentOf };

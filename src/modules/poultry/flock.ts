@@ -7,14 +7,14 @@
 // (setting site_timezone), never stored.
 import * as v from 'valibot';
 import { randomUUID } from 'node:crypto';
-import { and, desc, eq, inArray } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { command, defineResource } from '../../kernel/resource.js';
 import { ApiError } from '../../kernel/errors.js';
 import type { Caller, Services } from '../../kernel/context.js';
 import type { AnyRoute, HandlerContext } from '../../kernel/route.js';
 import { ownerTenant } from '../../kernel/tenancy.js';
 import { colOf, tableOf } from '../../realtime/sql.js';
-import { industryProfiles, type ProfileRow } from '../../industry/profiles.js';
+import { industryProfiles, profileInForce, type ProfileRow } from '../../industry/profiles.js';
 import { ownerSite as writeSite } from '../../kernel/tenancy.js';
 import { climateRecord, flockRecord, SUBTYPES, type ClimateRow, type FlockRow } from './climate-schema.js';
 import { DEFAULT_BROILER_CURVE, overlapping, type ClimatePhase } from './default-curve.js';
@@ -101,10 +101,7 @@ async function phasesFor(services: Services, tenant: string, site: string | null
     [profile] = (await services.db.orm.select().from(t).where(and(eq(c('id'), profileId), eq(c('tenant_id'), tenant), eq(c('industry_code'), 'poultry'))).limit(1)) as ProfileRow[];
     if (!profile) throw new ApiError('not_found', `poultry profile ${profileId} not found`, [{ field: 'profile_id', reason: 'not_found' }]);
   } else {
-    const published = (await services.db.orm.select().from(t).where(and(eq(c('tenant_id'), tenant), eq(c('industry_code'), 'poultry'), eq(c('state'), 'published'), inArray(c('site_id'), site ? [site, ''] : [''])))
-      .orderBy(desc(c('published_at')))) as ProfileRow[];
-    // The site's own profile first, then the tenant-wide one; only profiles that hold climate phases.
-    profile = [...published.filter((p) => p.site_id === site), ...published.filter((p) => p.site_id === '')].find((p) => Array.isArray(p.content.climate_phases));
+    profile = await profileInForce(services, { tenant, site, industry: 'poultry', key: 'climate_phases' });
   }
   if (profile) {
     const parsed = v.safeParse(climatePhasesSchema, profile.content.climate_phases);

@@ -3,21 +3,15 @@
 // the same id and adding new ones. A rule may name unit_ids to hold for some houses only, which
 // is how a site sets thresholds per house.
 import * as v from 'valibot';
-import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { Services } from '../../kernel/context.js';
-import { colOf, tableOf } from '../../realtime/sql.js';
-import { industryProfiles, type ProfileRow } from '../../industry/profiles.js';
+import { profileInForce } from '../../industry/profiles.js';
 import { alarmRuleSchema, type AlarmRule } from '../../industry/rules.js';
 import { mergeRules } from './climate-eval.js';
 
 export const alarmRulesSchema = v.array(alarmRuleSchema);
 
 export async function rulesInForce(services: Services, tenant: string, site: string | null, defaults: readonly AlarmRule[]): Promise<AlarmRule[]> {
-  const c = (n: string) => colOf(industryProfiles, services.db, n);
-  const published = (await services.db.orm.select().from(tableOf(industryProfiles, services.db)).where(and(
-    eq(c('tenant_id'), tenant), eq(c('industry_code'), 'poultry'), eq(c('state'), 'published'), inArray(c('site_id'), site ? [site, ''] : ['']),
-  )).orderBy(desc(c('published_at')))) as ProfileRow[];
-  const profile = [...published.filter((p) => p.site_id === site), ...published.filter((p) => p.site_id === '')].find((p) => Array.isArray(p.content.alarm_rules));
+  const profile = await profileInForce(services, { tenant, site, industry: 'poultry', key: 'alarm_rules' });
   if (!profile) return [...defaults];
   const parsed = v.safeParse(alarmRulesSchema, profile.content.alarm_rules);
   if (!parsed.success) {
