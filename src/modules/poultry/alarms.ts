@@ -14,13 +14,13 @@ import { need, type Services } from '../../kernel/context.js';
 import { colOf, tableOf } from '../../realtime/sql.js';
 import { alarmEventRecord, industryAlarmEvents, INDUSTRY_SEVERITIES, PRIORITIES, type AlarmEventRow } from '../../industry/alarm-schema.js';
 import type { RuleOutcome } from '../../industry/rules.js';
-import { ownerSite as writeSite, boundSite } from '../../kernel/tenancy.js';
+import { ownerSite as writeSite, boundSite, requiredTenant } from '../../kernel/tenancy.js';
 import { flockRecord, readingRecord, type FlockRow, type ReadingRow } from './climate-schema.js';
 import { activePhase, poultryRules, unknownHouse } from './climate.js';
 import { climateLimits, DEFAULT_CLIMATE_RULES, FEEDWATER_RULES } from './climate-eval.js';
 import { publishedFeedwater } from './feedwater.js';
 import { rulesInForce } from './rules-in-force.js';
-import { ageOf, tenantOf } from './flock.js';
+import { ageOf } from './flock.js';
 
 const key = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200));
 const { unit_id: _unit, industry_code: _industry, ...baseFields } = alarmEventRecord.fields;
@@ -71,7 +71,7 @@ export const poultryAlarmResource = defineResource<AlarmEventRow>({
       errors: ['not_found'],
       response: { type: 'object', properties: { evaluated_houses: { type: 'integer' }, outcomes: { type: 'array' }, raised: { type: 'array' }, cleared: { type: 'array' } }, required: ['evaluated_houses', 'outcomes', 'raised', 'cleared'] },
       handler: async (ctx) => {
-        const tenant = tenantOf(ctx.caller, ctx.body.tenant_id);
+        const tenant = requiredTenant(ctx.caller, ctx.body.tenant_id);
         return evaluateHouses(ctx.services, { tenant, site: boundSite(ctx.caller), house: ctx.body.house_id, batch: ctx.body.batch_id, actor: ctx.caller!.subject, correlation_id: ctx.requestId });
       },
     }),
@@ -83,7 +83,7 @@ export const poultryAlarmResource = defineResource<AlarmEventRow>({
       handler: async (ctx) => {
         const b = ctx.body;
         const { event } = await need(ctx.services, 'industryAlarms').raise({
-          tenant_id: tenantOf(ctx.caller, b.tenant_id), site_id: writeSite(ctx.caller, b.site_id), industry_code: 'poultry', unit_id: b.house_id, batch_id: b.batch_id,
+          tenant_id: requiredTenant(ctx.caller, b.tenant_id), site_id: writeSite(ctx.caller, b.site_id), industry_code: 'poultry', unit_id: b.house_id, batch_id: b.batch_id,
           severity: b.severity, priority: b.priority, source: 'poultry-alarms', title: b.title, message: b.message, correlation_id: b.correlation_id,
           sla_target_sec: b.sla_target_sec, actor: ctx.caller!.subject,
         });

@@ -25,10 +25,10 @@ import { colOf, tableOf } from '../../realtime/sql.js';
 import { contentOf } from '../../industry/versions.js';
 import { dispatchSetpoints, type AdapterRow, type DispatchResult } from '../../industry/dispatch.js';
 import { createRuleEngine, type RuleEngine, type RuleOutcome } from '../../industry/rules.js';
-import { ownerSite as writeSite } from '../../kernel/tenancy.js';
+import { ownerSite as writeSite, requiredTenant } from '../../kernel/tenancy.js';
 import { adapterRecord, climateRecord, readingRecord, ruleStateRecord, type ClimateRow, type ReadingRow } from './climate-schema.js';
 import { climateVersions } from './climate-versions.js';
-import { ageOf, checkPhases, findFlock, tenantOf } from './flock.js';
+import { ageOf, checkPhases, findFlock } from './flock.js';
 import { climateLimits, DEFAULT_CLIMATE_RULES, judgeClimate } from './climate-eval.js';
 import { rulesInForce } from './rules-in-force.js';
 
@@ -206,7 +206,7 @@ export const climateResource: ReturnType<typeof defineResource<ClimateRow>> = de
       body: telemetryBody,
       response: telemetryAnswer,
       errors: ['not_found'],
-      handler: async (ctx) => ingestClimate(ctx.services, { tenant: tenantOf(ctx.caller, ctx.body.tenant_id), site_bound: boundSiteOf(ctx.caller, ctx.body.site_id), actor: ctx.caller!.subject, correlation_id: ctx.requestId }, ctx.body, 'telemetry'),
+      handler: async (ctx) => ingestClimate(ctx.services, { tenant: requiredTenant(ctx.caller, ctx.body.tenant_id), site_bound: boundSiteOf(ctx.caller, ctx.body.site_id), actor: ctx.caller!.subject, correlation_id: ctx.requestId }, ctx.body, 'telemetry'),
     }),
   },
 });
@@ -217,7 +217,7 @@ async function setpoint(ctx: HandlerContext<v.InferOutput<typeof setpointBody>>)
   const b = ctx.body;
   const caller = ctx.caller!;
   const { services } = ctx;
-  const tenant = tenantOf(caller, b.tenant_id);
+  const tenant = requiredTenant(caller, b.tenant_id);
   const bound = boundSiteOf(caller, undefined);
   const changes: Partial<Record<SetpointKey | 'day_from' | 'day_to', number>> = {};
   for (const k of [...SETPOINT_KEYS, 'day_from', 'day_to'] as const) if (b[k] !== undefined) changes[k] = b[k];

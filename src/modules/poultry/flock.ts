@@ -10,12 +10,11 @@ import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { command, defineResource } from '../../kernel/resource.js';
 import { ApiError } from '../../kernel/errors.js';
-import type { Caller, Services } from '../../kernel/context.js';
+import type { Services } from '../../kernel/context.js';
 import type { AnyRoute, HandlerContext } from '../../kernel/route.js';
-import { ownerTenant } from '../../kernel/tenancy.js';
 import { colOf, tableOf } from '../../realtime/sql.js';
 import { industryProfiles, profileInForce, type ProfileRow } from '../../industry/profiles.js';
-import { ownerSite as writeSite } from '../../kernel/tenancy.js';
+import { ownerSite as writeSite, requiredTenant } from '../../kernel/tenancy.js';
 import { climateRecord, flockRecord, SUBTYPES, type ClimateRow, type FlockRow } from './climate-schema.js';
 import { DEFAULT_BROILER_CURVE, overlapping, type ClimatePhase } from './default-curve.js';
 import { climateVersions } from './climate-versions.js';
@@ -86,11 +85,6 @@ export async function flockFacts(services: Services, tenant: string, house: stri
   return flock ? { start_date: flock.start_date, subtype: flock.subtype, birds_placed: flock.birds_placed } : undefined;
 }
 
-export function tenantOf(caller: Caller | undefined, named: string | undefined): string {
-  const t = ownerTenant(caller, named);
-  if (!t) throw new ApiError('validation_error', 'tenant_id is required for a master caller', [{ field: 'tenant_id', reason: 'required' }]);
-  return t;
-}
 
 /** The climate phases a new flock gets, and where they came from. */
 async function phasesFor(services: Services, tenant: string, site: string | null, profileId: string | undefined, subtype: FlockRow['subtype']): Promise<{ phases: ClimatePhase[]; source: string }> {
@@ -166,7 +160,7 @@ async function place(ctx: HandlerContext<v.InferOutput<typeof placeBody>>) {
   const b = ctx.body;
   const caller = ctx.caller!;
   const { services } = ctx;
-  const tenant = tenantOf(caller, b.tenant_id);
+  const tenant = requiredTenant(caller, b.tenant_id);
   const site = writeSite(caller, b.site_id);
   if (b.planned_close_date && b.planned_close_date < b.start_date) throw new ApiError('validation_error', 'planned_close_date is before start_date', [{ field: 'planned_close_date', reason: 'before_start_date' }]);
   if (await flocks(services).find({ tenant_id: tenant, house_id: b.house_id, batch_id: b.batch_id })) {

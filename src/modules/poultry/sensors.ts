@@ -11,9 +11,8 @@ import * as v from 'valibot';
 import { defineRoute } from '../../kernel/route.js';
 import { ApiError } from '../../kernel/errors.js';
 import type { Caller } from '../../kernel/context.js';
-import { ownerSite as writeSite } from '../../kernel/tenancy.js';
+import { ownerSite as writeSite, requiredTenant } from '../../kernel/tenancy.js';
 import { ingestClimate, telemetryAnswer, telemetryBody } from './climate.js';
-import { tenantOf } from './flock.js';
 
 export const SENSOR_UNITS = {
   temperature: { C: (x: number) => x, F: (x: number) => ((x - 32) * 5) / 9, K: (x: number) => x - 273.15 },
@@ -70,7 +69,7 @@ export const sensorsRoute = defineRoute({
     const b = ctx.body;
     const caller = ctx.caller as Caller;
     const { pressure_pa, ...climate } = normalise(b.readings);
-    const tenant = tenantOf(caller, b.tenant_id);
+    const tenant = requiredTenant(caller, b.tenant_id);
     const telemetry = { house_id: b.house_id, batch_id: b.batch_id, ts: b.ts, ...climate };
     if (Object.keys(climate).length === 0) throw new ApiError('validation_error', 'no climate reading (temperature, humidity, co2, nh3) in readings', [{ field: 'readings', reason: 'no_climate_reading' }]);
     const checked = v.safeParse(telemetryBody, telemetry);
