@@ -5,15 +5,19 @@
 // Drizzle would), which saves Drizzle's per-row mapping. Writes run inside db.transaction so that on
 // SQLite no other request's statements can interleave with them.
 import { createHash } from 'node:crypto';
-import { and, asc, count, desc, eq, is, or, Placeholder, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, gte, is, lt, lte, or, Placeholder, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Database, SqliteStatement } from './client.js';
 import { columnOf, tableFor, type NeutralTable } from './table.js';
 
 export type Filter = Record<string, string | number | boolean>;
 
+/** A range end on a column (column > value, ...), besides the equalities of `where`. */
+export interface RangeCondition { column: string; op: 'gt' | 'gte' | 'lt' | 'lte'; value: string | number | boolean }
+
 export interface ListOptions {
   where: Filter;
+  ranges?: readonly RangeCondition[];
   q?: { columns: readonly string[]; term: string };
   sort: { column: string; order: 'asc' | 'desc' };
   limit: number;
@@ -43,6 +47,8 @@ type Decoder = (value: unknown) => unknown;
 const JSON_DECODER: Decoder = (v) => JSON.parse(v as string);
 const BOOLEAN_DECODER: Decoder = (v) => Number(v) === 1;
 
+const RANGE_OPS = { gt, gte, lt, lte } as const;
+
 const escapeLike = (term: string) => `%${term.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
 
 export class Store<Row extends Record<string, unknown>> {
@@ -71,8 +77,9 @@ export class Store<Row extends Record<string, unknown>> {
     return `${this.table.name}_${kind}_${createHash('sha1').update(shape).digest('hex').slice(0, 12)}`;
   }
 
-  private conditions(whereCols: string[], qCols: readonly string[] | undefined): SQL | undefined {
+  private conditions(whereCols: string[], qCols: readonly string[] | undefined, ranges: readonly Omit<RangeCondition, 'value'>[] = []): SQL | undefined {
     const parts: SQL[] = whereCols.map((c) => eq(this.col(c), sql.placeholder(`w_${c}`)));
+    ranges.forEach((r, i) => parts.push(RANGE_OPS[r.op](this.col(r.column), sql.placeholder(`r_${i}`))));
     if (qCols?.length) {
       const ors = qCols.map((c) =>
         this.db.dialect === 'sqlite'
@@ -86,10 +93,11 @@ export class Store<Row extends Record<string, unknown>> {
 
   private preparedList(opts: ListOptions) {
     const whereCols = Object.keys(opts.where).sort();
-    const shape = JSON.stringify([whereCols, opts.q?.columns ?? [], opts.sort]);
+    const ranges = (opts.ranges ?? []).map((r) => ({ column: r.column, op: r.op }));
+    const shape = JSON.stringify([whereCols, opts.q?.columns ?? [], opts.sort, ranges]);
     let p = this.lists.get(shape);
     if (!p) {
-      const cond = this.conditions(whereCols, opts.q?.columns);
+      const cond = this.conditions(whereCols, opts.q?.columns, ranges);
       const dir = opts.sort.order === 'asc' ? asc : desc;
       const tiebreak = this.table.primaryKey.filter((k) => k !== opts.sort.column).map((k) => dir(this.col(k)));
       const orm = this.db.baseOrm;
@@ -138,6 +146,7 @@ export class Store<Row extends Record<string, unknown>> {
     const params: Record<string, unknown> = { limit: opts.limit, offset: opts.offset };
     for (const k in opts.where) params[`w_${k}`] = this.param(opts.where[k] as string | number | boolean);
     if (opts.q?.columns.length) params.q = escapeLike(opts.q.term);
+    (opts.ranges ?? []).forEach((r, i) => { params[`r_${i}`] = this.param(r.value); });
     return params;
   }
 

@@ -4,14 +4,12 @@
 // resource that names a tenant column, so no handler can forget it.
 import type * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
-import { and, asc, count, desc, eq, gt, gte, lt, lte, or, sql, type SQL } from 'drizzle-orm';
-import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { ApiError, type ErrorCode } from './errors.js';
 import { pagingSpec, PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT, type ParamSpec, type QuerySpec } from './query.js';
 import type { AnyRoute, HandlerContext, JsonSchema, RouteDef } from './route.js';
 import type { Caller } from './context.js';
-import { Store, type Filter, type ListOptions } from '../db/store.js';
-import { columnOf, tableFor, type NeutralTable } from '../db/table.js';
+import { Store, type Filter, type ListOptions, type RangeCondition } from '../db/store.js';
+import type { NeutralTable } from '../db/table.js';
 import type { Database } from '../db/client.js';
 
 export interface FieldSpec {
@@ -53,38 +51,6 @@ export interface FilterSpec extends ParamSpec {
   op?: FilterOp;
   /** The list's order when this filter is given and the caller names no sort (e.g. `since`: oldest first). */
   defaultOrder?: 'asc' | 'desc';
-}
-
-interface RangeCondition { column: string; op: Exclude<FilterOp, 'eq'>; value: string | number | boolean }
-
-const RANGE_OPS = { gt, gte, lt, lte } as const;
-const escapeLike = (term: string) => `%${term.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-
-/**
- * A list page with range conditions besides the equalities (the store's prepared lists are
- * equalities only): the same scope, search, sort with the primary key as tie-break, paging and
- * total as Store.list, in one query per call.
- */
-async function rangeList<Row>(db: Database, table: NeutralTable, opts: ListOptions, ranges: RangeCondition[]): Promise<{ rows: Row[]; total: number }> {
-  const t = tableFor(table, db.dialect) as SQLiteTable;
-  const c = (name: string) => columnOf(table, db.dialect, name) as unknown as SQLiteColumn;
-  const parts: SQL[] = [
-    ...Object.entries(opts.where).map(([k, value]) => eq(c(k), value)),
-    ...ranges.map((r) => RANGE_OPS[r.op](c(r.column), r.value)),
-  ];
-  if (opts.q?.columns.length) {
-    const term = escapeLike(opts.q.term);
-    const like = (col: string) => (db.dialect === 'sqlite' ? sql`${c(col)} like ${term} escape '\\'` : sql`${c(col)}::text ilike ${term} escape '\\'`);
-    parts.push(or(...opts.q.columns.map(like)) as SQL);
-  }
-  const cond = and(...parts);
-  const dir = opts.sort.order === 'asc' ? asc : desc;
-  const tiebreak = table.primaryKey.filter((k) => k !== opts.sort.column).map((k) => dir(c(k)));
-  const [rows, totals] = await Promise.all([
-    db.orm.select().from(t).where(cond).orderBy(dir(c(opts.sort.column)), ...tiebreak).limit(opts.limit).offset(opts.offset),
-    db.orm.select({ n: count() }).from(t).where(cond),
-  ]);
-  return { rows: rows as Row[], total: Number((totals as { n: number | string }[])[0]?.n ?? 0) };
 }
 
 export interface CommandDef<B = unknown> {
@@ -292,12 +258,13 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
         const term = typeof q.q === 'string' ? q.q : undefined;
         const opts: ListOptions = {
           where,
+          ranges,
           q: term && search.length ? { columns: search, term } : undefined,
           sort: { column: (q.sort as string | undefined) ?? def.defaultSort.field, order: (q.order as 'asc' | 'desc' | undefined) ?? (q.sort ? 'asc' : (impliedOrder ?? def.defaultSort.order)) },
           limit: q.limit as number,
           offset: q.offset as number,
         };
-        const { rows, total } = ranges.length ? await rangeList<Row>(ctx.services.db, def.table, opts, ranges) : await kit.store(ctx.services.db).list(opts);
+        const { rows, total } = await kit.store(ctx.services.db).list(opts);
         return { items: rows.map(def.toItem), offset: q.offset, limit: q.limit, total };
       },
     },
