@@ -42,3 +42,23 @@ export interface ModuleManifest {
 }
 
 export const defineModule = (m: ModuleManifest): ModuleManifest => m;
+
+/** Actions of one role on some resources; the object's key order is the rules' order. */
+export type Grants = Partial<Record<Role, readonly string[]>>;
+
+/** One rule per resource and role, so a module states each role's actions once. */
+export function grant(resources: string | readonly string[], grants: Grants): PermissionRule[] {
+  const list = typeof resources === 'string' ? [resources] : resources;
+  return list.flatMap((resource) =>
+    (Object.entries(grants) as [Role, readonly string[]][]).map(([role, actions]) => ({ role, resource, actions: [...actions] })));
+}
+
+const MANAGE = ['read', 'create', 'update', 'delete', 'execute'] as const;
+
+/**
+ * The usual grants of business resources: admins manage them, security reads them, operators
+ * read them and, for the resources a site's crew runs (`'operate'`), execute their commands.
+ */
+export function managed(resources: string | readonly string[], operator: 'read' | 'operate'): PermissionRule[] {
+  return grant(resources, { admin: MANAGE, operator: operator === 'operate' ? ['read', 'execute'] : ['read'], security: ['read'] });
+}

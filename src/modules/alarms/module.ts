@@ -1,4 +1,4 @@
-import { defineModule } from '../../kernel/module.js';
+import { defineModule, grant } from '../../kernel/module.js';
 import { alarmResource } from './resource.js';
 import { alarms } from './schema.js';
 import { createAlarmService } from './service.js';
@@ -17,11 +17,7 @@ export default defineModule({
   frontend: { block_id: 'alarms', component: 'AlarmBoard' },
   routes: alarmResource.routes,
   tables: [alarms],
-  permissions: [
-    { role: 'operator', resource: 'alarms', actions: ['read', 'ack', 'raise'] },
-    { role: 'admin', resource: 'alarms', actions: ['read', 'ack', 'raise'] },
-    { role: 'security', resource: 'alarms', actions: ['read'] },
-  ],
+  permissions: grant('alarms', { operator: ['read', 'ack', 'raise'], admin: ['read', 'ack', 'raise'], security: ['read'] }),
   runtime: (services) => ({
     async start() {
       services.alarms = createAlarmService(services);

@@ -1,5 +1,5 @@
 // Manifest of the analytics module: fleet metrics and summary, and the pilot summary.
-import { defineModule } from '../../kernel/module.js';
+import { defineModule, managed } from '../../kernel/module.js';
 import { analyticsRoutes } from './resource.js';
 import { analyticsMetrics } from './schema.js';
 
@@ -17,9 +17,5 @@ export default defineModule({
   frontend: { block_id: 'analytics', component: 'AnalyticsDashboard' },
   routes: analyticsRoutes,
   tables: [analyticsMetrics],
-  permissions: [
-    { role: 'admin', resource: 'analytics', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'analytics', actions: ['read'] },
-    { role: 'security', resource: 'analytics', actions: ['read'] },
-  ],
+  permissions: managed('analytics', 'read'),
 });

@@ -1,4 +1,4 @@
-import { defineModule } from '../../kernel/module.js';
+import { defineModule, grant } from '../../kernel/module.js';
 import { auditResource } from './resource.js';
 import { auditRecords } from './schema.js';
 import { createSqlAudit, purgeAudit } from './service.js';
@@ -18,11 +18,7 @@ export default defineModule({
   frontend: { block_id: 'audit', component: 'AuditLog' },
   routes: auditResource.routes,
   tables: [auditRecords],
-  permissions: [
-    { role: 'operator', resource: 'audit', actions: ['log'] },
-    { role: 'admin', resource: 'audit', actions: ['read', 'log'] },
-    { role: 'security', resource: 'audit', actions: ['read', 'log'] },
-  ],
+  permissions: grant('audit', { operator: ['log'], admin: ['read', 'log'], security: ['read', 'log'] }),
   runtime: (services) => {
     let retention: Retention | undefined;
     return {

@@ -1,4 +1,4 @@
-import { defineModule } from '../../kernel/module.js';
+import { defineModule, grant } from '../../kernel/module.js';
 import { authTables } from '../../auth/tables.js';
 import { sessionRoutes } from './session-routes.js';
 import { loginRoutes } from './login-routes.js';
@@ -20,16 +20,9 @@ export default defineModule({
   routes: [...sessionRoutes, ...loginRoutes, ...policyRoutes, ...securityLogResource.routes],
   tables: authTables,
   permissions: [
-    { role: 'operator', resource: 'permissions', actions: ['read'] },
-    { role: 'admin', resource: 'permissions', actions: ['read'] },
-    { role: 'security', resource: 'permissions', actions: ['read'] },
-    { role: 'operator', resource: 'app-context', actions: ['read'] },
-    { role: 'admin', resource: 'app-context', actions: ['read'] },
-    { role: 'security', resource: 'app-context', actions: ['read'] },
-    { role: 'operator', resource: 'ui-access', actions: ['read'] },
-    { role: 'admin', resource: 'ui-access', actions: ['read', 'update'] },
-    { role: 'security', resource: 'ui-access', actions: ['read'] },
-    { role: 'admin', resource: 'security-log', actions: ['read'] },
-    { role: 'security', resource: 'security-log', actions: ['read'] },
+    ...grant('permissions', { operator: ['read'], admin: ['read'], security: ['read'] }),
+    ...grant('app-context', { operator: ['read'], admin: ['read'], security: ['read'] }),
+    ...grant('ui-access', { operator: ['read'], admin: ['read', 'update'], security: ['read'] }),
+    ...grant('security-log', { admin: ['read'], security: ['read'] }),
   ],
 });

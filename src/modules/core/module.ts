@@ -1,4 +1,4 @@
-import { defineModule } from '../../kernel/module.js';
+import { defineModule, grant } from '../../kernel/module.js';
 import { kernelTables } from '../../kernel/tables.js';
 import { registryRuntime } from '../../registry/runtime.js';
 import { systemRoutes } from './system.js';
@@ -20,11 +20,8 @@ export default defineModule({
   routes: [...systemRoutes, ...registryRoutes],
   tables: [...kernelTables, ...registryTables],
   permissions: [
-    { role: 'admin', resource: 'operability', actions: ['read'] },
-    { role: 'security', resource: 'operability', actions: ['read'] },
-    { role: 'admin', resource: 'modules', actions: ['read', 'install', 'update', 'audit'] },
-    { role: 'operator', resource: 'modules', actions: ['read'] },
-    { role: 'security', resource: 'modules', actions: ['read', 'audit'] },
+    ...grant('operability', { admin: ['read'], security: ['read'] }),
+    ...grant('modules', { admin: ['read', 'install', 'update', 'audit'], operator: ['read'], security: ['read', 'audit'] }),
   ],
   runtime: (services) => registryRuntime(services),
 });

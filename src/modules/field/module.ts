@@ -1,4 +1,4 @@
-import { defineModule } from '../../kernel/module.js';
+import { defineModule, grant } from '../../kernel/module.js';
 import { startRpcListener, type RpcListener } from './rpc-listener.js';
 
 declare module '../../kernel/context.js' {
@@ -22,10 +22,7 @@ export default defineModule({
   frontend: { block_id: 'field', component: 'FieldWrites' },
   routes: [],
   tables: [],
-  permissions: [
-    { role: 'operator', resource: 'field-writes', actions: ['write'] },
-    { role: 'admin', resource: 'field-writes', actions: ['write'] },
-  ],
+  permissions: grant('field-writes', { operator: ['write'], admin: ['write'] }),
   runtime(services) {
     let listener: RpcListener | undefined;
     return {

@@ -1,6 +1,6 @@
 // Manifest of the industry module: the generic industry resources and the one alarm service of
 // the industry workspaces (src/industry/alarm-service.ts), whose events table it owns.
-import { defineModule } from '../../kernel/module.js';
+import { defineModule, managed } from '../../kernel/module.js';
 import { industryAlarmEvents } from '../../industry/alarm-schema.js';
 import { createIndustryAlarmService } from '../../industry/alarm-service.js';
 import { startEscalator, type Escalator } from '../../industry/escalator.js';
@@ -22,14 +22,10 @@ export default defineModule({
   frontend: { block_id: 'industry', component: 'IndustryWorkspace' },
   routes: [...industryProfileRoutes, ...industryAlarmRoutes],
   tables: [industryAlarmEvents, industryProfiles],
-  permissions: [
-    { role: 'admin', resource: 'industry-profiles', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'industry-profiles', actions: ['read'] },
-    { role: 'security', resource: 'industry-profiles', actions: ['read'] },
-    { role: 'admin', resource: 'industry-alarms', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'industry-alarms', actions: ['read'] },
-    { role: 'security', resource: 'industry-alarms', actions: ['read'] },
-  ],
+  permissions: managed([
+    'industry-profiles',
+    'industry-alarms',
+  ], 'read'),
   runtime: (services) => {
     let escalator: Escalator | undefined;
     return {

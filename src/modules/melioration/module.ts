@@ -1,7 +1,7 @@
 // Manifest of the melioration module: fields and their water balance, irrigation (machines and
 // drip), soil moisture, weather (station primary, service fallback) with station health, control
 // modes, and the water_deficit / overwatering alerts raised through the industry alarm service.
-import { defineModule } from '../../kernel/module.js';
+import { defineModule, managed } from '../../kernel/module.js';
 import { fieldRoutes } from './fields.js';
 import { irrigationRoutes } from './irrigation.js';
 import { soilRoutes } from './soil.js';
@@ -28,29 +28,15 @@ export default defineModule({
   frontend: { block_id: 'melioration', component: 'MeliorationWorkspace' },
   routes: [...fieldRoutes, ...irrigationRoutes, ...soilRoutes, ...weatherRoutes, ...controlModeRoutes, ...alertRoutes],
   tables: [meliorationFields, irrigationEvents, soilMoisture, weather, controlModes],
-  permissions: [
-    { role: 'admin', resource: 'melioration-field', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'melioration-field', actions: ['read', 'execute'] },
-    { role: 'security', resource: 'melioration-field', actions: ['read'] },
-    { role: 'admin', resource: 'melioration-alerts', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'melioration-alerts', actions: ['read', 'execute'] },
-    { role: 'security', resource: 'melioration-alerts', actions: ['read'] },
-    { role: 'admin', resource: 'melioration-irrigation-machine', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'melioration-irrigation-machine', actions: ['read', 'execute'] },
-    { role: 'security', resource: 'melioration-irrigation-machine', actions: ['read'] },
-    { role: 'admin', resource: 'melioration-irrigation-drip', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'melioration-irrigation-drip', actions: ['read', 'execute'] },
-    { role: 'security', resource: 'melioration-irrigation-drip', actions: ['read'] },
-    { role: 'admin', resource: 'melioration-soil-moisture', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'melioration-soil-moisture', actions: ['read', 'execute'] },
-    { role: 'security', resource: 'melioration-soil-moisture', actions: ['read'] },
-    { role: 'admin', resource: 'melioration-weather', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'melioration-weather', actions: ['read', 'execute'] },
-    { role: 'security', resource: 'melioration-weather', actions: ['read'] },
-    { role: 'admin', resource: 'melioration-control-mode', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'melioration-control-mode', actions: ['read', 'execute'] },
-    { role: 'security', resource: 'melioration-control-mode', actions: ['read'] },
-  ],
+  permissions: managed([
+    'melioration-field',
+    'melioration-alerts',
+    'melioration-irrigation-machine',
+    'melioration-irrigation-drip',
+    'melioration-soil-moisture',
+    'melioration-weather',
+    'melioration-control-mode',
+  ], 'operate'),
   runtime: (services) => {
     let timer: NodeJS.Timeout | undefined;
     return {

@@ -1,4 +1,4 @@
-import { defineModule } from '../../kernel/module.js';
+import { defineModule, grant } from '../../kernel/module.js';
 import { Store } from '../../db/store.js';
 import { passkeys, type PasskeyRow } from './schema.js';
 import { passkeysResource } from './resource.js';
@@ -17,10 +17,7 @@ export default defineModule({
   frontend: { block_id: 'passkeys', component: 'PasskeyList' },
   routes: passkeysResource.routes,
   tables: [passkeys],
-  permissions: [
-    { role: 'admin', resource: 'passkeys', actions: ['read', 'issue', 'revoke'] },
-    { role: 'security', resource: 'passkeys', actions: ['read', 'revoke'] },
-  ],
+  permissions: grant('passkeys', { admin: ['read', 'issue', 'revoke'], security: ['read', 'revoke'] }),
   runtime(services) {
     return {
       required: true,

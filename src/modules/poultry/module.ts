@@ -1,5 +1,5 @@
 // Manifest of the poultry module: the poultry workspace's resources.
-import { defineModule } from '../../kernel/module.js';
+import { defineModule, managed } from '../../kernel/module.js';
 import { feedwaterDaysResource, feedwaterResource } from './feedwater.js';
 import { feedwaterDayRecord, feedwaterRecord } from './feedwater-schema.js';
 import { productionKpiRoute, productionRecord, productionResource } from './production.js';
@@ -30,26 +30,14 @@ export default defineModule({
   frontend: { block_id: 'poultry', component: 'PoultryWorkspace' },
   routes: [...flockRoutes, ...climateRoutes, ...readingsRoutes, sensorsRoute, ...adapterRoutes, ...poultryAlarmRoutes, ...feedwaterResource.routes, ...feedwaterDaysResource.routes, productionKpiRoute, ...productionResource.routes, ...poultryProfileRoutes],
   tables: [flockRecord.table, climateRecord.table, readingRecord.table, ruleStateRecord.table, adapterRecord.table, feedwaterRecord.table, feedwaterDayRecord.table, productionRecord.table],
-  permissions: [
-    { role: 'admin', resource: 'poultry-climate', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'poultry-climate', actions: ['read', 'execute'] },
-    { role: 'security', resource: 'poultry-climate', actions: ['read'] },
-    { role: 'admin', resource: 'poultry-flock', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'poultry-flock', actions: ['read', 'execute'] },
-    { role: 'security', resource: 'poultry-flock', actions: ['read'] },
-    { role: 'admin', resource: 'poultry-feedwater', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'poultry-feedwater', actions: ['read', 'execute'] },
-    { role: 'security', resource: 'poultry-feedwater', actions: ['read'] },
-    { role: 'admin', resource: 'poultry-production', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'poultry-production', actions: ['read', 'execute'] },
-    { role: 'security', resource: 'poultry-production', actions: ['read'] },
-    { role: 'admin', resource: 'poultry-alarms', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'poultry-alarms', actions: ['read', 'execute'] },
-    { role: 'security', resource: 'poultry-alarms', actions: ['read'] },
-    { role: 'admin', resource: 'poultry-profiles', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'poultry-profiles', actions: ['read', 'execute'] },
-    { role: 'security', resource: 'poultry-profiles', actions: ['read'] },
-  ],
+  permissions: managed([
+    'poultry-climate',
+    'poultry-flock',
+    'poultry-feedwater',
+    'poultry-production',
+    'poultry-alarms',
+    'poultry-profiles',
+  ], 'operate'),
   // The box raises alarm rules whose hold time has passed on its own, every
   // alarm_escalation_interval_ms (the industry module's escalator escalates breached SLAs on the
   // same period); the state is in SQL, so the first pass after a restart catches up.

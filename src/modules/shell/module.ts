@@ -1,4 +1,4 @@
-import { defineModule } from '../../kernel/module.js';
+import { defineModule, grant } from '../../kernel/module.js';
 import { shellRoutes } from './routes.js';
 import { shellProfileAudit, shellProfileVersions, uiPreferences } from './schema.js';
 
@@ -17,11 +17,7 @@ export default defineModule({
   routes: shellRoutes,
   tables: [uiPreferences, shellProfileVersions, shellProfileAudit],
   permissions: [
-    { role: 'operator', resource: 'ui-preferences', actions: ['read', 'update'] },
-    { role: 'admin', resource: 'ui-preferences', actions: ['read', 'update'] },
-    { role: 'security', resource: 'ui-preferences', actions: ['read', 'update'] },
-    { role: 'operator', resource: 'shell-profile', actions: ['read', 'export'] },
-    { role: 'admin', resource: 'shell-profile', actions: ['read', 'export', 'import', 'rollback'] },
-    { role: 'security', resource: 'shell-profile', actions: ['read', 'export'] },
+    ...grant('ui-preferences', { operator: ['read', 'update'], admin: ['read', 'update'], security: ['read', 'update'] }),
+    ...grant('shell-profile', { operator: ['read', 'export'], admin: ['read', 'export', 'import', 'rollback'], security: ['read', 'export'] }),
   ],
 });

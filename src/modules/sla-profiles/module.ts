@@ -1,5 +1,5 @@
 // Manifest of the SLA profiles module: response/resolution targets assigned to subscriptions.
-import { defineModule } from '../../kernel/module.js';
+import { defineModule, managed } from '../../kernel/module.js';
 import { slaProfileResource } from './resource.js';
 import { slaProfiles } from './schema.js';
 
@@ -17,9 +17,5 @@ export default defineModule({
   frontend: { block_id: 'sla-profiles', component: 'SlaProfilesTable' },
   routes: slaProfileResource.routes,
   tables: [slaProfiles],
-  permissions: [
-    { role: 'admin', resource: 'sla-profiles', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'sla-profiles', actions: ['read'] },
-    { role: 'security', resource: 'sla-profiles', actions: ['read'] },
-  ],
+  permissions: managed('sla-profiles', 'read'),
 });

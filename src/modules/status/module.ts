@@ -1,4 +1,4 @@
-import { defineModule } from '../../kernel/module.js';
+import { defineModule, grant } from '../../kernel/module.js';
 import { EventBus } from '../../realtime/bus.js';
 import { startMqtt } from '../../realtime/mqtt.js';
 import { startStatusStream } from '../../realtime/status-stream.js';
@@ -23,11 +23,7 @@ export default defineModule({
   frontend: { block_id: 'status', component: 'StatusFeed' },
   routes: statusRoutes,
   tables: [statusEvents, statusSequence],
-  permissions: [
-    { role: 'operator', resource: 'status', actions: ['read', 'publish'] },
-    { role: 'admin', resource: 'status', actions: ['read', 'publish'] },
-    { role: 'security', resource: 'status', actions: ['read'] },
-  ],
+  permissions: grant('status', { operator: ['read', 'publish'], admin: ['read', 'publish'], security: ['read'] }),
   runtime: (services) => {
     let stream: ReturnType<typeof startStatusStream> | undefined;
     let retention: Retention | undefined;

@@ -1,5 +1,5 @@
 // Manifest of the subscriptions module: one subscription per tenant offer, with a status lifecycle.
-import { defineModule } from '../../kernel/module.js';
+import { defineModule, managed } from '../../kernel/module.js';
 import { subscriptionResource } from './resource.js';
 import { subscriptions } from './schema.js';
 
@@ -17,9 +17,5 @@ export default defineModule({
   frontend: { block_id: 'subscriptions', component: 'SubscriptionsTable' },
   routes: subscriptionResource.routes,
   tables: [subscriptions],
-  permissions: [
-    { role: 'admin', resource: 'subscriptions', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'subscriptions', actions: ['read'] },
-    { role: 'security', resource: 'subscriptions', actions: ['read'] },
-  ],
+  permissions: managed('subscriptions', 'read'),
 });

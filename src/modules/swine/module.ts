@@ -2,7 +2,7 @@
 // of flocks. Climate readings judged by weight/age phase, feeding and water per pen with
 // anomalies, daily production with KPIs, biosecurity events; out-of-norm findings raise alarms
 // through the one industry alarm service (the industry module), profiles live in its store.
-import { defineModule } from '../../kernel/module.js';
+import { defineModule, managed } from '../../kernel/module.js';
 import { climateRecord, climateRoutes } from './climate.js';
 import { feedingRecord, feedingRoutes } from './feeding.js';
 import { waterRecord, waterRoutes } from './water.js';
@@ -25,21 +25,11 @@ export default defineModule({
   frontend: { block_id: 'swine', component: 'SwineWorkspace' },
   routes: [...climateRoutes, ...feedingRoutes, ...waterRoutes, ...productionRoutes, ...biosecurityRoutes, ...setpointRoutes],
   tables: [climateRecord.table, feedingRecord.table, waterRecord.table, productionRecord.table, biosecurityRecord.table, ruleStateRecord.table, setpointRecord.table, adapterRecord.table],
-  permissions: [
-    { role: 'admin', resource: 'swine-climate', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'swine-climate', actions: ['read', 'execute'] },
-    { role: 'security', resource: 'swine-climate', actions: ['read'] },
-    { role: 'admin', resource: 'swine-feeding', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'swine-feeding', actions: ['read', 'execute'] },
-    { role: 'security', resource: 'swine-feeding', actions: ['read'] },
-    { role: 'admin', resource: 'swine-water', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'swine-water', actions: ['read', 'execute'] },
-    { role: 'security', resource: 'swine-water', actions: ['read'] },
-    { role: 'admin', resource: 'swine-production', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'swine-production', actions: ['read', 'execute'] },
-    { role: 'security', resource: 'swine-production', actions: ['read'] },
-    { role: 'admin', resource: 'swine-biosecurity', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'swine-biosecurity', actions: ['read', 'execute'] },
-    { role: 'security', resource: 'swine-biosecurity', actions: ['read'] },
-  ],
+  permissions: managed([
+    'swine-climate',
+    'swine-feeding',
+    'swine-water',
+    'swine-production',
+    'swine-biosecurity',
+  ], 'operate'),
 });

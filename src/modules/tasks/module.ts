@@ -1,4 +1,4 @@
-import { defineModule } from '../../kernel/module.js';
+import { defineModule, grant } from '../../kernel/module.js';
 import { taskRoutes } from './resource.js';
 import { taskHistory, tasks } from './schema.js';
 
@@ -16,9 +16,5 @@ export default defineModule({
   frontend: { block_id: 'tasks', component: 'TaskBoard' },
   routes: taskRoutes,
   tables: [tasks, taskHistory],
-  permissions: [
-    { role: 'operator', resource: 'tasks', actions: ['read', 'create', 'transition'] },
-    { role: 'admin', resource: 'tasks', actions: ['read', 'create', 'transition'] },
-    { role: 'security', resource: 'tasks', actions: ['read'] },
-  ],
+  permissions: grant('tasks', { operator: ['read', 'create', 'transition'], admin: ['read', 'create', 'transition'], security: ['read'] }),
 });

@@ -1,6 +1,6 @@
 // Manifest of the tenant-master sync module: on the master, the sync records and the routes site
 // boxes sync through; on an edge box with sync_master_url, the outbox and the sync loop.
-import { defineModule } from '../../kernel/module.js';
+import { defineModule, managed } from '../../kernel/module.js';
 import { EdgeSync } from '../../sync/edge.js';
 import { startCluster, type Cluster } from '../../sync/cluster.js';
 import { whenProvided } from '../../sync/provided.js';
@@ -22,9 +22,7 @@ export default defineModule({
   routes: [...syncResource.routes, ...siteSyncRoutes],
   tables: SYNC_TABLES,
   permissions: [
-    { role: 'admin', resource: 'tenant-master-sync', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'tenant-master-sync', actions: ['read'] },
-    { role: 'security', resource: 'tenant-master-sync', actions: ['read'] },
+    ...managed('tenant-master-sync', 'read'),
     // Site credentials are operator passkeys; the routes also check the session is a registered site's.
     { role: 'operator', resource: 'site-sync', actions: ['pull', 'push'] },
   ],

@@ -1,5 +1,5 @@
 // Manifest of the tenant master module: whitelisted tenant events between tenant clouds and the master.
-import { defineModule } from '../../kernel/module.js';
+import { defineModule, managed } from '../../kernel/module.js';
 import { tenantMasterResource } from './resource.js';
 import { tenantEvents } from './schema.js';
 
@@ -17,9 +17,5 @@ export default defineModule({
   frontend: { block_id: 'tenant-master', component: 'TenantMasterPanel' },
   routes: tenantMasterResource.routes,
   tables: [tenantEvents],
-  permissions: [
-    { role: 'admin', resource: 'tenant-master', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'tenant-master', actions: ['read'] },
-    { role: 'security', resource: 'tenant-master', actions: ['read'] },
-  ],
+  permissions: managed('tenant-master', 'read'),
 });

@@ -1,5 +1,5 @@
 // Manifest of the version policies module: allowed module versions by scope, and the violations check.
-import { defineModule } from '../../kernel/module.js';
+import { defineModule, managed } from '../../kernel/module.js';
 import { versionPolicyResource } from './resource.js';
 import { versionPolicies } from './schema.js';
 
@@ -17,9 +17,5 @@ export default defineModule({
   frontend: { block_id: 'version-policies', component: 'VersionPoliciesTable' },
   routes: versionPolicyResource.routes,
   tables: [versionPolicies],
-  permissions: [
-    { role: 'admin', resource: 'version-policies', actions: ['read', 'create', 'update', 'delete', 'execute'] },
-    { role: 'operator', resource: 'version-policies', actions: ['read'] },
-    { role: 'security', resource: 'version-policies', actions: ['read'] },
-  ],
+  permissions: managed('version-policies', 'read'),
 });
