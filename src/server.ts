@@ -110,7 +110,7 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
     sessions = createSessionService(db, key.key, config.session_ttl_minutes);
     security = new SecurityLog(db, log, config.security_log_retention_days);
     for (const m of MODULES) {
-      const runtime = m.runtime?.(services);
+      const runtime = m.runtime?.(services, MODULES);
       if (!runtime) continue;
       try {
         lifecycle.reason = `starting module ${m.id}`;

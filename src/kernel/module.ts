@@ -38,7 +38,8 @@ export interface ModuleManifest {
   routes: AnyRoute[];
   tables: NeutralTable[];
   permissions: PermissionRule[];
-  runtime?(services: Services): ModuleRuntime;
+  /** `catalogue` is every module the binary carries (the registry's runtime needs it). */
+  runtime?(services: Services, catalogue: readonly ModuleManifest[]): ModuleRuntime;
 }
 
 export const defineModule = (m: ModuleManifest): ModuleManifest => m;

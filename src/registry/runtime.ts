@@ -1,24 +1,22 @@
 // The registry as a module runtime (the core module's): after migrations, load the install
 // state from SQL (seeding new modules, importing the legacy JSON file once) and replace the
 // pre-start static registry on `services.modules`.
-import type { ModuleRuntime } from '../kernel/module.js';
+import type { ModuleManifest, ModuleRuntime } from '../kernel/module.js';
 import type { Services } from '../kernel/context.js';
 import { ApiError } from '../kernel/errors.js';
+import { moduleMigrations } from '../db/migrate.js';
 import { PersistentRegistry } from './persistent.js';
 
-export function registryRuntime(services: Services): ModuleRuntime {
+export function registryRuntime(services: Services, catalogue: readonly ModuleManifest[]): ModuleRuntime {
   return {
     required: true,
     async start() {
-      // Imported here, not at the top: the catalogue imports the core module, which imports this file.
-      const { MODULES } = await import('../modules/index.js');
-      const { moduleMigrations } = await import('../db/migrate.js');
       const db = services.db;
       const registry = new PersistentRegistry({
         db,
         config: services.config,
         log: services.log,
-        catalogue: MODULES,
+        catalogue,
         migrationsOf: (id) => moduleMigrations(db.dialect, id).map((m) => m.tag),
       });
       await registry.start();

@@ -23,5 +23,5 @@ export default defineModule({
     ...grant('operability', { admin: ['read'], security: ['read'] }),
     ...grant('modules', { admin: ['read', 'install', 'update', 'audit'], operator: ['read'], security: ['read', 'audit'] }),
   ],
-  runtime: (services) => registryRuntime(services),
+  runtime: registryRuntime,
 });
