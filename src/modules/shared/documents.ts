@@ -2,18 +2,10 @@
 // shape shared by the generic `tables` and `forms` resources, each in its own table.
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
-import { col, defineTable } from '../../db/table.js';
+import { defineRecord } from '../../kernel/record.js';
 import { defineResource } from '../../kernel/resource.js';
 import { ApiError } from '../../kernel/errors.js';
-import { defineModule } from '../../kernel/module.js';
-
-export interface DocumentRow extends Record<string, unknown> {
-  id: string;
-  tenant_id: string | null;
-  data: Record<string, unknown>;
-  created_at: string;
-  updated_at: string;
-}
+import { defineModule, grant } from '../../kernel/module.js';
 
 const RUNTIME_FIELDS = ['id', 'created_at', 'updated_at', 'resource'] as const;
 const idSchema = v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, 'id: 1-128 of A-Z a-z 0-9 . _ : - (starting with a letter or digit)'));
@@ -30,30 +22,33 @@ function userData(item: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-export function documentsTable(name: string) {
-  return defineTable(name, {
-    id: col.id(),
-    tenant_id: col.text(),
-    data: col.json({ notNull: true }),
-    created_at: col.timestamp({ notNull: true }),
-    updated_at: col.timestamp({ notNull: true }),
+/**
+ * The record of a document resource: the item is the stored `data` object with the runtime's id,
+ * resource and timestamps laid over it, so `tenant_id` and `data` are stored but never shown.
+ */
+export function documentsRecord(name: string, resource: string) {
+  return defineRecord(name, {
+    id: { type: 'string', label: 'ID', description: 'Given at create, or generated (UUID).', column: { primaryKey: true } },
+    tenant_id: { type: 'string', label: 'Tenant', nullable: true, internal: true },
+    data: { type: 'object', label: 'Data', internal: true },
+    resource: { type: 'string', label: 'Resource', readOnly: true, enum: [resource], column: false },
+    created_at: { type: 'datetime', label: 'Created', readOnly: true },
+    updated_at: { type: 'datetime', label: 'Updated', readOnly: true },
   }, { indexes: [{ name: `${name}_tenant_created`, columns: ['tenant_id', 'created_at'] }] });
 }
 
-export function documentResource(opts: { name: string; module: string; title: string; table: ReturnType<typeof documentsTable> }) {
+type DocumentsRecord = ReturnType<typeof documentsRecord>;
+export type DocumentRow = DocumentsRecord['row'];
+
+export function documentResource(opts: { name: string; module: string; title: string; record: DocumentsRecord }) {
   return defineResource<DocumentRow, v.InferOutput<typeof createBody>, v.InferOutput<typeof patchBody>>({
     name: opts.name,
     module: opts.module,
     title: opts.title,
-    table: opts.table,
+    table: opts.record.table,
     access: { resource: opts.name, scope: 'any' },
     tenantColumn: 'tenant_id',
-    fields: {
-      id: { type: 'string', label: 'ID', description: 'Given at create, or generated (UUID).' },
-      resource: { type: 'string', label: 'Resource', readOnly: true, enum: [opts.name] },
-      created_at: { type: 'datetime', label: 'Created', readOnly: true },
-      updated_at: { type: 'datetime', label: 'Updated', readOnly: true },
-    },
+    fields: opts.record.fields,
     openItems: true,
     sortable: ['id', 'created_at', 'updated_at'],
     defaultSort: { field: 'created_at', order: 'desc' },
@@ -88,8 +83,8 @@ export function documentResource(opts: { name: string; module: string; title: st
 
 /** The manifest of a document module: one resource over its own table. */
 export function documentModule(opts: { id: string; name: string; description: string; keyEntity: string; component: string }) {
-  const table = documentsTable(`${opts.id}_items`);
-  const resource = documentResource({ name: opts.id, module: opts.id, title: opts.name, table });
+  const record = documentsRecord(`${opts.id}_items`, opts.id);
+  const resource = documentResource({ name: opts.id, module: opts.id, title: opts.name, record });
   return defineModule({
     id: opts.id,
     name: opts.name,
@@ -103,11 +98,7 @@ export function documentModule(opts: { id: string; name: string; description: st
     provides_enrichment_for: [],
     frontend: { block_id: opts.id, component: opts.component },
     routes: resource.routes,
-    tables: [table],
-    permissions: [
-      { role: 'operator', resource: opts.id, actions: ['read'] },
-      { role: 'admin', resource: opts.id, actions: ['read', 'create', 'update', 'delete'] },
-      { role: 'security', resource: opts.id, actions: ['read'] },
-    ],
+    tables: [record.table],
+    permissions: grant(opts.id, { operator: ['read'], admin: ['read', 'create', 'update', 'delete'], security: ['read'] }),
   });
 }
