@@ -9,6 +9,8 @@ const KIND: Record<FieldSpec['type'], ColumnSpec['kind']> = {
   string: 'text', integer: 'integer', number: 'real', boolean: 'boolean', object: 'json', array: 'json', datetime: 'timestamp',
 };
 
+type ElementOf<I> = I extends 'string' ? string : I extends 'integer' | 'number' ? number : I extends 'boolean' ? boolean : I extends 'object' ? Record<string, unknown> : unknown;
+
 type TsOf<F extends FieldSpec> = F['enum'] extends readonly (infer E)[]
   ? E
   : F['type'] extends 'string' | 'datetime'
@@ -18,7 +20,7 @@ type TsOf<F extends FieldSpec> = F['enum'] extends readonly (infer E)[]
       : F['type'] extends 'boolean'
         ? boolean
         : F['type'] extends 'array'
-          ? unknown[]
+          ? ElementOf<F['items']>[]
           : Record<string, unknown>;
 
 type Stored<Fs extends Record<string, FieldSpec>> = { [K in keyof Fs]: Fs[K]['column'] extends false ? never : K }[keyof Fs];

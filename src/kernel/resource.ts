@@ -16,6 +16,8 @@ export interface FieldSpec {
   type: 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'datetime';
   label: string;
   enum?: readonly string[];
+  /** The element type of an `array` field (its JSON schema's `items`, its row type's elements). */
+  items?: 'string' | 'integer' | 'number' | 'boolean' | 'object';
   /** Set by the runtime; ignored when a client sends it. */
   readOnly?: boolean;
   required?: boolean;
@@ -163,7 +165,7 @@ export function itemSchema(allFields: Record<string, FieldSpec>, open = false): 
   const properties: Record<string, JsonSchema> = {};
   const fields = Object.fromEntries(Object.entries(allFields).filter(([, f]) => !f.internal));
   for (const [name, f] of Object.entries(fields)) {
-    const base: JsonSchema = { ...jsonType[f.type], ...(f.enum ? { enum: [...f.enum] } : {}), description: f.description ?? f.label };
+    const base: JsonSchema = { ...jsonType[f.type], ...(f.items ? { items: jsonType[f.items] } : {}), ...(f.enum ? { enum: [...f.enum] } : {}), description: f.description ?? f.label };
     properties[name] = f.nullable ? { anyOf: [base, { type: 'null' }], description: base.description } : base;
   }
   return { type: 'object', properties, required: Object.entries(fields).filter(([, f]) => !f.nullable).map(([n]) => n), additionalProperties: open };

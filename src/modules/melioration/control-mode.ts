@@ -52,7 +52,7 @@ export const controlModeResource = defineResource<ControlModeRow>({
         const station = await need(ctx.services, 'melioration').stationState(field.tenant_id, field.site_id);
         if (b.control_mode === 'C' && !station?.healthy) {
           throw new ApiError('lifecycle_conflict', station
-            ? `the weather station of site ${field.site_id} is unhealthy (${(station.health_reasons as string[]).join(', ')}); field ${field.id} stays in ${current.control_mode} until it is healthy`
+            ? `the weather station of site ${field.site_id} is unhealthy (${station.health_reasons.join(', ')}); field ${field.id} stays in ${current.control_mode} until it is healthy`
             : `site ${field.site_id} has no station telemetry yet: automatic mode C needs a healthy station`, [{ field: 'control_mode', reason: 'station_unhealthy' }]);
         }
         const saved = (await kit.store(ctx.services.db).update({ ...kit.scope(ctx.caller), field_id: field.id }, {

@@ -107,7 +107,7 @@ export const weatherRecord = defineRecord('melioration_weather', {
   reported_healthy: { type: 'boolean', label: 'Reported healthy', nullable: true, description: 'The station\'s own health flag, when it sends one.' },
   telemetry_healthy: { type: 'boolean', label: 'Telemetry healthy', readOnly: true, filter: true, description: 'Data fresh and plausible (not stale, missing, stuck or physically implausible).', ui: { badge: true } },
   healthy: { type: 'boolean', label: 'Healthy', readOnly: true, filter: true, description: 'telemetry_healthy and not reported unhealthy (and, for a station\'s daily record, the station healthy when it arrived). Only healthy station records feed the balance.', ui: { badge: true } },
-  health_reasons: { type: 'array', label: 'Health reasons', readOnly: true, description: 'Why it is unhealthy: stale, missing, stuck, no_data, temperature_jump, implausible_radiation, reported_unhealthy, station_unhealthy.' },
+  health_reasons: { type: 'array', items: 'string', label: 'Health reasons', readOnly: true, description: 'Why it is unhealthy: stale, missing, stuck, no_data, temperature_jump, implausible_radiation, reported_unhealthy, station_unhealthy.' },
   fallback_mode: { type: 'string', label: 'Fallback mode', enum: FALLBACK_MODES, nullable: true, readOnly: true, description: 'Telemetry: the fallback mode fields in C were sent to (when this frame degraded them).' },
   fields: { type: 'array', label: 'Fields', nullable: true, readOnly: true, description: 'Telemetry: control_mode, fallback_mode and auto_degraded of each field of the site after this frame.' },
   received_at: { type: 'datetime', label: 'Received', readOnly: true, sortable: true },

@@ -75,7 +75,7 @@ export const readingRecord = defineRecord('poultry_climate_readings', {
   nh3: { type: 'number', label: 'NH3', nullable: true, ui: { unit: 'ppm' } },
   ventilation: { type: 'number', label: 'Ventilation', nullable: true, ui: { unit: '% of capacity' } },
   status: { type: 'string', label: 'Status', enum: TELEMETRY_STATUSES, filter: true, ui: { badge: true } },
-  out_of_norm_flags: { type: 'array', label: 'Out of norm', ui: { badge: true } },
+  out_of_norm_flags: { type: 'array', items: 'string', label: 'Out of norm', ui: { badge: true } },
   source: { type: 'string', label: 'Source', description: 'telemetry, sensors or mqtt.' },
 }, {
   indexes: [{ name: 'poultry_climate_readings_house_ts', columns: ['tenant_id', 'house_id', 'ts'] }],

@@ -30,7 +30,7 @@ export const feedwaterRecord = defineRecord('poultry_feedwater', {
   curve: { type: 'array', label: 'Consumption curve', nullable: true, ui: { hidden: true }, description: '[{day, feed_g, water_ml}] per bird per day; empty: the default curve of the subtype.' },
   ...versionFields,
   operational_status: { type: 'string', label: 'Status', enum: OPERATIONAL_STATUSES, readOnly: true, sortable: true, ui: { badge: true } },
-  anomaly_flags: { type: 'array', label: 'Anomalies', readOnly: true, ui: { badge: true }, description: flagsText },
+  anomaly_flags: { type: 'array', items: 'string', label: 'Anomalies', readOnly: true, ui: { badge: true }, description: flagsText },
   age_days: { type: 'integer', label: 'Age', nullable: true, readOnly: true, ui: { unit: 'days' } },
   birds: { type: 'integer', label: 'Birds', nullable: true, readOnly: true },
   local_date: { type: 'string', label: 'Day', nullable: true, readOnly: true, description: 'The site day the today figures are for.' },
@@ -66,7 +66,7 @@ export const feedwaterDayRecord = defineRecord('poultry_feedwater_days', {
   expected_feed_kg: { type: 'number', label: 'Feed expected (day)', nullable: true, ui: { unit: 'kg' } },
   min_pressure_bar: { type: 'number', label: 'Lowest pressure', nullable: true, ui: { unit: 'bar' } },
   status: { type: 'string', label: 'Worst status', enum: OPERATIONAL_STATUSES, filter: true, ui: { badge: true } },
-  anomaly_flags: { type: 'array', label: 'Anomalies seen', ui: { badge: true } },
+  anomaly_flags: { type: 'array', items: 'string', label: 'Anomalies seen', ui: { badge: true } },
   updated_at: { type: 'datetime', label: 'Updated', readOnly: true },
 }, {
   primaryKey: ['tenant_id', 'id'],

@@ -221,7 +221,7 @@ async function recordDay(services: Services, row: FeedwaterRow, date: string, cu
     expected_water_l: exp ? Number(((exp.water_ml / 1000) * row.birds!).toFixed(1)) : null,
     expected_feed_kg: exp ? Number(((exp.feed_g / 1000) * row.birds!).toFixed(1)) : null,
     min_pressure_bar: row.last_pressure_bar === null ? (existing?.min_pressure_bar ?? null) : Math.min(existing?.min_pressure_bar ?? Infinity, row.last_pressure_bar),
-    status, anomaly_flags: [...new Set([...((existing?.anomaly_flags as string[] | undefined) ?? []), ...(row.anomaly_flags as string[])])],
+    status, anomaly_flags: [...new Set([...(existing?.anomaly_flags ?? []), ...row.anomaly_flags])],
     updated_at: new Date().toISOString(),
   };
   if (existing) await store.update({ tenant_id: row.tenant_id, id }, day);

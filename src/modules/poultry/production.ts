@@ -34,7 +34,7 @@ export const productionRecord = defineRecord('poultry_production', {
   water_l: { type: 'number', label: 'Water used', nullable: true, ui: { unit: 'L' } },
   eggs: { type: 'integer', label: 'Eggs', nullable: true, description: 'Layers and breeders.' },
   egg_weight_g: { type: 'number', label: 'Average egg weight', nullable: true, ui: { unit: 'g' } },
-  out_of_norm_flags: { type: 'array', label: 'Out of norm', readOnly: true, ui: { badge: true }, description: `Any of ${PRODUCTION_FLAGS.join(', ')}.` },
+  out_of_norm_flags: { type: 'array', items: 'string', label: 'Out of norm', readOnly: true, ui: { badge: true }, description: `Any of ${PRODUCTION_FLAGS.join(', ')}.` },
   notes: { type: 'string', label: 'Notes', nullable: true, searchable: true },
   recorded_by: { type: 'string', label: 'Recorded by', readOnly: true },
   updated_at: { type: 'datetime', label: 'Updated', readOnly: true, sortable: true },

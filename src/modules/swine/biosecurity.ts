@@ -35,7 +35,7 @@ export const biosecurityRecord = defineRecord('swine_biosecurity_events', {
   occurred_at: { type: 'datetime', label: 'When', sortable: true },
   notes: { type: 'string', label: 'Notes', nullable: true, searchable: true, ui: { multiline: true } },
   status: { type: 'string', label: 'Status', enum: STATUSES, readOnly: true, filter: true, sortable: true, ui: { badge: true }, description: 'ok; review (downtime not declared); violation (downtime short or no shower-in).' },
-  flags: { type: 'array', label: 'Findings', readOnly: true, ui: { chips: true }, description: 'downtime_short, downtime_unknown, no_shower_in' },
+  flags: { type: 'array', items: 'string', label: 'Findings', readOnly: true, ui: { chips: true }, description: 'downtime_short, downtime_unknown, no_shower_in' },
   alarm_id: { type: 'string', label: 'Alarm', nullable: true, readOnly: true },
   correlation_id: { type: 'string', label: 'Correlation id', readOnly: true, filter: true },
   acked: { type: 'boolean', label: 'Reviewed', readOnly: true, filter: true },

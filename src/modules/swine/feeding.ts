@@ -33,8 +33,8 @@ export const feedingRecord = defineRecord('swine_feeding_records', {
   expected_kg_day: { type: 'number', label: 'Feed curve', readOnly: true, ui: { unit: 'kg/head/d' } },
   deviation_pct: { type: 'number', label: 'Deviation from curve', readOnly: true, ui: { unit: '%' } },
   status: { type: 'string', label: 'Status', enum: STATUSES, readOnly: true, filter: true, sortable: true, ui: { badge: true } },
-  anomaly_flags: { type: 'array', label: 'Anomalies', readOnly: true, ui: { chips: true } },
-  alarm_ids: { type: 'array', label: 'Alarms raised', readOnly: true, ui: { hidden: true } },
+  anomaly_flags: { type: 'array', items: 'string', label: 'Anomalies', readOnly: true, ui: { chips: true } },
+  alarm_ids: { type: 'array', items: 'string', label: 'Alarms raised', readOnly: true, ui: { hidden: true } },
   ts: { type: 'datetime', label: 'Period end', sortable: true },
   received_at: { type: 'datetime', label: 'Received', readOnly: true },
 }, { indexes: [{ name: 'swine_feeding_pen_ts', columns: ['tenant_id', 'room_id', 'pen_id', 'ts'] }] });

@@ -36,7 +36,7 @@ export const productionRecord = defineRecord('swine_production_records', {
   litters_weaned: { type: 'integer', label: 'Litters weaned', nullable: true },
   piglets_weaned: { type: 'integer', label: 'Piglets weaned', nullable: true, ui: { unit: 'head' } },
   piglets_born_alive: { type: 'integer', label: 'Piglets born alive', nullable: true, ui: { unit: 'head' } },
-  out_of_norm_flags: { type: 'array', label: 'Out of norm', readOnly: true, ui: { chips: true } },
+  out_of_norm_flags: { type: 'array', items: 'string', label: 'Out of norm', readOnly: true, ui: { chips: true } },
   created_by: { type: 'string', label: 'Entered by', readOnly: true },
   created_at: { type: 'datetime', label: 'Entered', readOnly: true, sortable: true },
 }, {

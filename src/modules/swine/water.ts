@@ -40,8 +40,8 @@ export const waterRecord = defineRecord('swine_water_records', {
   baseline_source: { type: 'string', label: 'Baseline from', enum: ['history', 'curve'], readOnly: true },
   deviation_pct: { type: 'number', label: 'Deviation from baseline', readOnly: true, ui: { unit: '%' } },
   status: { type: 'string', label: 'Status', enum: STATUSES, readOnly: true, filter: true, sortable: true, ui: { badge: true } },
-  anomaly_flags: { type: 'array', label: 'Anomalies', readOnly: true, ui: { chips: true }, description: 'leak, blockage, no_flow' },
-  alarm_ids: { type: 'array', label: 'Alarms raised', readOnly: true, ui: { hidden: true } },
+  anomaly_flags: { type: 'array', items: 'string', label: 'Anomalies', readOnly: true, ui: { chips: true }, description: 'leak, blockage, no_flow' },
+  alarm_ids: { type: 'array', items: 'string', label: 'Alarms raised', readOnly: true, ui: { hidden: true } },
   ts: { type: 'datetime', label: 'Period end', sortable: true },
   received_at: { type: 'datetime', label: 'Received', readOnly: true },
 }, { indexes: [{ name: 'swine_water_pen_ts', columns: ['tenant_id', 'room_id', 'pen_id', 'ts'] }] });
