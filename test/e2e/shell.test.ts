@@ -306,6 +306,12 @@ describe('web shell in Chromium', () => {
     await expect.poll(() => page.locator('#live-state').getAttribute('data-state'), { timeout: 20_000 }).toBe('live');
     await farm1.post('/api/v1/status/commands/publish', { source: 'house-4', event: 'door_open', status: 'warn' });
     await page.locator('#events li', { hasText: 'house-4' }).waitFor();
+    // a source that is one of the API's resources reads as its name; a device or house id stays as sent
+    await farm1.post('/api/v1/status/commands/publish', { source: 'tasks', event: 'task_overdue', status: 'warn' });
+    const fromTasks = page.locator('#events li', { hasText: 'Task overdue' });
+    await fromTasks.waitFor();
+    expect(await fromTasks.locator('strong').textContent()).toBe('Tasks');
+    expect(await page.locator('#events li', { hasText: 'house-4' }).locator('strong').textContent()).toBe('house-4');
     expect(problems).toEqual([]);
   });
 

@@ -181,7 +181,7 @@ describe.each(DIALECTS)('poultry climate, flocks and alarms (%s)', (dialect) => 
     const r = await opA.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H5', co2: 2600 });
     expect(r.body.item.alarms).toMatchObject([{ rule_id: 'climate:co2_high', action: 'raised' }]);
     const alarm = (await opA.get(`/api/v1/poultry-alarms/${r.body.item.alarms[0].alarm_id}`)).body.item;
-    expect(alarm).toMatchObject({ sla_target_sec: 1200, title: 'H5: CO2 above the site maximum' });
+    expect(alarm).toMatchObject({ sla_target_sec: 1200, title: 'House H5: CO2 above the site maximum' });
     const overlapping = PROFILE_YAML.replace('day_from: 10', 'day_from: 9').replace('name: Site curve', 'name: Bad curve');
     const bad = await adminA.post('/api/v1/poultry-profiles/commands/import-yaml', { yaml: overlapping, publish: true });
     expect(bad.status).toBeLessThan(300);

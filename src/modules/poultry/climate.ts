@@ -75,7 +75,7 @@ export type TelemetryInput = v.InferOutput<typeof telemetryBody>;
 const engines = new WeakMap<Services, RuleEngine>();
 export function poultryRules(services: Services): RuleEngine {
   let e = engines.get(services);
-  if (!e) engines.set(services, (e = createRuleEngine(services, { table: ruleStateRecord.table, industry_code: 'poultry', source: 'poultry-rules' })));
+  if (!e) engines.set(services, (e = createRuleEngine(services, { table: ruleStateRecord.table, industry_code: 'poultry', source: 'poultry-rules', unit: 'House' })));
   return e;
 }
 

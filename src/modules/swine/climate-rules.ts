@@ -26,6 +26,6 @@ export const limitsOf = (p: ClimatePhase) => ({
 const engines = new WeakMap<Services, RuleEngine>();
 export function climateRules(services: Services): RuleEngine {
   let e = engines.get(services);
-  if (!e) engines.set(services, (e = createRuleEngine(services, { table: ruleStateRecord.table, industry_code: 'swine', source: 'swine-climate' })));
+  if (!e) engines.set(services, (e = createRuleEngine(services, { table: ruleStateRecord.table, industry_code: 'swine', source: 'swine-climate', unit: 'Room' })));
   return e;
 }

@@ -1,13 +1,24 @@
 // The latest status events, live (WebSocket) or polled.
 import { formatTime, humanise, toneOf } from '../lib/format';
 import { recentEvents } from '../lib/live';
+import { session, type Session } from '../lib/session';
 import { useObservable } from '../lib/store';
 
 /** The contract's status values in the words an operator reads. */
 const STATUS_WORDS: Record<string, string> = { ok: 'OK', warn: 'Warning', error: 'Alarm' };
 
+/**
+ * An event's source in words: a resource of the API (`poultry-alarms`) by its name ("Poultry
+ * alarms"); anything else (a device, a house) as it was sent, since ids are what is on the label.
+ */
+function sourceName(source: string, s: Session | null | undefined): string {
+  for (const paths of s?.resources.values() ?? []) if (paths.includes(source)) return humanise(source);
+  return source;
+}
+
 export function LiveFeed({ limit = 12 }: { limit?: number }) {
   const events = useObservable(recentEvents);
+  const s = useObservable(session);
   return (
     <section class="panel live-feed" aria-labelledby="live-feed-h">
       <h2 id="live-feed-h">Live status</h2>
@@ -15,7 +26,7 @@ export function LiveFeed({ limit = 12 }: { limit?: number }) {
       <ol class="events" id="events">
         {events.slice(0, limit).map((e) => (
           <li key={e.id} class={`tone-${toneOf(e.status) ?? 'muted'}`} data-status={e.status}>
-            <time dateTime={e.timestamp}>{formatTime(e.timestamp)}</time> <strong>{e.source}</strong>: {humanise(e.event)} <span class={`badge tone-${toneOf(e.status) ?? 'muted'}`}>{STATUS_WORDS[e.status] ?? humanise(e.status)}</span>
+            <time dateTime={e.timestamp}>{formatTime(e.timestamp)}</time> <strong>{sourceName(e.source, s)}</strong>: {humanise(e.event)} <span class={`badge tone-${toneOf(e.status) ?? 'muted'}`}>{STATUS_WORDS[e.status] ?? humanise(e.status)}</span>
           </li>
         ))}
       </ol>
