@@ -15,13 +15,11 @@ export function defineAdapterResource(o: { name: string; module: string; title: 
     name: o.name,
     module: o.module,
     title: o.title,
-    table: o.record.table,
+    record: o.record,
     access: { resource: o.accessResource, scope: 'tenant' },
     tenantColumn: 'tenant_id',
     siteColumn: 'site_id',
-    fields: o.record.fields,
     defaultSort: { field: 'controller_id', order: 'asc' },
-    toItem: (row) => ({ ...row }),
     create: {
       body: createBody,
       toRow: ({ item: b }, ctx) => {

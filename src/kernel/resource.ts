@@ -171,9 +171,27 @@ export function itemSchema(allFields: Record<string, FieldSpec>, open = false): 
   return { type: 'object', properties, required: Object.entries(fields).filter(([, f]) => !f.nullable).map(([n]) => n), additionalProperties: open };
 }
 
+/**
+ * What a resource declaration gives: its table and fields, or the `record` that holds both
+ * (defineRecord); `toItem` only where an item is not the row as it is.
+ */
+export type ResourceInput<Row extends Record<string, unknown>, C = unknown, P = unknown> =
+  Omit<ResourceDef<Row, C, P>, 'table' | 'fields' | 'toItem'>
+  & { toItem?: ResourceDef<Row, C, P>['toItem'] }
+  & ({ table: NeutralTable; fields: Record<string, FieldSpec>; record?: never } | { record: { table: NeutralTable; fields: Record<string, FieldSpec> }; table?: never; fields?: never });
+
+const asItem = (row: Record<string, unknown>): Record<string, unknown> => row;
+
 export function defineResource<Row extends Record<string, unknown>, C = unknown, P = unknown>(
-  def: ResourceDef<Row, C, P>,
+  input: ResourceInput<Row, C, P>,
 ): { routes: AnyRoute[]; kit: ResourceKit<Row>; def: ResourceDef<Row, C, P> } {
+  const { record, ...rest } = input;
+  const def: ResourceDef<Row, C, P> = {
+    ...rest,
+    table: record ? record.table : input.table!,
+    fields: record ? record.fields : input.fields!,
+    toItem: input.toItem ?? asItem,
+  };
   const base = `/api/v1/${def.name}`;
   const idColumn = def.idColumn ?? 'id';
   const stores = new WeakMap<Database, Store<Row>>();

@@ -295,8 +295,9 @@ content:
     try {
       const sync = edge.services.edgeSync!;
       (sync as unknown as { token: undefined }).token = undefined;
-      await sync.syncNow();
-      expect((await sync.status()).last_error).toMatch(/must be 0600/);
+      // a cycle the background loop had begun with the token still loaded may finish first and
+      // clear last_error: the next cycle must read the file again and refuse it
+      await expect.poll(async () => { await sync.syncNow(); return (await sync.status()).last_error; }, { timeout: 10_000 }).toMatch(/must be 0600/);
     } finally {
       chmodSync(join(edgeEnv.dataDir, 'site-credential'), 0o600);
     }

@@ -33,7 +33,6 @@ export const alarmResource = defineResource<AlarmRow>({
   tenantColumn: 'tenant_id',
   fields: alarmRecord.fields,
   defaultSort: { field: 'raised_at', order: 'desc' },
-  toItem: (row) => ({ ...row }),
   commands: {
     ack: command({
       summary: 'Acknowledge an open alarm (404 alarm_not_found; 409 alarm_already_acknowledged keeps the first acknowledgement)',

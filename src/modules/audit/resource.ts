@@ -26,7 +26,6 @@ export const auditResource = defineResource<AuditRow>({
   tenantColumn: 'tenant_id',
   fields: auditRecord.fields,
   defaultSort: { field: 'created_at', order: 'desc' },
-  toItem: (row) => ({ ...row }),
   commands: {
     log: command({
       summary: 'Record an audit entry (actor defaults to the caller; correlation_id to the request id)',

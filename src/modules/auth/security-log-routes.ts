@@ -38,6 +38,5 @@ export const securityLogResource = defineResource<SecurityLogRow>({
   sortable: ['at', 'category', 'result', 'event', 'path'],
   defaultSort: { field: 'at', order: 'desc' },
   search: ['path', 'subject', 'reason', 'event'],
-  toItem: (row) => ({ ...row }),
   beforeRead: (ctx) => ctx.services.security.flush(),
 });

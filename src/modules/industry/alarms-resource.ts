@@ -47,7 +47,6 @@ export const industryAlarmResource = defineResource<AlarmEventRow>({
     rule_id: { type: 'string' },
   },
   defaultSort: { field: 'raised_at', order: 'desc' },
-  toItem: (row) => ({ ...row }),
   commands: {
     publish: command({
       summary: 'Publish an industry alarm (tenant_id, industry_code, site_id, severity, correlation_id): stored active, audited, on the bus (MQTT) and bridged to the status stream for every severity with the contract mapping (critical, high -> error; medium -> warn; low, info -> ok) and the same correlation_id (generated when absent). industry_code must be an industry this installation serves (edge-single: its one industry; cloud-multi: installed industry modules), else 409 industry_policy_conflict.',

@@ -14,7 +14,6 @@ export const industryProfileResource = defineResource<ProfileRow>({
   siteColumn: 'site_id',
   fields: profileRecord.fields,
   defaultSort: { field: 'created_at', order: 'desc' },
-  toItem: (row) => ({ ...row }),
   commands: profileCommands({ resource: 'industry-profiles', names: { import: 'import', export: 'export', publish: 'publish', rollback: 'rollback' } }),
 });
 

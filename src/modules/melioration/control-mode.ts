@@ -38,7 +38,6 @@ export const controlModeResource = defineResource<ControlModeRow>({
   siteColumn: 'site_id',
   fields: controlModeRecord.fields,
   defaultSort: { field: 'field_id', order: 'asc' },
-  toItem: (row) => ({ ...row }),
   commands: {
     set: command({
       summary: 'Set a field\'s control mode (A manual, B probe-driven, C automatic) and optionally its fallback mode; C needs a healthy station (409 lifecycle_conflict otherwise)',

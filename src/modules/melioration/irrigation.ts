@@ -36,7 +36,6 @@ function irrigationResource(kind: IrrigationRow['kind'], name: string, title: st
     fixed: { kind },
     fields: irrigationRecord.fields,
     defaultSort: { field: 'observed_at', order: 'desc' },
-    toItem: (row) => ({ ...row }),
     commands: {
       ingest: command({
         summary: `Ingest one ${equipment} irrigation event ({item}) in mm and/or m3`,

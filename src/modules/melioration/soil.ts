@@ -38,7 +38,6 @@ export const soilResource = defineResource<SoilRow>({
   siteColumn: 'site_id',
   fields: soilRecord.fields,
   defaultSort: { field: 'observed_at', order: 'desc' },
-  toItem: (row) => ({ ...row }),
   commands: {
     ingest: command({
       summary: 'Ingest one soil-moisture probe reading ({item}); needs the field\'s field capacity',

@@ -89,7 +89,6 @@ export const weatherResource = defineResource<WeatherRow>({
   siteColumn: 'site_id',
   fields: weatherRecord.fields,
   defaultSort: { field: 'observed_at', order: 'desc' },
-  toItem: (row) => ({ ...row }),
   commands: {
     ingest: command({
       summary: 'Ingest a day\'s weather of a site ({item}) from the station (primary) or the weather service (fallback); ET0 is computed (FAO-56) unless given',

@@ -173,11 +173,10 @@ export const climateResource: ReturnType<typeof defineResource<ClimateRow>> = de
   name: 'poultry-climate',
   module: 'poultry',
   title: 'Poultry climate profiles',
-  table: climateRecord.table,
+  record: climateRecord,
   access: { resource: 'poultry-climate', scope: 'tenant' },
   tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
-  fields: climateRecord.fields,
   filters: {
     current_age_days: { type: 'integer', min: 0, max: 2000, description: 'Mark the phase of this age active_by_age=true (default: each house\'s active flock age).' },
     age_mode: { type: 'string', enum: ['all', 'active'], description: 'active: only the published phase in force for the age (current_age_days, else the active flock\'s age).' },

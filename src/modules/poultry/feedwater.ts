@@ -112,14 +112,12 @@ export const feedwaterResource: ReturnType<typeof defineResource<FeedwaterRow>> 
   name: 'poultry-feedwater',
   module: 'poultry',
   title: 'Poultry feed and water',
-  table: feedwaterRecord.table,
+  record: feedwaterRecord,
   access: { resource: 'poultry-feedwater', scope: 'tenant' },
   tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
-  fields: feedwaterRecord.fields,
   filters: { status: { type: 'string', enum: OPERATIONAL_STATUSES, column: 'operational_status', description: 'Operational status of the line (ok, warn, alarm; unknown before the first judged ingest).' } },
   defaultSort: { field: 'last_counter_at', order: 'desc' },
-  toItem: (row) => ({ ...row }),
   commands: {
     ingest: command({
       summary: 'Feed and water counters (cumulative, L and kg) and line pressure (bar) of a house: today\'s consumption against the expected for the birds\' age; answers the line\'s state with status ok|warn|alarm and anomaly_flags. A counter going backwards is refused (400 counter_backwards) unless reset_* is sent or it is a reset (to under 5 %) or a rollover at the meter maximum.',
@@ -232,13 +230,11 @@ export const feedwaterDaysResource = defineResource<FeedwaterDayRow>({
   name: 'poultry-feedwater-days',
   module: 'poultry',
   title: 'Poultry feed and water by day',
-  table: feedwaterDayRecord.table,
+  record: feedwaterDayRecord,
   access: { resource: 'poultry-feedwater', scope: 'tenant' },
   tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
-  fields: feedwaterDayRecord.fields,
   defaultSort: { field: 'local_date', order: 'desc' },
-  toItem: (row) => ({ ...row }),
 });
 
 /** For the alarm rule engine and the tablet: the line state in force for a house and batch. */

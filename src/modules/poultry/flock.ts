@@ -122,13 +122,11 @@ export const flockResource: ReturnType<typeof defineResource<FlockRow>> = define
   name: 'poultry-flock',
   module: 'poultry',
   title: 'Poultry flocks',
-  table: flockRecord.table,
+  record: flockRecord,
   access: { resource: 'poultry-flock', scope: 'tenant' },
   tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
-  fields: flockRecord.fields,
   defaultSort: { field: 'created_at', order: 'desc' },
-  toItem: (row) => ({ ...row }),
   commands: {
     place: command({
       summary: 'Place a flock in a house (house_id, batch_id, subtype, start_date = day 0 in the site time zone, planned_close_date, birds_placed). Its climate phases are created as published version 1: from the poultry profile named by profile_id, else the newest published poultry profile with climate_phases for the site (then for every site of the tenant), else the built-in broiler curve. 409 lifecycle_conflict when the house holds an active flock; 409 already_exists for a house and batch placed before; 400 overlapping_age_phase when the profile\'s phases overlap.',

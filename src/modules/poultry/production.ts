@@ -109,13 +109,11 @@ export const productionResource = defineResource<ProductionRow>({
   name: 'poultry-production',
   module: 'poultry',
   title: 'Poultry production',
-  table: productionRecord.table,
+  record: productionRecord,
   access: { resource: 'poultry-production', scope: 'tenant' },
   tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
-  fields: productionRecord.fields,
   defaultSort: { field: 'metric_date', order: 'desc' },
-  toItem: (row) => ({ ...row }),
   commands: {
     ingest: command({
       summary: 'Record a house\'s day (upsert by house, batch and metric_date: a second record of the same day replaces the first and is audited as a correction); answers the record with out_of_norm_flags',

@@ -19,7 +19,6 @@ export const poultryProfileResource = defineResource<ProfileRow>({
   fixed: { industry_code: 'poultry' },
   fields: profileRecord.fields,
   defaultSort: { field: 'created_at', order: 'desc' },
-  toItem: (row) => ({ ...row }),
   commands: profileCommands({ industry: 'poultry', resource: 'poultry-profiles', names: { import: 'import-yaml', export: 'export-yaml', publish: 'publish', rollback: 'rollback' } }),
 });
 

@@ -20,11 +20,10 @@ export const readingsResource = defineResource<ReadingRow>({
   name: 'poultry-climate-readings',
   module: 'poultry',
   title: 'Poultry climate readings',
-  table: readingRecord.table,
+  record: readingRecord,
   access: { resource: 'poultry-climate', scope: 'tenant' },
   tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
-  fields: readingRecord.fields,
   filters: {
     from: { type: 'string', format: 'date-time', column: 'ts', op: 'gte', description: 'Readings at or after this time (RFC 3339 date-time).' },
     to: { type: 'string', format: 'date-time', column: 'ts', op: 'lt', description: 'Readings before this time (RFC 3339 date-time).' },

@@ -31,7 +31,6 @@ export const slaProfileResource = defineResource<SlaProfileRow>({
   access: { resource: 'sla-profiles', scope: 'master' },
   fields: slaProfileRecord.fields,
   defaultSort: { field: 'id', order: 'asc' },
-  toItem: (row) => ({ ...row }),
   commands: {
     set: command({
       summary: 'Create or update an SLA profile by id (status retired keeps it for history but it can no longer be assigned)',

@@ -23,7 +23,6 @@ export const subscriptionResource = defineResource<SubscriptionRow>({
   access: { resource: 'subscriptions', scope: 'master' },
   fields: subscriptionRecord.fields,
   defaultSort: { field: 'updated_at', order: 'desc' },
-  toItem: (row) => ({ ...row }),
   commands: {
     create: command({
       summary: 'Open a subscription for a tenant (status trial unless active is given)',

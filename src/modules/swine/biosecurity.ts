@@ -61,13 +61,11 @@ export const biosecurityResource = defineResource<BiosecurityRow>({
   name: 'swine-biosecurity',
   module: 'swine',
   title: 'Swine biosecurity',
-  table: biosecurityRecord.table,
+  record: biosecurityRecord,
   access: { resource: 'swine-biosecurity', scope: 'tenant' },
   tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
-  fields: biosecurityRecord.fields,
   defaultSort: { field: 'occurred_at', order: 'desc' },
-  toItem: (row) => ({ ...row }),
   commands: {
     ingest: command({
       summary: 'A biosecurity event. For an entry or visitor: downtime_hours below the required downtime (48 h unless the site publishes a swine-biosecurity profile) or shower_in=false is a violation raising a high/P1 industry alarm; undeclared downtime is status review. A person entering needs person; a vehicle, delivery or pick-up needs vehicle_id.',

@@ -140,13 +140,11 @@ export const climateResource = defineResource<ClimateRow>({
   name: 'swine-climate',
   module: 'swine',
   title: 'Swine room climate',
-  table: climateRecord.table,
+  record: climateRecord,
   access: { resource: 'swine-climate', scope: 'tenant' },
   tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
-  fields: climateRecord.fields,
   defaultSort: { field: 'ts', order: 'desc' },
-  toItem: (row) => ({ ...row }),
   commands: {
     telemetry: command({
       summary: 'A room climate reading (temp_c, humidity_pct, nh3_ppm, co2_ppm, ventilation_pct) judged against the room phase (phase_id, or by avg_weight_kg, or by age_days; bands from the room\'s published swine-room-climate profile, else the defaults): status ok|warn|alarm and out_of_norm_flags; the alarm rules (shared rule engine: temperature 3 C or more outside the band, NH3 above its maximum, CO2 from 5,000 ppm; high/P1) raise industry alarms on the room with this request\'s id as correlation_id, bridged to status; a reading back past the threshold by the rule\'s hysteresis (1 C, 2 ppm NH3, 300 ppm CO2) clears them. alarms lists the room\'s open alarms of the rules in breach.',

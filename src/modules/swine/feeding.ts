@@ -57,13 +57,11 @@ export const feedingResource = defineResource<FeedingRow>({
   name: 'swine-feeding',
   module: 'swine',
   title: 'Swine feeding',
-  table: feedingRecord.table,
+  record: feedingRecord,
   access: { resource: 'swine-feeding', scope: 'tenant' },
   tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
-  fields: feedingRecord.fields,
   defaultSort: { field: 'ts', order: 'desc' },
-  toItem: (row) => ({ ...row }),
   commands: {
     ingest: command({
       summary: `Feed delivered to a pen or valve over period_hours (default 24) for head_count pigs, judged per head and day against the feed curve (growing pigs need avg_weight_kg): ${FEED_WARN_PCT} % off is warn, ${FEED_ALARM_PCT} % off is alarm with anomaly_flags feed_low (high/P1 industry alarm) or feed_high (medium/P2).`,

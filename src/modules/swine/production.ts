@@ -60,13 +60,11 @@ export const productionResource = defineResource<ProductionRow>({
   name: 'swine-production',
   module: 'swine',
   title: 'Swine production',
-  table: productionRecord.table,
+  record: productionRecord,
   access: { resource: 'swine-production', scope: 'tenant' },
   tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
-  fields: productionRecord.fields,
   defaultSort: { field: 'metric_date', order: 'desc' },
-  toItem: (row) => ({ ...row }),
   commands: {
     ingest: command({
       summary: `A daily production record of a room or pen and batch (one per batch, room, pen, category and date: a second one is 409 already_exists). out_of_norm_flags: mortality_high when deaths exceed ${DAILY_MORTALITY_FLAG_PCT} % of the head count that day; weaned_per_litter_low when fewer than ${WEANED_PER_LITTER_FLAG} piglets are weaned per litter.`,

@@ -94,13 +94,11 @@ export const setpointResource = defineResource<SetpointRow>({
   name: 'swine-setpoints',
   module: 'swine',
   title: 'Swine room setpoints',
-  table: setpointRecord.table,
+  record: setpointRecord,
   access: { resource: 'swine-climate', scope: 'tenant' },
   tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
-  fields: setpointRecord.fields,
   defaultSort: { field: 'created_at', order: 'desc' },
-  toItem: (row) => ({ ...row }),
 });
 
 export const adapterResource = defineAdapterResource({ name: 'swine-adapters', module: 'swine', title: 'Swine controller adapters', record: adapterRecord, accessResource: 'swine-climate' });

@@ -73,13 +73,11 @@ export const waterResource = defineResource<WaterRow>({
   name: 'swine-water',
   module: 'swine',
   title: 'Swine water',
-  table: waterRecord.table,
+  record: waterRecord,
   access: { resource: 'swine-water', scope: 'tenant' },
   tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
-  fields: waterRecord.fields,
   defaultSort: { field: 'ts', order: 'desc' },
-  toItem: (row) => ({ ...row }),
   commands: {
     ingest: command({
       summary: `Water drunk by a pen over period_hours (default 24) for head_count pigs, per head and day against the pen's baseline (mean of its last ${BASELINE_READINGS} non-alarm readings once there are ${BASELINE_MIN}, else the expected water by category and weight): ${WATER_WARN_PCT} % off is warn; +${WATER_ALARM_PCT} % is a leak (medium/P2 industry alarm), -${WATER_ALARM_PCT} % or no flow a blockage (high/P1).`,

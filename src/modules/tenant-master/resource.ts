@@ -30,7 +30,6 @@ export const tenantMasterResource = defineResource<TenantEventRow>({
   access: { resource: 'tenant-master', scope: 'master' },
   fields: tenantEventRecord.fields,
   defaultSort: { field: 'created_at', order: 'desc' },
-  toItem: (row) => ({ ...row }),
   commands: {
     publish: command({
       summary: 'Publish a tenant event (409 event_not_whitelisted / status_not_whitelisted outside the whitelists)',

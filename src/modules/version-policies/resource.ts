@@ -78,7 +78,6 @@ export const versionPolicyResource = defineResource<VersionPolicyRow>({
   access: { resource: 'version-policies', scope: 'master' },
   fields: versionPolicyRecord.fields,
   defaultSort: { field: 'id', order: 'asc' },
-  toItem: (row) => ({ ...row }),
   commands: {
     set: command({
       summary: 'Create or update a version policy by id (the whole policy: omitted rules are cleared)',
