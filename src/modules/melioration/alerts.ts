@@ -2,16 +2,10 @@
 // and cleared by the balance evaluation through the industry alarm service (status bridge,
 // audit, bus/MQTT), so they are the same events poultry and swine alarms are; here unit_id is
 // shown as field_id and rule_id as kind (exactly water_deficit or overwatering).
-import * as v from 'valibot';
-import { command, defineResource, type FieldSpec } from '../../kernel/resource.js';
-import { need } from '../../kernel/context.js';
-import { ApiError } from '../../kernel/errors.js';
-import { boundSite } from '../../kernel/tenancy.js';
-import { ident } from './inputs.js';
+import { defineResource, type FieldSpec } from '../../kernel/resource.js';
+import { alarmAckCommand } from '../../industry/alarm-commands.js';
 import { industryAlarmEvents, INDUSTRY_SEVERITIES, ALARM_EVENT_STATUSES, type AlarmEventRow } from '../../industry/alarm-schema.js';
 import { ALERT_KINDS } from './rules.js';
-
-const ackBody = v.strictObject({ id: ident, assignee: v.optional(ident) });
 
 const fields: Record<string, FieldSpec> = {
   id: { type: 'string', label: 'ID', readOnly: true },
@@ -52,20 +46,7 @@ export const alertResource = defineResource<AlarmEventRow>({
     raised_at: row.raised_at, cleared_at: row.cleared_at, acked_at: row.acked_at, acked_by: row.acked_by, assignee: row.assignee, details: row.details,
   }),
   commands: {
-    ack: command({
-      summary: 'Acknowledge a melioration alert (the operator takes it; it stops escalating). Once only: 409 alarm_already_acknowledged names the first; 404 alarm_not_found. A cleared alert can still be acknowledged.',
-      action: 'execute',
-      errors: ['alarm_not_found', 'alarm_already_acknowledged'],
-      body: ackBody,
-      handler: async (ctx, kit) => {
-        const caller = ctx.caller;
-        const row = (await kit.store(ctx.services.db).find({ ...kit.scope(caller), id: ctx.body.id })) as AlarmEventRow | undefined;
-        const site = boundSite(caller);
-        if (!row || (site && row.site_id !== site)) throw new ApiError('alarm_not_found', `alert ${ctx.body.id} not found`, [{ field: 'id', reason: 'not_found' }]);
-        const acked = await need(ctx.services, 'industryAlarms').ack({ id: row.id, tenant_id: row.tenant_id, industry_code: 'melioration', assignee: ctx.body.assignee ?? caller?.subject ?? 'system', actor: caller?.subject ?? 'system' });
-        return kit.toItem(acked);
-      },
-    }),
+    ack: alarmAckCommand('melioration', 'melioration alert'),
   },
 });
 

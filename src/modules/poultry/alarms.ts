@@ -14,6 +14,7 @@ import { need, type Services } from '../../kernel/context.js';
 import { colOf, tableOf } from '../../realtime/sql.js';
 import { alarmEventRecord, industryAlarmEvents, INDUSTRY_SEVERITIES, PRIORITIES, type AlarmEventRow } from '../../industry/alarm-schema.js';
 import type { RuleOutcome } from '../../industry/rules.js';
+import { alarmAckCommand, alarmEscalateCommand } from '../../industry/alarm-commands.js';
 import { ownerSite as writeSite, boundSite, requiredTenant } from '../../kernel/tenancy.js';
 import { flockRecord, readingRecord, type FlockRow, type ReadingRow } from './climate-schema.js';
 import { activePhase, poultryRules, unknownHouse } from './climate.js';
@@ -90,28 +91,8 @@ export const poultryAlarmResource = defineResource<AlarmEventRow>({
         return toItem(event);
       },
     }),
-    ack: command({
-      summary: 'Acknowledge a poultry alarm by id: status acked, acked_at and assignee set (404 alarm_not_found; 409 alarm_already_acknowledged the second time).',
-      action: 'execute',
-      body: v.strictObject({ id: key, assignee: v.optional(key) }),
-      errors: ['alarm_not_found', 'alarm_already_acknowledged'],
-      handler: async (ctx, kit) => {
-        await kit.load(ctx, ctx.body.id, 'alarm_not_found');
-        const row = await need(ctx.services, 'industryAlarms').ack({ id: ctx.body.id, tenant_id: ctx.caller!.tenant_id, industry_code: 'poultry', assignee: ctx.body.assignee ?? ctx.caller!.subject, actor: ctx.caller!.subject });
-        return toItem(row);
-      },
-    }),
-    escalate: command({
-      summary: 'Escalate a poultry alarm by id once its SLA deadline has passed unacknowledged (force=true before): escalation_level + 1, sla_breached=true, a status event and an audit record; status unchanged. 409 lifecycle_conflict when acknowledged, cleared or within its SLA without force.',
-      action: 'execute',
-      body: v.strictObject({ id: key, force: v.optional(v.boolean()) }),
-      errors: ['alarm_not_found', 'lifecycle_conflict'],
-      handler: async (ctx, kit) => {
-        await kit.load(ctx, ctx.body.id, 'alarm_not_found');
-        const row = await need(ctx.services, 'industryAlarms').escalate({ id: ctx.body.id, tenant_id: ctx.caller!.tenant_id, industry_code: 'poultry', actor: ctx.caller!.subject, force: ctx.body.force });
-        return toItem(row);
-      },
-    }),
+    ack: alarmAckCommand('poultry', 'poultry alarm'),
+    escalate: alarmEscalateCommand('poultry', 'poultry alarm'),
   },
 });
 

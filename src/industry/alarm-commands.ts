@@ -1,0 +1,40 @@
+// The commands every industry's view of the one alarm table shares (poultry-alarms,
+// melioration-alerts): acknowledge and escalate by id. The event is loaded through the view's kit,
+// so the caller's tenant, bound site and the view's industry decide what exists (else 404
+// alarm_not_found), and the answer is the event as that view shows it.
+import * as v from 'valibot';
+import { need } from '../kernel/context.js';
+import { command } from '../kernel/resource.js';
+import type { AlarmEventRow } from './alarm-schema.js';
+
+const key = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200));
+
+/** `what` names one event in the view's words: "poultry alarm", "melioration alert". */
+export function alarmAckCommand(industry: AlarmEventRow['industry_code'], what: string) {
+  return command({
+    summary: `Acknowledge a ${what} by id: status acked, acked_at and assignee set (default: the caller); it stops escalating. Once only: 409 alarm_already_acknowledged names the first; 404 alarm_not_found. A cleared event can still be acknowledged.`,
+    action: 'execute',
+    body: v.strictObject({ id: key, assignee: v.optional(key) }),
+    errors: ['alarm_not_found', 'alarm_already_acknowledged'],
+    handler: async (ctx, kit) => {
+      const event = (await kit.load(ctx, ctx.body.id, 'alarm_not_found')) as AlarmEventRow;
+      const actor = ctx.caller?.subject ?? 'system';
+      const row = await need(ctx.services, 'industryAlarms').ack({ id: event.id, tenant_id: event.tenant_id, industry_code: industry, assignee: ctx.body.assignee ?? actor, actor });
+      return kit.toItem(row);
+    },
+  });
+}
+
+export function alarmEscalateCommand(industry: AlarmEventRow['industry_code'], what: string) {
+  return command({
+    summary: `Escalate a ${what} by id once its SLA deadline has passed unacknowledged (force=true before): escalation_level + 1, sla_breached=true, a status event and an audit record; status unchanged. 409 lifecycle_conflict when acknowledged, cleared or within its SLA without force. The box also does this by itself (the industry module's escalator).`,
+    action: 'execute',
+    body: v.strictObject({ id: key, force: v.optional(v.boolean()) }),
+    errors: ['alarm_not_found', 'lifecycle_conflict'],
+    handler: async (ctx, kit) => {
+      const event = (await kit.load(ctx, ctx.body.id, 'alarm_not_found')) as AlarmEventRow;
+      const row = await need(ctx.services, 'industryAlarms').escalate({ id: event.id, tenant_id: event.tenant_id, industry_code: industry, actor: ctx.caller?.subject ?? 'system', force: ctx.body.force });
+      return kit.toItem(row);
+    },
+  });
+}
