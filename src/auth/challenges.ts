@@ -92,7 +92,7 @@ export class Challenges {
 
   /** A wrong code counts against every pending code challenge: the code alone names none. */
   async failCodeAttempt(): Promise<void> {
-    const { t, col, live } = this.pending();
+    const { t, live } = this.pending();
     await this.db.transaction(async () => {
       const rows = (await this.db.orm.select().from(t).where(live)) as unknown as ChallengeRow[];
       for (const r of rows.filter((x) => x.code_hash)) await this.failAttempt(r);

@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { command, defineResource } from '../../kernel/resource.js';
 import { need } from '../../kernel/context.js';
-import { alarmRecord, alarms, SEVERITIES, type AlarmRow } from './schema.js';
+import { alarmRecord, SEVERITIES, type AlarmRow } from './schema.js';
 import { ownerTenant } from '../../kernel/tenancy.js';
 
 const short = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
@@ -28,10 +28,9 @@ export const alarmResource = defineResource<AlarmRow>({
   name: 'alarms',
   module: 'alarms',
   title: 'Alarms',
-  table: alarms,
+  record: alarmRecord,
   access: { resource: 'alarms', scope: 'any' },
   tenantColumn: 'tenant_id',
-  fields: alarmRecord.fields,
   defaultSort: { field: 'raised_at', order: 'desc' },
   commands: {
     ack: command({

@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { command, defineResource } from '../../kernel/resource.js';
 import { insertAudit, toAuditRow } from './service.js';
-import { auditRecord, auditRecords, RESULTS, type AuditRow } from './schema.js';
+import { auditRecord, RESULTS, type AuditRow } from './schema.js';
 import { ownerTenant } from '../../kernel/tenancy.js';
 
 const short = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
@@ -21,10 +21,9 @@ export const auditResource = defineResource<AuditRow>({
   name: 'audit',
   module: 'audit',
   title: 'Audit',
-  table: auditRecords,
+  record: auditRecord,
   access: { resource: 'audit', scope: 'any' },
   tenantColumn: 'tenant_id',
-  fields: auditRecord.fields,
   defaultSort: { field: 'created_at', order: 'desc' },
   commands: {
     log: command({

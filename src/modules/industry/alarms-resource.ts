@@ -8,7 +8,7 @@ import * as v from 'valibot';
 import { ApiError } from '../../kernel/errors.js';
 import { need } from '../../kernel/context.js';
 import { command, defineResource } from '../../kernel/resource.js';
-import { alarmEventRecord, industryAlarmEvents, INDUSTRY_CODES, INDUSTRY_SEVERITIES, PRIORITIES, type AlarmEventRow } from '../../industry/alarm-schema.js';
+import { alarmEventRecord, INDUSTRY_CODES, INDUSTRY_SEVERITIES, PRIORITIES, type AlarmEventRow } from '../../industry/alarm-schema.js';
 import { servesIndustry } from '../../industry/profiles.js';
 import { ownerSite as writeSite } from '../../kernel/tenancy.js';
 
@@ -36,11 +36,10 @@ export const industryAlarmResource = defineResource<AlarmEventRow>({
   name: 'industry-alarms',
   module: 'industry',
   title: 'Industry alarms',
-  table: industryAlarmEvents,
+  record: alarmEventRecord,
   access: { resource: 'industry-alarms', scope: 'tenant' },
   tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
-  fields: alarmEventRecord.fields,
   filters: {
     unit_id: { type: 'string', description: 'House, room/pen or field the alarm is about.' },
     batch_id: { type: 'string' },

@@ -12,7 +12,7 @@ import { need } from '../../kernel/context.js';
 import { ApiError } from '../../kernel/errors.js';
 import { ident, text } from './inputs.js';
 import { loadField } from './fields.js';
-import { CONTROL_MODES, controlModeRecord, controlModes, FALLBACK_MODES, type ControlModeRow } from './schema.js';
+import { CONTROL_MODES, controlModeRecord, FALLBACK_MODES, type ControlModeRow } from './schema.js';
 
 const setBody = v.strictObject({
   field_id: ident,
@@ -31,12 +31,11 @@ export const controlModeResource = defineResource<ControlModeRow>({
   name: 'melioration-control-mode',
   module: 'melioration',
   title: 'Field control modes',
-  table: controlModes,
+  record: controlModeRecord,
   idColumn: 'field_id',
   access: { resource: 'melioration-control-mode', scope: 'tenant' },
   tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
-  fields: controlModeRecord.fields,
   defaultSort: { field: 'field_id', order: 'asc' },
   commands: {
     set: command({

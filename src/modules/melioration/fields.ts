@@ -11,7 +11,7 @@ import { mmToM3 } from './water.js';
 import { dayString, ident, num, opt, writeSite } from './inputs.js';
 import { boundSite } from '../../kernel/tenancy.js';
 import { fieldSoil, todayUtc } from './service.js';
-import { controlModes, fieldRecord, FALLBACK_MODES, meliorationFields, type ControlModeRow, type FieldRow } from './schema.js';
+import { controlModes, fieldRecord, FALLBACK_MODES, type ControlModeRow, type FieldRow } from './schema.js';
 import { Store } from '../../db/store.js';
 
 const soilShape = {
@@ -69,11 +69,10 @@ export const fieldResource = defineResource<FieldRow, v.InferOutput<typeof creat
   name: 'melioration-field',
   module: 'melioration',
   title: 'Melioration fields',
-  table: meliorationFields,
+  record: fieldRecord,
   access: { resource: 'melioration-field', scope: 'tenant' },
   tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
-  fields: fieldRecord.fields,
   defaultSort: { field: 'name', order: 'asc' },
   toItem: (row) => {
     const soil = fieldSoil(row);

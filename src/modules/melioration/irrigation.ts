@@ -9,7 +9,7 @@ import { timeId } from '../../realtime/ids.js';
 import { resolveIrrigation } from './water.js';
 import { dayOf, ident, notFuture, num, opt, text, timestamp } from './inputs.js';
 import { loadField } from './fields.js';
-import { irrigationEvents, irrigationRecord, type IrrigationRow } from './schema.js';
+import { irrigationRecord, type IrrigationRow } from './schema.js';
 
 const ingestItem = v.strictObject({
   field_id: ident,
@@ -29,12 +29,11 @@ function irrigationResource(kind: IrrigationRow['kind'], name: string, title: st
     name,
     module: 'melioration',
     title,
-    table: irrigationEvents,
+    record: irrigationRecord,
     access: { resource: name, scope: 'tenant' },
     tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
     fixed: { kind },
-    fields: irrigationRecord.fields,
     defaultSort: { field: 'observed_at', order: 'desc' },
     commands: {
       ingest: command({

@@ -9,7 +9,7 @@ import { ApiError } from '../../kernel/errors.js';
 import { timeId } from '../../realtime/ids.js';
 import { dayOf, ident, notFuture, num, timestamp } from './inputs.js';
 import { loadField } from './fields.js';
-import { soilMoisture, soilRecord, type FieldRow, type SoilRow } from './schema.js';
+import { soilRecord, type FieldRow, type SoilRow } from './schema.js';
 
 const ingestBody = v.strictObject({
   item: v.strictObject({
@@ -32,11 +32,10 @@ export const soilResource = defineResource<SoilRow>({
   name: 'melioration-soil-moisture',
   module: 'melioration',
   title: 'Soil moisture readings',
-  table: soilMoisture,
+  record: soilRecord,
   access: { resource: 'melioration-soil-moisture', scope: 'tenant' },
   tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
-  fields: soilRecord.fields,
   defaultSort: { field: 'observed_at', order: 'desc' },
   commands: {
     ingest: command({

@@ -83,11 +83,10 @@ export const weatherResource = defineResource<WeatherRow>({
   name: 'melioration-weather',
   module: 'melioration',
   title: 'Weather',
-  table: weather,
+  record: weatherRecord,
   access: { resource: 'melioration-weather', scope: 'tenant' },
   tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
-  fields: weatherRecord.fields,
   defaultSort: { field: 'observed_at', order: 'desc' },
   commands: {
     ingest: command({

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { ApiError } from '../../kernel/errors.js';
 import { command, defineResource } from '../../kernel/resource.js';
 import { scopeString } from '../../auth/scope.js';
-import { passkeyRecord, passkeys, type PasskeyRow } from './schema.js';
+import { passkeyRecord, type PasskeyRow } from './schema.js';
 import { newPasskeyId, qrCredential, rfidCredential } from './credentials.js';
 
 const MAX_TTL_MINUTES = 5 * 365 * 24 * 60;
@@ -30,10 +30,9 @@ export const passkeysResource = defineResource<PasskeyRow>({
   name: 'passkeys',
   module: 'passkeys',
   title: 'Passkeys',
-  table: passkeys,
+  record: passkeyRecord,
   access: { resource: 'passkeys', scope: 'any' },
   tenantColumn: 'tenant_id',
-  fields: passkeyRecord.fields,
   defaultSort: { field: 'issued_at', order: 'desc' },
   toItem,
   commands: {

@@ -5,19 +5,18 @@
 // A poultry profile document holds, for example, climate_phases, feedwater and alarm_rules; the
 // poultry module may register a content validator (registerProfileContent('poultry', ...)).
 import { defineResource } from '../../kernel/resource.js';
-import { industryProfiles, profileRecord, type ProfileRow } from '../../industry/profiles.js';
+import { profileRecord, type ProfileRow } from '../../industry/profiles.js';
 import { profileCommands } from '../industry/profile-commands.js';
 
 export const poultryProfileResource = defineResource<ProfileRow>({
   name: 'poultry-profiles',
   module: 'poultry',
   title: 'Poultry profiles',
-  table: industryProfiles,
+  record: profileRecord,
   access: { resource: 'poultry-profiles', scope: 'tenant' },
   tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
   fixed: { industry_code: 'poultry' },
-  fields: profileRecord.fields,
   defaultSort: { field: 'created_at', order: 'desc' },
   commands: profileCommands({ industry: 'poultry', resource: 'poultry-profiles', names: { import: 'import-yaml', export: 'export-yaml', publish: 'publish', rollback: 'rollback' } }),
 });

@@ -5,7 +5,7 @@ import { and, asc, desc, eq, isNull, type SQL } from 'drizzle-orm';
 import { uiRules } from '../../auth/policy.js';
 import type { Column } from 'drizzle-orm';
 import { ApiError } from '../../kernel/errors.js';
-import type { Caller, Role, Services } from '../../kernel/context.js';
+import type { Caller, Services } from '../../kernel/context.js';
 import { timeId } from '../../realtime/ids.js';
 import { colOf, tableOf } from '../../realtime/sql.js';
 import { shellProfileAudit, shellProfileVersions, uiPreferences, type PrefRow, type ShellAuditRow, type Snapshot, type UiAccessRule, type VersionRow } from './schema.js';

@@ -7,7 +7,7 @@ import { Store } from '../../db/store.js';
 import { ident, short } from '../tenant-master/input.js';
 import { subscriptionRecord, subscriptions, type SubscriptionRow } from '../subscriptions/schema.js';
 import { itemSchema } from '../../kernel/resource.js';
-import { SLA_STATES, slaProfileRecord, slaProfiles, type SlaProfileRow } from './schema.js';
+import { SLA_STATES, slaProfileRecord, type SlaProfileRow } from './schema.js';
 
 const minutes = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(525_600));
 const setBody = v.pipe(
@@ -27,9 +27,8 @@ export const slaProfileResource = defineResource<SlaProfileRow>({
   name: 'sla-profiles',
   module: 'sla-profiles',
   title: 'SLA profiles',
-  table: slaProfiles,
+  record: slaProfileRecord,
   access: { resource: 'sla-profiles', scope: 'master' },
-  fields: slaProfileRecord.fields,
   defaultSort: { field: 'id', order: 'asc' },
   commands: {
     set: command({

@@ -4,7 +4,7 @@ import { command, defineResource } from '../../kernel/resource.js';
 import { ApiError } from '../../kernel/errors.js';
 import { timeId } from '../../realtime/ids.js';
 import { ident, short } from '../tenant-master/input.js';
-import { movesText, SUBSCRIPTION_MOVES, SUBSCRIPTION_STATES, subscriptionRecord, subscriptions, type SubscriptionRow } from './schema.js';
+import { movesText, SUBSCRIPTION_MOVES, SUBSCRIPTION_STATES, subscriptionRecord, type SubscriptionRow } from './schema.js';
 
 const createBody = v.strictObject({
   id: v.optional(ident),
@@ -19,9 +19,8 @@ export const subscriptionResource = defineResource<SubscriptionRow>({
   name: 'subscriptions',
   module: 'subscriptions',
   title: 'Subscriptions',
-  table: subscriptions,
+  record: subscriptionRecord,
   access: { resource: 'subscriptions', scope: 'master' },
-  fields: subscriptionRecord.fields,
   defaultSort: { field: 'updated_at', order: 'desc' },
   commands: {
     create: command({

@@ -106,7 +106,6 @@ const kpiQuery = {
   category: { type: 'string' as const, enum: SWINE_CATEGORIES },
 };
 
-const nullableNum = { type: ['number', 'null'] };
 export const productionKpiRoute: AnyRoute = {
   method: 'get', path: '/api/v1/swine-production/kpi', module: 'swine', tags: ['swine'],
   summary: 'Production KPIs over window_days: growing pigs (mortality %, average daily gain g/day, weight gain, economic FCR) and sows (piglets weaned per sow per year, piglets per litter); formulas in the README ("Swine: production KPIs").',

@@ -7,7 +7,7 @@ import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import { ident } from '../tenant-master/input.js';
 import { pull, push, refreshRecords, registerSite, requestRun, setMode } from '../../sync/master.js';
 import { pullAnswerSchema, pullBody, pushAnswerSchema, pushBody } from '../../sync/protocol.js';
-import { SYNC_MODES, syncRecord, syncTenants, type SyncTenantRow } from './schema.js';
+import { SYNC_MODES, syncRecord, type SyncTenantRow } from './schema.js';
 
 const timing = (s: { config: { sync_stale_ms: number } }) => ({ staleMs: s.config.sync_stale_ms });
 
@@ -17,10 +17,9 @@ export const syncResource = defineResource<SyncTenantRow>({
   name: 'tenant-master-sync',
   module: 'tenant-master-sync',
   title: 'Tenant-master sync',
-  table: syncTenants,
+  record: syncRecord,
   idColumn: 'tenant_id',
   access: { resource: 'tenant-master-sync', scope: 'master' },
-  fields: syncRecord.fields,
   defaultSort: { field: 'tenant_id', order: 'asc' },
   toItem: (row) => ({ id: row.tenant_id, ...row, lag_seconds: Number(row.lag_seconds) }),
   beforeRead: async (ctx) => refreshRecords(ctx.services.db, timing(ctx.services)),

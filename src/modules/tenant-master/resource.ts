@@ -7,7 +7,7 @@ import { ApiError } from '../../kernel/errors.js';
 import { need } from '../../kernel/context.js';
 import { timeId } from '../../realtime/ids.js';
 import { short, ident } from './input.js';
-import { EVENT_STATUSES, EVENT_TYPES, tenantEventRecord, tenantEvents, type TenantEventRow } from './schema.js';
+import { EVENT_STATUSES, EVENT_TYPES, tenantEventRecord, type TenantEventRow } from './schema.js';
 
 const publishBody = v.strictObject({
   tenant_id: ident,
@@ -26,9 +26,8 @@ export const tenantMasterResource = defineResource<TenantEventRow>({
   name: 'tenant-master',
   module: 'tenant-master',
   title: 'Tenant-master events',
-  table: tenantEvents,
+  record: tenantEventRecord,
   access: { resource: 'tenant-master', scope: 'master' },
-  fields: tenantEventRecord.fields,
   defaultSort: { field: 'created_at', order: 'desc' },
   commands: {
     publish: command({

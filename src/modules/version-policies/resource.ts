@@ -74,9 +74,8 @@ export const versionPolicyResource = defineResource<VersionPolicyRow>({
   name: 'version-policies',
   module: 'version-policies',
   title: 'Version policies',
-  table: versionPolicies,
+  record: versionPolicyRecord,
   access: { resource: 'version-policies', scope: 'master' },
-  fields: versionPolicyRecord.fields,
   defaultSort: { field: 'id', order: 'asc' },
   commands: {
     set: command({
