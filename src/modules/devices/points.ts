@@ -3,7 +3,6 @@ import * as v from 'valibot';
 import { ApiError } from '../../kernel/errors.js';
 import { validate } from '../../kernel/validate.js';
 import type { TelemetryPoint } from '../../realtime/bus.js';
-import { timeId } from '../../realtime/ids.js';
 import { DEVICE_STATUSES } from './schema.js';
 
 const ident = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(128), v.regex(/^[^\s/+#]+$/, 'no spaces, /, + or #'));
@@ -34,7 +33,6 @@ export function toPoint(p: PointInput, keys: { tenant_id: string; site_id: strin
   const device = keys.device_id ?? p.device_id;
   if (!device) throw new ApiError('validation_error', 'a point needs a device_id', [{ field: 'device_id', reason: 'required' }]);
   return {
-    id: timeId(),
     tenant_id: keys.tenant_id,
     site_id: p.site_id ?? keys.site_id,
     device_id: device,

@@ -1,10 +1,10 @@
 // Telemetry: ingest (through the batch writer), KPI from the last known state of each device,
-// and retention.
-import { lt, sql, type SQL } from 'drizzle-orm';
+// and retention of raw points and roll-ups.
+import { sql, type SQL } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
 import type { Services } from '../../kernel/context.js';
 import type { TelemetryPoint } from '../../realtime/bus.js';
-import { colOf, tableOf } from '../../realtime/sql.js';
-import { deviceTelemetry } from './schema.js';
+import { RESOLUTIONS, type Resolution } from './schema.js';
 import { TelemetryWriter } from './writer.js';
 
 export interface TelemetryFilter {
@@ -30,12 +30,46 @@ export interface TelemetryService {
   /** Queues stored-ready points; resolves when their batch is written. */
   ingest(points: TelemetryPoint[]): Promise<void>;
   kpi(filter: TelemetryFilter): Promise<TelemetryKpi>;
-  purge(before: Date): Promise<void>;
+  /** Deletes raw points measured before `before`; resolves with how many. */
+  purge(before: Date): Promise<number>;
+  /** Deletes roll-ups of a resolution whose bucket starts before `before`; resolves with how many. */
+  purgeRollups(resolution: Resolution, before: Date): Promise<number>;
 }
 
 declare module '../../kernel/context.js' {
   interface Services {
     telemetry?: TelemetryService;
+  }
+}
+
+/**
+ * Rows deleted per transaction by a purge: a box that was off for months (or lowered a
+ * retention) deletes its backlog in slices, and batches of new points get the lock in between.
+ */
+export const PURGE_CHUNK = 20_000;
+
+/**
+ * One bounded delete (its own transaction) repeated until a slice comes back short. `target` is
+ * the row key, `from` the table and `where` the condition with `?` for the parameters; the
+ * condition is on an indexed integer column, so each slice is a range read of that index.
+ */
+async function purgeInChunks(db: Database, target: string, from: string, where: string, params: number[]): Promise<number> {
+  const inner = `select ${target} from ${from} where ${where} limit ${PURGE_CHUNK}`;
+  let slice: () => Promise<number>;
+  if (db.prepareSqlite) {
+    const stmt = db.prepareSqlite(`delete from ${from} where (${target}) in (${inner})`);
+    slice = async () => (stmt.run(...params) as { changes: number }).changes;
+  } else {
+    const parts = `with gone as (delete from ${from} where (${target}) in (${inner}) returning 1) select count(*) as n from gone`.split('?');
+    const statement = sql.join(parts.flatMap((part, k) => (k < params.length ? [sql.raw(part), sql`${params[k]}`] : [sql.raw(part)])));
+    slice = async () => Number((await db.rows<{ n: string | number }>(statement))[0]?.n ?? 0);
+  }
+  let total = 0;
+  for (;;) {
+    const n = await db.transaction(slice);
+    total += n;
+    if (n < PURGE_CHUNK) return total;
+    await new Promise((resolve) => setImmediate(resolve));
   }
 }
 
@@ -77,11 +111,8 @@ export function createTelemetryService(services: Services): TelemetryService {
         average_latency_ms: avg === null || avg === undefined ? null : Math.round(Number(avg) * 1000) / 1000,
       };
     },
-    async purge(before) {
-      const { db } = services;
-      await db.transaction(async () => {
-        await db.orm.delete(tableOf(deviceTelemetry, db)).where(lt(colOf(deviceTelemetry, db, 'ts'), before.toISOString()));
-      });
-    },
+    purge: (before) => purgeInChunks(services.db, 'id', 'telemetry_points', 'ts < ?', [before.getTime()]),
+    purgeRollups: (resolution, before) =>
+      purgeInChunks(services.db, 'series_id, resolution, bucket', 'telemetry_rollups', 'resolution = ? and bucket < ?', [RESOLUTIONS[resolution], before.getTime()]),
   };
 }

@@ -1,13 +1,12 @@
 // The telemetry batch writer: points from HTTP and MQTT are queued and written every
-// telemetry_flush_ms, or at once when telemetry_batch_max are waiting, as multi-row INSERTs in
-// ONE transaction per batch (a burst of points is not a burst of single-row transactions).
+// telemetry_flush_ms, or at once when telemetry_batch_max are waiting, in ONE transaction per
+// batch with their roll-ups (a burst of points is not a burst of single-row transactions).
 // Batches are written one after another; a caller may await the batch holding its points.
 import { ApiError } from '../../kernel/errors.js';
 import type { Services } from '../../kernel/context.js';
 import { need } from '../../kernel/context.js';
 import type { TelemetryPoint } from '../../realtime/bus.js';
-import { rowsPerInsert, tableOf } from '../../realtime/sql.js';
-import { deviceTelemetry, TELEMETRY_COLUMNS } from './schema.js';
+import { TelemetryStorage } from './storage.js';
 
 /** Points waiting beyond this are refused (HTTP 503, MQTT dropped and counted). */
 export const MAX_QUEUED = 200_000;
@@ -39,12 +38,15 @@ export class TelemetryWriter {
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> | undefined;
   private stopped = false;
+  private readonly storage: TelemetryStorage;
   readonly stats: TelemetryWriterStats = { queued: 0, written: 0, batches: 0, dropped: 0 };
 
   constructor(
     private readonly services: Services,
     private readonly opts: { flushMs: number; batchMax: number },
-  ) {}
+  ) {
+    this.storage = new TelemetryStorage(services.db);
+  }
 
   /** Queues points; the promise settles when their batch is stored (or failed). */
   enqueue(points: TelemetryPoint[]): Promise<void> {
@@ -75,15 +77,9 @@ export class TelemetryWriter {
   }
 
   private async write(batch: Batch): Promise<void> {
-    const { db } = this.services;
-    const table = tableOf(deviceTelemetry, db);
-    const step = rowsPerInsert(TELEMETRY_COLUMNS);
     try {
-      await db.transaction(async () => {
-        for (let i = 0; i < batch.points.length; i += step) {
-          await db.orm.insert(table).values(batch.points.slice(i, i + step) as never);
-        }
-      });
+      const written = await this.services.db.transaction(() => this.storage.write(batch.points));
+      written.commit();
       this.stats.written += batch.points.length;
       this.stats.batches++;
       batch.resolve();
