@@ -1,5 +1,9 @@
 -- Time-series layout (issue 16): series dictionary, integer epoch-ms points, minute/hour roll-ups.
 -- Existing rows move over (a box upgraded in the field keeps its data); the API reads the views.
+-- In device_telemetry, tenant_id is `+s.tenant_id` on purpose: the unary plus keeps SQLite's
+-- planner (no statistics) from driving a tenant's newest-first page from the series and sorting
+-- every point of the tenant; it scans the ts index backwards instead. A device filter still
+-- starts from the series key (device_id leads it).
 CREATE TABLE `telemetry_series` (
 	`id` integer PRIMARY KEY NOT NULL,
 	`tenant_id` text NOT NULL,
@@ -9,7 +13,7 @@ CREATE TABLE `telemetry_series` (
 	`unit` text NOT NULL
 );
 --> statement-breakpoint
-CREATE UNIQUE INDEX `telemetry_series_key` ON `telemetry_series` (`tenant_id`,`device_id`,`metric`,`site_id`,`unit`);--> statement-breakpoint
+CREATE UNIQUE INDEX `telemetry_series_key` ON `telemetry_series` (`device_id`,`metric`,`tenant_id`,`site_id`,`unit`);--> statement-breakpoint
 CREATE TABLE `telemetry_points` (
 	`id` integer PRIMARY KEY NOT NULL,
 	`series_id` integer NOT NULL,
@@ -36,7 +40,6 @@ CREATE TABLE `telemetry_rollups` (
 	PRIMARY KEY(`series_id`, `resolution`, `bucket`)
 ) WITHOUT ROWID;
 --> statement-breakpoint
-CREATE INDEX `telemetry_rollups_resolution_bucket` ON `telemetry_rollups` (`resolution`,`bucket`);--> statement-breakpoint
 INSERT INTO `telemetry_series` (`tenant_id`, `site_id`, `device_id`, `metric`, `unit`)
 SELECT DISTINCT `tenant_id`, coalesce(`site_id`, ''), `device_id`, `metric`, coalesce(`unit`, '') FROM `device_telemetry`;
 --> statement-breakpoint
@@ -68,7 +71,7 @@ FROM (
 DROP TABLE `device_telemetry`;
 --> statement-breakpoint
 CREATE VIEW `device_telemetry` AS
-SELECT p.`id` AS `id`, s.`tenant_id` AS `tenant_id`, nullif(s.`site_id`, '') AS `site_id`, s.`device_id` AS `device_id`, s.`metric` AS `metric`,
+SELECT p.`id` AS `id`, +s.`tenant_id` AS `tenant_id`, nullif(s.`site_id`, '') AS `site_id`, s.`device_id` AS `device_id`, s.`metric` AS `metric`,
 	p.`value` AS `value`, nullif(s.`unit`, '') AS `unit`,
 	CASE p.`status` WHEN 0 THEN 'online' WHEN 1 THEN 'warn' ELSE 'error' END AS `status`,
 	p.`latency_ms` AS `latency_ms`, p.`ts` AS `ts`, p.`received_at` AS `received_at`

@@ -17,7 +17,8 @@ export const telemetrySeries = defineTable('telemetry_series', {
   metric: col.text({ notNull: true }),
   unit: col.text({ notNull: true }),
 }, {
-  indexes: [{ name: 'telemetry_series_key', columns: ['tenant_id', 'device_id', 'metric', 'site_id', 'unit'], unique: true }],
+  // device_id leads: the lists' device filter finds a device's series without naming the tenant first.
+  indexes: [{ name: 'telemetry_series_key', columns: ['device_id', 'metric', 'tenant_id', 'site_id', 'unit'], unique: true }],
 });
 
 /** Raw points. Two indexes: a series' points by time (charts, device filters) and time alone (purge, newest first). */
@@ -36,7 +37,11 @@ export const telemetryPoints = defineTable('telemetry_points', {
   ],
 });
 
-/** resolution is the bucket width in seconds (60 or 3600); bucket its start in epoch ms. */
+/**
+ * resolution is the bucket width in seconds (60 or 3600); bucket its start in epoch ms. The
+ * primary key is the only index: a chart reads one series' range of it, and the purge goes
+ * series by series through it.
+ */
 export const telemetryRollups = defineTable('telemetry_rollups', {
   series_id: col.integer({ notNull: true }),
   resolution: col.integer({ notNull: true }),
@@ -50,7 +55,6 @@ export const telemetryRollups = defineTable('telemetry_rollups', {
   last_ts: col.integer({ notNull: true }),
 }, {
   primaryKey: ['series_id', 'resolution', 'bucket'],
-  indexes: [{ name: 'telemetry_rollups_resolution_bucket', columns: ['resolution', 'bucket'] }],
 });
 
 /** The view the telemetry list and KPI read (not a table: not migrated from this declaration). */

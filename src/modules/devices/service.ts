@@ -112,7 +112,15 @@ export function createTelemetryService(services: Services): TelemetryService {
       };
     },
     purge: (before) => purgeInChunks(services.db, 'id', 'telemetry_points', 'ts < ?', [before.getTime()]),
-    purgeRollups: (resolution, before) =>
-      purgeInChunks(services.db, 'series_id, resolution, bucket', 'telemetry_rollups', 'resolution = ? and bucket < ?', [RESOLUTIONS[resolution], before.getTime()]),
+    async purgeRollups(resolution, before) {
+      // Series by series, through the roll-ups' primary key (their only index).
+      const { db } = services;
+      const series = await db.rows<{ id: number | string }>(sql`select id from telemetry_series order by id`);
+      let total = 0;
+      for (const { id } of series) {
+        total += await purgeInChunks(db, 'series_id, resolution, bucket', 'telemetry_rollups', 'series_id = ? and resolution = ? and bucket < ?', [Number(id), RESOLUTIONS[resolution], before.getTime()]);
+      }
+      return total;
+    },
   };
 }
