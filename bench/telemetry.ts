@@ -12,7 +12,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
@@ -22,6 +21,7 @@ import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/server.js';
 import { createLogger } from '../src/kernel/logger.js';
 import { rollup, rollupConflictClause, ROLLUP_COLUMNS } from '../src/modules/devices/rollups.js';
+import { timeId } from '../src/realtime/ids.js';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const INLINE = process.argv.includes('--inline');
@@ -146,7 +146,8 @@ const oldPer = Math.floor(30_000 / oldCols);
 const oldInsert = (n: number) => oldDb.prepare(`insert into device_telemetry (id, tenant_id, site_id, device_id, metric, value, unit, status, latency_ms, ts, received_at) values ${place(n, oldCols)}`);
 const oldFull = oldInsert(oldPer);
 const nowIso = new Date(nowMs).toISOString();
-const oldRows = Array.from({ length: N }, (_, i) => [randomUUID(), 'bench', 'site-1', `dev-${i % DEVICES}`, 'temperature', value(i), null, 'online', i % 50, nowIso, nowIso]);
+// Time-ordered ids, as that layout's writer made them (timeId), so its primary key grew at the end.
+const oldRows = Array.from({ length: N }, (_, i) => [timeId(nowMs), 'bench', 'site-1', `dev-${i % DEVICES}`, 'temperature', value(i), null, 'online', i % 50, nowIso, nowIso]);
 const oldWrite = oldDb.transaction((batch: unknown[][]) => {
   for (let i = 0; i < batch.length; i += oldPer) {
     const chunk = batch.slice(i, i + oldPer);
