@@ -98,6 +98,12 @@ const seriesId = (db.prepare("select id from telemetry_series where tenant_id = 
 const rawChart = db.prepare('select bucket, count, value_count, sum, min, max, last, last_ts from telemetry_rollups where series_id = ? and resolution = 3600 and bucket >= ? and bucket < ? order by bucket');
 const fromPoints = db.prepare('select (ts / 3600000) * 3600000 as bucket, count(*) as count, count(value) as value_count, sum(value) as sum, min(value) as min, max(value) as max from telemetry_points where series_id = ? and ts >= ? and ts < ? group by 1 order by 1');
 
+// The newest-first page of raw points (what the telemetry block shows first) and the KPI, over
+// the 30 days of raw points, beside the page's two statements run raw.
+const listPage = async () => { const r = await fetch(`${server.url}/api/v1/devices/telemetry/list`, { headers }); await r.json(); };
+const kpi = async () => { const r = await fetch(`${server.url}/api/v1/devices/telemetry/kpi`, { headers }); await r.json(); };
+const rawPage = db.prepare("select * from device_telemetry where tenant_id = 'bench' order by ts desc, id desc limit 50");
+const rawCount = db.prepare("select count(*) from device_telemetry where tenant_id = 'bench'");
 const time = async (fn: () => unknown): Promise<{ p50: number; p95: number }> => {
   for (let i = 0; i < 5; i++) await fn();
   const ms: number[] = [];
@@ -115,6 +121,9 @@ const api = await time(chart);
 const page = await time(onePage);
 const sqlChart = await time(() => rawChart.all(seriesId, from, to));
 const pointsChart = await time(() => fromPoints.all(seriesId, from, to));
+const listTimes = await time(listPage);
+const rawListTimes = await time(() => { rawPage.all(); rawCount.get(); });
+const kpiTimes = await time(kpi);
 const pointBuckets = (fromPoints.all(seriesId, from, to) as unknown[]).length;
 const bytes = (name: string) => (db.prepare('select sum(pgsize) as b from dbstat where name in (select name from sqlite_schema where tbl_name = ?)').get(name) as { b: number }).b;
 const sizes = { points: bytes('telemetry_points'), rollups: bytes('telemetry_rollups') };
@@ -132,4 +141,7 @@ line(`42-day hourly chart of one sensor through the HTTP API (${buckets} buckets
 line('  one page of 500 buckets through the HTTP API', ms(page));
 line(`  baseline: the same ${rawBuckets} buckets by raw SQL (better-sqlite3, prepared)`, ms(sqlChart));
 line(`  for scale: hourly aggregates computed from raw points (${pointBuckets} buckets: raw holds ${config.telemetry_retention_days} days)`, ms(pointsChart));
+line(`newest-first page of raw points through the HTTP API (50 of ${fmt(rawPoints)}, with the total)`, ms(listTimes));
+line('  baseline: the same page and count by raw SQL on the view (better-sqlite3, prepared)', ms(rawListTimes));
+line('devices/telemetry/kpi over every raw point (last state of each device)', ms(kpiTimes));
 process.exit(0);
