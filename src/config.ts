@@ -65,7 +65,9 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'status_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 30, description: 'Status events older than this are purged (hourly).' },
   { key: 'telemetry_flush_ms', schema: int(1, 60_000), allowed: 'an integer from 1 to 60000', default: 200, description: 'Longest time an ingested telemetry point waits before its batch is written.' },
   { key: 'telemetry_batch_max', schema: int(1, 50_000), allowed: 'an integer from 1 to 50000', default: 2000, description: 'Points that trigger an immediate batch write (one transaction per batch).' },
-  { key: 'telemetry_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 30, description: 'Telemetry points older than this are purged (hourly).' },
+  { key: 'telemetry_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 30, description: 'Raw telemetry points older than this are purged (hourly); their minute and hour roll-ups stay longer.' },
+  { key: 'telemetry_minute_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 90, description: 'Per-minute telemetry roll-ups (count, sum, min, max, last per series) older than this are purged (hourly).' },
+  { key: 'telemetry_hour_retention_days', schema: int(1, 36500), allowed: 'an integer from 1 to 36500', default: 1825, description: 'Per-hour telemetry roll-ups older than this are purged (hourly); 1825 days keep five years of charts.' },
   { key: 'poultry_readings_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 120, description: 'Poultry climate readings older than this are purged (hourly); 120 days hold two broiler batches and the longest hourly roll-up window.' },
   { key: 'sync_master_url', schema: v.pipe(text(), v.check((s) => s === '' || /^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(s), 'http(s) URL')), allowed: 'empty (no sync) or http(s)://host[:port]', default: '', description: 'Edge-single: the master cloud this box syncs with (alarms, status, audit, telemetry aggregates, heartbeats up; version policies, module site policies and published industry profiles down).' },
   { key: 'sync_credential_file', schema: text(), allowed: 'a file path (relative paths are inside data_dir)', default: 'site-credential', description: 'The site credential issued by the master (register-site); it must be mode 0600 or it is refused.' },
@@ -104,6 +106,8 @@ export interface Config {
   telemetry_flush_ms: number;
   telemetry_batch_max: number;
   telemetry_retention_days: number;
+  telemetry_minute_retention_days: number;
+  telemetry_hour_retention_days: number;
   poultry_readings_retention_days: number;
   rpc_port: number;
   rpc_host: string;

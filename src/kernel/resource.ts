@@ -53,6 +53,8 @@ export interface FilterSpec extends ParamSpec {
   op?: FilterOp;
   /** The list's order when this filter is given and the caller names no sort (e.g. `since`: oldest first). */
   defaultOrder?: 'asc' | 'desc';
+  /** The value as the column stores it, when that differs from the parameter (a date-time kept as epoch ms, a name kept as a code). */
+  encode?: (value: string | number | boolean) => string | number | boolean;
 }
 
 export interface CommandDef<B = unknown> {
@@ -228,7 +230,7 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
   }
   const listQuery: QuerySpec = { ...pagingSpec(sortable, search.length > 0), ...filters };
   // Per filter, settled once: its column and whether it is a range end.
-  const filterList = Object.entries(filters).map(([name, f]) => ({ name, column: f.column ?? name, op: f.op && f.op !== 'eq' ? f.op : undefined, defaultOrder: f.defaultOrder }));
+  const filterList = Object.entries(filters).map(([name, f]) => ({ name, column: f.column ?? name, op: f.op && f.op !== 'eq' ? f.op : undefined, defaultOrder: f.defaultOrder, encode: f.encode }));
   const item = itemSchema(def.fields, def.openItems ?? false);
 
   const routes: AnyRoute[] = [
@@ -263,8 +265,9 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
         const ranges: RangeCondition[] = [];
         let impliedOrder: 'asc' | 'desc' | undefined;
         for (const f of filterList) {
-          const value = q[f.name];
-          if (value === undefined) continue;
+          const given = q[f.name];
+          if (given === undefined) continue;
+          const value = f.encode ? f.encode(given) : given;
           const column = f.column;
           if (f.op) {
             ranges.push({ column, op: f.op, value });

@@ -16,9 +16,8 @@ export interface StatusEvent {
   timestamp: string;
 }
 
-/** A stored device telemetry point. */
+/** A device telemetry point as written (the store adds its integer id). */
 export interface TelemetryPoint {
-  id: string;
   tenant_id: string;
   site_id: string | null;
   device_id: string;

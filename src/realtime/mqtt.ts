@@ -19,7 +19,7 @@ import mqtt from 'mqtt';
 import type { Caller, Services } from '../kernel/context.js';
 import { need } from '../kernel/context.js';
 import type { AlarmEvent, StatusEvent } from './bus.js';
-import { parseMqttPayload, toPoint } from '../modules/devices/points.js';
+import { nowIso, parseMqttPayload, toPoint } from '../modules/devices/points.js';
 
 export interface MqttHandle {
   mode: 'embedded' | 'external' | 'off';
@@ -95,14 +95,21 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
   const { log } = services;
 
   let rejectLogged = 0;
-  /** Telemetry from a topic into the batch writer; bad payloads are counted and logged (rate-limited). */
+  // Points of a batch the writer could not store, or could not queue, count as rejected.
+  const lost = (n: number) => { stats.rejected += n; };
+  /**
+   * Telemetry from a topic into the batch writer, without a promise per message (the writer
+   * reports a failed batch through `lost`); bad payloads are counted and logged (rate-limited).
+   */
   const intake = (where: { tenant: string; site: string | null; device: string }, payload: Buffer) => {
-    if (!services.modules.isInstalled('devices') || !services.telemetry) return;
+    const telemetry = services.telemetry;
+    if (!telemetry || !services.modules.isInstalled('devices')) return;
     try {
-      const now = new Date().toISOString();
-      const points = parseMqttPayload(payload).map((p) => toPoint(p, { tenant_id: where.tenant, site_id: where.site, device_id: where.device }, now));
+      const now = nowIso();
+      const keys = { tenant_id: where.tenant, site_id: where.site, device_id: where.device };
+      const points = parseMqttPayload(payload).map((p) => toPoint(p, keys, now));
       stats.received += points.length;
-      need(services, 'telemetry').ingest(points).catch(() => { stats.rejected += points.length; });
+      if (!telemetry.writer.offer(points, lost)) lost(points.length);
     } catch (err) {
       stats.rejected++;
       if (rejectLogged++ % 1000 === 0) log.warn('MQTT telemetry payload refused', { device: where.device, error: (err as Error).message, refused_so_far: stats.rejected });

@@ -25,7 +25,12 @@ function connectMqtt(url: string, password?: string): Promise<{ client: MqttClie
   return new Promise((resolve, reject) => {
     const client = mqtt.connect(url, { username: 'test', password, reconnectPeriod: 0, connectTimeout: 5000, clientId: `t-${randomBytes(4).toString('hex')}` });
     const got: Received[] = [];
-    client.on('message', (topic, payload) => got.push({ topic, body: JSON.parse(payload.toString()) as Record<string, unknown> }));
+    client.on('message', (topic, payload) => {
+      // A subscriber under cabinet/# also sees what devices publish, malformed payloads included.
+      let body: Record<string, unknown>;
+      try { body = JSON.parse(payload.toString()) as Record<string, unknown>; } catch { body = { unparsed: payload.toString() }; }
+      got.push({ topic, body });
+    });
     client.once('connect', () => resolve({ client, got }));
     client.once('error', (err) => { client.end(true); reject(err); });
   });
@@ -122,7 +127,8 @@ describe.each(DIALECTS)('embedded MQTT broker (%s)', (dialect) => {
     dev.client.publish('cabinet/tA/farm-1/telemetry/th-9', JSON.stringify([{ metric: 'humidity', value: 55 }, { metric: 'co2', value: 900, status: 'warn' }]), { qos: 1 });
     const rows = await until(async () => {
       const res = await opA.get('/api/v1/devices/telemetry/list?device_id=th-9');
-      return res.body.total === 3 ? res.body.items : undefined;
+      // Items and total are two queries (in parallel on PostgreSQL): a batch committed between them shows in one only.
+      return res.body.total === 3 && res.body.items.length === 3 ? res.body.items : undefined;
     }, 10_000, 'telemetry rows');
     expect(rows.every((r: { tenant_id: string; site_id: string }) => r.tenant_id === 'tA' && r.site_id === 'farm-1')).toBe(true);
     expect(rows.map((r: { metric: string }) => r.metric).sort()).toEqual(['co2', 'humidity', 'temperature']);
@@ -134,6 +140,28 @@ describe.each(DIALECTS)('embedded MQTT broker (%s)', (dialect) => {
     dev.client.publish('cabinet/tA/farm-1/telemetry/th-9', JSON.stringify({ metric: 'marker', value: 1 }), { qos: 1 });
     await until(async () => (await opA.get('/api/v1/devices/telemetry/list?metric=marker')).body.total === 1 || undefined, 10_000, 'marker');
     expect((await master.get('/api/v1/devices/telemetry/list?device_id=x-1')).body.total).toBe(0);
+  });
+
+  it('refuses bad telemetry payloads (one point, a list, {points}), counts and logs them, and stores none of their points', async () => {
+    const dev = await open({ subject: 'device:bad-1', role: 'operator', scope_type: 'tenant', tenant_id: 'tA' });
+    const stats = server.services.mqtt!.stats;
+    const before = { received: stats.received, rejected: stats.rejected };
+    const topic = 'cabinet/tA/farm-1/telemetry/bad-1';
+    const bad = [
+      '{not json',
+      JSON.stringify({ metric: 'temperature', value: 'hot' }),
+      JSON.stringify({ metric: 'temperature', value: 1, colour: 'red' }),
+      JSON.stringify([{ metric: 'temperature', value: 1 }, { metric: 'temperature', value: '2' }]),
+      JSON.stringify({ points: [{ metric: 'temperature', value: 2, ts: 'yesterday' }] }),
+      JSON.stringify([]),
+    ];
+    for (const body of bad) dev.client.publish(topic, body, { qos: 1 });
+    dev.client.publish(topic, JSON.stringify({ metric: 'good', value: 3 }), { qos: 1 });
+    await until(async () => (await opA.get('/api/v1/devices/telemetry/list?device_id=bad-1')).body.total === 1 || undefined, 10_000, 'the good point');
+    expect((await opA.get('/api/v1/devices/telemetry/list?device_id=bad-1')).body.items.map((i: { metric: string }) => i.metric)).toEqual(['good']);
+    expect(stats.rejected - before.rejected).toBe(bad.length);
+    expect(stats.received - before.received).toBe(1);
+    expect(env.logs.some((l) => l.msg === 'MQTT telemetry payload refused')).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 import { defineModule } from '../../kernel/module.js';
 import { deviceRoutes } from './resource.js';
-import { deviceTelemetry } from './schema.js';
+import { telemetryPoints, telemetryRollups, telemetrySeries } from './schema.js';
 import { createTelemetryService } from './service.js';
 import { hourlyRetention, type Retention } from '../../kernel/retention.js';
 
@@ -8,7 +8,7 @@ import { hourlyRetention, type Retention } from '../../kernel/retention.js';
 export default defineModule({
   id: 'devices',
   name: 'Devices',
-  description: 'Device telemetry points (HTTP and MQTT intake, batched writes, retention) and device KPIs.',
+  description: 'Device telemetry points (HTTP and MQTT intake, batched writes, retention), per-minute and per-hour roll-ups, and device KPIs.',
   version: '1.0.0',
   core: false,
   dependencies: [],
@@ -18,23 +18,28 @@ export default defineModule({
   provides_enrichment_for: [],
   frontend: { block_id: 'devices', component: 'DeviceTelemetry' },
   routes: deviceRoutes,
-  tables: [deviceTelemetry],
+  tables: [telemetrySeries, telemetryPoints, telemetryRollups],
   permissions: [
     { role: 'operator', resource: 'devices', actions: ['read', 'ingest'] },
     { role: 'admin', resource: 'devices', actions: ['read', 'ingest'] },
     { role: 'security', resource: 'devices', actions: ['read'] },
   ],
   runtime: (services) => {
-    let retention: Retention | undefined;
+    let retentions: Retention[] = [];
     return {
       async start() {
         const telemetry = createTelemetryService(services);
         services.telemetry = telemetry;
-        retention = hourlyRetention(services.log, 'telemetry', services.config.telemetry_retention_days, (before) => telemetry.purge(before));
-        retention.start();
+        const { config, log } = services;
+        retentions = [
+          hourlyRetention(log, 'telemetry', config.telemetry_retention_days, (before) => telemetry.purge(before)),
+          hourlyRetention(log, 'telemetry minute roll-up', config.telemetry_minute_retention_days, (before) => telemetry.purgeRollups('minute', before)),
+          hourlyRetention(log, 'telemetry hour roll-up', config.telemetry_hour_retention_days, (before) => telemetry.purgeRollups('hour', before)),
+        ];
+        for (const r of retentions) r.start();
       },
       async stop() {
-        retention?.stop();
+        for (const r of retentions) r.stop();
         await services.telemetry?.writer.stop();
       },
     };

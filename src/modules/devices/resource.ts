@@ -1,10 +1,13 @@
-// devices/telemetry/scheme|list, devices/telemetry/kpi and devices/telemetry/commands/ingest.
+// devices/telemetry/scheme|list, devices/telemetry/kpi, devices/telemetry/commands/ingest and
+// devices/telemetry-rollups/scheme|list (rollup-resource.ts). Both lists read views (schema.ts) whose times are epoch
+// ms; items carry them as RFC 3339 UTC text like every other timestamp of the API.
 import * as v from 'valibot';
 import { command, defineResource } from '../../kernel/resource.js';
 import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import { ApiError } from '../../kernel/errors.js';
 import type { TelemetryPoint } from '../../realtime/bus.js';
-import { deviceTelemetry, DEVICE_STATUSES } from './schema.js';
+import { deviceTelemetryView, DEVICE_STATUSES } from './schema.js';
+import { rollupRoutes } from './rollup-resource.js';
 import { ingestBody, toPoint } from './points.js';
 import { ownerTenant } from '../../kernel/tenancy.js';
 import { need } from '../../kernel/context.js';
@@ -17,11 +20,16 @@ const filters = {
   tenant_id: { type: 'string', description: 'Master callers only; a tenant caller always sees its own tenant.' },
 } as const;
 
-export const telemetryResource = defineResource<TelemetryPoint & Record<string, unknown>>({
+/** A stored row of the device_telemetry view. */
+type PointRow = Omit<TelemetryPoint, 'ts' | 'received_at'> & { id: number; ts: number; received_at: number } & Record<string, unknown>;
+
+const iso = (ms: number) => new Date(Number(ms)).toISOString();
+
+export const telemetryResource = defineResource<PointRow>({
   name: 'devices/telemetry',
   module: 'devices',
   title: 'Device telemetry',
-  table: deviceTelemetry,
+  table: deviceTelemetryView,
   access: { resource: 'devices', scope: 'any' },
   tenantColumn: 'tenant_id',
   fields: {
@@ -41,7 +49,7 @@ export const telemetryResource = defineResource<TelemetryPoint & Record<string, 
   sortable: ['ts', 'received_at', 'device_id', 'metric', 'status', 'value'],
   defaultSort: { field: 'ts', order: 'desc' },
   search: ['device_id', 'metric', 'site_id'],
-  toItem: (row) => ({ ...row }),
+  toItem: (row) => ({ ...row, id: String(row.id), ts: iso(row.ts), received_at: iso(row.received_at) }),
   commands: {
     ingest: command({
       summary: 'Ingest telemetry points (batched with MQTT intake; answers once they are stored)',
@@ -112,4 +120,4 @@ export const kpiRoute: AnyRoute = defineRoute({
 
 // The KPI route comes before the resource's /{id} so /kpi is never read as an id; single points
 // are not addressable (the /{id} route is left out).
-export const deviceRoutes: AnyRoute[] = [kpiRoute, ...telemetryResource.routes.filter((r) => !(r.method === 'get' && r.path.endsWith('/{id}')))];
+export const deviceRoutes: AnyRoute[] = [kpiRoute, ...telemetryResource.routes.filter((r) => !(r.method === 'get' && r.path.endsWith('/{id}'))), ...rollupRoutes];

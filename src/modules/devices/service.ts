@@ -1,10 +1,10 @@
 // Telemetry: ingest (through the batch writer), KPI from the last known state of each device,
-// and retention.
-import { lt, sql, type SQL } from 'drizzle-orm';
+// and retention of raw points and roll-ups.
+import { sql, type SQL } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
 import type { Services } from '../../kernel/context.js';
 import type { TelemetryPoint } from '../../realtime/bus.js';
-import { colOf, tableOf } from '../../realtime/sql.js';
-import { deviceTelemetry } from './schema.js';
+import { RESOLUTIONS, STATUS_CODE, type DeviceStatus, type Resolution } from './schema.js';
 import { TelemetryWriter } from './writer.js';
 
 export interface TelemetryFilter {
@@ -30,12 +30,46 @@ export interface TelemetryService {
   /** Queues stored-ready points; resolves when their batch is written. */
   ingest(points: TelemetryPoint[]): Promise<void>;
   kpi(filter: TelemetryFilter): Promise<TelemetryKpi>;
-  purge(before: Date): Promise<void>;
+  /** Deletes raw points measured before `before`; resolves with how many. */
+  purge(before: Date): Promise<number>;
+  /** Deletes roll-ups of a resolution whose bucket starts before `before`; resolves with how many. */
+  purgeRollups(resolution: Resolution, before: Date): Promise<number>;
 }
 
 declare module '../../kernel/context.js' {
   interface Services {
     telemetry?: TelemetryService;
+  }
+}
+
+/**
+ * Rows deleted per transaction by a purge: a box that was off for months (or lowered a
+ * retention) deletes its backlog in slices, and batches of new points get the lock in between.
+ */
+export const PURGE_CHUNK = 20_000;
+
+/**
+ * One bounded delete (its own transaction) repeated until a slice comes back short. `target` is
+ * the row key, `from` the table and `where` the condition with `?` for the parameters; the
+ * condition is on an indexed integer column, so each slice is a range read of that index.
+ */
+async function purgeInChunks(db: Database, target: string, from: string, where: string, params: number[]): Promise<number> {
+  const inner = `select ${target} from ${from} where ${where} limit ${PURGE_CHUNK}`;
+  let slice: () => Promise<number>;
+  if (db.prepareSqlite) {
+    const stmt = db.prepareSqlite(`delete from ${from} where (${target}) in (${inner})`);
+    slice = async () => (stmt.run(...params) as { changes: number }).changes;
+  } else {
+    const parts = `with gone as (delete from ${from} where (${target}) in (${inner}) returning 1) select count(*) as n from gone`.split('?');
+    const statement = sql.join(parts.flatMap((part, k) => (k < params.length ? [sql.raw(part), sql`${params[k]}`] : [sql.raw(part)])));
+    slice = async () => Number((await db.rows<{ n: string | number }>(statement))[0]?.n ?? 0);
+  }
+  let total = 0;
+  for (;;) {
+    const n = await db.transaction(slice);
+    total += n;
+    if (n < PURGE_CHUNK) return total;
+    await new Promise((resolve) => setImmediate(resolve));
   }
 }
 
@@ -48,26 +82,36 @@ export function createTelemetryService(services: Services): TelemetryService {
     writer,
     ingest: (points) => writer.enqueue(points),
     async kpi(f) {
+      // Every filter but status is a series column: the series are chosen first, then each one's
+      // last point (matching status) is one step back along its (series_id, ts) index, so the KPI
+      // costs a lookup per series and an index count, not a sort of every point.
       const { db } = services;
       const parts: SQL[] = [];
-      for (const key of ['tenant_id', 'device_id', 'site_id', 'status', 'metric'] as const) {
-        const value = f[key];
-        if (value !== undefined) parts.push(sql`${sql.identifier(key)} = ${value}`);
-      }
+      if (f.tenant_id !== undefined) parts.push(sql`tenant_id = ${f.tenant_id}`);
+      if (f.device_id !== undefined) parts.push(sql`device_id = ${f.device_id}`);
+      if (f.metric !== undefined) parts.push(sql`metric = ${f.metric}`);
+      if (f.site_id !== undefined) parts.push(sql`site_id = ${f.site_id}`);
       if (f.q) {
         const term = escapeLike(f.q);
-        parts.push(sql`(lower(device_id) like ${term} escape '\\' or lower(metric) like ${term} escape '\\' or lower(coalesce(site_id, '')) like ${term} escape '\\')`);
+        parts.push(sql`(lower(device_id) like ${term} escape '\\' or lower(metric) like ${term} escape '\\' or lower(site_id) like ${term} escape '\\')`);
       }
       const where = parts.length ? sql`where ${sql.join(parts, sql` and `)}` : sql``;
+      const code = f.status === undefined ? undefined : STATUS_CODE[f.status as DeviceStatus];
+      if (f.status !== undefined && code === undefined) return { devices: 0, online: 0, warn: 0, error: 0, total_points: 0, average_latency_ms: null };
+      const status = code === undefined ? sql`` : sql` and q.status = ${code}`;
       const [row] = await db.rows<Record<string, string | number | null>>(sql`
-        with filtered as (select tenant_id, device_id, status, latency_ms, ts, id from device_telemetry ${where}),
-        ranked as (select status, latency_ms, row_number() over (partition by tenant_id, device_id order by ts desc, id desc) as rn from filtered)
+        with sel as (select id, tenant_id, device_id from telemetry_series ${where}),
+        last as (
+          select sel.tenant_id, sel.device_id, p.status, p.latency_ms, p.ts, p.id
+          from sel join telemetry_points p on p.id = (select q.id from telemetry_points q where q.series_id = sel.id${status} order by q.ts desc, q.id desc limit 1)
+        ),
+        ranked as (select status, latency_ms, row_number() over (partition by tenant_id, device_id order by ts desc, id desc) as rn from last)
         select
-          (select count(*) from filtered) as total_points,
+          (select count(*) from telemetry_points q where q.series_id in (select id from sel)${status}) as total_points,
           count(*) as devices,
-          coalesce(sum(case when status = 'online' then 1 else 0 end), 0) as online,
-          coalesce(sum(case when status = 'warn' then 1 else 0 end), 0) as warn,
-          coalesce(sum(case when status = 'error' then 1 else 0 end), 0) as error,
+          coalesce(sum(case when status = 0 then 1 else 0 end), 0) as online,
+          coalesce(sum(case when status = 1 then 1 else 0 end), 0) as warn,
+          coalesce(sum(case when status = 2 then 1 else 0 end), 0) as error,
           avg(latency_ms) as average_latency_ms
         from ranked where rn = 1`);
       const n = (k: string) => Number(row?.[k] ?? 0);
@@ -77,11 +121,16 @@ export function createTelemetryService(services: Services): TelemetryService {
         average_latency_ms: avg === null || avg === undefined ? null : Math.round(Number(avg) * 1000) / 1000,
       };
     },
-    async purge(before) {
+    purge: (before) => purgeInChunks(services.db, 'id', 'telemetry_points', 'ts < ?', [before.getTime()]),
+    async purgeRollups(resolution, before) {
+      // Series by series, through the roll-ups' primary key (their only index).
       const { db } = services;
-      await db.transaction(async () => {
-        await db.orm.delete(tableOf(deviceTelemetry, db)).where(lt(colOf(deviceTelemetry, db, 'ts'), before.toISOString()));
-      });
+      const series = await db.rows<{ id: number | string }>(sql`select id from telemetry_series order by id`);
+      let total = 0;
+      for (const { id } of series) {
+        total += await purgeInChunks(db, 'series_id, resolution, bucket', 'telemetry_rollups', 'series_id = ? and resolution = ? and bucket < ?', [Number(id), RESOLUTIONS[resolution], before.getTime()]);
+      }
+      return total;
     },
   };
 }

@@ -1,19 +1,23 @@
 // The telemetry batch writer: points from HTTP and MQTT are queued and written every
-// telemetry_flush_ms, or at once when telemetry_batch_max are waiting, as multi-row INSERTs in
-// ONE transaction per batch (a burst of points is not a burst of single-row transactions).
+// telemetry_flush_ms, or at once when telemetry_batch_max are waiting, in ONE transaction per
+// batch with their roll-ups (a burst of points is not a burst of single-row transactions).
 // Batches are written one after another; a caller may await the batch holding its points.
 import { ApiError } from '../../kernel/errors.js';
 import type { Services } from '../../kernel/context.js';
 import { need } from '../../kernel/context.js';
 import type { TelemetryPoint } from '../../realtime/bus.js';
-import { rowsPerInsert, tableOf } from '../../realtime/sql.js';
-import { deviceTelemetry, TELEMETRY_COLUMNS } from './schema.js';
+import { TelemetryStorage } from './storage.js';
 
 /** Points waiting beyond this are refused (HTTP 503, MQTT dropped and counted). */
 export const MAX_QUEUED = 200_000;
 
+/** Told how many of its points a failed batch held, for intakes that do not await (MQTT). */
+export type FailureTally = (points: number) => void;
+
 interface Batch {
   points: TelemetryPoint[];
+  /** Points offered without a promise, per tally. */
+  tallies: Map<FailureTally, number>;
   done: Promise<void>;
   resolve(): void;
   reject(err: Error): void;
@@ -24,7 +28,7 @@ function newBatch(): Batch {
   let reject!: (err: Error) => void;
   const done = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
   done.catch(() => undefined); // a batch nobody awaits must not become an unhandled rejection
-  return { points: [], done, resolve, reject };
+  return { points: [], tallies: new Map(), done, resolve, reject };
 }
 
 export interface TelemetryWriterStats {
@@ -39,26 +43,51 @@ export class TelemetryWriter {
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> | undefined;
   private stopped = false;
+  private readonly storage: TelemetryStorage;
   readonly stats: TelemetryWriterStats = { queued: 0, written: 0, batches: 0, dropped: 0 };
 
   constructor(
     private readonly services: Services,
     private readonly opts: { flushMs: number; batchMax: number },
-  ) {}
+  ) {
+    this.storage = new TelemetryStorage(services.db);
+  }
 
   /** Queues points; the promise settles when their batch is stored (or failed). */
   enqueue(points: TelemetryPoint[]): Promise<void> {
-    if (this.stopped) return Promise.reject(new ApiError('service_unavailable', 'telemetry intake is stopping'));
-    if (this.stats.queued + points.length > MAX_QUEUED) {
-      this.stats.dropped += points.length;
-      return Promise.reject(new ApiError('service_unavailable', `telemetry queue is full (${MAX_QUEUED} points waiting); retry shortly`, [], { 'retry-after': '1' }));
+    const refused = this.refusal(points.length);
+    if (refused) return Promise.reject(refused);
+    return this.add(points).done;
+  }
+
+  /**
+   * Queues points without a promise per call (MQTT calls this once per message): false when the
+   * intake is stopping or full (the points are counted as dropped); if their batch fails to be
+   * stored, `onFail` is told how many points it lost.
+   */
+  offer(points: TelemetryPoint[], onFail: FailureTally): boolean {
+    if (this.refusal(points.length)) return false;
+    const batch = this.add(points);
+    batch.tallies.set(onFail, (batch.tallies.get(onFail) ?? 0) + points.length);
+    return true;
+  }
+
+  private refusal(count: number): ApiError | undefined {
+    if (this.stopped) return new ApiError('service_unavailable', 'telemetry intake is stopping');
+    if (this.stats.queued + count > MAX_QUEUED) {
+      this.stats.dropped += count;
+      return new ApiError('service_unavailable', `telemetry queue is full (${MAX_QUEUED} points waiting); retry shortly`, [], { 'retry-after': '1' });
     }
+    return undefined;
+  }
+
+  private add(points: TelemetryPoint[]): Batch {
     const batch = this.current;
     for (const p of points) batch.points.push(p);
     this.stats.queued += points.length;
     if (batch.points.length >= this.opts.batchMax) this.kick();
     else this.timer ??= setTimeout(() => this.kick(), this.opts.flushMs);
-    return batch.done;
+    return batch;
   }
 
   private kick(): void {
@@ -75,15 +104,9 @@ export class TelemetryWriter {
   }
 
   private async write(batch: Batch): Promise<void> {
-    const { db } = this.services;
-    const table = tableOf(deviceTelemetry, db);
-    const step = rowsPerInsert(TELEMETRY_COLUMNS);
     try {
-      await db.transaction(async () => {
-        for (let i = 0; i < batch.points.length; i += step) {
-          await db.orm.insert(table).values(batch.points.slice(i, i + step) as never);
-        }
-      });
+      const written = await this.services.db.transaction(() => this.storage.write(batch.points));
+      written.commit();
       this.stats.written += batch.points.length;
       this.stats.batches++;
       batch.resolve();
@@ -91,6 +114,7 @@ export class TelemetryWriter {
     } catch (err) {
       this.services.log.error('telemetry batch could not be stored', { points: batch.points.length, error: (err as Error).message });
       batch.reject(err as Error);
+      for (const [tally, n] of batch.tallies) tally(n);
     } finally {
       this.stats.queued -= batch.points.length;
     }

@@ -42,8 +42,13 @@ export function bridgeMqttClimate(services: Services): () => void {
       if (!r) readings.set(k, (r = { tenant: p.tenant_id, site: p.site_id, house: p.device_id, ts: p.ts, values: {} }));
       r.values[m.field] = value;
     }
+    // One lookup per house and batch (a batch holds many readings of few houses).
+    const flocks = new Map<string, ReturnType<typeof findFlock>>();
     for (const r of readings.values()) {
-      const flock = await findFlock(services, r.tenant, r.house);
+      const k = `${r.tenant}\u0000${r.house}`;
+      let found = flocks.get(k);
+      if (!found) flocks.set(k, (found = findFlock(services, r.tenant, r.house)));
+      const flock = await found;
       if (!flock || flock.status !== 'active' || (r.site && flock.site_id && r.site !== flock.site_id)) continue;
       const body = v.safeParse(telemetryBody, { house_id: r.house, ts: r.ts, ...r.values });
       if (!body.success) {

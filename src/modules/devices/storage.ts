@@ -1,0 +1,162 @@
+// How a batch of telemetry points reaches the tables: series ids from an in-memory dictionary
+// (new series inserted in the batch's transaction), raw points, and the minute/hour roll-ups
+// merged in the same transaction. SQLite runs prepared multi-row statements straight on
+// better-sqlite3 (no query builder per batch); PostgreSQL sends each column as one array
+// (unnest), so a batch is two statements whatever its size.
+import { sql } from 'drizzle-orm';
+import type { Database, SqliteStatement } from '../../db/client.js';
+import type { TelemetryPoint } from '../../realtime/bus.js';
+import { rollup, rollupConflictClause, ROLLUP_COLUMNS, type Rollup, type RollupInput } from './rollups.js';
+import { STATUS_CODE } from './schema.js';
+
+const POINT_COLUMNS = ['series_id', 'ts', 'value', 'status', 'latency_ms', 'received_at'] as const;
+/** Rows per prepared SQLite statement: big enough to amortise the call, small enough to prepare once. */
+const POINT_ROWS = 128;
+const ROLLUP_ROWS = 64;
+/** The dictionary is a cache: past this many series it starts over (the table stays the truth). */
+const SERIES_CACHE_MAX = 100_000;
+
+export interface SeriesKey {
+  tenant_id: string;
+  site_id: string;
+  device_id: string;
+  metric: string;
+  unit: string;
+}
+
+const keyOf = (p: TelemetryPoint): string => `${p.tenant_id}\u0000${p.site_id ?? ''}\u0000${p.device_id}\u0000${p.metric}\u0000${p.unit ?? ''}`;
+const seriesOf = (p: TelemetryPoint): SeriesKey => ({ tenant_id: p.tenant_id, site_id: p.site_id ?? '', device_id: p.device_id, metric: p.metric, unit: p.unit ?? '' });
+
+/** Epoch ms of RFC 3339 text; a batch mostly repeats one receive time, so the last one is remembered. */
+function msParser(): (iso: string) => number {
+  let lastText = '';
+  let lastMs = 0;
+  return (iso) => {
+    if (iso !== lastText) { lastText = iso; lastMs = Date.parse(iso); }
+    return lastMs;
+  };
+}
+
+interface Engine {
+  /** The id of a series, creating it (inside the caller's transaction). */
+  seriesId(key: SeriesKey): Promise<number>;
+  insertPoints(flat: (number | null)[], rows: number): Promise<void>;
+  mergeRollups(rollups: Rollup[]): Promise<void>;
+}
+
+export interface BatchResult {
+  /** Call once the transaction committed: the new series ids become known to later batches. */
+  commit(): void;
+}
+
+export class TelemetryStorage {
+  private readonly series = new Map<string, number>();
+  private readonly engine: Engine;
+
+  constructor(db: Database) {
+    this.engine = db.prepareSqlite ? sqliteEngine(db.prepareSqlite) : postgresEngine(db);
+  }
+
+  /** Writes the points and their roll-ups; run it inside the batch's transaction. */
+  async write(points: readonly TelemetryPoint[]): Promise<BatchResult> {
+    const fresh = new Map<string, number>();
+    const flat: (number | null)[] = new Array(points.length * POINT_COLUMNS.length);
+    const inputs: RollupInput[] = new Array(points.length);
+    const tsMs = msParser();
+    const receivedMs = msParser();
+    let lastKey = '';
+    let lastId = 0;
+    for (let i = 0; i < points.length; i++) {
+      const p = points[i]!;
+      const key = keyOf(p);
+      let id: number | undefined = key === lastKey ? lastId : (this.series.get(key) ?? fresh.get(key));
+      if (id === undefined) {
+        id = await this.engine.seriesId(seriesOf(p));
+        fresh.set(key, id);
+      }
+      lastKey = key;
+      lastId = id;
+      const ts = tsMs(p.ts);
+      const o = i * POINT_COLUMNS.length;
+      flat[o] = id;
+      flat[o + 1] = ts;
+      flat[o + 2] = p.value;
+      flat[o + 3] = STATUS_CODE[p.status];
+      flat[o + 4] = p.latency_ms;
+      flat[o + 5] = receivedMs(p.received_at);
+      inputs[i] = { series_id: id, ts, value: p.value };
+    }
+    await this.engine.insertPoints(flat, points.length);
+    await this.engine.mergeRollups(rollup(inputs));
+    return {
+      commit: () => {
+        if (this.series.size + fresh.size > SERIES_CACHE_MAX) this.series.clear();
+        for (const [k, v] of fresh) this.series.set(k, v);
+      },
+    };
+  }
+}
+
+const placeholders = (rows: number, cols: number) => Array.from({ length: rows }, () => `(${Array.from({ length: cols }, () => '?').join(',')})`).join(',');
+
+/** Runs `flat` (rows × width values) through full-size statements and one-row statements for the rest. */
+function chunked(full: SqliteStatement, one: SqliteStatement, perStatement: number, width: number) {
+  return (flat: readonly unknown[], rows: number) => {
+    let r = 0;
+    for (; r + perStatement <= rows; r += perStatement) full.run(...flat.slice(r * width, (r + perStatement) * width));
+    for (; r < rows; r++) one.run(...flat.slice(r * width, (r + 1) * width));
+  };
+}
+
+function sqliteEngine(prepare: (text: string) => SqliteStatement): Engine {
+  const insertSql = (rows: number) => `insert into telemetry_points (${POINT_COLUMNS.join(',')}) values ${placeholders(rows, POINT_COLUMNS.length)}`;
+  const points = chunked(prepare(insertSql(POINT_ROWS)), prepare(insertSql(1)), POINT_ROWS, POINT_COLUMNS.length);
+  const conflict = rollupConflictClause('sqlite');
+  const rollupSql = (rows: number) => `insert into telemetry_rollups (${ROLLUP_COLUMNS.map((c) => `"${c}"`).join(',')}) values ${placeholders(rows, ROLLUP_COLUMNS.length)} ${conflict}`;
+  const rollups = chunked(prepare(rollupSql(ROLLUP_ROWS)), prepare(rollupSql(1)), ROLLUP_ROWS, ROLLUP_COLUMNS.length);
+  const addSeries = prepare('insert into telemetry_series (tenant_id, site_id, device_id, metric, unit) values (?, ?, ?, ?, ?) on conflict do nothing');
+  const findSeries = prepare('select id from telemetry_series where tenant_id = ? and device_id = ? and metric = ? and site_id = ? and unit = ?');
+  return {
+    async seriesId(k) {
+      addSeries.run(k.tenant_id, k.site_id, k.device_id, k.metric, k.unit);
+      return (findSeries.get(k.tenant_id, k.device_id, k.metric, k.site_id, k.unit) as { id: number }).id;
+    },
+    async insertPoints(flat, rows) {
+      points(flat, rows);
+    },
+    async mergeRollups(list) {
+      const flat: (number | null)[] = [];
+      for (const g of list) for (const c of ROLLUP_COLUMNS) flat.push(g[c]);
+      rollups(flat, list.length);
+    },
+  };
+}
+
+function postgresEngine(db: Database): Engine {
+  const column = <T>(rows: number, width: number, flat: readonly T[], at: number): T[] => {
+    const out = new Array<T>(rows);
+    for (let r = 0; r < rows; r++) out[r] = flat[r * width + at]!;
+    return out;
+  };
+  const conflict = sql.raw(rollupConflictClause('postgres'));
+  return {
+    async seriesId(k) {
+      await db.run(sql`insert into telemetry_series (tenant_id, site_id, device_id, metric, unit) values (${k.tenant_id}, ${k.site_id}, ${k.device_id}, ${k.metric}, ${k.unit}) on conflict do nothing`);
+      const [row] = await db.rows<{ id: string | number }>(sql`select id from telemetry_series where tenant_id = ${k.tenant_id} and device_id = ${k.device_id} and metric = ${k.metric} and site_id = ${k.site_id} and unit = ${k.unit}`);
+      return Number(row!.id);
+    },
+    async insertPoints(flat, rows) {
+      const w = POINT_COLUMNS.length;
+      const c = (i: number) => sql.param(column(rows, w, flat, i));
+      await db.run(sql`insert into telemetry_points (series_id, ts, value, status, latency_ms, received_at)
+        select * from unnest(${c(0)}::bigint[], ${c(1)}::bigint[], ${c(2)}::float8[], ${c(3)}::bigint[], ${c(4)}::float8[], ${c(5)}::bigint[])`);
+    },
+    async mergeRollups(list) {
+      if (!list.length) return;
+      const c = (name: (typeof ROLLUP_COLUMNS)[number]) => sql.param(list.map((g) => g[name]));
+      await db.run(sql`insert into telemetry_rollups ("series_id", "resolution", "bucket", "count", "value_count", "sum", "min", "max", "last", "last_ts")
+        select * from unnest(${c('series_id')}::bigint[], ${c('resolution')}::bigint[], ${c('bucket')}::bigint[], ${c('count')}::bigint[], ${c('value_count')}::bigint[],
+          ${c('sum')}::float8[], ${c('min')}::float8[], ${c('max')}::float8[], ${c('last')}::float8[], ${c('last_ts')}::bigint[]) ${conflict}`);
+    },
+  };
+}
