@@ -1,7 +1,6 @@
 // devices/telemetry/scheme|list, devices/telemetry/kpi, devices/telemetry/commands/ingest and
 // devices/telemetry-rollups/scheme|list (rollup-resource.ts). Both lists read views (schema.ts) whose times are epoch
 // ms; items carry them as RFC 3339 UTC text like every other timestamp of the API.
-import * as v from 'valibot';
 import { command, defineResource } from '../../kernel/resource.js';
 import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import { ApiError } from '../../kernel/errors.js';
