@@ -43,7 +43,7 @@ export default defineModule({
   // same period); the state is in SQL, so the first pass after a restart catches up.
   runtime: (services) => {
     let scheduler: RuleScheduler | undefined;
-    let unbridge: (() => void) | undefined;
+    let unbridge: (() => Promise<void>) | undefined;
     let retention: Retention | undefined;
     return {
       async start() {
@@ -57,7 +57,7 @@ export default defineModule({
       },
       async stop() {
         scheduler?.stop();
-        unbridge?.();
+        await unbridge?.();
         retention?.stop();
       },
     };

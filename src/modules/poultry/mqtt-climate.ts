@@ -28,7 +28,8 @@ function convert(kind: keyof typeof SENSOR_UNITS | undefined, unit: string | nul
   return f ? Math.round(f(value) * 1000) / 1000 : undefined;
 }
 
-export function bridgeMqttClimate(services: Services): () => void {
+/** Returns the stop: it detaches from the bus and waits for the batches already queued, so none runs after the database closes. */
+export function bridgeMqttClimate(services: Services): () => Promise<void> {
   let chain = Promise.resolve();
   const handle = async (points: TelemetryPoint[]) => {
     const readings = new Map<string, { tenant: string; site: string | null; house: string; ts: string; values: Record<string, number> }>();
@@ -77,8 +78,9 @@ export function bridgeMqttClimate(services: Services): () => void {
     });
   };
   attach();
-  return () => {
+  return async () => {
     stopped = true;
     off?.();
+    await chain;
   };
 }
