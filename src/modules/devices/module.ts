@@ -1,4 +1,4 @@
-import { defineModule } from '../../kernel/module.js';
+import { defineModule, grant } from '../../kernel/module.js';
 import { deviceRoutes } from './resource.js';
 import { telemetryPoints, telemetryRollups, telemetrySeries } from './schema.js';
 import { createTelemetryService } from './service.js';
@@ -19,11 +19,7 @@ export default defineModule({
   frontend: { block_id: 'devices', component: 'DeviceTelemetry' },
   routes: deviceRoutes,
   tables: [telemetrySeries, telemetryPoints, telemetryRollups],
-  permissions: [
-    { role: 'operator', resource: 'devices', actions: ['read', 'ingest'] },
-    { role: 'admin', resource: 'devices', actions: ['read', 'ingest'] },
-    { role: 'security', resource: 'devices', actions: ['read'] },
-  ],
+  permissions: grant('devices', { operator: ['read', 'ingest'], admin: ['read', 'ingest'], security: ['read'] }),
   runtime: (services) => {
     let retentions: Retention[] = [];
     return {
