@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from './kernel/errors.js';
 import { errorResponse as respondError } from './kernel/envelope.js';
-import { mountRoute, honoPath, type AnyRoute, type Guards } from './kernel/route.js';
+import { mountRoute, honoPath, requestPath, type AnyRoute, type Guards } from './kernel/route.js';
 import type { AppContext, AppEnv, RouteContext, Services } from './kernel/context.js';
 import type { ModuleManifest } from './kernel/module.js';
 
@@ -55,7 +55,7 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
       c.header('x-content-type-options', 'nosniff');
       c.header('referrer-policy', 'no-referrer');
     }
-    const path = new URL(c.req.url).pathname;
+    const path = requestPath(c.req.url);
     const entry = {
       request_id: requestId, method: c.req.method, path, status: c.res.status,
       ms: Math.round((performance.now() - started) * 10) / 10,

@@ -6,7 +6,7 @@ import { Store } from '../db/store.js';
 import { columnOf, tableFor } from '../db/table.js';
 import type { Database } from '../db/client.js';
 import type { Caller, SessionService } from '../kernel/context.js';
-import { signSession, verifySession } from './tokens.js';
+import { sessionVerifier, signSession } from './tokens.js';
 import { revokedSessions } from './tables.js';
 
 interface RevokedRow extends Record<string, unknown> {
@@ -19,6 +19,7 @@ interface RevokedRow extends Record<string, unknown> {
 export function createSessionService(db: Database, key: KeyObject, defaultTtlMinutes: number): SessionService {
   const revoked = new Store<RevokedRow>(db, revokedSessions);
   const expiry = new Map<string, Date>();
+  const verifySession = sessionVerifier(key);
   let subjectActive: (subject: string) => Promise<boolean> = async () => true;
   return {
     digest(value) {
@@ -28,7 +29,7 @@ export function createSessionService(db: Database, key: KeyObject, defaultTtlMin
       subjectActive = check;
     },
     async verify(token) {
-      const caller = await verifySession(key, token);
+      const caller = await verifySession(token);
       if (!caller) return undefined;
       if (await revoked.find({ sid: caller.session_id })) return undefined;
       if (!(await subjectActive(caller.subject))) return undefined;

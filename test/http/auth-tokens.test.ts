@@ -75,6 +75,15 @@ describe.each(DIALECTS)('session tokens (%s)', (dialect) => {
     expect((await as(tampered).get('/api/v1/operability/runtime')).status).toBe(401);
   });
 
+
+  it('refuses a token that verified before once it expires (a remembered verification is not a pass)', async () => {
+    const short = await server.services.sessions.issue({ subject: 's', role: 'admin', scope_type: 'master', ttlMinutes: 2 / 60 });
+    expect((await as(short.token).get('/api/v1/tables/list')).status).toBe(200);
+    expect((await as(short.token).get('/api/v1/auth/me')).body.item.authenticated).toBe(true);
+    await new Promise((r) => setTimeout(r, short.expiresAt.getTime() - Date.now() + 1100));
+    expect((await as(short.token).get('/api/v1/tables/list')).status).toBe(401);
+    expect((await as(short.token).get('/api/v1/auth/me')).body.item.authenticated).toBe(false);
+  });
   it('logout clears the cookie and revokes the token, so a copied token stops working', async () => {
     const token = await env.token(server, { role: 'admin' });
     expect((await as(token).get('/api/v1/tables/list')).status).toBe(200);
