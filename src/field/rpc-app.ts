@@ -1,5 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { randomUUID } from 'node:crypto';
+import { BodyTooLarge, readBodyText } from '../kernel/body.js';
 import type { FieldService } from './service.js';
 import type { Actor } from './types.js';
 
@@ -32,11 +33,11 @@ export function createRpcApp(service: FieldService, deps: RpcAppDeps): Hono {
     if (length > maxBody) return c.json([`Request body larger than ${maxBody} bytes`], 413);
     let text: string;
     try {
-      text = await c.req.text();
-    } catch {
+      text = await readBodyText(c, maxBody);
+    } catch (err) {
+      if (err instanceof BodyTooLarge) return c.json([`Request body larger than ${maxBody} bytes`], 413);
       return c.json(['Request body could not be read'], 400);
     }
-    if (Buffer.byteLength(text) > maxBody) return c.json([`Request body larger than ${maxBody} bytes`], 413);
     let body: unknown;
     try {
       body = JSON.parse(text);
