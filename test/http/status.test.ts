@@ -129,7 +129,7 @@ describe.each(DIALECTS)('status events and stream (%s)', (dialect) => {
     await Promise.all([...Object.values(streams), leaver].map((s) => s.ready()));
     leaver.ws.close();
     await leaver.closed;
-    const sent = [];
+    const sent: { id: number; event: string }[] = [];
     for (const body of [
       { event: 'a_none', tenant_id: 'tA' }, { event: 'a_s1', tenant_id: 'tA', site_id: 's1' }, { event: 'a_s2', tenant_id: 'tA', site_id: 's2' },
       { event: 'b_s1', tenant_id: 'tB', site_id: 's1' }, { event: 'b_s2', tenant_id: 'tB', site_id: 's2' }, { event: 'none_s2', site_id: 's2' }, { event: 'none' },
