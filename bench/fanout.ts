@@ -44,6 +44,7 @@ async function run(name: string, server: Child, tokens: string[], foreignTokens:
   const rssConnected = await server.rss();
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const sentAt: Record<string, bigint> = {};
+  const answered: number[] = [];
   const publisher = tokens[0] ?? '';
   for (let i = 0; i < EVENTS; i++) {
     const event = `bench-${i}`;
@@ -53,6 +54,7 @@ async function run(name: string, server: Child, tokens: string[], foreignTokens:
       // 201 is the publish answer; post() throws on anything but 200, so read the status from the message.
       if (!/^HTTP 201/.test(err.message)) throw err;
     });
+    answered.push(Number(process.hrtime.bigint() - sentAt[event]!) / 1e6);
     await new Promise((r) => setTimeout(r, GAP_MS));
   }
   await new Promise((r) => setTimeout(r, 1000));
@@ -72,9 +74,10 @@ async function run(name: string, server: Child, tokens: string[], foreignTokens:
   for (const p of procs) p.disconnect();
   agent.destroy();
   latencies.sort((a, b) => a - b);
+  answered.sort((a, b) => a - b);
   const ms = (v: number) => `${v.toFixed(1).padStart(6)} ms`;
   console.log(`${name.padEnd(34)} p50 ${ms(q(latencies, 0.5))}  p95 ${ms(q(latencies, 0.95))}  p99 ${ms(q(latencies, 0.99))}  max ${ms(latencies.at(-1) ?? NaN)}  `
-    + `server RSS ${(rssConnected / 2 ** 20).toFixed(0)} MiB connected, ${(rss / 2 ** 20).toFixed(0)} MiB after${incomplete ? `  ${incomplete} events NOT delivered to every client` : ''}${foreignTokens.length ? `  foreign deliveries ${foreign}` : ''}`);
+    + `publish answered p50 ${ms(q(answered, 0.5))}  server RSS ${(rssConnected / 2 ** 20).toFixed(0)} MiB connected, ${(rss / 2 ** 20).toFixed(0)} MiB after${incomplete ? `  ${incomplete} events NOT delivered to every client` : ''}${foreignTokens.length ? `  foreign deliveries ${foreign}` : ''}`);
   return latencies;
 }
 

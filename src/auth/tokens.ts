@@ -54,9 +54,10 @@ export type VerifiedSession = Caller & { expires_at: Date };
  * A token whose signature and claims verified is remembered (bounded, by the whole token text):
  * its signature is a pure function of the text and the key, which never changes while the
  * process runs, so only the time-dependent claim (exp) is checked again on a later call.
- * Revocation is not decided here: the session service checks it on every call.
+ * Revocation is not decided here: the session service checks it on every call. 4,096 tokens
+ * (about 2 MB) cover a master's tablets, whose streams re-verify at every heartbeat.
  */
-export function sessionVerifier(key: KeyObject, maxRemembered = 1024): (token: string) => Promise<VerifiedSession | undefined> {
+export function sessionVerifier(key: KeyObject, maxRemembered = 4096): (token: string) => Promise<VerifiedSession | undefined> {
   const cryptoKey = webcrypto.subtle.importKey('raw', key.export(), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
   const remembered = new Map<string, VerifiedSession>();
   const fresh = (s: VerifiedSession) => s.expires_at.getTime() > Math.floor(Date.now() / 1000) * 1000;
