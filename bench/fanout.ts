@@ -4,7 +4,7 @@
 // POST status/commands/publish one after another, and for each the time from sending the request
 // to its arrival at the last of the 2,000 clients is taken. Baseline in the same run: a bare `ws`
 // server that serialises the same payload once and sends it to 2,000 clients.
-// Usage: npx tsx bench/fanout.ts [clients=2000] [events=50] [gap_ms=100]
+// Usage: npx tsx bench/fanout.ts [clients=2000] [events=200] [gap_ms=100]
 import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { loadavg } from 'node:os';
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { post, startChild, type Child } from './lib/child.js';
 
 const CLIENTS = Number(process.argv[2] ?? 2000);
-const EVENTS = Number(process.argv[3] ?? 50);
+const EVENTS = Number(process.argv[3] ?? 200);
 const GAP_MS = Number(process.argv[4] ?? 100);
 const PROCESSES = 2;
 const TENANT = 'farm-1';

@@ -65,21 +65,24 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
     else services.log.info('request', entry);
   });
 
-  app.use('/api/*', async (c, next) => {
-    if (services.lifecycle.state !== 'ready') {
-      c.header('retry-after', '2');
-      throw new ApiError('service_unavailable', `service is ${services.lifecycle.state}: ${services.lifecycle.reason ?? ''}`.trim());
-    }
-    await next();
-  });
-
   const limit = bodyLimit({
     maxSize: services.config.max_body_bytes,
     onError: () => {
       throw new ApiError('payload_too_large', `request body exceeds ${services.config.max_body_bytes} bytes`);
     },
   });
-  app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limit(c, next)));
+  // One middleware for the lifecycle gate of /api and the body limit: each level of middleware
+  // is a closure and a promise more on every request.
+  app.use('*', (c, next) => {
+    if (services.lifecycle.state !== 'ready') {
+      const path = requestPath(c.req.url);
+      if (path === '/api' || path.startsWith('/api/')) {
+        c.header('retry-after', '2');
+        throw new ApiError('service_unavailable', `service is ${services.lifecycle.state}: ${services.lifecycle.reason ?? ''}`.trim());
+      }
+    }
+    return c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limit(c, next);
+  });
 
   for (const route of routes) mountRoute(app, route, guards);
 

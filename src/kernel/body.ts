@@ -14,7 +14,9 @@ export class BodyTooLarge extends Error {}
  */
 export async function readBodyText(c: Context, maxBytes: number): Promise<string> {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (!incoming || typeof incoming.on !== 'function' || incoming.readableEnded || c.req.raw.bodyUsed) {
+  // Not flowing and not ended: nobody has read from it yet (asking the web Request whether its
+  // body was used would build that Request).
+  if (!incoming || typeof incoming.on !== 'function' || incoming.readableEnded || incoming.readableFlowing !== null) {
     const text = await c.req.text();
     if (Buffer.byteLength(text) > maxBytes) throw new BodyTooLarge();
     return text;

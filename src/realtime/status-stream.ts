@@ -19,6 +19,8 @@ export const STREAM_PATH = '/api/v1/status/stream';
 const BACKLOG_PAGE = 500;
 /** A client whose unsent buffer grows beyond this is closed with 1013 and resumes with since. */
 const MAX_BUFFERED = 4 * 1024 * 1024;
+/** Clients handled per turn of the event loop by a heartbeat round. */
+const HEARTBEAT_SLICE = 100;
 
 export type StreamMessage =
   | { type: 'event'; data: StatusEvent }
@@ -190,18 +192,34 @@ export function startStatusStream(services: Services): { stop(): void; clients()
     send(client, { type: 'ready', last_id: client.lastSent, replayed });
   }
 
-  const timer = setInterval(() => {
-    for (const client of clients) {
-      if (!client.alive) { client.ws.terminate(); continue; }
-      if (!services.modules.isInstalled('status')) { client.ws.close(CLOSE_UNINSTALLED, 'module status is not installed'); continue; }
-      client.alive = false;
-      client.ws.ping();
-      send(client, { type: 'heartbeat', timestamp: new Date().toISOString(), last_id: client.lastSent });
-      void services.sessions.verify(client.token).then((still) => {
-        if (!still) client.ws.close(CLOSE_SESSION_ENDED, 'session ended: log in again');
-      }, () => undefined);
+  // A heartbeat is a ping, a message and a session check per client: for thousands of clients
+  // that is tens of milliseconds, so it runs in slices with a turn of the event loop between
+  // them, and a published event waits for one slice at most, not for the whole round.
+  let beating = false;
+  const heartbeat = async () => {
+    if (beating) return;
+    beating = true;
+    try {
+      const round = [...clients];
+      for (let i = 0; i < round.length; i += HEARTBEAT_SLICE) {
+        if (i) await new Promise((r) => setImmediate(r));
+        for (const client of round.slice(i, i + HEARTBEAT_SLICE)) {
+          if (!clients.has(client)) continue;
+          if (!client.alive) { client.ws.terminate(); continue; }
+          if (!services.modules.isInstalled('status')) { client.ws.close(CLOSE_UNINSTALLED, 'module status is not installed'); continue; }
+          client.alive = false;
+          client.ws.ping();
+          send(client, { type: 'heartbeat', timestamp: new Date().toISOString(), last_id: client.lastSent });
+          void services.sessions.verify(client.token).then((still) => {
+            if (!still) client.ws.close(CLOSE_SESSION_ENDED, 'session ended: log in again');
+          }, () => undefined);
+        }
+      }
+    } finally {
+      beating = false;
     }
-  }, heartbeatMs);
+  };
+  const timer = setInterval(() => void heartbeat(), heartbeatMs);
   timer.unref();
 
   const unregister = services.upgrades.register(STREAM_PATH, async (req, socket, head) => {
