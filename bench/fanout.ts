@@ -36,6 +36,7 @@ const report = (proc: ChildProcess): Promise<Report> => new Promise((resolve) =>
 const q = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? NaN;
 
 async function run(name: string, server: Child, tokens: string[], foreignTokens: string[]) {
+  const rssIdle = await server.rss();
   const per = Math.ceil(tokens.length / PROCESSES);
   const procs = await Promise.all([
     ...Array.from({ length: PROCESSES }, (_, i) => startClients(server.url, tokens.slice(i * per, (i + 1) * per), foreignTokens.length ? TENANT : null)),
@@ -77,7 +78,7 @@ async function run(name: string, server: Child, tokens: string[], foreignTokens:
   answered.sort((a, b) => a - b);
   const ms = (v: number) => `${v.toFixed(1).padStart(6)} ms`;
   console.log(`${name.padEnd(34)} p50 ${ms(q(latencies, 0.5))}  p95 ${ms(q(latencies, 0.95))}  p99 ${ms(q(latencies, 0.99))}  max ${ms(latencies.at(-1) ?? NaN)}  `
-    + `publish answered p50 ${ms(q(answered, 0.5))}  server RSS ${(rssConnected / 2 ** 20).toFixed(0)} MiB connected, ${(rss / 2 ** 20).toFixed(0)} MiB after${incomplete ? `  ${incomplete} events NOT delivered to every client` : ''}${foreignTokens.length ? `  foreign deliveries ${foreign}` : ''}`);
+    + `publish answered p50 ${ms(q(answered, 0.5))}  server RSS ${(rssIdle / 2 ** 20).toFixed(0)} MiB idle, ${(rssConnected / 2 ** 20).toFixed(0)} MiB connected, ${(rss / 2 ** 20).toFixed(0)} MiB after${incomplete ? `  ${incomplete} events NOT delivered to every client` : ''}${foreignTokens.length ? `  foreign deliveries ${foreign}` : ''}`);
   return latencies;
 }
 
