@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from './kernel/errors.js';
+import { requestHeader } from './kernel/headers.js';
 import { errorResponse as respondError } from './kernel/envelope.js';
 import { mountRoute, honoPath, requestPath, type AnyRoute, type Guards } from './kernel/route.js';
 import type { AppContext, AppEnv, RouteContext, Services } from './kernel/context.js';
@@ -22,7 +23,7 @@ const QUIET_PATHS = new Set(['/health', '/live', '/ready']);
 function routeContext(c: AppContext): RouteContext {
   const out: RouteContext = {};
   for (const [key, header] of Object.entries(ROUTE_HEADERS) as [keyof RouteContext, string][]) {
-    const value = c.req.header(header);
+    const value = requestHeader(c, header);
     if (value) out[key] = value.slice(0, 200);
   }
   return out;
@@ -39,7 +40,7 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
   const routes = allRoutes(modules);
 
   app.use('*', async (c, next) => {
-    const given = c.req.header('x-request-id');
+    const given = requestHeader(c, 'x-request-id');
     const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
     c.set('requestId', requestId);
     c.set('routeContext', routeContext(c));

@@ -3,6 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { ApiError } from './errors.js';
+import { requestHeader } from './headers.js';
 import type { AppContext } from './context.js';
 
 export class BodyTooLarge extends Error {}
@@ -52,7 +53,7 @@ export async function readBodyText(c: Context, maxBytes: number): Promise<string
 export async function readJsonBody(c: AppContext): Promise<unknown> {
   const text = await c.req.text();
   if (text.trim() === '') return undefined;
-  const type = c.req.header('content-type') ?? '';
+  const type = requestHeader(c, 'content-type') ?? '';
   if (!/^application\/(.+\+)?json\b/i.test(type)) {
     throw new ApiError('unsupported_media_type', `request body must be application/json (got ${type.split(';')[0] || 'no content type'})`);
   }
