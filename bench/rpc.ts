@@ -1,18 +1,18 @@
 // Field-write benchmark: `npx tsx bench/rpc.ts [writes]`. Not a test: prints figures only.
-//  1. Modbus TCP: writes/s, p50/p99 of POST /api/rpc against the same writes made directly with
-//     modbus-serial on one connection, to the same pymodbus slave (the ratio is the figure).
+//  1. Modbus TCP: writes/s, p50/p99 of POST /api/rpc on the whole server (in a child process)
+//     against the same writes made directly with modbus-serial on one connection, to the same
+//     pymodbus slave, and a bare Hono POST answering without a write (the HTTP floor).
 //  2. Modbus RTU on a socat pty pair: time per write through the service vs direct; the difference
 //     is the software time the service adds per RTU write.
 import ModbusRTU from 'modbus-serial';
-import { serve, type ServerType } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
+import http from 'node:http';
+import { loadavg } from 'node:os';
 import { createFieldService } from '../src/field/service.js';
-import { createRpcApp } from '../src/field/rpc-app.js';
 import { fieldConfig } from '../src/field/config.js';
 import { startModbusPeer, startPtyPair, stopAll, removeDir } from '../test/field/helpers.js';
+import { post, startChild } from './lib/child.js';
 
 const N = Number(process.argv[2] ?? 2000);
-const TOKEN = 'bench';
 
 interface Stats {
   perSec: number;
@@ -53,26 +53,28 @@ async function main(): Promise<void> {
     const peer = await startModbusPeer('tcp', '0');
     const service = createFieldService(fieldConfig({ request_timeout_ms: 2000, queue_max_length: 1000 }), { audit: () => {} });
     cleanup.push(() => service.close());
-    const app = createRpcApp(service, {
-      authenticate: async (c) =>
-        c.req.header('authorization') === `Bearer ${TOKEN}` ? { ok: true, actor: { id: 'bench', role: 'operator' } } : { ok: false, status: 401, message: 'Unauthorized' },
-    });
-    const server: ServerType = await new Promise((resolve) => {
-      const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
-    });
-    cleanup.push(() => new Promise<void>((r) => server.close(() => r())));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/rpc`;
     const reqBody = (i: number) =>
       JSON.stringify({
         jsonrpc: '2.0',
         protocol: 'modbus',
         params: [{ device_ip: '127.0.0.1', device_port: peer.port, object_type: 'holding register', object_address: 10, data_type: 'uint16', value: i & 0xffff }],
       });
-    const viaRpc = async (i: number) => {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: reqBody(i) });
-      if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
-      await res.arrayBuffer();
+    // The servers run in child processes (a real client is another program); the client keeps its
+    // connection alive, as a rule engine or the CLI in a loop would, through node:http (undici's
+    // fetch costs the client about as much again as the server's whole request).
+    // CHILD_PROF=<dir> writes a CPU profile of the cabinet server there.
+    const cabinet = await startChild({ config: { rpc_port: '0', mqtt_broker: 'off' }, tokens: [{ role: 'operator', scope_type: 'master' }] }, process.env.CHILD_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CHILD_PROF}`] : []);
+    cleanup.push(() => cabinet.stop());
+    const bare = await startChild({ mode: 'bare-http' });
+    cleanup.push(() => bare.stop());
+    const rpcClient = (url: string, token: string | undefined, connections: number) => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+      cleanup.push(async () => agent.destroy());
+      return async (i: number) => void (await post(agent, url, reqBody(i), token ? { authorization: `Bearer ${token}` } : {}));
     };
+    const viaRpc = rpcClient(cabinet.rpcUrl, cabinet.tokens[0], 1);
+    const viaRpc8 = rpcClient(cabinet.rpcUrl, cabinet.tokens[0], 8);
+    const viaBare = rpcClient(bare.rpcUrl, undefined, 1);
     const direct = new ModbusRTU();
     await direct.connectTCP('127.0.0.1', { port: peer.port });
     direct.setID(1);
@@ -89,16 +91,19 @@ async function main(): Promise<void> {
     const warm = Math.min(200, N);
     await timed(warm, viaDirect);
     await timed(warm, viaRpc);
+    await timed(warm, viaBare);
     const d = await timed(N, viaDirect);
     const sv = await timed(N, viaService);
+    const b = await timed(N, viaBare);
     const r1 = await timed(N, viaRpc);
-    const r8 = await timed(N, viaRpc, 8);
-    console.log(`Modbus TCP, FC06, ${N} writes each, pymodbus 3.0 slave on loopback, node ${process.version}`);
-    console.log(`  direct modbus-serial (1 conn) ${fmt(d)}`);
-    console.log(`  service.execute (no HTTP)     ${fmt(sv)}`);
-    console.log(`  POST /api/rpc, 1 client       ${fmt(r1)}`);
-    console.log(`  POST /api/rpc, 8 clients      ${fmt(r8)}   (one bus: serialised on the wire)`);
-    console.log(`  ratio rpc/direct: throughput ${(r1.perSec / d.perSec).toFixed(2)}x, p50 latency ${(r1.p50 / d.p50).toFixed(2)}x, p99 ${(r1.p99 / d.p99).toFixed(2)}x`);
+    const r8 = await timed(N, viaRpc8, 8);
+    console.log(`Modbus TCP, FC06, ${N} writes each, pymodbus slave on loopback, node ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(`  direct modbus-serial (1 conn)  ${fmt(d)}`);
+    console.log(`  service.execute (no HTTP)      ${fmt(sv)}`);
+    console.log(`  bare Hono POST, no write       ${fmt(b)}   (HTTP floor: same client, keep-alive)`);
+    console.log(`  POST /api/rpc, 1 client        ${fmt(r1)}   (session token, security log, SQL audit per item)`);
+    console.log(`  POST /api/rpc, 8 clients       ${fmt(r8)}   (one bus: serialised on the wire)`);
+    console.log(`  added p50 over direct: ${(r1.p50 - d.p50).toFixed(3)} ms (HTTP floor ${(b.p50).toFixed(3)} ms); ratio rpc/direct: throughput ${(r1.perSec / d.perSec).toFixed(2)}x, p50 ${(r1.p50 / d.p50).toFixed(2)}x, p99 ${(r1.p99 / d.p99).toFixed(2)}x`);
 
     // ---------- Modbus RTU on a pty pair ----------
     const pty = await startPtyPair();

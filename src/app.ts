@@ -4,8 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from './kernel/errors.js';
+import { requestHeader } from './kernel/headers.js';
 import { errorResponse as respondError } from './kernel/envelope.js';
-import { mountRoute, honoPath, type AnyRoute, type Guards } from './kernel/route.js';
+import { mountRoute, honoPath, requestPath, type AnyRoute, type Guards } from './kernel/route.js';
 import type { AppContext, AppEnv, RouteContext, Services } from './kernel/context.js';
 import type { ModuleManifest } from './kernel/module.js';
 
@@ -22,7 +23,7 @@ const QUIET_PATHS = new Set(['/health', '/live', '/ready']);
 function routeContext(c: AppContext): RouteContext {
   const out: RouteContext = {};
   for (const [key, header] of Object.entries(ROUTE_HEADERS) as [keyof RouteContext, string][]) {
-    const value = c.req.header(header);
+    const value = requestHeader(c, header);
     if (value) out[key] = value.slice(0, 200);
   }
   return out;
@@ -39,7 +40,7 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
   const routes = allRoutes(modules);
 
   app.use('*', async (c, next) => {
-    const given = c.req.header('x-request-id');
+    const given = requestHeader(c, 'x-request-id');
     const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
     c.set('requestId', requestId);
     c.set('routeContext', routeContext(c));
@@ -55,7 +56,7 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
       c.header('x-content-type-options', 'nosniff');
       c.header('referrer-policy', 'no-referrer');
     }
-    const path = new URL(c.req.url).pathname;
+    const path = requestPath(c.req.url);
     const entry = {
       request_id: requestId, method: c.req.method, path, status: c.res.status,
       ms: Math.round((performance.now() - started) * 10) / 10,
@@ -65,21 +66,24 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
     else services.log.info('request', entry);
   });
 
-  app.use('/api/*', async (c, next) => {
-    if (services.lifecycle.state !== 'ready') {
-      c.header('retry-after', '2');
-      throw new ApiError('service_unavailable', `service is ${services.lifecycle.state}: ${services.lifecycle.reason ?? ''}`.trim());
-    }
-    await next();
-  });
-
   const limit = bodyLimit({
     maxSize: services.config.max_body_bytes,
     onError: () => {
       throw new ApiError('payload_too_large', `request body exceeds ${services.config.max_body_bytes} bytes`);
     },
   });
-  app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limit(c, next)));
+  // One middleware for the lifecycle gate of /api and the body limit: each level of middleware
+  // is a closure and a promise more on every request.
+  app.use('*', (c, next) => {
+    if (services.lifecycle.state !== 'ready') {
+      const path = requestPath(c.req.url);
+      if (path === '/api' || path.startsWith('/api/')) {
+        c.header('retry-after', '2');
+        throw new ApiError('service_unavailable', `service is ${services.lifecycle.state}: ${services.lifecycle.reason ?? ''}`.trim());
+      }
+    }
+    return c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limit(c, next);
+  });
 
   for (const route of routes) mountRoute(app, route, guards);
 

@@ -1,9 +1,10 @@
 // The one place where access is decided, for every route: module installed, a valid session,
 // the scope group, the tenant boundary of query and body, and the role's permission. Every
 // decision is written to the security log.
-import { getCookie } from 'hono/cookie';
 import { getConnInfo } from '@hono/node-server/conninfo';
+import type { Context } from 'hono';
 import { ApiError } from '../kernel/errors.js';
+import { requestCookie, requestHeader } from '../kernel/headers.js';
 import { requestPath, type Guards, type GuardInput } from '../kernel/route.js';
 import { requiredScope } from '../kernel/scope.js';
 import type { AppContext, Caller, Services } from '../kernel/context.js';
@@ -22,13 +23,14 @@ export function clientAddress(c: AppContext): string | undefined {
   }
 }
 
-export function presentedToken(c: AppContext): string | undefined {
-  const header = c.req.header('authorization');
+/** The session token of a request: the bearer header, else the session cookie. */
+export function presentedToken(c: Context): string | undefined {
+  const header = requestHeader(c, 'authorization');
   if (header) {
     const m = /^Bearer\s+(\S+)$/i.exec(header);
     return m?.[1];
   }
-  return getCookie(c, SESSION_COOKIE) || undefined;
+  return requestCookie(c, SESSION_COOKIE) || undefined;
 }
 
 /** Every tenant id named in the query or anywhere in the JSON body. */

@@ -4,9 +4,9 @@ import { createHmac, type KeyObject } from 'node:crypto';
 import { lt } from 'drizzle-orm';
 import { Store } from '../db/store.js';
 import { columnOf, tableFor } from '../db/table.js';
-import type { Database } from '../db/client.js';
+import type { Database, SqliteStatement } from '../db/client.js';
 import type { Caller, SessionService } from '../kernel/context.js';
-import { signSession, verifySession } from './tokens.js';
+import { sessionVerifier, signSession } from './tokens.js';
 import { revokedSessions } from './tables.js';
 
 interface RevokedRow extends Record<string, unknown> {
@@ -19,6 +19,15 @@ interface RevokedRow extends Record<string, unknown> {
 export function createSessionService(db: Database, key: KeyObject, defaultTtlMinutes: number): SessionService {
   const revoked = new Store<RevokedRow>(db, revokedSessions);
   const expiry = new Map<string, Date>();
+  const verifySession = sessionVerifier(key);
+  // SQLite: one prepared lookup, prepared at first use (after migrations); it runs on every
+  // authenticated request, so it skips the store's generic key lookup.
+  let revokedStmt: SqliteStatement | undefined;
+  const isRevoked = async (sid: string): Promise<boolean> => {
+    if (!db.prepareSqlite) return Boolean(await revoked.find({ sid }));
+    revokedStmt ??= db.prepareSqlite(`select 1 from "${revokedSessions.name}" where "sid" = ? limit 1`);
+    return revokedStmt.get(sid) !== undefined;
+  };
   let subjectActive: (subject: string) => Promise<boolean> = async () => true;
   return {
     digest(value) {
@@ -28,9 +37,9 @@ export function createSessionService(db: Database, key: KeyObject, defaultTtlMin
       subjectActive = check;
     },
     async verify(token) {
-      const caller = await verifySession(key, token);
+      const caller = await verifySession(token);
       if (!caller) return undefined;
-      if (await revoked.find({ sid: caller.session_id })) return undefined;
+      if (await isRevoked(caller.session_id)) return undefined;
       if (!(await subjectActive(caller.subject))) return undefined;
       const { expires_at, ...rest } = caller;
       expiry.set(caller.session_id, expires_at);

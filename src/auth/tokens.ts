@@ -1,7 +1,7 @@
 // Session tokens: JWT HS256 (jose). Claims: iss "cabinet", aud "cabinet-api", sub (who),
 // sid (session id, the revocation handle), role, scope_type, tenant_id and site_id (tenant
 // scope), iat, exp. Only HS256 is accepted, so alg:none and key-confusion tokens fail.
-import { randomUUID, type KeyObject } from 'node:crypto';
+import { randomUUID, webcrypto, type KeyObject } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import * as v from 'valibot';
 import type { Caller } from '../kernel/context.js';
@@ -46,8 +46,39 @@ export async function signSession(key: KeyObject, input: IssueInput): Promise<{ 
   return { token, sid, expiresAt };
 }
 
+export type VerifiedSession = Caller & { expires_at: Date };
+
+/**
+ * A verifier of session tokens for one key. The key is imported into WebCrypto once, here,
+ * instead of by jose on every call (a KeyObject is exported and re-imported per verification).
+ * A token whose signature and claims verified is remembered (bounded, by the whole token text):
+ * its signature is a pure function of the text and the key, which never changes while the
+ * process runs, so only the time-dependent claim (exp) is checked again on a later call.
+ * Revocation is not decided here: the session service checks it on every call. 4,096 tokens
+ * (about 2 MB) cover a master's tablets, whose streams re-verify at every heartbeat.
+ */
+export function sessionVerifier(key: KeyObject, maxRemembered = 4096): (token: string) => Promise<VerifiedSession | undefined> {
+  const cryptoKey = webcrypto.subtle.importKey('raw', key.export(), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+  const remembered = new Map<string, VerifiedSession>();
+  const fresh = (s: VerifiedSession) => s.expires_at.getTime() > Math.floor(Date.now() / 1000) * 1000;
+  return async (token) => {
+    const known = remembered.get(token);
+    if (known) {
+      if (fresh(known)) return { ...known };
+      remembered.delete(token);
+      return undefined;
+    }
+    const verified = await verifySession(await cryptoKey, token);
+    if (!verified) return undefined;
+    // Oldest first out: a Map iterates in insertion order.
+    if (remembered.size >= maxRemembered) remembered.delete(remembered.keys().next().value as string);
+    remembered.set(token, verified);
+    return { ...verified };
+  };
+}
+
 /** The caller a token names, or undefined for anything not valid (never throws). */
-export async function verifySession(key: KeyObject, token: string): Promise<(Caller & { expires_at: Date }) | undefined> {
+async function verifySession(key: webcrypto.CryptoKey, token: string): Promise<VerifiedSession | undefined> {
   try {
     const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE });
     const claims = v.parse(claimsSchema, payload);

@@ -54,6 +54,7 @@ const escapeLike = (term: string) => `%${term.replace(/[\\%_]/g, (m) => `\\${m}`
 export class Store<Row extends Record<string, unknown>> {
   private readonly lists = new Map<string, { rows: Prepared; total: Prepared }>();
   private readonly byKey = new Map<string, Prepared>();
+  private appendOne: SqliteStatement | undefined;
   /** Columns whose stored value Drizzle decodes (JSON text, 0/1 booleans); the others are read as stored. */
   private readonly decoders: [string, Decoder][];
 
@@ -191,6 +192,25 @@ export class Store<Row extends Record<string, unknown>> {
       const out = (await this.db.orm.insert(this.t).values(row as never).returning()) as Row[];
       return out[0];
     });
+  }
+
+  /**
+   * Adds a row whose key is new by construction (a log entry), without the existence check of
+   * insert(). On SQLite one prepared statement (no query building per row); callers that share
+   * the connection with transactions run it inside db.transaction().
+   */
+  async append(row: Row): Promise<void> {
+    if (!this.db.prepareSqlite) {
+      await this.db.orm.insert(this.t).values(row as never);
+      return;
+    }
+    const cols = Object.entries(this.table.columns);
+    this.appendOne ??= this.db.prepareSqlite(`insert into "${this.table.name}" (${cols.map(([c]) => `"${c}"`).join(', ')}) values (${cols.map(() => '?').join(', ')})`);
+    this.appendOne.run(...cols.map(([c, spec]) => {
+      const v = row[c];
+      if (v === undefined || v === null) return null;
+      return spec.kind === 'json' ? JSON.stringify(v) : spec.kind === 'boolean' ? (v ? 1 : 0) : v;
+    }));
   }
 
   async update(key: Filter, patch: Partial<Row>): Promise<Row | undefined> {

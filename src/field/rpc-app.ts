@@ -1,5 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { randomUUID } from 'node:crypto';
+import { BodyTooLarge, readBodyText } from '../kernel/body.js';
+import { requestHeader } from '../kernel/headers.js';
 import type { FieldService } from './service.js';
 import type { Actor } from './types.js';
 
@@ -21,22 +23,22 @@ export function createRpcApp(service: FieldService, deps: RpcAppDeps): Hono {
   const maxBody = deps.maxBodyBytes ?? 1_000_000;
 
   app.post('/api/rpc', async (c) => {
-    const correlationId = sanitizeId(c.req.header('x-correlation-id')) ?? randomUUID();
+    const correlationId = sanitizeId(requestHeader(c, 'x-correlation-id')) ?? randomUUID();
     c.header('X-Correlation-Id', correlationId);
     const auth = await deps.authenticate(c);
     if (!auth.ok) return c.json([auth.message], auth.status);
 
-    const type = c.req.header('content-type') ?? '';
+    const type = requestHeader(c, 'content-type') ?? '';
     if (!/^application\/json\b/i.test(type)) return c.json(['Content-Type must be application/json'], 415);
-    const length = Number(c.req.header('content-length') ?? '0');
+    const length = Number(requestHeader(c, 'content-length') ?? '0');
     if (length > maxBody) return c.json([`Request body larger than ${maxBody} bytes`], 413);
     let text: string;
     try {
-      text = await c.req.text();
-    } catch {
+      text = await readBodyText(c, maxBody);
+    } catch (err) {
+      if (err instanceof BodyTooLarge) return c.json([`Request body larger than ${maxBody} bytes`], 413);
       return c.json(['Request body could not be read'], 400);
     }
-    if (Buffer.byteLength(text) > maxBody) return c.json([`Request body larger than ${maxBody} bytes`], 413);
     let body: unknown;
     try {
       body = JSON.parse(text);

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { and, eq, lt } from 'drizzle-orm';
 import { ApiError } from './errors.js';
+import { requestHeader } from './headers.js';
 import { idempotencyKeys } from './tables.js';
 import { columnOf, tableFor } from '../db/table.js';
 import type { AppContext, Caller } from './context.js';
@@ -17,7 +18,7 @@ export async function idempotent(
   rawBody: unknown,
   run: () => Promise<Response>,
 ): Promise<Response> {
-  const key = c.req.header('idempotency-key');
+  const key = requestHeader(c, 'idempotency-key');
   if (key === undefined) return run();
   if (!/^[\x21-\x7e]{1,200}$/.test(key)) {
     throw new ApiError('validation_error', 'Idempotency-Key must be 1-200 visible ASCII characters', [{ field: 'Idempotency-Key', reason: 'invalid_format' }]);

@@ -19,6 +19,8 @@ export const STREAM_PATH = '/api/v1/status/stream';
 const BACKLOG_PAGE = 500;
 /** A client whose unsent buffer grows beyond this is closed with 1013 and resumes with since. */
 const MAX_BUFFERED = 4 * 1024 * 1024;
+/** Clients handled per turn of the event loop by a heartbeat round. */
+const HEARTBEAT_SLICE = 100;
 
 export type StreamMessage =
   | { type: 'event'; data: StatusEvent }
@@ -43,6 +45,48 @@ interface Client {
   token: string;
   alive: boolean;
   lastSent: number;
+  /** False while the catch-up runs; live events meanwhile are held, then sent in id order. */
+  live: boolean;
+  held: StatusEvent[];
+}
+
+/**
+ * Clients grouped by the scope they may see, so a published event is matched against at most
+ * four groups (any or its tenant, times any or its site) instead of every client, and turned
+ * into JSON once for all of them.
+ */
+class Audience {
+  private readonly groups = new Map<string, { scope: StatusScope; clients: Set<Client> }>();
+
+  private static key(tenant: string | null | undefined, site: string | null | undefined): string {
+    // "*" is "any"; a value is prefixed, so no tenant or site id can collide with "any".
+    return `${tenant === undefined ? '*' : `=${tenant}`}\u0000${site === undefined ? '*' : `=${site}`}`;
+  }
+
+  add(client: Client, scope: StatusScope): () => void {
+    const key = Audience.key(scope.tenant_id, scope.site_id);
+    let group = this.groups.get(key);
+    if (!group) this.groups.set(key, (group = { scope, clients: new Set() }));
+    const g = group;
+    g.clients.add(client);
+    return () => {
+      g.clients.delete(client);
+      if (!g.clients.size && this.groups.get(key) === g) this.groups.delete(key);
+    };
+  }
+
+  /** Each client in the event's scope, once. */
+  *of(e: StatusEvent): Generator<Client> {
+    for (const tenant of [undefined, e.tenant_id]) {
+      for (const site of [undefined, e.site_id]) {
+        const group = this.groups.get(Audience.key(tenant, site));
+        // The key lookup selects the groups; inScope is the rule itself, checked once per group.
+        if (group && inScope(e, group.scope)) yield* group.clients;
+        if (e.site_id === null) break;
+      }
+      if (e.tenant_id === null) break;
+    }
+  }
 }
 
 /** Close codes of this stream beyond the standard ones (4000-4999 are the application's). */
@@ -71,9 +115,11 @@ export function startStatusStream(services: Services): { stop(): void; clients()
     }
   };
 
-  const send = (client: Client, msg: StreamMessage) => {
+  const send = (client: Client, msg: StreamMessage | Buffer) => {
     if (client.ws.readyState !== client.ws.OPEN) return;
-    client.ws.send(JSON.stringify(msg));
+    // A Buffer is an event already serialised for every client it goes to; it is sent as text.
+    if (Buffer.isBuffer(msg)) client.ws.send(msg, { binary: false });
+    else client.ws.send(JSON.stringify(msg));
     if (client.ws.bufferedAmount > MAX_BUFFERED) client.ws.close(1013, 'too slow: reconnect with since=<last id>');
   };
 
@@ -83,20 +129,33 @@ export function startStatusStream(services: Services): { stop(): void; clients()
     send(client, { type: 'event', data: e });
   };
 
-  async function serve(ws: WebSocket, caller: Caller, token: string, since: number | undefined, scope: StatusScope) {
-    const client: Client = { ws, caller, token, alive: true, lastSent: 0 };
-    clients.add(client);
-    let live = false;
-    const held: StatusEvent[] = [];
-    const deliver = (e: StatusEvent) => {
-      if (!inScope(e, scope)) return;
-      if (live) sendEvent(client, e);
-      else held.push(e);
-    };
-    const offLocal = need(services, 'bus').on('status', deliver);
+  // One bus subscription for the whole stream, made when the first client joins.
+  const audience = new Audience();
+  let offBus: (() => void) | undefined;
+  const deliver = (e: StatusEvent) => {
+    let frame: Buffer | undefined;
+    for (const client of audience.of(e)) {
+      if (!client.live) { client.held.push(e); continue; }
+      if (e.id <= client.lastSent) continue;
+      client.lastSent = e.id;
+      frame ??= Buffer.from(JSON.stringify({ type: 'event', data: e } satisfies StreamMessage));
+      send(client, frame);
+    }
+  };
+  const subscribe = () => {
+    if (offBus) return;
+    const bus = need(services, 'bus');
+    const offLocal = bus.on('status', deliver);
     // Events stored by other processes of a multi-process master (src/sync/cluster.ts).
-    const offRemote = need(services, 'bus').on('remote_status', deliver);
-    const off = () => { offLocal(); offRemote(); };
+    const offRemote = bus.on('remote_status', deliver);
+    offBus = () => { offLocal(); offRemote(); };
+  };
+
+  async function serve(ws: WebSocket, caller: Caller, token: string, since: number | undefined, scope: StatusScope) {
+    const client: Client = { ws, caller, token, alive: true, lastSent: 0, live: false, held: [] };
+    clients.add(client);
+    subscribe();
+    const leave = audience.add(client, scope);
     ws.on('pong', () => { client.alive = true; });
     ws.on('message', (data) => {
       client.alive = true;
@@ -106,7 +165,7 @@ export function startStatusStream(services: Services): { stop(): void; clients()
         // not JSON: ignored
       }
     });
-    ws.on('close', () => { off(); clients.delete(client); });
+    ws.on('close', () => { leave(); clients.delete(client); });
     ws.on('error', () => ws.terminate());
     let replayed = 0;
     try {
@@ -126,25 +185,41 @@ export function startStatusStream(services: Services): { stop(): void; clients()
       return;
     }
     // No await from here on: held events and the switch to live happen in one turn.
-    held.sort((a, b) => a.id - b.id);
+    const held = client.held.sort((a, b) => a.id - b.id);
+    client.held = [];
     for (const e of held) sendEvent(client, e);
-    held.length = 0;
-    live = true;
+    client.live = true;
     send(client, { type: 'ready', last_id: client.lastSent, replayed });
   }
 
-  const timer = setInterval(() => {
-    for (const client of clients) {
-      if (!client.alive) { client.ws.terminate(); continue; }
-      if (!services.modules.isInstalled('status')) { client.ws.close(CLOSE_UNINSTALLED, 'module status is not installed'); continue; }
-      client.alive = false;
-      client.ws.ping();
-      send(client, { type: 'heartbeat', timestamp: new Date().toISOString(), last_id: client.lastSent });
-      void services.sessions.verify(client.token).then((still) => {
-        if (!still) client.ws.close(CLOSE_SESSION_ENDED, 'session ended: log in again');
-      }, () => undefined);
+  // A heartbeat is a ping, a message and a session check per client: for thousands of clients
+  // that is tens of milliseconds, so it runs in slices with a turn of the event loop between
+  // them, and a published event waits for one slice at most, not for the whole round.
+  let beating = false;
+  const heartbeat = async () => {
+    if (beating) return;
+    beating = true;
+    try {
+      const round = [...clients];
+      for (let i = 0; i < round.length; i += HEARTBEAT_SLICE) {
+        if (i) await new Promise((r) => setImmediate(r));
+        for (const client of round.slice(i, i + HEARTBEAT_SLICE)) {
+          if (!clients.has(client)) continue;
+          if (!client.alive) { client.ws.terminate(); continue; }
+          if (!services.modules.isInstalled('status')) { client.ws.close(CLOSE_UNINSTALLED, 'module status is not installed'); continue; }
+          client.alive = false;
+          client.ws.ping();
+          send(client, { type: 'heartbeat', timestamp: new Date().toISOString(), last_id: client.lastSent });
+          void services.sessions.verify(client.token).then((still) => {
+            if (!still) client.ws.close(CLOSE_SESSION_ENDED, 'session ended: log in again');
+          }, () => undefined);
+        }
+      }
+    } finally {
+      beating = false;
     }
-  }, heartbeatMs);
+  };
+  const timer = setInterval(() => void heartbeat(), heartbeatMs);
   timer.unref();
 
   const unregister = services.upgrades.register(STREAM_PATH, async (req, socket, head) => {
@@ -184,6 +259,7 @@ export function startStatusStream(services: Services): { stop(): void; clients()
   return {
     stop() {
       clearInterval(timer);
+      offBus?.();
       unregister();
       for (const c of clients) c.ws.close(1001, 'server stopping');
       wss.close();

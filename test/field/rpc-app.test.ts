@@ -123,6 +123,24 @@ describe('POST /api/rpc', () => {
     const r3 = await fetch(url.replace('/api/rpc', '/api/other'), { method: 'POST' });
     expect(r3.status).toBe(404);
   });
+
+  it('413 for a body over the limit, announced or streamed without a length, and nothing is sent or audited', async () => {
+    const before = audit.length;
+    const big = JSON.stringify({ ...body(1), pad: 'x'.repeat(1_100_000) });
+    const announced = await post(big);
+    expect(announced.status).toBe(413);
+    expect(await announced.json()).toEqual(['Request body larger than 1000000 bytes']);
+    const chunks = [big.slice(0, 600_000), big.slice(600_000)];
+    const streamed = await fetch(url, {
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: new ReadableStream({ pull(ctl) { const next = chunks.shift(); if (next === undefined) ctl.close(); else ctl.enqueue(new TextEncoder().encode(next)); } }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(streamed.status).toBe(413);
+    expect(audit.length).toBe(before);
+    // The connection's next request is served normally.
+    expect((await post(body(5))).status).toBe(200);
+  });
 });
 
 describe('cabinet rpc (CLI)', () => {

@@ -1,5 +1,6 @@
 // Session tokens as a security boundary: what is refused, and what a refusal looks like.
 import { createSecretKey } from 'node:crypto';
+import http from 'node:http';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
@@ -75,6 +76,25 @@ describe.each(DIALECTS)('session tokens (%s)', (dialect) => {
     expect((await as(tampered).get('/api/v1/operability/runtime')).status).toBe(401);
   });
 
+
+  it('refuses a request with two Authorization headers, even when both carry a valid token', async () => {
+    const token = await env.token(server, { role: 'admin' });
+    // Raw header lines: the typed headers object allows one Authorization value only.
+    const get = (...values: string[]) => new Promise<number>((resolve, reject) => {
+      http.get(`${server.url}/api/v1/tables/list`, { headers: ['host', new URL(server.url).host, ...values.flatMap((v) => ['authorization', v])] }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', reject);
+    });
+    expect(await get(`Bearer ${token}`)).toBe(200);
+    expect(await get(`Bearer ${token}`, `Bearer ${token}`)).toBe(401);
+  });
+
+  it('refuses a token that verified before once it expires (a remembered verification is not a pass)', async () => {
+    const short = await server.services.sessions.issue({ subject: 's', role: 'admin', scope_type: 'master', ttlMinutes: 2 / 60 });
+    expect((await as(short.token).get('/api/v1/tables/list')).status).toBe(200);
+    expect((await as(short.token).get('/api/v1/auth/me')).body.item.authenticated).toBe(true);
+    await new Promise((r) => setTimeout(r, short.expiresAt.getTime() - Date.now() + 1100));
+    expect((await as(short.token).get('/api/v1/tables/list')).status).toBe(401);
+    expect((await as(short.token).get('/api/v1/auth/me')).body.item.authenticated).toBe(false);
+  });
   it('logout clears the cookie and revokes the token, so a copied token stops working', async () => {
     const token = await env.token(server, { role: 'admin' });
     expect((await as(token).get('/api/v1/tables/list')).status).toBe(200);

@@ -131,6 +131,28 @@ describe.each(DIALECTS)('kernel over HTTP (%s)', (dialect) => {
     expect(dupe2.body).toEqual(dupe1.body);
   });
 
+  it('answers every /api route 503 service_unavailable with Retry-After while not ready, and leaves probes and other paths alone', async () => {
+    // Plain fetch: the served OpenAPI document does not list 503 for each operation.
+    const token = await env.token(server);
+    const call = (path: string, init: RequestInit = {}) =>
+      fetch(`${server.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+    const lifecycle = server.services.lifecycle;
+    lifecycle.state = 'stopping';
+    try {
+      for (const res of [await call('/api/v1/tables/list'), await call('/api/v1/tables', { method: 'POST', body: JSON.stringify({ item: { id: 'never' } }) }), await call('/api')]) {
+        expect(res.status).toBe(503);
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe('service_unavailable');
+        expect(res.headers.get('retry-after')).toBe('2');
+      }
+      expect((await call('/ready')).status).toBe(503);
+      expect((await call('/live')).status).toBe(200);
+      expect((await call('/apix')).status).toBe(404);
+    } finally {
+      lifecycle.state = 'ready';
+    }
+    expect((await call('/api/v1/tables/never')).status).toBe(404);
+  });
+
   it('records the five contract headers in the access log', async () => {
     await api.get('/api/v1/forms/list', {
       'x-request-id': 'hdr-1', 'x-route-path': '/dashboard/forms', 'x-route-module': 'forms', 'x-route-filter': 'q=abc',

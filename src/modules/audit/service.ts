@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { lt } from 'drizzle-orm';
 import { columnOf } from '../../db/table.js';
+import { Store } from '../../db/store.js';
 import type { AuditEntry, AuditService, Services } from '../../kernel/context.js';
 import { timeId } from '../../realtime/ids.js';
 import { tableOf } from '../../realtime/sql.js';
@@ -24,11 +25,15 @@ export function toAuditRow(entry: AuditEntry & { recorded_by?: string }): AuditR
   };
 }
 
+/** One store per database, so its prepared insert is built once. */
+const stores = new WeakMap<Services['db'], Store<AuditRow>>();
+
 export async function insertAudit(services: Services, row: AuditRow): Promise<AuditRow> {
   const { db } = services;
-  await db.transaction(async () => {
-    await db.orm.insert(tableOf(auditRecords, db)).values(row as never);
-  });
+  let store = stores.get(db);
+  if (!store) stores.set(db, (store = new Store<AuditRow>(db, auditRecords)));
+  const s = store;
+  await db.transaction(() => s.append(row));
   return row;
 }
 

@@ -5,9 +5,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'hono';
 import { serve } from '@hono/node-server';
-import { getCookie } from 'hono/cookie';
 import { createFieldService, createRpcApp, fieldConfig, type AuthResult, type FieldService, type FieldWriteAudit } from '../../field/index.js';
-import { SESSION_COOKIE } from '../../auth/guard.js';
+import { presentedToken } from '../../auth/guard.js';
+import { requestHeader } from '../../kernel/headers.js';
 import type { Services } from '../../kernel/context.js';
 
 export interface RpcListener {
@@ -16,10 +16,6 @@ export interface RpcListener {
   close(): Promise<void>;
 }
 
-function tokenOf(c: Context): string | undefined {
-  const m = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '');
-  return m?.[1] ?? (getCookie(c, SESSION_COOKIE) || undefined);
-}
 
 export async function startRpcListener(services: Services): Promise<RpcListener> {
   const { config, log } = services;
@@ -38,9 +34,9 @@ export async function startRpcListener(services: Services): Promise<RpcListener>
     log: (level, msg, data) => log[level === 'debug' ? 'debug' : level === 'warn' ? 'warn' : level === 'error' ? 'error' : 'info'](msg, { component: 'field', ...(data ?? {}) }),
   });
   const authenticate = async (c: Context): Promise<AuthResult> => {
-    const token = tokenOf(c);
+    const token = presentedToken(c);
     const caller = token ? await services.sessions.verify(token) : undefined;
-    const event = { category: 'access' as const, event: 'field_write', method: 'POST', path: '/api/rpc', request_id: c.req.header('x-correlation-id') ?? null };
+    const event = { category: 'access' as const, event: 'field_write', method: 'POST', path: '/api/rpc', request_id: requestHeader(c, 'x-correlation-id') ?? null };
     if (!caller) {
       services.security.record({ ...event, result: 'deny', reason: token ? 'invalid_token' : 'auth_required' });
       return { ok: false, status: 401, message: 'auth_required: a valid session token is required (Authorization: Bearer)' };
