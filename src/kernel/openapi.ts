@@ -46,6 +46,8 @@ function successContent(route: AnyRoute): { status: string; body: JsonSchema } {
 function errorResponses(route: AnyRoute): Record<string, JsonSchema> {
   const codes = new Set<ErrorCode>([...COMMON_ERRORS, ...(route.errors ?? [])]);
   if (!('public' in route.access)) PROTECTED_ERRORS.forEach((c) => codes.add(c));
+  // Every /api route answers 503 while the database is not ready or the service is stopping.
+  if (route.path.startsWith('/api/')) codes.add('service_unavailable');
   if (requiredScope(route) !== 'any') codes.add('scope_boundary_denied');
   if (route.method === 'post' || route.method === 'patch') { codes.add('payload_too_large'); codes.add('unsupported_media_type'); }
   if (route.method === 'post' && route.idempotent !== false) { codes.add('idempotency_key_reused'); codes.add('idempotency_in_progress'); }
