@@ -7,11 +7,10 @@
 // Steps, per architecture:
 //  0. The web shell: src/ui built by Vite into dist/web (src/ui/build-ui.mjs), its gzipped budget printed.
 //  1. Node.js 24 (pinned below) from the npm registry's node-linux-<arch> package: the binary the
-//     executable is made of, and the headers the addons compile against. Checked against a pinned
-//     integrity, cached in .cache/node.
-//  2. better-sqlite3 compiled with node-gyp against those headers (arm64: Debian's aarch64 cross
-//     compiler). Cached in .cache/addons, keyed by better-sqlite3 version, Node version and arch.
-//     serialport: @serialport/bindings-cpp's shipped N-API prebuild for the arch.
+//     executable is made of. Checked against a pinned integrity, cached in .cache/node.
+//  2. Native addons, both Node-API builds shipped inside their npm packages (nothing is compiled):
+//     better-sqlite3's prebuilds/linux-<arch>.node and @serialport/bindings-cpp's prebuild for the
+//     arch, each checked for its ELF machine.
 //  3. esbuild bundle (CJS, as SEA requires) of src/runtime/sea-entry.ts, which installs the embedded
 //     asset/addon seams and then runs src/main.ts. `node-gyp-build` inside @serialport/bindings-cpp
 //     is replaced by src/runtime/serialport-gyp-build.ts (hands over the dlopen'd addon).
@@ -27,13 +26,11 @@ import { createHash } from 'node:crypto';
 import {
   chmodSync,
   copyFileSync,
-  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
-  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -68,7 +65,6 @@ const TARGETS = {
     out: 'dist/cabinet',
     elfMachine: 0x3e,
     toolPrefix: '',
-    gypArch: 'x64',
     serialportPrebuild: 'prebuilds/linux-x64/@serialport+bindings-cpp.glibc.node',
     runner: [],
   },
@@ -76,7 +72,6 @@ const TARGETS = {
     out: 'dist/cabinet-arm64',
     elfMachine: 0xb7,
     toolPrefix: 'aarch64-linux-gnu-',
-    gypArch: 'arm64',
     serialportPrebuild: 'prebuilds/linux-arm64/@serialport+bindings-cpp.armv8.glibc.node',
     runner: ['qemu-aarch64', '-L', '/usr/aarch64-linux-gnu'],
   },
@@ -157,7 +152,7 @@ function ensureNode(arch) {
   const pkg = NODE_PACKAGES[arch];
   const dir = join(CACHE, 'node', `${pkg.name}-${NODE_VERSION}`);
   const bin = join(dir, 'bin', 'node');
-  if (existsSync(bin) && existsSync(join(dir, 'include', 'node', 'node_api.h'))) return { dir, bin };
+  if (existsSync(bin)) return { dir, bin };
 
   const dlDir = join(CACHE, 'node');
   mkdirSync(dlDir, { recursive: true });
@@ -186,132 +181,33 @@ function integrityMatches(file, integrity) {
 }
 
 // ---- 2. native addons -----------------------------------------------------------------------
-function nodeGypScript() {
-  const candidates = [];
-  try {
-    candidates.push(require.resolve('node-gyp/bin/node-gyp.js'));
-  } catch {
-    /* not a project dependency */
-  }
-  if (process.env.npm_config_node_gyp) candidates.push(process.env.npm_config_node_gyp);
-  // npm bundles node-gyp: <prefix>/lib/node_modules/npm/node_modules/node-gyp
-  const nodePrefix = dirname(dirname(realpathSync(process.execPath)));
-  candidates.push(join(nodePrefix, 'lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js'));
-  try {
-    const npmRoot = run('npm', ['root', '-g'], { capture: true, env: cleanEnv() }).trim();
-    candidates.push(join(npmRoot, 'npm/node_modules/node-gyp/bin/node-gyp.js'));
-  } catch {
-    /* no npm */
-  }
-  const found = candidates.find((c) => c && existsSync(c));
-  if (!found) throw new Error('node-gyp not found (it ships with npm); install npm or add node-gyp as a devDependency');
-  return found;
-}
-
-function usesRawObjectWrap(dir) {
-  const hits = [];
-  const walkSrc = (d) => {
-    for (const e of readdirSync(d)) {
-      const full = join(d, e);
-      if (statSync(full).isDirectory()) walkSrc(full);
-      else if (/\.(cpp|hpp|h|cc|lzz)$/.test(e) && readFileSync(full, 'utf8').includes('node::ObjectWrap')) hits.push(full);
-    }
-  };
-  walkSrc(join(dir, 'src'));
-  return hits.length > 0;
+/** The strip for an architecture's ELF files: the target's binutils, else llvm-strip (any arch). */
+function stripTool(target) {
+  for (const tool of [`${target.toolPrefix}strip`, 'llvm-strip']) if (which(tool)) return tool;
+  return undefined;
 }
 
 /**
- * Node 24.19.0 backported a change to the header-only node::ObjectWrap: its constructor and
- * destructor now add/remove an environment cleanup hook, and RemoveEnvironmentCleanupHook CHECKs
- * that a context is entered. Objects finalised by a GC that runs outside a context (e.g. in a
- * microtask checkpoint after an HTTP read) abort the process: "Assertion failed: (env) != nullptr"
- * in Statement::~Statement (nodejs/node#65446, WiseLibs/better-sqlite3#1515). better-sqlite3 up
- * to 12.x derives from node::ObjectWrap; 13.x uses Node-API and is not affected.
- * For such addons we compile against the pinned Node's headers with exactly those two calls
- * removed, i.e. ObjectWrap as it was up to 24.18.1 (the ABI is unchanged: the class is inline in
- * the addon). The patch is checked line by line, so a changed header fails the build.
+ * better-sqlite3 13 is a Node-API addon and ships its own builds for every platform inside the npm
+ * package (prebuilds/<platform>-<arch>.node; no install script, no compiler): the one for the
+ * target is checked for its ELF machine, stripped of its debug symbols when a strip for that
+ * architecture is installed, and embedded as it is otherwise.
  */
-function headersForObjectWrapAddon(node) {
-  const header = join(node.dir, 'include', 'node', 'node_object_wrap.h');
-  const text = readFileSync(header, 'utf8');
-  const add = /\n    AddCleanupHook\(\);\n/;
-  const remove = /\n    RemoveCleanupHook\(\);\n/;
-  if (!add.test(text) && !remove.test(text)) return { dir: node.dir, patched: false };
-  if (!add.test(text) || !remove.test(text)) {
-    throw new Error(`${header}: unexpected ObjectWrap cleanup-hook layout; review headersForObjectWrapAddon()`);
-  }
-  const dir = `${node.dir}-objectwrap-nohook`;
-  const patchedHeader = join(dir, 'include', 'node', 'node_object_wrap.h');
-  if (!existsSync(patchedHeader)) {
-    const tmp = mkdtempSync(join(dirname(dir), '.hdr-'));
-    cpSync(join(node.dir, 'include'), join(tmp, 'include'), { recursive: true });
-    writeFileSync(join(tmp, 'include', 'node', 'node_object_wrap.h'), text.replace(add, '\n').replace(remove, '\n'));
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(tmp, dir);
-  }
-  return { dir, patched: true };
-}
-
-async function ensureBetterSqlite3(arch, node) {
+function betterSqlite3Addon(arch, work) {
   const target = TARGETS[arch];
-  const srcDir = dirname(require.resolve('better-sqlite3/package.json'));
-  const version = JSON.parse(readFileSync(join(srcDir, 'package.json'), 'utf8')).version;
-  const headers = usesRawObjectWrap(srcDir) ? headersForObjectWrapAddon(node) : { dir: node.dir, patched: false };
-  const outDir = join(
-    CACHE,
-    'addons',
-    `better-sqlite3-${version}-node-${NODE_VERSION}${headers.patched ? '-objectwrap-nohook' : ''}-linux-${arch}`,
-  );
-  const out = join(outDir, 'better_sqlite3.node');
-  if (existsSync(out)) return out;
-
-  const cross = arch !== HOST_ARCH;
-  if (cross) {
-    for (const tool of ['gcc', 'g++', 'strip']) {
-      if (!which(`${target.toolPrefix}${tool}`)) {
-        throw new Error(`${target.toolPrefix}${tool} missing: apt-get install g++-aarch64-linux-gnu (see .ci/system-packages.sh)`);
-      }
-    }
+  const dir = dirname(require.resolve('better-sqlite3/package.json'));
+  const file = join(dir, 'prebuilds', `linux-${arch}.node`);
+  if (!existsSync(file)) throw new Error(`better-sqlite3 prebuild missing: ${file}`);
+  assertArch(file, target, 'better-sqlite3 prebuild');
+  const strip = stripTool(target);
+  if (!strip) {
+    log(`no strip for ${arch} (${target.toolPrefix}strip or llvm-strip): embedding the better-sqlite3 prebuild unstripped`);
+    return file;
   }
-  const work = join(CACHE, 'addons', `.work-better-sqlite3-${arch}`);
-  rmSync(work, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
-  for (const entry of ['package.json', 'binding.gyp', 'src', 'deps']) cpSync(join(srcDir, entry), join(work, entry), { recursive: true });
-
-  log(
-    `compiling better-sqlite3 ${version} for Node ${NODE_VERSION} linux-${arch}${headers.patched ? ' (ObjectWrap without the 24.19 cleanup hook)' : ''} (about a minute)`,
-  );
-  const env = cleanEnv(
-    cross
-      ? {
-          CC: `${target.toolPrefix}gcc`,
-          CXX: `${target.toolPrefix}g++`,
-          LINK: `${target.toolPrefix}g++`,
-          AR: `${target.toolPrefix}ar`,
-        }
-      : {},
-  );
-  await runAsync(
-    process.execPath,
-    [
-      nodeGypScript(),
-      'rebuild',
-      '--release',
-      `--target=${NODE_VERSION}`,
-      `--nodedir=${headers.dir}`,
-      `--arch=${target.gypArch}`,
-      '--jobs=max',
-    ],
-    { cwd: work, env },
-  );
-  const built = join(work, 'build', 'Release', 'better_sqlite3.node');
-  assertArch(built, target, 'better_sqlite3.node');
-  run(`${target.toolPrefix}strip`, ['--strip-unneeded', built]);
-  mkdirSync(outDir, { recursive: true });
-  copyFileSync(built, `${out}.tmp`);
-  renameSync(`${out}.tmp`, out);
-  rmSync(work, { recursive: true, force: true });
+  const out = join(work, `better_sqlite3-linux-${arch}.node`);
+  copyFileSync(file, out);
+  run(strip, ['--strip-unneeded', out]);
+  assertArch(out, target, 'stripped better-sqlite3 prebuild');
   return out;
 }
 
@@ -477,9 +373,9 @@ async function buildExecutable(arch, { node, bundleFile, assets, addons, version
   copyFileSync(node.bin, tmpOut);
   chmodSync(tmpOut, 0o755);
   // Official binaries carry debug info (~18 MB); .dynsym, which addons link against, stays.
-  const strip = `${target.toolPrefix}strip`;
-  if (which(strip)) run(strip, [tmpOut]);
-  else log(`${strip} not installed: leaving the node binary unstripped`);
+  const strip = stripTool(target);
+  if (strip) run(strip, [tmpOut]);
+  else log(`no strip for ${arch} (${target.toolPrefix}strip or llvm-strip): leaving the node binary unstripped`);
 
   const { inject } = require('postject');
   // postject's ELF writer prints harmless "Can't find string offset for section name '.note'" lines.
@@ -535,23 +431,17 @@ try {
   log(budgetLine(await buildUi({ quiet: true })));
   const nodes = Object.fromEntries(arches.map((a) => [a, ensureNode(a)]));
   log(`node ${NODE_VERSION} for ${arches.join(', ')} ready`);
-  // Compile in parallel with the bundle (sqlite3.c keeps one core busy per architecture).
-  const [bundleFile, ...sqliteAddons] = await Promise.all([
-    bundle(entry, join(work, 'cabinet.cjs')).then((f) => {
-      log(`bundle: ${(statSync(f).size / 1e6).toFixed(2)} MB`);
-      return f;
-    }),
-    ...arches.map((a) => ensureBetterSqlite3(a, nodes[a])),
-  ]);
+  const bundleFile = await bundle(entry, join(work, 'cabinet.cjs'));
+  log(`bundle: ${(statSync(bundleFile).size / 1e6).toFixed(2)} MB`);
   const assets = collectAssets();
   log(`assets: ${assets.length} files`);
-  for (const [i, a] of arches.entries()) {
+  for (const a of arches) {
     await buildExecutable(a, {
       node: nodes[a],
       bundleFile,
       assets,
       addons: {
-        betterSqlite3: { name: 'better_sqlite3', file: sqliteAddons[i] },
+        betterSqlite3: { name: 'better_sqlite3', file: betterSqlite3Addon(a, work) },
         serialport: { name: 'serialport_bindings', file: serialportAddon(a) },
       },
       version,

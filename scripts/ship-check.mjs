@@ -288,7 +288,7 @@ async function installCheck(source) {
   check(read.status === 200 && read.json?.item?.name === 'shipped', `GET /api/v1/tables/${id} -> ${read.status}`, read.text.slice(0, 300));
 
   // Load: statements created and collected under HTTP traffic. Node >= 24.19 aborted here with
-  // better-sqlite3 12 built against the stock headers (see build.mjs headersForObjectWrapAddon).
+  // better-sqlite3 12 (node::ObjectWrap cleanup hook); 13 is Node-API, the check stays as a guard.
   const loadUntil = Date.now() + 3000;
   let served = 0;
   await Promise.all(

@@ -1,15 +1,16 @@
 // The single executable's addon cache (src/runtime/addon-cache.ts) and serialport hand-over,
-// exercised with the development addon of better-sqlite3 under the machine's Node.
+// exercised with better-sqlite3's shipped prebuild under the development Node.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addonCacheDir, dlopenAddon, materializeAddon, sha256 } from '../../src/runtime/addon-cache.js';
 import nodeGypBuild from '../../src/runtime/serialport-gyp-build.js';
 
 const require = createRequire(import.meta.url);
-const addonPath = require.resolve('better-sqlite3/build/Release/better_sqlite3.node');
+// better-sqlite3 13 ships its Node-API builds in the package (what build.mjs embeds).
+const addonPath = join(dirname(require.resolve('better-sqlite3/package.json')), 'prebuilds', `linux-${process.arch}.node`);
 
 let dir: string;
 beforeEach(() => {
