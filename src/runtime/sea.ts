@@ -26,6 +26,8 @@ export interface SeaManifest {
   arch: string;
   /** Asset names readable through readAsset/listAssets (drizzle/, docs/, web/). */
   assets: string[];
+  /** sha256 (hex) of assets' bytes, computed by the build (the migrations: src/db/migrate.ts). */
+  digests: Record<string, string>;
   addons: { betterSqlite3: AddonEntry; serialport: AddonEntry };
 }
 
@@ -54,6 +56,9 @@ export function installSeaRuntime(): boolean {
     },
     list(prefix) {
       return sorted.filter((n) => n.startsWith(prefix));
+    },
+    digest(name) {
+      return m.digests[name];
     },
   };
   globalThis.__CABINET_ASSETS__ = assets;
