@@ -67,7 +67,7 @@ export function installSeaRuntime(): boolean {
   const load = (entry: AddonEntry): object => {
     let exports = loaded.get(entry.asset);
     if (!exports) {
-      const file = materializeAddon({ name: entry.name, data: assetBytes(entry.asset), sha256: entry.sha256 });
+      const file = materializeAddon({ name: entry.name, data: () => assetBytes(entry.asset), sha256: entry.sha256 });
       exports = dlopenAddon(file);
       loaded.set(entry.asset, exports);
     }

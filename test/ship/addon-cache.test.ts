@@ -50,6 +50,30 @@ describe('materializeAddon', () => {
     db.close();
   });
 
+  it('with the expected sha256 and lazy bytes, reuses an intact file without reading the embedded bytes', () => {
+    const data = Buffer.from('embedded addon bytes');
+    const digest = sha256(data);
+    let reads = 0;
+    const bytes = () => {
+      reads++;
+      return data;
+    };
+    const file = materializeAddon({ name: 'y', data: bytes, sha256: digest, dir });
+    expect(reads).toBe(1);
+    expect(materializeAddon({ name: 'y', data: bytes, sha256: digest, dir })).toBe(file);
+    expect(reads).toBe(1);
+
+    // A damaged cache file is noticed by its hash: the bytes are read again and written back.
+    chmodSync(file, 0o644);
+    writeFileSync(file, 'tampered');
+    expect(materializeAddon({ name: 'y', data: bytes, sha256: digest, dir })).toBe(file);
+    expect(reads).toBe(2);
+    expect(readFileSync(file)).toEqual(data);
+    // Embedded bytes that do not match the build manifest are refused, not cached.
+    rmSync(file, { force: true });
+    expect(() => materializeAddon({ name: 'y', data: () => Buffer.from('corrupt'), sha256: digest, dir })).toThrow(/corrupt/);
+  });
+
   it('reuses an intact file and replaces a damaged one', () => {
     const data = Buffer.from('addon bytes v1');
     const file = materializeAddon({ name: 'x', data, dir });
