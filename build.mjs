@@ -20,7 +20,9 @@
 //  6. Debian package dist/cabinet_<version>_<amd64|arm64>.deb (scripts/deb.mjs, dpkg-deb).
 //
 // Options: --arch x64|arm64|all, --entry <file> (app module, default src/main.ts), --no-smoke,
-//          --no-deb (skip the Debian packages), --keep (keep dist/.build intermediates). Environment: CABINET_BUILD_CACHE (default .cache).
+//          --no-deb (skip the Debian packages), --keep (keep dist/.build intermediates).
+// Environment: CABINET_BUILD_CACHE (default .cache); for measurements only: CABINET_BUILD_MINIFY=0
+// (a readable bundle for CPU profiles), CABINET_BUILD_V8="<options>" (replaces V8_OPTIONS).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
