@@ -7,11 +7,10 @@
 // Steps, per architecture:
 //  0. The web shell: src/ui built by Vite into dist/web (src/ui/build-ui.mjs), its gzipped budget printed.
 //  1. Node.js 24 (pinned below) from the npm registry's node-linux-<arch> package: the binary the
-//     executable is made of, and the headers the addons compile against. Checked against a pinned
-//     integrity, cached in .cache/node.
-//  2. better-sqlite3 compiled with node-gyp against those headers (arm64: Debian's aarch64 cross
-//     compiler). Cached in .cache/addons, keyed by better-sqlite3 version, Node version and arch.
-//     serialport: @serialport/bindings-cpp's shipped N-API prebuild for the arch.
+//     executable is made of. Checked against a pinned integrity, cached in .cache/node.
+//  2. Native addons, both Node-API builds shipped inside their npm packages (nothing is compiled):
+//     better-sqlite3's prebuilds/linux-<arch>.node and @serialport/bindings-cpp's prebuild for the
+//     arch, each checked for its ELF machine.
 //  3. esbuild bundle (CJS, as SEA requires) of src/runtime/sea-entry.ts, which installs the embedded
 //     asset/addon seams and then runs src/main.ts. `node-gyp-build` inside @serialport/bindings-cpp
 //     is replaced by src/runtime/serialport-gyp-build.ts (hands over the dlopen'd addon).
@@ -21,19 +20,19 @@
 //  6. Debian package dist/cabinet_<version>_<amd64|arm64>.deb (scripts/deb.mjs, dpkg-deb).
 //
 // Options: --arch x64|arm64|all, --entry <file> (app module, default src/main.ts), --no-smoke,
-//          --no-deb (skip the Debian packages), --keep (keep dist/.build intermediates). Environment: CABINET_BUILD_CACHE (default .cache).
+//          --no-deb (skip the Debian packages), --keep (keep dist/.build intermediates).
+// Environment: CABINET_BUILD_CACHE (default .cache); for measurements only: CABINET_BUILD_MINIFY=0
+// (a readable bundle for CPU profiles), CABINET_BUILD_V8="<options>" (replaces V8_OPTIONS).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
   copyFileSync,
-  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
-  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -62,13 +61,19 @@ const NODE_PACKAGES = {
   },
 };
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+// V8 options the executable starts with (SEA execArgv; README "The single executable" has the
+// measurements). --max-semi-space-size=4 (MB): V8's default lets the young generation grow to
+// 64 MB under load, which a 1 GB box pays in RSS; at 4 MB the same API load (50 clients) peaks
+// about 45 MB lower at the same throughput. Below 4 objects get promoted early and the old
+// generation grows instead. The blob is written by a node started with the same options, else
+// V8 rejects the code cache (its flag hash differs) and compiles the bundle at every start.
+const V8_OPTIONS = (process.env.CABINET_BUILD_V8 ?? '--max-semi-space-size=4').split(' ').filter(Boolean);
 
 const TARGETS = {
   x64: {
     out: 'dist/cabinet',
     elfMachine: 0x3e,
     toolPrefix: '',
-    gypArch: 'x64',
     serialportPrebuild: 'prebuilds/linux-x64/@serialport+bindings-cpp.glibc.node',
     runner: [],
   },
@@ -76,7 +81,6 @@ const TARGETS = {
     out: 'dist/cabinet-arm64',
     elfMachine: 0xb7,
     toolPrefix: 'aarch64-linux-gnu-',
-    gypArch: 'arm64',
     serialportPrebuild: 'prebuilds/linux-arm64/@serialport+bindings-cpp.armv8.glibc.node',
     runner: ['qemu-aarch64', '-L', '/usr/aarch64-linux-gnu'],
   },
@@ -157,7 +161,7 @@ function ensureNode(arch) {
   const pkg = NODE_PACKAGES[arch];
   const dir = join(CACHE, 'node', `${pkg.name}-${NODE_VERSION}`);
   const bin = join(dir, 'bin', 'node');
-  if (existsSync(bin) && existsSync(join(dir, 'include', 'node', 'node_api.h'))) return { dir, bin };
+  if (existsSync(bin)) return { dir, bin };
 
   const dlDir = join(CACHE, 'node');
   mkdirSync(dlDir, { recursive: true });
@@ -186,132 +190,33 @@ function integrityMatches(file, integrity) {
 }
 
 // ---- 2. native addons -----------------------------------------------------------------------
-function nodeGypScript() {
-  const candidates = [];
-  try {
-    candidates.push(require.resolve('node-gyp/bin/node-gyp.js'));
-  } catch {
-    /* not a project dependency */
-  }
-  if (process.env.npm_config_node_gyp) candidates.push(process.env.npm_config_node_gyp);
-  // npm bundles node-gyp: <prefix>/lib/node_modules/npm/node_modules/node-gyp
-  const nodePrefix = dirname(dirname(realpathSync(process.execPath)));
-  candidates.push(join(nodePrefix, 'lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js'));
-  try {
-    const npmRoot = run('npm', ['root', '-g'], { capture: true, env: cleanEnv() }).trim();
-    candidates.push(join(npmRoot, 'npm/node_modules/node-gyp/bin/node-gyp.js'));
-  } catch {
-    /* no npm */
-  }
-  const found = candidates.find((c) => c && existsSync(c));
-  if (!found) throw new Error('node-gyp not found (it ships with npm); install npm or add node-gyp as a devDependency');
-  return found;
-}
-
-function usesRawObjectWrap(dir) {
-  const hits = [];
-  const walkSrc = (d) => {
-    for (const e of readdirSync(d)) {
-      const full = join(d, e);
-      if (statSync(full).isDirectory()) walkSrc(full);
-      else if (/\.(cpp|hpp|h|cc|lzz)$/.test(e) && readFileSync(full, 'utf8').includes('node::ObjectWrap')) hits.push(full);
-    }
-  };
-  walkSrc(join(dir, 'src'));
-  return hits.length > 0;
+/** The strip for an architecture's ELF files: the target's binutils, else llvm-strip (any arch). */
+function stripTool(target) {
+  for (const tool of [`${target.toolPrefix}strip`, 'llvm-strip']) if (which(tool)) return tool;
+  return undefined;
 }
 
 /**
- * Node 24.19.0 backported a change to the header-only node::ObjectWrap: its constructor and
- * destructor now add/remove an environment cleanup hook, and RemoveEnvironmentCleanupHook CHECKs
- * that a context is entered. Objects finalised by a GC that runs outside a context (e.g. in a
- * microtask checkpoint after an HTTP read) abort the process: "Assertion failed: (env) != nullptr"
- * in Statement::~Statement (nodejs/node#65446, WiseLibs/better-sqlite3#1515). better-sqlite3 up
- * to 12.x derives from node::ObjectWrap; 13.x uses Node-API and is not affected.
- * For such addons we compile against the pinned Node's headers with exactly those two calls
- * removed, i.e. ObjectWrap as it was up to 24.18.1 (the ABI is unchanged: the class is inline in
- * the addon). The patch is checked line by line, so a changed header fails the build.
+ * better-sqlite3 13 is a Node-API addon and ships its own builds for every platform inside the npm
+ * package (prebuilds/<platform>-<arch>.node; no install script, no compiler): the one for the
+ * target is checked for its ELF machine, stripped of its debug symbols when a strip for that
+ * architecture is installed, and embedded as it is otherwise.
  */
-function headersForObjectWrapAddon(node) {
-  const header = join(node.dir, 'include', 'node', 'node_object_wrap.h');
-  const text = readFileSync(header, 'utf8');
-  const add = /\n    AddCleanupHook\(\);\n/;
-  const remove = /\n    RemoveCleanupHook\(\);\n/;
-  if (!add.test(text) && !remove.test(text)) return { dir: node.dir, patched: false };
-  if (!add.test(text) || !remove.test(text)) {
-    throw new Error(`${header}: unexpected ObjectWrap cleanup-hook layout; review headersForObjectWrapAddon()`);
-  }
-  const dir = `${node.dir}-objectwrap-nohook`;
-  const patchedHeader = join(dir, 'include', 'node', 'node_object_wrap.h');
-  if (!existsSync(patchedHeader)) {
-    const tmp = mkdtempSync(join(dirname(dir), '.hdr-'));
-    cpSync(join(node.dir, 'include'), join(tmp, 'include'), { recursive: true });
-    writeFileSync(join(tmp, 'include', 'node', 'node_object_wrap.h'), text.replace(add, '\n').replace(remove, '\n'));
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(tmp, dir);
-  }
-  return { dir, patched: true };
-}
-
-async function ensureBetterSqlite3(arch, node) {
+function betterSqlite3Addon(arch, work) {
   const target = TARGETS[arch];
-  const srcDir = dirname(require.resolve('better-sqlite3/package.json'));
-  const version = JSON.parse(readFileSync(join(srcDir, 'package.json'), 'utf8')).version;
-  const headers = usesRawObjectWrap(srcDir) ? headersForObjectWrapAddon(node) : { dir: node.dir, patched: false };
-  const outDir = join(
-    CACHE,
-    'addons',
-    `better-sqlite3-${version}-node-${NODE_VERSION}${headers.patched ? '-objectwrap-nohook' : ''}-linux-${arch}`,
-  );
-  const out = join(outDir, 'better_sqlite3.node');
-  if (existsSync(out)) return out;
-
-  const cross = arch !== HOST_ARCH;
-  if (cross) {
-    for (const tool of ['gcc', 'g++', 'strip']) {
-      if (!which(`${target.toolPrefix}${tool}`)) {
-        throw new Error(`${target.toolPrefix}${tool} missing: apt-get install g++-aarch64-linux-gnu (see .ci/system-packages.sh)`);
-      }
-    }
+  const dir = dirname(require.resolve('better-sqlite3/package.json'));
+  const file = join(dir, 'prebuilds', `linux-${arch}.node`);
+  if (!existsSync(file)) throw new Error(`better-sqlite3 prebuild missing: ${file}`);
+  assertArch(file, target, 'better-sqlite3 prebuild');
+  const strip = stripTool(target);
+  if (!strip) {
+    log(`no strip for ${arch} (${target.toolPrefix}strip or llvm-strip): embedding the better-sqlite3 prebuild unstripped`);
+    return file;
   }
-  const work = join(CACHE, 'addons', `.work-better-sqlite3-${arch}`);
-  rmSync(work, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
-  for (const entry of ['package.json', 'binding.gyp', 'src', 'deps']) cpSync(join(srcDir, entry), join(work, entry), { recursive: true });
-
-  log(
-    `compiling better-sqlite3 ${version} for Node ${NODE_VERSION} linux-${arch}${headers.patched ? ' (ObjectWrap without the 24.19 cleanup hook)' : ''} (about a minute)`,
-  );
-  const env = cleanEnv(
-    cross
-      ? {
-          CC: `${target.toolPrefix}gcc`,
-          CXX: `${target.toolPrefix}g++`,
-          LINK: `${target.toolPrefix}g++`,
-          AR: `${target.toolPrefix}ar`,
-        }
-      : {},
-  );
-  await runAsync(
-    process.execPath,
-    [
-      nodeGypScript(),
-      'rebuild',
-      '--release',
-      `--target=${NODE_VERSION}`,
-      `--nodedir=${headers.dir}`,
-      `--arch=${target.gypArch}`,
-      '--jobs=max',
-    ],
-    { cwd: work, env },
-  );
-  const built = join(work, 'build', 'Release', 'better_sqlite3.node');
-  assertArch(built, target, 'better_sqlite3.node');
-  run(`${target.toolPrefix}strip`, ['--strip-unneeded', built]);
-  mkdirSync(outDir, { recursive: true });
-  copyFileSync(built, `${out}.tmp`);
-  renameSync(`${out}.tmp`, out);
-  rmSync(work, { recursive: true, force: true });
+  const out = join(work, `better_sqlite3-linux-${arch}.node`);
+  copyFileSync(file, out);
+  run(strip, ['--strip-unneeded', out]);
+  assertArch(out, target, 'stripped better-sqlite3 prebuild');
   return out;
 }
 
@@ -337,7 +242,7 @@ async function bundle(entry, outfile) {
     platform: 'node',
     format: 'cjs',
     target: 'node24',
-    minify: true,
+    minify: process.env.CABINET_BUILD_MINIFY !== '0',
     keepNames: true,
     legalComments: 'eof',
     metafile: true,
@@ -400,7 +305,9 @@ function walk(dir, prefix, out) {
 
 function collectAssets() {
   const files = [];
+  // drizzle-kit's schema snapshots (meta/*_snapshot.json) serve only `db:generate`, never a run.
   walk(join(ROOT, 'drizzle'), 'drizzle/', files);
+  files.splice(0, files.length, ...files.filter(([name]) => !/\/meta\/\d+_snapshot\.json$/.test(name)));
   const swagger = dirname(require.resolve('swagger-ui-dist/package.json'));
   for (const f of DOCS_FILES) {
     const full = join(swagger, f);
@@ -426,6 +333,9 @@ async function buildExecutable(arch, { node, bundleFile, assets, addons, version
     node: NODE_VERSION,
     arch,
     assets: assets.map(([name]) => name),
+    // The migrations' checksums (src/db/migrate.ts): a start with a migrated database compares
+    // these with the applied set without reading or hashing any SQL file.
+    digests: Object.fromEntries(assets.filter(([name]) => name.endsWith('.sql')).map(([name, file]) => [name, sha256(readFileSync(file))])),
     addons: {},
   };
   const seaAssets = Object.fromEntries(assets);
@@ -440,6 +350,7 @@ async function buildExecutable(arch, { node, bundleFile, assets, addons, version
   seaAssets['cabinet/manifest.json'] = manifestFile;
 
   const blob = join(work, `sea-${arch}.blob`);
+  const ownNode = canRun(target);
   const configFile = join(work, `sea-config-${arch}.json`);
   writeFileSync(
     configFile,
@@ -448,9 +359,12 @@ async function buildExecutable(arch, { node, bundleFile, assets, addons, version
         main: bundleFile,
         output: blob,
         disableExperimentalSEAWarning: true,
-        // Both off: the blob then holds no V8 data and is the same for every architecture.
         useSnapshot: false,
-        useCodeCache: false,
+        // V8's code cache of the bundle (bytecode of what runs at start, checked against the V8
+        // version and flags at load): spares compiling the 2.4 MB bundle at every start. Written
+        // only by the target's own node; a blob written by the host's node goes without.
+        useCodeCache: ownNode,
+        execArgv: V8_OPTIONS,
         assets: seaAssets,
       },
       null,
@@ -461,7 +375,7 @@ async function buildExecutable(arch, { node, bundleFile, assets, addons, version
   // own node (arm64 under qemu-aarch64 when installed); otherwise the host's node of the same
   // version, which writes a byte-identical blob when snapshot and code cache are off.
   let blobNode = [node.bin];
-  if (!canRun(target)) {
+  if (!ownNode) {
     const hostArch = HOST_ARCH in TARGETS ? HOST_ARCH : undefined;
     if (!hostArch) throw new Error(`cannot run any Node ${NODE_VERSION} on ${HOST_ARCH} to write the SEA blob`);
     log(`${target.runner[0]} not installed: writing the ${arch} blob with the ${hostArch} node ${NODE_VERSION}`);
@@ -469,7 +383,7 @@ async function buildExecutable(arch, { node, bundleFile, assets, addons, version
   } else {
     blobNode = [...target.runner, node.bin];
   }
-  await runAsync(blobNode[0], [...blobNode.slice(1), '--experimental-sea-config', configFile], { cwd: work });
+  await runAsync(blobNode[0], [...blobNode.slice(1), ...V8_OPTIONS, '--experimental-sea-config', configFile], { cwd: work });
 
   const out = join(ROOT, target.out);
   mkdirSync(dirname(out), { recursive: true });
@@ -477,9 +391,9 @@ async function buildExecutable(arch, { node, bundleFile, assets, addons, version
   copyFileSync(node.bin, tmpOut);
   chmodSync(tmpOut, 0o755);
   // Official binaries carry debug info (~18 MB); .dynsym, which addons link against, stays.
-  const strip = `${target.toolPrefix}strip`;
-  if (which(strip)) run(strip, [tmpOut]);
-  else log(`${strip} not installed: leaving the node binary unstripped`);
+  const strip = stripTool(target);
+  if (strip) run(strip, [tmpOut]);
+  else log(`no strip for ${arch} (${target.toolPrefix}strip or llvm-strip): leaving the node binary unstripped`);
 
   const { inject } = require('postject');
   // postject's ELF writer prints harmless "Can't find string offset for section name '.note'" lines.
@@ -535,23 +449,17 @@ try {
   log(budgetLine(await buildUi({ quiet: true })));
   const nodes = Object.fromEntries(arches.map((a) => [a, ensureNode(a)]));
   log(`node ${NODE_VERSION} for ${arches.join(', ')} ready`);
-  // Compile in parallel with the bundle (sqlite3.c keeps one core busy per architecture).
-  const [bundleFile, ...sqliteAddons] = await Promise.all([
-    bundle(entry, join(work, 'cabinet.cjs')).then((f) => {
-      log(`bundle: ${(statSync(f).size / 1e6).toFixed(2)} MB`);
-      return f;
-    }),
-    ...arches.map((a) => ensureBetterSqlite3(a, nodes[a])),
-  ]);
+  const bundleFile = await bundle(entry, join(work, 'cabinet.cjs'));
+  log(`bundle: ${(statSync(bundleFile).size / 1e6).toFixed(2)} MB`);
   const assets = collectAssets();
   log(`assets: ${assets.length} files`);
-  for (const [i, a] of arches.entries()) {
+  for (const a of arches) {
     await buildExecutable(a, {
       node: nodes[a],
       bundleFile,
       assets,
       addons: {
-        betterSqlite3: { name: 'better_sqlite3', file: sqliteAddons[i] },
+        betterSqlite3: { name: 'better_sqlite3', file: betterSqlite3Addon(a, work) },
         serialport: { name: 'serialport_bindings', file: serialportAddon(a) },
       },
       version,

@@ -10,9 +10,9 @@ export CI=true
 
 step() { echo "== ship: $*"; }
 need() { command -v "$1" >/dev/null || { echo "ship: $1 missing; run .ci/system-packages.sh" >&2; exit 1; }; }
-for tool in socat qemu-aarch64 aarch64-linux-gnu-g++ systemd-analyze python3 dpkg-deb lintian; do need "$tool"; done
+for tool in socat qemu-aarch64 aarch64-linux-gnu-strip systemd-analyze python3 dpkg-deb lintian; do need "$tool"; done
 
-step "build dist/cabinet, dist/cabinet-arm64 and their .deb packages (Node 24 from the npm registry, addons compiled)"
+step "build dist/cabinet, dist/cabinet-arm64 and their .deb packages (Node 24 from the npm registry, the addons' shipped Node-API prebuilds)"
 start=$(date +%s)
 timeout 1200 node build.mjs --arch all
 echo "build took $(( $(date +%s) - start )) s"

@@ -3,9 +3,15 @@
 //   binary size (x64, arm64, and gzip -6 of x64 as a download would be),
 //   spawn-to-/ready: the first start (empty addon cache, empty data directory: extraction and all
 //   migrations) and restarts (warm cache, migrated database), over several runs,
-//   RSS of the idle service after /ready (VmRSS and VmHWM from /proc).
-//   node scripts/measure-binary.mjs [--binary dist/cabinet] [--runs 5] [--idle-ms 5000] [--json]
-import { spawn } from 'node:child_process';
+//   RSS of the idle service after /ready (VmRSS and VmHWM from /proc),
+//   RSS under load: --clients concurrent API clients (autocannon, in this process) on an
+//   authenticated list route (GET /api/v1/tables/list, 50 rows, admin token) for
+//   --load-ms; peak VmRSS sampled every 50 ms and VmHWM, with the requests answered;
+//   baseline, same run: a bare `http.createServer().listen(0)` of the same Node version (the
+//   build's download, .cache/node/node-linux-<arch>-<version>/bin/node), its start and idle RSS.
+//   node scripts/measure-binary.mjs [--binary dist/cabinet] [--runs 5] [--idle-ms 5000]
+//        [--clients 50] [--load-ms 10000] [--json]
+import { spawn, spawnSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,12 +26,16 @@ const { values } = parseArgs({
     binary: { type: 'string', default: 'dist/cabinet' },
     runs: { type: 'string', default: '5' },
     'idle-ms': { type: 'string', default: '5000' },
+    clients: { type: 'string', default: '50' },
+    'load-ms': { type: 'string', default: '10000' },
     json: { type: 'boolean', default: false },
   },
 });
 const bin = resolve(ROOT, values.binary);
 const runs = Math.max(2, Number(values.runs));
 const idleMs = Number(values['idle-ms']);
+const clients = Number(values.clients);
+const loadMs = Number(values['load-ms']);
 if (!existsSync(bin)) {
   console.error(`${bin} does not exist: run npm run build first`);
   process.exit(1);
@@ -91,7 +101,7 @@ async function startOnce(env, dataDir) {
     }
     await sleep(5);
   }
-  return { ms: Number(process.hrtime.bigint() - t0) / 1e6, child };
+  return { ms: Number(process.hrtime.bigint() - t0) / 1e6, child, port };
 }
 
 async function stop(child) {
@@ -110,31 +120,99 @@ const arm = join(dirname(bin), 'cabinet-arm64');
 if (existsSync(arm)) sizes.arm64 = statSync(arm).size;
 sizes.x64Gzip = await gzipSize(bin);
 
+/** The bare Node of the same version: idle RSS and spawn-to-listening, the floor of both figures. */
+async function baseline() {
+  const version = spawnSync(bin, ['version'], { env, encoding: 'utf8' }).stdout.match(/node v(\S+)/)?.[1];
+  const node = join(ROOT, '.cache', 'node', `node-linux-${process.arch}-${version}`, 'bin', 'node');
+  if (!version || !existsSync(node)) return undefined;
+  const script = "require('http').createServer().listen(0,'127.0.0.1',()=>console.log('up'))";
+  const starts = [];
+  let rss;
+  for (let i = 0; i < runs; i++) {
+    const t0 = process.hrtime.bigint();
+    const child = spawn(node, ['-e', script], { stdio: ['ignore', 'pipe', 'ignore'] });
+    await new Promise((res) => child.stdout.once('data', res));
+    starts.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    if (i === runs - 1) {
+      await sleep(idleMs);
+      rss = procStatus(child.pid).rss;
+    }
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+  }
+  return { node: version, startMs: Math.round(median(starts)), rss };
+}
+
+/** 50 rows, then `clients` connections on the list for loadMs; peak RSS sampled meanwhile. */
+async function underLoad(child, port, token) {
+  const base = `http://127.0.0.1:${port}`;
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  for (let i = 0; i < 50; i++) {
+    const r = await fetch(`${base}/api/v1/tables`, { method: 'POST', headers, body: JSON.stringify({ item: { id: `m-${i}`, name: `row ${i}` } }) });
+    if (r.status !== 201) throw new Error(`POST /api/v1/tables -> ${r.status}: ${await r.text()}`);
+  }
+  const { default: autocannon } = await import('autocannon');
+  let peak = 0;
+  const sampler = setInterval(() => (peak = Math.max(peak, procStatus(child.pid).rss)), 50);
+  const before = procStatus(child.pid).rss;
+  const result = await autocannon({ url: `${base}/api/v1/tables/list?limit=50`, headers, connections: clients, duration: loadMs / 1000 });
+  clearInterval(sampler);
+  const after = procStatus(child.pid);
+  peak = Math.max(peak, after.rss);
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`load: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { clients, ms: loadMs, requests: result.requests.total, rps: Math.round(result.requests.average), p99Ms: result.latency.p99, before, peakRss: peak, hwm: after.hwm };
+}
+
+const base = await baseline();
 const first = await startOnce(env, dataDir);
 await stop(first.child);
+const token = spawnSync(bin, ['token', '--role', 'admin', '--scope-type', 'master', '--data-dir', dataDir], { env, encoding: 'utf8' }).stdout.trim().split('\n').pop();
 const warm = [];
-let idle;
 for (let i = 1; i < runs; i++) {
   const r = await startOnce(env, dataDir);
   warm.push(r.ms);
-  if (i === runs - 1) {
-    await sleep(idleMs);
-    idle = procStatus(r.child.pid);
-  }
   await stop(r.child);
 }
+
+/**
+ * VmRSS counts the executable's file pages mapped into the process, and the kernel maps (fault-
+ * around) whatever of the file is in the page cache near a touched page: right after a build or
+ * a copy the whole 110 MB file is cached and the same process shows about 18 MB more than on a
+ * box where only the pages it uses were ever read. The RSS run therefore starts after the
+ * binary's pages were dropped from the cache (POSIX_FADV_DONTNEED through python3).
+ */
+function dropFromPageCache(file) {
+  const py = 'import os,sys\nfd=os.open(sys.argv[1],os.O_RDONLY)\nos.posix_fadvise(fd,0,0,os.POSIX_FADV_DONTNEED)';
+  return spawnSync('python3', ['-c', py, file]).status === 0;
+}
+const dropped = dropFromPageCache(bin);
+const measured = await startOnce(env, dataDir);
+await sleep(idleMs);
+const idle = procStatus(measured.child.pid);
+const load = clients > 0 ? await underLoad(measured.child, measured.port, token) : undefined;
+await stop(measured.child);
 
 const result = {
   node: '24 (embedded)',
   sizes,
   firstStartMs: Math.round(first.ms),
   restartMs: { median: Math.round(median(warm)), min: Math.round(Math.min(...warm)), max: Math.round(Math.max(...warm)), runs: warm.length },
-  idle: { afterMs: idleMs, rss: idle.rss, peakRss: idle.hwm },
+  idle: { afterMs: idleMs, rss: idle.rss, peakRss: idle.hwm, pageCacheDropped: dropped },
+  load,
+  baseline: base,
+  loadavg: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
 };
 if (values.json) {
   console.log(JSON.stringify(result));
 } else {
   console.log(`binary size        x64 ${mb(sizes.x64)} (gzip -6: ${mb(sizes.x64Gzip)})${sizes.arm64 ? `, arm64 ${mb(sizes.arm64)}` : ''}`);
   console.log(`spawn-to-/ready    first start ${result.firstStartMs} ms (addon extraction + all migrations); restart median ${result.restartMs.median} ms (min ${result.restartMs.min}, max ${result.restartMs.max}, ${warm.length} runs)`);
-  console.log(`RSS at idle        ${mb(idle.rss)} ${idleMs / 1000} s after /ready (peak ${mb(idle.hwm)})`);
+  console.log(`RSS at idle        ${mb(idle.rss)} ${idleMs / 1000} s after /ready (peak ${mb(idle.hwm)})${dropped ? '' : ' (python3 missing: the binary was not dropped from the page cache, file pages count high)'}`);
+  if (load) {
+    console.log(
+      `RSS under load     peak ${mb(load.peakRss)} (VmHWM ${mb(load.hwm)}; ${mb(load.before)} before) with ${load.clients} clients on GET /api/v1/tables/list (50 rows) for ${load.ms / 1000} s: ${load.requests} requests, ${load.rps} req/s, p99 ${load.p99Ms} ms`,
+    );
+  }
+  if (base) console.log(`baseline           bare node ${base.node} http.createServer().listen(0): spawn-to-listening ${base.startMs} ms, RSS ${mb(base.rss)} ${idleMs / 1000} s after`);
+  console.log(`load average       ${result.loadavg}`);
 }

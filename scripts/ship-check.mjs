@@ -288,7 +288,7 @@ async function installCheck(source) {
   check(read.status === 200 && read.json?.item?.name === 'shipped', `GET /api/v1/tables/${id} -> ${read.status}`, read.text.slice(0, 300));
 
   // Load: statements created and collected under HTTP traffic. Node >= 24.19 aborted here with
-  // better-sqlite3 12 built against the stock headers (see build.mjs headersForObjectWrapAddon).
+  // better-sqlite3 12 (node::ObjectWrap cleanup hook); 13 is Node-API, the check stays as a guard.
   const loadUntil = Date.now() + 3000;
   let served = 0;
   await Promise.all(
@@ -363,6 +363,45 @@ async function installCheck(source) {
   }
 
   await rtuCheck(bin, opts, { data, token });
+  await postgresCheck(bin, opts);
+}
+
+/**
+ * The PostgreSQL driver is loaded only when database_url names a server; from the executable it
+ * must still be there: migrate, /ready, a row written and read back, on a database made for this
+ * check (CABINET_TEST_PG_URL names the server; without it the check says it did not run).
+ */
+async function postgresCheck(bin, opts) {
+  const serverUrl = process.env.CABINET_TEST_PG_URL;
+  if (!serverUrl) {
+    console.log('  note CABINET_TEST_PG_URL is not set: the PostgreSQL check of the binary did not run');
+    return;
+  }
+  const pg = createRequire(join(ROOT, 'package.json'))('pg');
+  const name = `cabinet_ship_${process.pid}_${Date.now() % 100000}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const pgOpts = { ...opts, env: { ...opts.env, CABINET_DATABASE_URL: url.toString() } };
+  const data = join(work, 'pg-data');
+  try {
+    const m = runBinary(bin, ['migrate', '--data-dir', data], pgOpts);
+    check(m.code === 0 && /applied \d+ migration/.test(m.out), `PostgreSQL: migrate -> ${m.out.trim().slice(0, 80)}`, m.err);
+    const token = runBinary(bin, ['token', '--role', 'admin', '--scope-type', 'master', '--data-dir', data], pgOpts).out.trim().split('\n').pop();
+    const s = await serve(bin, data, pgOpts);
+    check(/"engine":"postgresql"/.test(s.child.output), 'PostgreSQL: serve runs on engine postgresql', s.child.output.slice(-400));
+    const id = `ship-pg-${Date.now()}`;
+    const created = await http(s.base, '/api/v1/tables', { method: 'POST', body: { item: { id, name: 'on postgres' } }, token });
+    const read = await http(s.base, `/api/v1/tables/${id}`, { token });
+    check(created.status === 201 && read.json?.item?.name === 'on postgres', `PostgreSQL: a row written and read back (${created.status}, ${read.status})`, created.text.slice(0, 300));
+    const st = await stop(s.child);
+    check(st.code === 0, `PostgreSQL: graceful stop ${st.code ?? st.signal}`);
+  } finally {
+    await admin.query(`drop database if exists ${name} with (force)`).catch(() => undefined);
+    await admin.end();
+  }
 }
 
 function grepSources() {

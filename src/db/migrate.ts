@@ -2,16 +2,18 @@
 // Each applied migration is recorded by module, tag and checksum in cabinet_migrations, so one
 // module's history can never hide another's (the shared-journal pitfall). A database holding a
 // migration this binary does not know was written by a newer cabinet and is refused untouched.
-import { createHash } from 'node:crypto';
+// A checksum is the start of the sha256 of the file's bytes; the single executable carries them
+// in its build manifest, so a start with a migrated database reads no SQL file at all.
 import { sql } from 'drizzle-orm';
-import { readAsset } from '../runtime/assets.js';
+import { assetDigest, readAsset } from '../runtime/assets.js';
 import type { Database } from './client.js';
 
 export interface Migration {
   module: string;
   tag: string;
   checksum: string;
-  statements: string[];
+  /** The SQL statements, read only when the migration is about to run. */
+  statements(): string[];
 }
 
 export class MigrationRefused extends Error {}
@@ -29,13 +31,19 @@ export function moduleMigrations(dialect: Database['dialect'], module: string): 
   return [...journal.entries]
     .sort((a, b) => a.idx - b.idx)
     .map((entry) => {
-      const text = readAsset(`${folder}/${entry.tag}.sql`)?.toString('utf8');
-      if (text === undefined) throw new Error(`migration ${module}/${entry.tag} is listed in the journal but missing`);
+      const file = `${folder}/${entry.tag}.sql`;
+      const missing = () => new Error(`migration ${module}/${entry.tag} is listed in the journal but missing`);
+      const digest = assetDigest(file);
+      if (digest === undefined) throw missing();
       return {
         module,
         tag: entry.tag,
-        checksum: createHash('sha256').update(text).digest('hex').slice(0, 16),
-        statements: text.split('--> statement-breakpoint').map((s) => s.trim()).filter(Boolean),
+        checksum: digest.slice(0, 16),
+        statements() {
+          const text = readAsset(file)?.toString('utf8');
+          if (text === undefined) throw missing();
+          return text.split('--> statement-breakpoint').map((s) => s.trim()).filter(Boolean);
+        },
       };
     });
 }
@@ -82,7 +90,7 @@ export async function migrate(db: Database, migrations: Migration[]): Promise<st
     const id = `${m.module}/${m.tag}`;
     if (done.has(id)) continue;
     await db.transaction(async () => {
-      for (const statement of m.statements) await db.exec(statement);
+      for (const statement of m.statements()) await db.exec(statement);
       await db.run(
         sql`insert into cabinet_migrations (module, tag, checksum, applied_at) values (${m.module}, ${m.tag}, ${m.checksum}, ${new Date().toISOString()})`,
       );

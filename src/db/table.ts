@@ -94,35 +94,54 @@ export function defineTable<C extends Record<string, ColumnSpec>>(
   const single = Object.entries(columns).filter(([, s]) => s.primaryKey).map(([n]) => n);
   const composite = options.primaryKey;
   const indexes = options.indexes ?? [];
-  const liteCols = Object.fromEntries(
-    Object.entries(columns).map(([n, s]) => [n, liteColumn(n, composite ? { ...s, primaryKey: false } : s)]),
-  );
-  const pgCols = Object.fromEntries(
-    Object.entries(columns).map(([n, s]) => [n, pgColumn(n, composite ? { ...s, primaryKey: false } : s)]),
-  );
-  const sqlite = lite.sqliteTable(name, liteCols, (t) => {
-    const extra: (lite.IndexBuilder | lite.PrimaryKeyBuilder)[] = indexes.map((ix) => {
-      const cols = ix.columns.map((c) => t[c] as lite.SQLiteColumn) as [lite.SQLiteColumn, ...lite.SQLiteColumn[]];
-      return (ix.unique ? lite.uniqueIndex(ix.name) : lite.index(ix.name)).on(...cols);
+  // Each dialect's Drizzle table is built on first use: a process runs one dialect, and building
+  // both for every table of every module cost start time and memory for nothing.
+  const buildSqlite = () => {
+    const liteCols = Object.fromEntries(
+      Object.entries(columns).map(([n, s]) => [n, liteColumn(n, composite ? { ...s, primaryKey: false } : s)]),
+    );
+    return lite.sqliteTable(name, liteCols, (t) => {
+      const extra: (lite.IndexBuilder | lite.PrimaryKeyBuilder)[] = indexes.map((ix) => {
+        const cols = ix.columns.map((c) => t[c] as lite.SQLiteColumn) as [lite.SQLiteColumn, ...lite.SQLiteColumn[]];
+        return (ix.unique ? lite.uniqueIndex(ix.name) : lite.index(ix.name)).on(...cols);
+      });
+      if (composite) {
+        const cols = composite.map((c) => t[c] as lite.SQLiteColumn) as [lite.SQLiteColumn, ...lite.SQLiteColumn[]];
+        extra.push(lite.primaryKey({ columns: cols }));
+      }
+      return extra;
     });
-    if (composite) {
-      const cols = composite.map((c) => t[c] as lite.SQLiteColumn) as [lite.SQLiteColumn, ...lite.SQLiteColumn[]];
-      extra.push(lite.primaryKey({ columns: cols }));
-    }
-    return extra;
-  });
-  const pgTable = pg.pgTable(name, pgCols, (t) => {
-    const extra: (pg.IndexBuilder | pg.PrimaryKeyBuilder)[] = indexes.map((ix) => {
-      const cols = ix.columns.map((c) => t[c] as pg.PgColumn) as [pg.PgColumn, ...pg.PgColumn[]];
-      return (ix.unique ? pg.uniqueIndex(ix.name) : pg.index(ix.name)).on(...cols);
+  };
+  const buildPg = () => {
+    const pgCols = Object.fromEntries(
+      Object.entries(columns).map(([n, s]) => [n, pgColumn(n, composite ? { ...s, primaryKey: false } : s)]),
+    );
+    return pg.pgTable(name, pgCols, (t) => {
+      const extra: (pg.IndexBuilder | pg.PrimaryKeyBuilder)[] = indexes.map((ix) => {
+        const cols = ix.columns.map((c) => t[c] as pg.PgColumn) as [pg.PgColumn, ...pg.PgColumn[]];
+        return (ix.unique ? pg.uniqueIndex(ix.name) : pg.index(ix.name)).on(...cols);
+      });
+      if (composite) {
+        const cols = composite.map((c) => t[c] as pg.PgColumn) as [pg.PgColumn, ...pg.PgColumn[]];
+        extra.push(pg.primaryKey({ columns: cols }));
+      }
+      return extra;
     });
-    if (composite) {
-      const cols = composite.map((c) => t[c] as pg.PgColumn) as [pg.PgColumn, ...pg.PgColumn[]];
-      extra.push(pg.primaryKey({ columns: cols }));
-    }
-    return extra;
-  });
-  return { name, columns, primaryKey: composite ?? single, indexes, sqlite, pg: pgTable };
+  };
+  let sqlite: lite.SQLiteTable | undefined;
+  let pgTable: pg.PgTable | undefined;
+  return {
+    name,
+    columns,
+    primaryKey: composite ?? single,
+    indexes,
+    get sqlite() {
+      return (sqlite ??= buildSqlite());
+    },
+    get pg() {
+      return (pgTable ??= buildPg());
+    },
+  };
 }
 
 /** A column of the table for the active dialect, for building conditions with drizzle operators. */

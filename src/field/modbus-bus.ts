@@ -1,4 +1,4 @@
-import ModbusRTU from 'modbus-serial';
+import type ModbusRTU from 'modbus-serial';
 import { BusQueue } from './queue.js';
 import { FieldFailure, isRetryable, modbusExceptionText, errorText, type FailureKind } from './errors.js';
 import { registersHex } from './encoding.js';
@@ -130,7 +130,9 @@ export abstract class ModbusBus {
   private async connected(w: ModbusWrite): Promise<ModbusRTU> {
     if (this.client && this.linkUp && this.client.isOpen) return this.client;
     this.drop('reconnect');
-    const client = new ModbusRTU();
+    // modbus-serial (and serialport) load at the first connection, not at start.
+    const { default: ModbusClient } = await import('modbus-serial');
+    const client = new ModbusClient();
     // Without a listener, a serial 'error' event (adapter unplugged) would crash the process.
     let markLost: (f: FieldFailure) => void = () => {};
     const lost = new Promise<never>((_, reject) => {

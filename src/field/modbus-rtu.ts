@@ -1,4 +1,4 @@
-import ModbusRTU from 'modbus-serial';
+import type ModbusRTU from 'modbus-serial';
 import { ModbusBus, type BusTiming, type ModbusWrite } from './modbus-bus.js';
 import type { SerialSettings } from './config.js';
 import type { Logger } from './types.js';

@@ -6,7 +6,7 @@ import { ModbusRtuBus } from './modbus-rtu.js';
 import type { ModbusBus, BusTiming } from './modbus-bus.js';
 import { planModbus, type ModbusPlan } from './modbus-plan.js';
 import { planBacnet, describeWrite, type BacnetPlan } from './bacnet-plan.js';
-import { BacnetGateway } from './bacnet.js';
+import type { BacnetGateway } from './bacnet.js';
 import { registersHex } from './encoding.js';
 import {
   bacnetItemSchema,
@@ -188,7 +188,8 @@ export function createFieldService(config: FieldConfig, deps: FieldServiceDeps):
           const out = await busFor(item.plan).write(item.plan.write);
           r = { index: item.index, target, address: item.address, function: item.plan.write.functionCode, ...(wire === undefined ? {} : { wire }), attempts: out.attempts, verified: out.verified };
         } else {
-          bacnet ??= new BacnetGateway(config, log);
+          // node-bacnet (and its encoding tables) load at the first BACnet write, not at start.
+          bacnet ??= new (await import('./bacnet.js')).BacnetGateway(config, log);
           const first = item.plan.writes[0];
           const out = await bacnet.write(item.plan, first ? describeWrite(item.plan.deviceInstance, first) : target);
           r = { index: item.index, target: `${target}@${out.address}`, address: item.address, attempts: out.attempts, verified: out.verified };

@@ -15,7 +15,6 @@
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Aedes, type Client as AedesClient } from 'aedes';
-import mqtt from 'mqtt';
 import type { Caller, Services } from '../kernel/context.js';
 import { need } from '../kernel/context.js';
 import type { AlarmEvent, StatusEvent } from './bus.js';
@@ -124,6 +123,8 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
   if (mode === 'external') {
     const url = services.config.mqtt_url;
     const shown = url.replace(/\/\/[^@/]*@/, '//***@');
+    // The client library loads only for an external broker (the edge runs the embedded one).
+    const { default: mqtt } = await import('mqtt');
     const client = mqtt.connect(url, { clientId: `cabinet-${process.pid}-${Math.random().toString(16).slice(2, 10)}`, reconnectPeriod: 2000, connectTimeout: 5000 });
     let markReady!: () => void;
     const ready = new Promise<void>((resolve) => { markReady = resolve; });

@@ -53,8 +53,9 @@ const STALE_TMP_MS = 60 * 60 * 1000;
 export interface MaterializeOptions {
   /** Base name, e.g. "better_sqlite3"; the file becomes `<base>-<sha256>.node`. */
   name: string;
-  /** Addon bytes. */
-  data: Uint8Array;
+  /** Addon bytes, or a function giving them: with sha256 set, it is only called when the cache
+   *  holds no intact copy (the executable's embedded bytes then stay untouched, out of RSS). */
+  data: Uint8Array | (() => Uint8Array);
   /** Expected sha256 (from the build manifest). When given, the embedded bytes are checked too. */
   sha256?: string;
   /** Cache directory; default addonCacheDir(). Addons go to `<dir>/native/`. */
@@ -64,16 +65,24 @@ export interface MaterializeOptions {
 /** Writes the addon to the cache (unless an identical file is there) and returns its path. */
 export function materializeAddon(opts: MaterializeOptions): string {
   if (!/^[A-Za-z0-9_.+-]+$/.test(opts.name)) throw new Error(`bad addon name ${JSON.stringify(opts.name)}`);
-  const hash = sha256(opts.data);
+  const dir = join(opts.dir ?? addonCacheDir(), 'native');
+  if (opts.sha256 && HEX64.test(opts.sha256) && typeof opts.data === 'function') {
+    const cached = join(dir, `${opts.name}-${opts.sha256}.node`);
+    if (isIntact(cached, opts.sha256)) {
+      prune(dir, opts.name, cached);
+      return cached;
+    }
+  }
+  const data = typeof opts.data === 'function' ? opts.data() : opts.data;
+  const hash = sha256(data);
   if (opts.sha256 && opts.sha256 !== hash) {
     throw new Error(
       `embedded addon ${opts.name} is corrupt: sha256 ${hash}, build manifest says ${opts.sha256}`,
     );
   }
-  const dir = join(opts.dir ?? addonCacheDir(), 'native');
   const file = join(dir, `${opts.name}-${hash}.node`);
 
-  if (isIntact(file, hash, opts.data.byteLength)) {
+  if (isIntact(file, hash, data.byteLength)) {
     prune(dir, opts.name, file);
     return file;
   }
@@ -90,7 +99,7 @@ export function materializeAddon(opts: MaterializeOptions): string {
   try {
     fd = openSync(tmp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o555);
     let off = 0;
-    while (off < opts.data.byteLength) off += writeSync(fd, opts.data, off, opts.data.byteLength - off);
+    while (off < data.byteLength) off += writeSync(fd, data, off, data.byteLength - off);
     fsyncSync(fd);
     closeSync(fd);
     fd = undefined;
@@ -108,9 +117,9 @@ export function materializeAddon(opts: MaterializeOptions): string {
   return file;
 }
 
-function isIntact(file: string, hash: string, size: number): boolean {
+function isIntact(file: string, hash: string, size?: number): boolean {
   try {
-    if (statSync(file).size !== size) return false;
+    if (size !== undefined && statSync(file).size !== size) return false;
     return sha256(readFileSync(file)) === hash;
   } catch {
     return false;

@@ -2,6 +2,7 @@
 // In development they are read from the source tree; a bundle replaces the lookup with
 // embedded copies (see build.mjs), so no code path depends on a checkout being present.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +18,9 @@ export const ASSET_ROOTS: Readonly<Record<string, string>> = {
 export interface AssetSource {
   read(name: string): Buffer | undefined;
   list(prefix: string): string[];
+  /** sha256 (hex) of the asset's bytes when the source knows it without reading them (the build
+   *  computed it); otherwise assetDigest() reads and hashes. */
+  digest?(name: string): string | undefined;
 }
 
 declare global {
@@ -112,4 +116,14 @@ export function readAsset(name: string): Buffer | undefined {
 
 export function listAssets(prefix: string): string[] {
   return current().list(prefix);
+}
+
+/** sha256 (hex) of an asset's bytes, undefined when there is no such asset. The single executable
+ *  answers from its build manifest, so a check of many assets does not read them all. */
+export function assetDigest(name: string): string | undefined {
+  const src = current();
+  const known = src.digest?.(name);
+  if (known !== undefined) return known;
+  const bytes = src.read(name);
+  return bytes && createHash('sha256').update(bytes).digest('hex');
 }

@@ -26,6 +26,8 @@ export interface SeaManifest {
   arch: string;
   /** Asset names readable through readAsset/listAssets (drizzle/, docs/, web/). */
   assets: string[];
+  /** sha256 (hex) of assets' bytes, computed by the build (the migrations: src/db/migrate.ts). */
+  digests: Record<string, string>;
   addons: { betterSqlite3: AddonEntry; serialport: AddonEntry };
 }
 
@@ -55,6 +57,9 @@ export function installSeaRuntime(): boolean {
     list(prefix) {
       return sorted.filter((n) => n.startsWith(prefix));
     },
+    digest(name) {
+      return m.digests[name];
+    },
   };
   globalThis.__CABINET_ASSETS__ = assets;
 
@@ -62,7 +67,7 @@ export function installSeaRuntime(): boolean {
   const load = (entry: AddonEntry): object => {
     let exports = loaded.get(entry.asset);
     if (!exports) {
-      const file = materializeAddon({ name: entry.name, data: assetBytes(entry.asset), sha256: entry.sha256 });
+      const file = materializeAddon({ name: entry.name, data: () => assetBytes(entry.asset), sha256: entry.sha256 });
       exports = dlopenAddon(file);
       loaded.set(entry.asset, exports);
     }

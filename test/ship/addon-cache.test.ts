@@ -1,15 +1,16 @@
 // The single executable's addon cache (src/runtime/addon-cache.ts) and serialport hand-over,
-// exercised with the development addon of better-sqlite3 under the machine's Node.
+// exercised with better-sqlite3's shipped prebuild under the development Node.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addonCacheDir, dlopenAddon, materializeAddon, sha256 } from '../../src/runtime/addon-cache.js';
 import nodeGypBuild from '../../src/runtime/serialport-gyp-build.js';
 
 const require = createRequire(import.meta.url);
-const addonPath = require.resolve('better-sqlite3/build/Release/better_sqlite3.node');
+// better-sqlite3 13 ships its Node-API builds in the package (what build.mjs embeds).
+const addonPath = join(dirname(require.resolve('better-sqlite3/package.json')), 'prebuilds', `linux-${process.arch}.node`);
 
 let dir: string;
 beforeEach(() => {
@@ -47,6 +48,30 @@ describe('materializeAddon', () => {
     const db = new Database(':memory:', { nativeBinding: binding as unknown as string });
     expect((db.prepare('select 41 + 1 as v').get() as { v: number }).v).toBe(42);
     db.close();
+  });
+
+  it('with the expected sha256 and lazy bytes, reuses an intact file without reading the embedded bytes', () => {
+    const data = Buffer.from('embedded addon bytes');
+    const digest = sha256(data);
+    let reads = 0;
+    const bytes = () => {
+      reads++;
+      return data;
+    };
+    const file = materializeAddon({ name: 'y', data: bytes, sha256: digest, dir });
+    expect(reads).toBe(1);
+    expect(materializeAddon({ name: 'y', data: bytes, sha256: digest, dir })).toBe(file);
+    expect(reads).toBe(1);
+
+    // A damaged cache file is noticed by its hash: the bytes are read again and written back.
+    chmodSync(file, 0o644);
+    writeFileSync(file, 'tampered');
+    expect(materializeAddon({ name: 'y', data: bytes, sha256: digest, dir })).toBe(file);
+    expect(reads).toBe(2);
+    expect(readFileSync(file)).toEqual(data);
+    // Embedded bytes that do not match the build manifest are refused, not cached.
+    rmSync(file, { force: true });
+    expect(() => materializeAddon({ name: 'y', data: () => Buffer.from('corrupt'), sha256: digest, dir })).toThrow(/corrupt/);
   });
 
   it('reuses an intact file and replaces a damaged one', () => {

@@ -1,7 +1,6 @@
 // The login exchange (contract 4.5, 5.12): start a challenge, complete it with a credential (or
 // the 4-digit code of a hand-off), read its status. All three are public routes.
 import * as v from 'valibot';
-import QRCode from 'qrcode';
 import { setCookie } from 'hono/cookie';
 import { ApiError } from '../../kernel/errors.js';
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../kernel/route.js';
@@ -117,7 +116,7 @@ export const loginRoutes: AnyRoute[] = [
         ...view(row),
         ...(ctx.body.method === 'qr' ? { qr_payload: payload } : {}),
         // The secret is stored only as a digest, so its QR image can only be drawn now.
-        ...(secret ? { qr_svg: await QRCode.toString(payload, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) } : {}),
+        ...(secret ? { qr_svg: await (await import('qrcode')).default.toString(payload, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) } : {}),
         ...(code ? { code } : {}),
       };
     },
