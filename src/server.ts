@@ -101,6 +101,7 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
       databaseUrl: config.database_url,
       dataDir: config.data_dir,
       onIdleError: (err) => log.warn('database connection lost; it will reconnect', { error: err.message }),
+      cleanStop: { onCheck: ({ ms }) => log.warn('the last run did not stop cleanly: the database was checked whole', { result: 'ok', ms }) },
     });
     lifecycle.reason = 'applying migrations';
     const ran = await migrateAll(db);
