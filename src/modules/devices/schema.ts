@@ -42,8 +42,7 @@ export const telemetryPoints = defineTable('telemetry_points', {
  * primary key is the only index: a chart reads one series' range of it, and the purge goes
  * series by series through it.
  */
-export const telemetryRollups = defineTable('telemetry_rollups', {
-  series_id: col.integer({ notNull: true }),
+const bucketColumns = {
   resolution: col.integer({ notNull: true }),
   bucket: col.integer({ notNull: true }),
   count: col.integer({ notNull: true }),
@@ -53,6 +52,11 @@ export const telemetryRollups = defineTable('telemetry_rollups', {
   max: col.real(),
   last: col.real(),
   last_ts: col.integer({ notNull: true }),
+};
+
+export const telemetryRollups = defineTable('telemetry_rollups', {
+  series_id: col.integer({ notNull: true }),
+  ...bucketColumns,
 }, {
   primaryKey: ['series_id', 'resolution', 'bucket'],
 });
@@ -80,15 +84,7 @@ export const telemetryRollupsView = defineTable('device_telemetry_rollups', {
   device_id: col.text({ notNull: true }),
   metric: col.text({ notNull: true }),
   unit: col.text(),
-  resolution: col.integer({ notNull: true }),
-  bucket: col.integer({ notNull: true }),
-  count: col.integer({ notNull: true }),
-  value_count: col.integer({ notNull: true }),
-  sum: col.real({ notNull: true }),
-  min: col.real(),
-  max: col.real(),
-  last: col.real(),
-  last_ts: col.integer({ notNull: true }),
+  ...bucketColumns,
 }, { primaryKey: ['series_id', 'resolution', 'bucket'] });
 
 export const DEVICE_STATUSES = ['online', 'warn', 'error'] as const;
