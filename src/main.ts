@@ -51,19 +51,29 @@ async function serveCommand(args: string[]): Promise<number> {
   const { values } = parseFlags(args);
   const config = loadConfig(values);
   rememberConfigFile(values.config ?? process.env.CABINET_CONFIG);
+  // The stop signals are taken from the start: one that arrives while the server starts (or
+  // right after it listens) is a graceful stop once it can be, never the default instant exit
+  // that would leave the database unclosed.
+  let signalled: ((signal: string) => void) | undefined;
+  const early: string[] = [];
+  const onSignal = (signal: string) => (signalled ? signalled(signal) : early.push(signal));
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  process.once('SIGINT', () => onSignal('SIGINT'));
   const server = await startServer(config);
-  await logFirstRun(server.services);
-  // systemd (Type=notify): ready only now, with the database migrated and HTTP listening.
-  await notifyReady(`ready: ${server.url}`);
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
+  const stopped = new Promise<void>((resolve) => {
+    signalled = (signal: string) => {
       server.services.log.info('stopping', { signal });
       void notifyStopping();
       void server.close().then(resolve);
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
   });
+  if (early.length) signalled!(early[0]!);
+  else {
+    await logFirstRun(server.services);
+    // systemd (Type=notify): ready only now, with the database migrated and HTTP listening.
+    await notifyReady(`ready: ${server.url}`);
+  }
+  await stopped;
   return 0;
 }
 
