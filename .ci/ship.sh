@@ -7,6 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CI=true
+# The project's Node (the `node` development dependency, 24.21.0) for the build and the checks,
+# as npm's scripts get it: the machine's own node may be older.
+export PATH="$PWD/node_modules/.bin:$PATH"
 
 step() { echo "== ship: $*"; }
 need() { command -v "$1" >/dev/null || { echo "ship: $1 missing; run .ci/system-packages.sh" >&2; exit 1; }; }
