@@ -4,8 +4,6 @@
 // those pages for as long as the box idles (measured: RSS unchanged from 5 s to 70 s after /ready;
 // with it about 9 MB lower; README "The single executable"). It runs once, a second after ready,
 // so neither spawn-to-/ready nor steady load pays for it; the pause is a few milliseconds.
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 
 type Gc = (opts: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
 
@@ -16,10 +14,11 @@ export interface Settled {
   rss: number;
 }
 
-/** The collector, made reachable once: --expose-gc set at run time installs `gc` in new contexts. */
+/** The collector, made reachable once: --expose-gc set at run time installs `gc` in new contexts.
+ *  node:v8 and node:vm are loaded here, not at start, so that spawn-to-/ready does not pay for them. */
 function collector(): Gc {
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as Gc;
+  process.getBuiltinModule('node:v8').setFlagsFromString('--expose-gc');
+  return process.getBuiltinModule('node:vm').runInNewContext('gc') as Gc;
 }
 
 export function settleAfterStart(onDone: (s: Settled) => void, delayMs = 1000): void {
