@@ -6,6 +6,7 @@ import { migrateAll } from './db/migrate-all.js';
 import { startServer, StartupError } from './server.js';
 import { SecretError } from './auth/secret.js';
 import { notifyReady, notifyStopping } from './runtime/systemd.js';
+import { settleAfterStart } from './runtime/settle.js';
 import { rememberConfigFile, setupCommand, setupRequired } from './runtime/first-run.js';
 import { BackupError } from './runtime/backup.js';
 import type { Services } from './kernel/context.js';
@@ -72,6 +73,10 @@ async function serveCommand(args: string[]): Promise<number> {
     await logFirstRun(server.services);
     // systemd (Type=notify): ready only now, with the database migrated and HTTP listening.
     await notifyReady(`ready: ${server.url}`);
+    settleAfterStart((s) => {
+      const mib = (n: number) => Math.round(n / 104857.6) / 10;
+      server.services.log.debug('start-up settled (full collection)', { ms: Math.round(s.ms), heap_mib: [mib(s.heapBefore), mib(s.heapAfter)], rss_mib: mib(s.rss) });
+    });
   }
   await stopped;
   return 0;
