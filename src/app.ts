@@ -7,6 +7,7 @@ import { ApiError } from './kernel/errors.js';
 import { requestHeader } from './kernel/headers.js';
 import { errorResponse as respondError } from './kernel/envelope.js';
 import { mountRoute, honoPath, requestPath, type AnyRoute, type Guards } from './kernel/route.js';
+import { StaticFirstRouter } from './kernel/router.js';
 import type { AppContext, AppEnv, RouteContext, Services } from './kernel/context.js';
 import type { ModuleManifest } from './kernel/module.js';
 
@@ -17,12 +18,13 @@ const ROUTE_HEADERS: Record<keyof RouteContext, string> = {
   client_version: 'x-client-version',
   client_build_time: 'x-client-build-time',
 };
+const ROUTE_HEADER_LIST = Object.entries(ROUTE_HEADERS) as [keyof RouteContext, string][];
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 const QUIET_PATHS = new Set(['/health', '/live', '/ready']);
 
 function routeContext(c: AppContext): RouteContext {
   const out: RouteContext = {};
-  for (const [key, header] of Object.entries(ROUTE_HEADERS) as [keyof RouteContext, string][]) {
+  for (const [key, header] of ROUTE_HEADER_LIST) {
     const value = requestHeader(c, header);
     if (value) out[key] = value.slice(0, 200);
   }
@@ -36,7 +38,7 @@ export function allRoutes(modules: readonly ModuleManifest[]): AnyRoute[] {
 }
 
 export function createApp(services: Services, modules: readonly ModuleManifest[], guards: Guards = {}): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  const app = new Hono<AppEnv>({ router: new StaticFirstRouter() });
   const routes = allRoutes(modules);
 
   app.use('*', async (c, next) => {
@@ -57,12 +59,15 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
       c.header('referrer-policy', 'no-referrer');
     }
     const path = requestPath(c.req.url);
+    const quiet = QUIET_PATHS.has(path);
+    // The entry is built only when its level is written (a box at log level warn skips it).
+    if (services.log.enabled && !services.log.enabled(quiet ? 'debug' : 'info')) return;
     const entry = {
       request_id: requestId, method: c.req.method, path, status: c.res.status,
       ms: Math.round((performance.now() - started) * 10) / 10,
       subject: c.get('caller')?.subject, tenant_id: c.get('caller')?.tenant_id, ...c.get('routeContext'),
     };
-    if (QUIET_PATHS.has(path)) services.log.debug('request', entry);
+    if (quiet) services.log.debug('request', entry);
     else services.log.info('request', entry);
   });
 
