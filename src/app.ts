@@ -1,6 +1,7 @@
 // Builds the Hono app from the module manifests: shared middleware, every module's routes
 // through the kit's pipeline, and one error handler. No business logic lives here.
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from './kernel/errors.js';
@@ -49,11 +50,19 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
     c.set('services', services);
     c.set('caller', undefined);
     const started = performance.now();
-    c.header('x-request-id', requestId);
-    c.header('x-content-type-options', 'nosniff');
-    c.header('referrer-policy', 'no-referrer');
+    // Under @hono/node-server the headers every answer carries go on the Node response, which
+    // merges them into whatever answer is written (errors, raw and streamed ones too). Set
+    // through c.header() they would make Hono build a web Headers object for every answer, and
+    // the server convert it back.
+    const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+    const onNode = typeof outgoing?.setHeader === 'function' && !outgoing.headersSent;
+    const common = onNode ? (name: string, value: string) => void outgoing.setHeader(name, value) : c.header;
+    common('x-request-id', requestId);
+    common('x-content-type-options', 'nosniff');
+    common('referrer-policy', 'no-referrer');
     await next();
-    if (!c.res.headers.has('x-request-id')) {
+    // Elsewhere (app.request()), a Response returned by a handler does not carry c.header()'s values.
+    if (!onNode && !c.res.headers.has('x-request-id')) {
       c.header('x-request-id', requestId);
       c.header('x-content-type-options', 'nosniff');
       c.header('referrer-policy', 'no-referrer');
