@@ -1,12 +1,14 @@
 // Builds the Hono app from the module manifests: shared middleware, every module's routes
 // through the kit's pipeline, and one error handler. No business logic lives here.
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from './kernel/errors.js';
 import { requestHeader } from './kernel/headers.js';
 import { errorResponse as respondError } from './kernel/envelope.js';
 import { mountRoute, honoPath, requestPath, type AnyRoute, type Guards } from './kernel/route.js';
+import { StaticFirstRouter } from './kernel/router.js';
 import type { AppContext, AppEnv, RouteContext, Services } from './kernel/context.js';
 import type { ModuleManifest } from './kernel/module.js';
 
@@ -17,12 +19,13 @@ const ROUTE_HEADERS: Record<keyof RouteContext, string> = {
   client_version: 'x-client-version',
   client_build_time: 'x-client-build-time',
 };
+const ROUTE_HEADER_LIST = Object.entries(ROUTE_HEADERS) as [keyof RouteContext, string][];
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 const QUIET_PATHS = new Set(['/health', '/live', '/ready']);
 
 function routeContext(c: AppContext): RouteContext {
   const out: RouteContext = {};
-  for (const [key, header] of Object.entries(ROUTE_HEADERS) as [keyof RouteContext, string][]) {
+  for (const [key, header] of ROUTE_HEADER_LIST) {
     const value = requestHeader(c, header);
     if (value) out[key] = value.slice(0, 200);
   }
@@ -36,7 +39,7 @@ export function allRoutes(modules: readonly ModuleManifest[]): AnyRoute[] {
 }
 
 export function createApp(services: Services, modules: readonly ModuleManifest[], guards: Guards = {}): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  const app = new Hono<AppEnv>({ router: new StaticFirstRouter() });
   const routes = allRoutes(modules);
 
   app.use('*', async (c, next) => {
@@ -47,22 +50,33 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
     c.set('services', services);
     c.set('caller', undefined);
     const started = performance.now();
-    c.header('x-request-id', requestId);
-    c.header('x-content-type-options', 'nosniff');
-    c.header('referrer-policy', 'no-referrer');
+    // Under @hono/node-server the headers every answer carries go on the Node response, which
+    // merges them into whatever answer is written (errors, raw and streamed ones too). Set
+    // through c.header() they would make Hono build a web Headers object for every answer, and
+    // the server convert it back.
+    const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+    const onNode = typeof outgoing?.setHeader === 'function' && !outgoing.headersSent;
+    const common = onNode ? (name: string, value: string) => void outgoing.setHeader(name, value) : c.header;
+    common('x-request-id', requestId);
+    common('x-content-type-options', 'nosniff');
+    common('referrer-policy', 'no-referrer');
     await next();
-    if (!c.res.headers.has('x-request-id')) {
+    // Elsewhere (app.request()), a Response returned by a handler does not carry c.header()'s values.
+    if (!onNode && !c.res.headers.has('x-request-id')) {
       c.header('x-request-id', requestId);
       c.header('x-content-type-options', 'nosniff');
       c.header('referrer-policy', 'no-referrer');
     }
     const path = requestPath(c.req.url);
+    const quiet = QUIET_PATHS.has(path);
+    // The entry is built only when its level is written (a box at log level warn skips it).
+    if (services.log.enabled && !services.log.enabled(quiet ? 'debug' : 'info')) return;
     const entry = {
       request_id: requestId, method: c.req.method, path, status: c.res.status,
       ms: Math.round((performance.now() - started) * 10) / 10,
       subject: c.get('caller')?.subject, tenant_id: c.get('caller')?.tenant_id, ...c.get('routeContext'),
     };
-    if (QUIET_PATHS.has(path)) services.log.debug('request', entry);
+    if (quiet) services.log.debug('request', entry);
     else services.log.info('request', entry);
   });
 

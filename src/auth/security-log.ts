@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/client.js';
 import type { Logger } from '../kernel/logger.js';
+import { isoNow } from '../kernel/clock.js';
 import type { RouteContext } from '../kernel/route-context.js';
 import { lt } from 'drizzle-orm';
 import type { SqliteStatement } from '../db/client.js';
@@ -65,7 +66,7 @@ export class SecurityLog {
 
   record(e: SecurityEvent): void {
     this.buffer.push({
-      id: randomUUID(), at: new Date().toISOString(), category: e.category, result: e.result, event: e.event,
+      id: randomUUID(), at: isoNow(), category: e.category, result: e.result, event: e.event,
       method: e.method, path: e.path, tenant_id: e.tenant_id ?? null, subject: e.subject ?? null, role: e.role ?? null,
       client_address: e.client_address ?? null, reason: e.reason ?? null, request_id: e.request_id ?? null, route_context: e.route_context ?? {},
     });

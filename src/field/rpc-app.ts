@@ -24,34 +24,43 @@ export function createRpcApp(service: FieldService, deps: RpcAppDeps): Hono {
 
   app.post('/api/rpc', async (c) => {
     const correlationId = sanitizeId(requestHeader(c, 'x-correlation-id')) ?? randomUUID();
-    c.header('X-Correlation-Id', correlationId);
+    const answer = (status: number, body: unknown) => jsonAnswer(status, body, { 'x-correlation-id': correlationId });
+    try {
+      return await handle(c, correlationId, answer);
+    } catch (err) {
+      // As onError answers, and with the correlation id the caller would look for.
+      return answer(500, [`Internal error: ${(err as Error).message}`]);
+    }
+  });
+
+  async function handle(c: Context, correlationId: string, answer: (status: number, body: unknown) => Response): Promise<Response> {
     const auth = await deps.authenticate(c);
-    if (!auth.ok) return c.json([auth.message], auth.status);
+    if (!auth.ok) return answer(auth.status, [auth.message]);
 
     const type = requestHeader(c, 'content-type') ?? '';
-    if (!/^application\/json\b/i.test(type)) return c.json(['Content-Type must be application/json'], 415);
+    if (!/^application\/json\b/i.test(type)) return answer(415, ['Content-Type must be application/json']);
     const length = Number(requestHeader(c, 'content-length') ?? '0');
-    if (length > maxBody) return c.json([`Request body larger than ${maxBody} bytes`], 413);
+    if (length > maxBody) return answer(413, [`Request body larger than ${maxBody} bytes`]);
     let text: string;
     try {
       text = await readBodyText(c, maxBody);
     } catch (err) {
-      if (err instanceof BodyTooLarge) return c.json([`Request body larger than ${maxBody} bytes`], 413);
-      return c.json(['Request body could not be read'], 400);
+      if (err instanceof BodyTooLarge) return answer(413, [`Request body larger than ${maxBody} bytes`]);
+      return answer(400, ['Request body could not be read']);
     }
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      return c.json(['Invalid request: body is not valid JSON'], 400);
+      return answer(400, ['Invalid request: body is not valid JSON']);
     }
     const result = await service.execute(body, auth.actor, correlationId);
     if (result.ok) {
       const id = (body as { id?: unknown }).id;
-      return c.json({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), result: result.results }, 200);
+      return answer(200, { jsonrpc: '2.0', ...(id === undefined ? {} : { id }), result: result.results });
     }
-    return c.json(result.messages, result.status);
-  });
+    return answer(result.status, result.messages);
+  }
 
   app.all('/api/rpc', (c) => {
     c.header('Allow', 'POST');
@@ -60,6 +69,15 @@ export function createRpcApp(service: FieldService, deps: RpcAppDeps): Hono {
   app.all('*', (c) => c.json(['Not found'], 404));
   app.onError((err, c) => c.json([`Internal error: ${err.message}`], 500));
   return app;
+}
+
+/**
+ * A JSON answer with its headers as a plain object: c.header() or more than one header through
+ * c.json() builds a web Headers object, which @hono/node-server converts back for Node on every
+ * answer. Header names are lower case, as a Headers object would send them.
+ */
+function jsonAnswer(status: number, body: unknown, headers: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 }
 
 /** Accept a caller's correlation id only if it is short and printable, so it is safe in logs. */

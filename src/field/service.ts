@@ -17,6 +17,7 @@ import {
   modbusTcpItemSchema,
 } from './request.js';
 import type { Actor, FieldWriteAudit, Logger, Protocol } from './types.js';
+import { isoNow } from '../kernel/clock.js';
 
 // The write service: validates a whole request, plans every item (nothing is sent if any item is
 // refused), then executes items in order on their bus queues, stopping at the first failure.
@@ -118,7 +119,7 @@ export function createFieldService(config: FieldConfig, deps: FieldServiceDeps):
   async function execute(request: unknown, actor: Actor, correlationId: string): Promise<ExecuteResult> {
     const started = Date.now();
     const base = (protocol: Protocol, index: number) => ({
-      at: new Date().toISOString(),
+      at: isoNow(),
       correlation_id: correlationId,
       actor,
       protocol,

@@ -1,6 +1,7 @@
 // The three answer shapes of the contract (2.2): list, single and error, each with meta.
 import type { Context } from 'hono';
 import type { ApiError, ErrorCode, ErrorDetail } from './errors.js';
+import { isoNow } from './clock.js';
 
 export interface Meta {
   request_id: string;
@@ -14,7 +15,7 @@ export interface ListPage<T> {
   total: number;
 }
 
-export const meta = (requestId: string): Meta => ({ request_id: requestId, timestamp: new Date().toISOString() });
+export const meta = (requestId: string): Meta => ({ request_id: requestId, timestamp: isoNow() });
 
 export const listEnvelope = <T>(page: ListPage<T>, requestId: string) => ({
   items: page.items,

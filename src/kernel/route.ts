@@ -117,6 +117,7 @@ export function mountRoute(app: Hono<AppEnv>, route: AnyRoute, guards: Guards): 
   const idempotentPost = route.method === 'post' && route.idempotent !== false;
   const status = route.status ?? 200;
   const kind = route.response.kind;
+  const hasParams = route.path.includes('{');
   const handler = async (c: AppContext) => {
     const services = c.get('services');
     if (guards.gate) {
@@ -137,7 +138,7 @@ export function mountRoute(app: Hono<AppEnv>, route: AnyRoute, guards: Guards): 
       const requestId = c.get('requestId');
       let result: unknown;
       try {
-        result = await route.handler({ c, services, caller, requestId, query, params: c.req.param() as Record<string, string>, body });
+        result = await route.handler({ c, services, caller, requestId, query, params: hasParams ? (c.req.param() as Record<string, string>) : {}, body });
       } catch (err) {
         // Refusals are answers too: returned (not thrown) so a repeated Idempotency-Key replays them.
         if (err instanceof ApiError) return errorResponse(c, err, requestId);

@@ -73,6 +73,8 @@ describe('POST /api/rpc', () => {
     ] as const) {
       const res = await post(body(5), headers);
       expect(res.status).toBe(status);
+      expect(res.headers.get('content-type')).toBe('application/json');
+      expect(res.headers.get('x-correlation-id')).toMatch(/^[0-9a-f-]{36}$/);
       expect(await res.json()).toEqual([msg]);
     }
     expect(await peer.hr(12, 1)).toEqual([0]);

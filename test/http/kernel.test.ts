@@ -37,6 +37,25 @@ describe.each(DIALECTS)('kernel over HTTP (%s)', (dialect) => {
     expect(error.body.meta.request_id).toBe('err-1');
   });
 
+  it('sends the request id, nosniff and no-referrer once on every kind of answer', async () => {
+    const ok = await api.get('/api/v1/tables/list', { 'x-request-id': 'h-1' });
+    const answers = [
+      { status: ok.status, headers: ok.headers, arrayBuffer: async () => undefined },
+      await fetch(`${server.url}/api/v1/tables/list`, { headers: { 'x-request-id': 'h-2' } }),
+      await fetch(`${server.url}/api/v1/nothing-here`, { headers: { 'x-request-id': 'h-3' } }),
+      await fetch(`${server.url}/openapi.yaml`, { headers: { 'x-request-id': 'h-4' } }),
+      await fetch(`${server.url}/health`, { method: 'HEAD', headers: { 'x-request-id': 'h-5' } }),
+      await fetch(`${server.url}/api/v1/tables/list`, { method: 'PUT', headers: { 'x-request-id': 'h-6' } }),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([200, 401, 404, 200, 200, 405]);
+    answers.forEach((r, i) => {
+      expect(r.headers.get('x-request-id')).toBe(`h-${i + 1}`);
+      expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(r.headers.get('referrer-policy')).toBe('no-referrer');
+    });
+    await Promise.all(answers.map((r) => r.arrayBuffer()));
+  });
+
   it('maps an unknown route to 404 not_found and a wrong method to 405', async () => {
     const missing = await api.get('/api/v1/nothing-here');
     expect(missing.status).toBe(404);

@@ -17,6 +17,8 @@ export interface RpcListener {
 }
 
 
+const FIELD_WRITE = { category: 'access', event: 'field_write', method: 'POST', path: '/api/rpc' } as const;
+
 export async function startRpcListener(services: Services): Promise<RpcListener> {
   const { config, log } = services;
   const fieldCfg = fieldConfig({ ...(config.field as object), rpc_port: config.rpc_port || 8081, rpc_host: config.rpc_host });
@@ -36,17 +38,17 @@ export async function startRpcListener(services: Services): Promise<RpcListener>
   const authenticate = async (c: Context): Promise<AuthResult> => {
     const token = presentedToken(c);
     const caller = token ? await services.sessions.verify(token) : undefined;
-    const event = { category: 'access' as const, event: 'field_write', method: 'POST', path: '/api/rpc', request_id: requestHeader(c, 'x-correlation-id') ?? null };
+    const request_id = requestHeader(c, 'x-correlation-id') ?? null;
     if (!caller) {
-      services.security.record({ ...event, result: 'deny', reason: token ? 'invalid_token' : 'auth_required' });
+      services.security.record({ ...FIELD_WRITE, request_id, result: 'deny', reason: token ? 'invalid_token' : 'auth_required' });
       return { ok: false, status: 401, message: 'auth_required: a valid session token is required (Authorization: Bearer)' };
     }
-    const who = { tenant_id: caller.tenant_id, subject: caller.subject, role: caller.role };
-    if (!services.modules.isInstalled('field') || !services.modules.allows(caller.role, 'field-writes', 'write')) {
-      services.security.record({ ...event, ...who, result: 'deny', reason: 'rbac_forbidden' });
-      return { ok: false, status: 403, message: `rbac_forbidden: role ${caller.role} may not write to field devices` };
-    }
-    services.security.record({ ...event, ...who, result: 'allow' });
+    const allowed = services.modules.isInstalled('field') && services.modules.allows(caller.role, 'field-writes', 'write');
+    services.security.record({
+      ...FIELD_WRITE, request_id, tenant_id: caller.tenant_id, subject: caller.subject, role: caller.role,
+      result: allowed ? 'allow' : 'deny', reason: allowed ? undefined : 'rbac_forbidden',
+    });
+    if (!allowed) return { ok: false, status: 403, message: `rbac_forbidden: role ${caller.role} may not write to field devices` };
     return { ok: true, actor: { id: caller.subject, role: caller.role, ...(caller.tenant_id ? { tenant_id: caller.tenant_id } : {}) } };
   };
   const app = createRpcApp(service, { authenticate, maxBodyBytes: config.max_body_bytes });

@@ -1,0 +1,15 @@
+// timeId across refills of its pooled random buffer: UUIDv7 layout, unique, in creation order.
+import { describe, expect, it } from 'vitest';
+import { timeId } from '../../src/realtime/ids.js';
+
+describe('timeId', () => {
+  it('gives unique, sortable UUIDv7-shaped ids over several pool refills', () => {
+    const ids = Array.from({ length: 3000 }, () => timeId());
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(ids);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // The random tails differ: a pool that was not refilled would repeat them after 512 ids.
+    const tails = new Set(ids.map((id) => id.slice(19)));
+    expect(tails.size).toBe(ids.length);
+  });
+});
