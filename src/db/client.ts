@@ -32,6 +32,11 @@ export interface Database {
   inTransaction(): boolean;
   /** Runs fn in one transaction. On SQLite, writers are serialised so awaits cannot interleave. */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * SQLite only: no transaction of any caller is open on the one connection, so a single
+   * statement run now commits by itself and nothing can interleave with it.
+   */
+  writerIdle?(): boolean;
   serverVersion(): Promise<string>;
   close(): Promise<void>;
 }
@@ -128,7 +133,13 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
   raw.pragma('cache_size = -16384');
   const orm = drizzle(raw) as unknown as Orm;
   const lock = createLock();
-  let depth = 0;
+  // Which async context owns the open transaction: a caller nested in it runs inside it; any other
+  // caller (another request, or work a transaction started and left running after it committed)
+  // waits for the lock. A counter shared by everyone let another request's writes join an open
+  // transaction and be rolled back with it.
+  const { AsyncLocalStorage } = await import('node:async_hooks');
+  const owner = new AsyncLocalStorage<{ open: boolean }>();
+  const nested = () => owner.getStore()?.open === true;
   return {
     dialect: 'sqlite',
     engine: 'sqlite',
@@ -145,22 +156,25 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
     async run(query: SQL) {
       orm.run(query);
     },
-    inTransaction: () => depth > 0,
+    inTransaction: nested,
+    writerIdle: () => !raw.inTransaction,
     transaction(fn) {
-      if (depth > 0) return fn();
-      return lock(async () => {
-        depth++;
-        raw.exec('BEGIN IMMEDIATE');
-        try {
-          const out = await fn();
-          raw.exec('COMMIT');
-          return out;
-        } catch (err) {
-          if (raw.inTransaction) raw.exec('ROLLBACK');
-          throw err;
-        } finally {
-          depth--;
-        }
+      if (nested()) return fn();
+      return lock(() => {
+        const tx = { open: true };
+        return owner.run(tx, async () => {
+          raw.exec('BEGIN IMMEDIATE');
+          try {
+            const out = await fn();
+            raw.exec('COMMIT');
+            return out;
+          } catch (err) {
+            if (raw.inTransaction) raw.exec('ROLLBACK');
+            throw err;
+          } finally {
+            tx.open = false;
+          }
+        });
       });
     },
     async serverVersion() {

@@ -37,7 +37,7 @@ export async function insertAudit(services: Services, row: AuditRow): Promise<Au
   // (an implicit transaction, as durable as BEGIN ... COMMIT) and runs synchronously, so nothing
   // can interleave; this skips two more statements and the writer lock's queue on every audited
   // field write. Otherwise it goes through transaction() as before.
-  if (db.prepareSqlite && !db.inTransaction()) await s.append(row);
+  if (db.prepareSqlite && !db.inTransaction() && db.writerIdle?.()) await s.append(row);
   else await db.transaction(() => s.append(row));
   return row;
 }

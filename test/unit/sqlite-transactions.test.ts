@@ -1,0 +1,79 @@
+// On SQLite every caller shares one connection, so a transaction is owned by the async context
+// that opened it: only code nested in it runs inside it; another request (or work a transaction
+// left running after it committed) waits for the writer lock, and is never rolled back with
+// somebody else's transaction.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/db/client.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cabinet-tx-'));
+let db: Database;
+const insert = (x: string) => db.run(sql`insert into t (x) values (${x})`);
+const rows = async () => (await db.rows<{ x: string }>(sql`select x from t order by x`)).map((r) => r.x);
+
+beforeAll(async () => {
+  db = await openDatabase({ dataDir: dir });
+  await db.exec('create table t (x text not null)');
+});
+beforeEach(async () => { await db.exec('delete from t'); });
+afterAll(async () => {
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('SQLite transactions on one shared connection', () => {
+  it('another request\'s transaction waits for an open one and is not rolled back with it', async () => {
+    const a = db.transaction(async () => {
+      await insert('a');
+      await sleep(60); // real I/O in a transaction: other requests run meanwhile
+      throw new Error('a fails');
+    });
+    await sleep(10);
+    const b = db.transaction(async () => { await insert('b'); });
+    await expect(a).rejects.toThrow('a fails');
+    await b;
+    expect(await rows()).toEqual(['b']);
+  });
+
+  it('a transaction nested in the same context runs inside the outer one (and rolls back with it)', async () => {
+    await expect(db.transaction(async () => {
+      await insert('outer');
+      await db.transaction(async () => { await insert('inner'); });
+      expect(db.inTransaction()).toBe(true);
+      throw new Error('undo');
+    })).rejects.toThrow('undo');
+    expect(db.inTransaction()).toBe(false);
+    expect(await rows()).toEqual([]);
+  });
+
+  it('work a transaction started and left running takes the lock once that transaction has committed', async () => {
+    let late: Promise<void> | undefined;
+    await db.transaction(async () => {
+      await insert('first');
+      late = sleep(30).then(() => db.transaction(async () => { await insert('late'); }));
+    });
+    const c = db.transaction(async () => {
+      await insert('c');
+      await sleep(80);
+      throw new Error('c fails');
+    });
+    await expect(c).rejects.toThrow('c fails');
+    await late;
+    expect(await rows()).toEqual(['first', 'late']);
+  });
+
+  it('outside any transaction the connection reports whether a writer holds it', async () => {
+    expect(db.writerIdle?.()).toBe(true);
+    let seen: boolean | undefined;
+    const a = db.transaction(async () => { await sleep(30); });
+    await sleep(10);
+    seen = db.writerIdle?.();
+    await a;
+    expect(seen).toBe(false);
+    expect(db.writerIdle?.()).toBe(true);
+  });
+});
