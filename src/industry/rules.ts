@@ -139,6 +139,9 @@ export function thresholdOf(rule: AlarmRule, limits: RuleReading['limits']): num
   return typeof limit === 'number' && Number.isFinite(limit) ? limit : null;
 }
 
+/** An alarm's title in the operator's words: what the unit is, which one, what happened. */
+export const unitTitle = (noun: string, unitId: string, text: string): string => `${noun} ${unitId}: ${text}`;
+
 /** `unit` names what unit_id identifies ("House", "Room"): an alarm's title starts with it. */
 export function createRuleEngine(services: Services, opts: { table: NeutralTable; industry_code: AlarmEventRow['industry_code']; source: string; unit: string }): RuleEngine {
   const { table, industry_code, source, unit } = opts;
@@ -151,7 +154,7 @@ export function createRuleEngine(services: Services, opts: { table: NeutralTable
     const { event } = await alarms.raise({
       tenant_id: row.tenant_id, site_id: row.site_id, industry_code, unit_id: row.unit_id, batch_id: row.batch_id,
       rule_id: rule.id, metric: rule.metric, value: row.last_value, severity: rule.severity, priority: rule.priority,
-      sla_target_sec: rule.sla_target_sec, source, title: `${unit} ${row.unit_id}: ${rule.title}`,
+      sla_target_sec: rule.sla_target_sec, source, title: unitTitle(unit, row.unit_id, rule.title),
       message: `${rule.metric} ${row.last_value} ${rule.comparator} ${row.threshold_value}${rule.hold_sec ? ` for ${rule.hold_sec} s` : ''}`,
       correlation_id: row.correlation_id, actor: row.actor ?? source, now,
       details: { ...details, comparator: rule.comparator, threshold: row.threshold_value, hysteresis: rule.hysteresis ?? 0, hold_sec: rule.hold_sec ?? 0, breach_since: row.breach_since },

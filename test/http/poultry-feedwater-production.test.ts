@@ -47,6 +47,7 @@ describe.each(DIALECTS)('poultry feed/water and production (%s)', (dialect) => {
     const open = await server.services.industryAlarms!.open({ tenant_id: 'tA', industry_code: 'poultry' });
     expect(open.map((e) => [e.rule_id, e.priority, e.severity, e.unit_id]).sort()).toEqual([['feedwater:low_pressure', 'P1', 'high', 'house-1'], ['feedwater:water_spike', 'P2', 'high', 'house-1']]);
     expect(open.every((e) => e.correlation_id === r.headers.get('x-request-id'))).toBe(true);
+    expect(open.every((e) => e.title.startsWith('House house-1: '))).toBe(true);
     const bridged = (await opA.get(`/api/v1/status/list?correlation_id=${open[0]!.correlation_id}`)).body.items;
     expect(bridged.length).toBeGreaterThanOrEqual(1);
     expect(bridged[0]).toMatchObject({ status: 'error', event: 'alarm_raised' });
