@@ -30,7 +30,11 @@ export function Chart({ title, x, series, unit = '', height = 220, name }: Props
             ],
             series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, dash: s.dash, spanGaps: true }))],
           },
-          [x, ...series.map((s) => s.values)],
+          // One point (the first day of a batch) would stretch uPlot's time axis over years: a day
+          // without values on each side keeps it to the days around it.
+          x.length === 1
+            ? [[x[0]! - 86_400, x[0]!, x[0]! + 86_400], ...series.map((s) => [null, s.values[0] ?? null, null])]
+            : [x, ...series.map((s) => s.values)],
           el,
         );
       })
