@@ -33,11 +33,11 @@ export async function insertAudit(services: Services, row: AuditRow): Promise<Au
   let store = stores.get(db);
   if (!store) stores.set(db, (store = new Store<AuditRow>(db, auditRecords)));
   const s = store;
-  // SQLite with no transaction open on its one connection: the single insert commits by itself
-  // (an implicit transaction, as durable as BEGIN ... COMMIT) and runs synchronously, so nothing
-  // can interleave; this skips two more statements and the writer lock's queue on every audited
-  // field write. Otherwise it goes through transaction() as before.
-  if (db.prepareSqlite && !db.inTransaction() && db.writerIdle?.()) await s.append(row);
+  // SQLite with no transaction of anyone open on its one connection (writerIdle): the single
+  // insert commits by itself (an implicit transaction, as durable as BEGIN ... COMMIT) and runs
+  // synchronously, so nothing can interleave; this skips two statements and the writer lock's
+  // queue on every audited field write. Otherwise (PostgreSQL, or a writer busy) transaction().
+  if (db.writerIdle?.()) await s.append(row);
   else await db.transaction(() => s.append(row));
   return row;
 }
