@@ -193,6 +193,8 @@ describe('poultry workspace in Chromium', () => {
     const propose = page.locator('#setpoint form[data-command="setpoint"]');
     await propose.locator('input[name="target_temp_c"]').waitFor();
     expect(await propose.locator('input[name="target_temp_c"]').inputValue()).toBe('25.5');
+    // the operator reads what happens in words, not the API's description of the command
+    expect(await page.locator('#setpoint .command-summary').textContent()).toBe('Enter the new targets for this house. They are kept as a draft: nothing reaches the house controller until you confirm.');
     await propose.locator('input[name="target_temp_c"]').fill('26.5');
     await propose.locator('button[type="submit"]').click();
     await propose.locator('.confirm-yes').click();

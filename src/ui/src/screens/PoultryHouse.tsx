@@ -193,7 +193,7 @@ function SetpointFlow({ house }: { house: House }) {
       {!proposed ? (
         <CommandForm
           key="setpoint"
-          command={{ path: '/api/v1/poultry-climate/commands/setpoint', name: 'setpoint', summary: setpoint.summary, body: setpoint.body }}
+          command={{ path: '/api/v1/poultry-climate/commands/setpoint', name: 'setpoint', summary: 'Enter the new targets for this house. They are kept as a draft: nothing reaches the house controller until you confirm.', body: setpoint.body }}
           initial={
             house.climate?.id
               ? { profile_id: house.climate.id, ...pickTargets(house.climate) }
@@ -206,7 +206,7 @@ function SetpointFlow({ house }: { house: House }) {
       ) : !confirmed && ack ? (
         <CommandForm
           key="ack"
-          command={{ path: '/api/v1/poultry-climate/commands/ack', name: 'ack', summary: `${ack.summary} Nothing is written to the house controller before this confirmation.`, body: ack.body }}
+          command={{ path: '/api/v1/poultry-climate/commands/ack', name: 'ack', summary: 'Check the values, then confirm: the controller is written and the values are read back from it.', body: ack.body }}
           initial={ackInitial}
           fixed={ackInitial.id !== undefined ? ['id'] : []}
           fields={scheme.fields}
