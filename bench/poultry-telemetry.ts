@@ -8,7 +8,7 @@
 // rows, one statement per row, through the same database handle: the floor a reading costs.
 import { randomUUID } from 'node:crypto';
 import { createTestEnv } from '../test/helpers/server.js';
-import { tableOf } from '../src/realtime/sql.js';
+import { tableOf } from '../src/db/sql.js';
 import { readingRecord, type ReadingRow } from '../src/modules/poultry/climate-schema.js';
 
 const POINTS = Number(process.argv[2] ?? 5000);

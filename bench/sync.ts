@@ -11,9 +11,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { createTestEnv } from '../test/helpers/server.js';
-import { rowsPerInsert, tableOf } from '../src/realtime/sql.js';
+import { rowsPerInsert, tableOf } from '../src/db/sql.js';
 import { syncInbox } from '../src/modules/tenant-master-sync/schema.js';
-import type { EventKind } from '../src/sync/protocol.js';
+import type { EventKind } from '../src/modules/tenant-master-sync/engine/protocol.js';
 
 const N = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 20_000);
 const DAY = process.argv.includes('--day');

@@ -21,7 +21,7 @@ import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/server.js';
 import { createLogger } from '../src/kernel/logger.js';
 import { rollup, rollupConflictClause, ROLLUP_COLUMNS } from '../src/modules/devices/rollups.js';
-import { timeId } from '../src/realtime/ids.js';
+import { timeId } from '../src/kernel/ids.js';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const INLINE = process.argv.includes('--inline');

@@ -2,7 +2,7 @@
 // the service's own configuration (secret, data directory, database).
 import { loadConfig, parseFlags, ConfigError, type Config } from './config.js';
 import { openDatabase } from './db/client.js';
-import { migrateAll } from './db/migrate-all.js';
+import { migrateAll } from './modules/migrate-all.js';
 import { loadSessionKey } from './auth/secret.js';
 import { signSession } from './auth/tokens.js';
 import { createSessionService } from './auth/sessions.js';

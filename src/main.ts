@@ -2,7 +2,7 @@
 import { ConfigError, envOf, flagOf, loadConfig, parseFlags, SETTINGS } from './config.js';
 import { DatabaseOpenError, openDatabase } from './db/client.js';
 import { MigrationRefused } from './db/migrate.js';
-import { migrateAll } from './db/migrate-all.js';
+import { migrateAll } from './modules/migrate-all.js';
 import { startServer, StartupError } from './server.js';
 import { SecretError } from './auth/secret.js';
 import { notifyReady, notifyStopping } from './runtime/systemd.js';
@@ -110,7 +110,9 @@ async function restoreCommand(args: string[]): Promise<number> {
   if (!values.from) throw new ConfigError('usage: cabinet restore --from FILE [--config FILE | --data-dir DIR] (with the service stopped)');
   const config = loadConfig(values);
   const { restoreDatabase } = await import('./runtime/backup.js');
-  const r = await restoreDatabase(config, values.from);
+  // Imported here, not at the top: the module list imports the kernel, which main.ts loads lazily.
+  const { MODULES } = await import('./modules/index.js');
+  const r = await restoreDatabase(config, values.from, MODULES.map((m) => m.id));
   process.stdout.write(
     `restored ${r.database} from ${values.from} (cabinet ${r.manifest.cabinet_version}, made ${r.manifest.created_at})` +
       `${r.previous ? `; the database it replaced is ${r.previous}` : ''}` +

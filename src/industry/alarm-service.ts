@@ -19,8 +19,8 @@ import { and, asc, eq, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import { ApiError } from '../kernel/errors.js';
 import type { Services } from '../kernel/context.js';
 import type { AlarmEvent, StatusEvent } from '../realtime/bus.js';
-import { timeId } from '../realtime/ids.js';
-import { colOf, tableOf } from '../realtime/sql.js';
+import { timeId } from '../kernel/ids.js';
+import { colOf, tableOf } from '../db/sql.js';
 import { industryAlarmEvents, type AlarmEventRow, type IndustrySeverity, type Priority } from './alarm-schema.js';
 
 export interface RaiseEventInput {

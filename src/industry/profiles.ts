@@ -26,7 +26,7 @@ import { ApiError, type ErrorDetail } from '../kernel/errors.js';
 import type { Caller, Services } from '../kernel/context.js';
 import { contentOf, versionFields, versioned } from './versions.js';
 import { INDUSTRY_CODES } from './alarm-schema.js';
-import { colOf, tableOf } from '../realtime/sql.js';
+import { colOf, tableOf } from '../db/sql.js';
 
 export type IndustryCode = (typeof INDUSTRY_CODES)[number];
 

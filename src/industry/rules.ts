@@ -25,7 +25,7 @@ import { and, eq, lte } from 'drizzle-orm';
 import { defineRecord } from '../kernel/record.js';
 import type { Services } from '../kernel/context.js';
 import type { NeutralTable } from '../db/table.js';
-import { colOf, tableOf } from '../realtime/sql.js';
+import { colOf, tableOf } from '../db/sql.js';
 import { INDUSTRY_SEVERITIES, PRIORITIES, type AlarmEventRow, type IndustrySeverity, type Priority } from './alarm-schema.js';
 
 export const COMPARATORS = ['gt', 'gte', 'lt', 'lte'] as const;

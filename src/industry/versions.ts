@@ -10,7 +10,7 @@ import { and, desc, eq, ne, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import type { Filter } from '../db/store.js';
 import type { NeutralTable } from '../db/table.js';
-import { colOf, tableOf } from '../realtime/sql.js';
+import { colOf, tableOf } from '../db/sql.js';
 import { ApiError } from '../kernel/errors.js';
 import type { FieldSpec } from '../kernel/resource.js';
 

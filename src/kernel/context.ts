@@ -29,7 +29,7 @@ export interface Lifecycle {
   reason?: string;
 }
 
-/** What the kernel asks of the module registry (src/registry implements it). */
+/** What the kernel asks of the module registry (src/modules/core/registry implements it). */
 export interface ModuleRegistry {
   states(): { id: string; version: string; core: boolean; installed: boolean }[];
   isInstalled(id: string): boolean;

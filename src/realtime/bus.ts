@@ -56,7 +56,7 @@ export interface AlarmEvent {
 export interface BusEvents {
   status: StatusEvent;
   /**
-   * A status event stored by another process on the same database (src/sync/cluster.ts): the
+   * A status event stored by another process on the same database (src/modules/tenant-master-sync/engine/cluster.ts): the
    * WebSocket stream delivers it, the MQTT publisher does not (its own process published it).
    */
   remote_status: StatusEvent;

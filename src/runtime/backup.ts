@@ -213,7 +213,8 @@ async function databaseInUse(file: string): Promise<boolean> {
   }
 }
 
-export async function restoreDatabase(config: Config, from: string): Promise<RestoreResult> {
+/** `moduleIds`: the catalogue's modules, whose migrations this binary knows (the caller passes them: runtime/ never imports modules). */
+export async function restoreDatabase(config: Config, from: string, moduleIds: readonly string[]): Promise<RestoreResult> {
   const dbFile = sqliteFile(config, 'restore', 'restore a pg_dump file with pg_restore (see the README, "Back up and restore")');
   const { manifest, files } = readBackup(resolve(from));
   const version = semver.valid(manifest.cabinet_version);
@@ -221,9 +222,7 @@ export async function restoreDatabase(config: Config, from: string): Promise<Res
   if (semver.gt(version, pkg.version)) {
     throw new BackupError(`${from} was made by cabinet ${version}, newer than this cabinet ${pkg.version}: install ${version} or newer to restore it. Nothing was changed.`);
   }
-  // Imported here, not at the top: the module list imports the kernel, which main.ts loads lazily.
-  const { MODULES } = await import('../modules/index.js');
-  const known = new Set(bundledMigrations('sqlite', MODULES.map((m) => m.id)).map((m) => `${m.module}/${m.tag}`));
+  const known = new Set(bundledMigrations('sqlite', moduleIds).map((m) => `${m.module}/${m.tag}`));
   const unknown = manifest.migrations.filter((m) => !known.has(m));
   if (unknown.length) {
     throw new BackupError(`${from} holds migration ${unknown.join(', ')}, which this cabinet ${pkg.version} does not know: its schema is newer. Nothing was changed.`);

@@ -13,7 +13,7 @@ import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
 import { clientAs, type Client } from '../helpers/client.js';
 import { closedTcpPort, removeDir, startModbusPeer, startPtyPair, stopAll, waitFor, type ModbusPeer, type PtyPair } from '../field/helpers.js';
 import type { RunningServer } from '../../src/server.js';
-import { tableOf } from '../../src/realtime/sql.js';
+import { tableOf } from '../../src/db/sql.js';
 import { readingRecord } from '../../src/modules/poultry/climate-schema.js';
 
 type Item = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

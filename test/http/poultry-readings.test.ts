@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
 import { clientAs, createClient, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
-import { rowsPerInsert, tableOf } from '../../src/realtime/sql.js';
+import { rowsPerInsert, tableOf } from '../../src/db/sql.js';
 import { readingRecord, type ReadingRow } from '../../src/modules/poultry/climate-schema.js';
 
 type Item = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

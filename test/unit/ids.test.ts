@@ -1,6 +1,6 @@
 // timeId across refills of its pooled random buffer: UUIDv7 layout, unique, in creation order.
 import { describe, expect, it } from 'vitest';
-import { timeId } from '../../src/realtime/ids.js';
+import { timeId } from '../../src/kernel/ids.js';
 
 describe('timeId', () => {
   it('gives unique, sortable UUIDv7-shaped ids over several pool refills', () => {

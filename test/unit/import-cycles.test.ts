@@ -60,6 +60,23 @@ describe('import graph', () => {
     expect(cycles).toEqual([]);
   });
 
+  // The shared layers are what modules build on; a shared layer that imports a module turns the
+  // module into a hidden dependency of everything (issue 20, item 8). Only the composition root
+  // (server.ts, main.ts, app.ts, cli files) and modules/ itself may import modules.
+  it('the shared layers never import a module', () => {
+    const layers = ['kernel', 'db', 'auth', 'realtime', 'field', 'industry', 'runtime', 'docs'];
+    const modulesDir = join(ROOT, 'modules') + '/';
+    const offending = layers.flatMap((layer) => {
+      let files: string[] = [];
+      try { files = sources(join(ROOT, layer)); } catch { return []; }
+      return files.flatMap((f) => ts.preProcessFile(readFileSync(f, 'utf8'), true, true).importedFiles
+        .map((i) => resolveImport(f, i.fileName))
+        .filter((t): t is string => !!t && t.startsWith(modulesDir))
+        .map((t) => `${relative(ROOT, f)} -> ${relative(ROOT, t)}`));
+    });
+    expect(offending).toEqual([]);
+  });
+
   it('src/ui has no import cycles', () => {
     const cycles = findCycles(sources(join(ROOT, 'ui', 'src'))).map((c) => c.map((f) => relative(ROOT, f)).join(' -> '));
     expect(cycles).toEqual([]);

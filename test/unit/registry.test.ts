@@ -1,9 +1,9 @@
 // Pieces of the module registry that need no server: the legacy state file reader and the
 // bounded, newest-first access audit.
 import { describe, expect, it } from 'vitest';
-import { LegacyStateError, parseLegacyState } from '../../src/registry/legacy.js';
-import { AccessAudit } from '../../src/registry/access-audit.js';
-import { moduleRecord, routePaths } from '../../src/registry/records.js';
+import { LegacyStateError, parseLegacyState } from '../../src/modules/core/registry/legacy.js';
+import { AccessAudit } from '../../src/modules/core/registry/access-audit.js';
+import { moduleRecord, routePaths } from '../../src/modules/core/registry/records.js';
 import { MODULES } from '../../src/modules/index.js';
 
 describe('legacy module state file', () => {

@@ -7,8 +7,8 @@ import { ApiError } from '../../kernel/errors.js';
 import type { Services } from '../../kernel/context.js';
 import { need } from '../../kernel/context.js';
 import type { StatusEvent } from '../../realtime/bus.js';
-import { timeId } from '../../realtime/ids.js';
-import { colOf, tableOf } from '../../realtime/sql.js';
+import { timeId } from '../../kernel/ids.js';
+import { colOf, tableOf } from '../../db/sql.js';
 import { alarms, type AlarmRow, type Severity } from './schema.js';
 
 export interface RaiseInput {

@@ -6,7 +6,7 @@
 import { gte } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import type { Config } from '../../config.js';
-import { colOf, tableOf } from '../../realtime/sql.js';
+import { colOf, tableOf } from '../../db/sql.js';
 import { alarms } from '../alarms/schema.js';
 import { tasks } from '../tasks/schema.js';
 import { subscriptions } from '../subscriptions/schema.js';

@@ -2,9 +2,9 @@
 // and in the route description): one document a pilot review reads, the same on an edge box and
 // on the master. Every figure is computed from stored rows at call time.
 import type { Services } from '../../kernel/context.js';
-import { tableOf } from '../../realtime/sql.js';
+import { tableOf } from '../../db/sql.js';
 import { syncTenants, type SyncTenantRow } from '../tenant-master-sync/schema.js';
-import { refreshRecords } from '../../sync/master.js';
+import { refreshRecords } from '../tenant-master-sync/engine/master.js';
 import { loadFacts, siteHealth } from './compute.js';
 import { WINDOWS } from './schema.js';
 

@@ -4,7 +4,7 @@ import { defineResource } from '../../kernel/resource.js';
 import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import type { Database } from '../../db/client.js';
 import { sql } from 'drizzle-orm';
-import { colOf, tableOf } from '../../realtime/sql.js';
+import { colOf, tableOf } from '../../db/sql.js';
 import { analyticsMetrics, metricRecord, type MetricRow } from './schema.js';
 import { loadFacts, metricRows, summary } from './compute.js';
 import { pilotSummary, PILOT_SUMMARY_SHAPE } from './pilot.js';

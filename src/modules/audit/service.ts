@@ -6,8 +6,8 @@ import { lt } from 'drizzle-orm';
 import { columnOf } from '../../db/table.js';
 import { Store } from '../../db/store.js';
 import type { AuditEntry, AuditService, Services } from '../../kernel/context.js';
-import { timeId } from '../../realtime/ids.js';
-import { tableOf } from '../../realtime/sql.js';
+import { timeId } from '../../kernel/ids.js';
+import { tableOf } from '../../db/sql.js';
 import { auditRecords, type AuditRow } from './schema.js';
 
 export function toAuditRow(entry: AuditEntry & { recorded_by?: string }): AuditRow {

@@ -1,9 +1,9 @@
 import { defineModule, grant } from '../../kernel/module.js';
 import { kernelTables } from '../../kernel/tables.js';
-import { registryRuntime } from '../../registry/runtime.js';
+import { registryRuntime } from './registry/runtime.js';
 import { systemRoutes } from './system.js';
 import { registryRoutes } from './registry-routes.js';
-import { registryTables } from './registry-tables.js';
+import { registryTables } from './registry/tables.js';
 
 export default defineModule({
   id: 'core',

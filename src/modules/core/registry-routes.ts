@@ -1,16 +1,16 @@
 // The module registry over HTTP (contract 4.3): the catalogue with its four circuits, install and
 // uninstall, permission rules, site policies and the cross-industry access audit. The work is
-// done by the persistent registry (src/registry); these declarations only parse and project.
+// done by the persistent registry (src/modules/core/registry); these declarations only parse and project.
 import * as v from 'valibot';
 import { defineRoute, type AnyRoute, type HandlerContext, type JsonSchema } from '../../kernel/route.js';
 import { pagingSpec, type QuerySpec, type QueryValues } from '../../kernel/query.js';
 import type { Caller } from '../../kernel/context.js';
 import type { ModuleManifest } from '../../kernel/module.js';
 import { INDUSTRIES } from '../../config.js';
-import { registryOf } from '../../registry/runtime.js';
-import { PersistentRegistry } from '../../registry/persistent.js';
-import { moduleRecordSchema, ruleSchema, tableSchema } from '../../registry/records.js';
-import { ACCESS_AUDIT_LIMIT } from '../../registry/access-audit.js';
+import { registryOf } from './registry/runtime.js';
+import { PersistentRegistry } from './registry/persistent.js';
+import { moduleRecordSchema, ruleSchema, tableSchema } from './registry/records.js';
+import { ACCESS_AUDIT_LIMIT } from './registry/access-audit.js';
 import { moduleVisible } from '../../auth/policy.js';
 
 const TAGS = ['modules'];

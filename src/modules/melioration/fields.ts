@@ -5,7 +5,7 @@ import { defineResource } from '../../kernel/resource.js';
 import { ApiError } from '../../kernel/errors.js';
 import { need } from '../../kernel/context.js';
 import type { AnyRoute, HandlerContext, RouteDef } from '../../kernel/route.js';
-import { timeId } from '../../realtime/ids.js';
+import { timeId } from '../../kernel/ids.js';
 import { totals, type DayBalance } from './balance.js';
 import { mmToM3 } from './water.js';
 import { dayString, ident, num, opt, writeSite } from './inputs.js';

@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import { command, defineResource } from '../../kernel/resource.js';
 import { need } from '../../kernel/context.js';
 import { ApiError } from '../../kernel/errors.js';
-import { timeId } from '../../realtime/ids.js';
+import { timeId } from '../../kernel/ids.js';
 import { resolveIrrigation } from './water.js';
 import { dayOf, ident, notFuture, num, opt, text, timestamp } from './inputs.js';
 import { loadField } from './fields.js';

@@ -4,8 +4,8 @@
 import { and, asc, desc, eq, gte, lte } from 'drizzle-orm';
 import type { Services } from '../../kernel/context.js';
 import { need } from '../../kernel/context.js';
-import { timeId } from '../../realtime/ids.js';
-import { colOf, tableOf } from '../../realtime/sql.js';
+import { timeId } from '../../kernel/ids.js';
+import { colOf, tableOf } from '../../db/sql.js';
 import type { NeutralTable } from '../../db/table.js';
 import { daysBetween, runBalance, totalAvailableWater, type DayBalance, type DayInput, type WeatherSource } from './balance.js';
 import { ALERT_RULES, decideDeficit, decideOverwatering, type AlertKind, type Decision } from './rules.js';

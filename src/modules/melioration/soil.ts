@@ -6,7 +6,7 @@ import * as v from 'valibot';
 import { command, defineResource } from '../../kernel/resource.js';
 import { need } from '../../kernel/context.js';
 import { ApiError } from '../../kernel/errors.js';
-import { timeId } from '../../realtime/ids.js';
+import { timeId } from '../../kernel/ids.js';
 import { dayOf, ident, notFuture, num, timestamp } from './inputs.js';
 import { loadField } from './fields.js';
 import { soilRecord, type FieldRow, type SoilRow } from './schema.js';

@@ -11,7 +11,7 @@ import * as v from 'valibot';
 import { and, desc, eq } from 'drizzle-orm';
 import { command, defineResource } from '../../kernel/resource.js';
 import { need, type Services } from '../../kernel/context.js';
-import { colOf, tableOf } from '../../realtime/sql.js';
+import { colOf, tableOf } from '../../db/sql.js';
 import { alarmEventRecord, industryAlarmEvents, INDUSTRY_SEVERITIES, PRIORITIES, type AlarmEventRow } from '../../industry/alarm-schema.js';
 import type { RuleOutcome } from '../../industry/rules.js';
 import { alarmAckCommand, alarmEscalateCommand } from '../../industry/alarm-commands.js';

@@ -21,7 +21,7 @@ import { ApiError } from '../../kernel/errors.js';
 import { pageItems } from '../../kernel/query.js';
 import type { Caller, Services } from '../../kernel/context.js';
 import type { AnyRoute, HandlerContext } from '../../kernel/route.js';
-import { colOf, tableOf } from '../../realtime/sql.js';
+import { colOf, tableOf } from '../../db/sql.js';
 import { contentOf } from '../../industry/versions.js';
 import { dispatchSetpoints, type AdapterRow, type DispatchResult } from '../../industry/dispatch.js';
 import { createRuleEngine, type RuleEngine, type RuleOutcome } from '../../industry/rules.js';

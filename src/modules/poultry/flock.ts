@@ -12,7 +12,7 @@ import { command, defineResource } from '../../kernel/resource.js';
 import { ApiError } from '../../kernel/errors.js';
 import type { Services } from '../../kernel/context.js';
 import type { AnyRoute, HandlerContext } from '../../kernel/route.js';
-import { colOf, tableOf } from '../../realtime/sql.js';
+import { colOf, tableOf } from '../../db/sql.js';
 import { industryProfiles, profileInForce, type ProfileRow } from '../../industry/profiles.js';
 import { ownerSite as writeSite, requiredTenant } from '../../kernel/tenancy.js';
 import { climateRecord, flockRecord, SUBTYPES, type ClimateRow, type FlockRow } from './climate-schema.js';

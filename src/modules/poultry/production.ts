@@ -9,7 +9,7 @@ import { defineRoute } from '../../kernel/route.js';
 import { ApiError } from '../../kernel/errors.js';
 import { ownerSite, requiredTenant } from '../../kernel/tenancy.js';
 import type { Services } from '../../kernel/context.js';
-import { colOf, tableOf } from '../../realtime/sql.js';
+import { colOf, tableOf } from '../../db/sql.js';
 import { broilerKpi, layerKpi, type ProductionDay } from './kpi.js';
 import { SUBTYPES } from './climate-schema.js';
 import { flockFacts } from './flock.js';

@@ -9,7 +9,7 @@ import { defineResource } from '../../kernel/resource.js';
 import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import { ApiError } from '../../kernel/errors.js';
 import type { Services } from '../../kernel/context.js';
-import { colOf, tableOf } from '../../realtime/sql.js';
+import { colOf, tableOf } from '../../db/sql.js';
 import { readingRecord, type ReadingRow } from './climate-schema.js';
 
 const HOUR_MS = 3_600_000;

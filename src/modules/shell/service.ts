@@ -6,8 +6,8 @@ import { uiRules } from '../../auth/policy.js';
 import type { Column } from 'drizzle-orm';
 import { ApiError } from '../../kernel/errors.js';
 import type { Caller, Services } from '../../kernel/context.js';
-import { timeId } from '../../realtime/ids.js';
-import { colOf, tableOf } from '../../realtime/sql.js';
+import { timeId } from '../../kernel/ids.js';
+import { colOf, tableOf } from '../../db/sql.js';
 import { shellProfileAudit, shellProfileVersions, uiPreferences, type PrefRow, type ShellAuditRow, type Snapshot, type UiAccessRule, type VersionRow } from './schema.js';
 import { ownerTenant } from '../../kernel/tenancy.js';
 

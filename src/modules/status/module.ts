@@ -1,7 +1,7 @@
 import { defineModule, grant } from '../../kernel/module.js';
 import { EventBus } from '../../realtime/bus.js';
-import { startMqtt } from '../../realtime/mqtt.js';
-import { startStatusStream } from '../../realtime/status-stream.js';
+import { startMqtt } from './mqtt.js';
+import { startStatusStream } from './stream.js';
 import { statusRoutes } from './resource.js';
 import { statusEvents, statusSequence } from './schema.js';
 import { createStatusService } from './service.js';

@@ -1,5 +1,5 @@
 // status/scheme|list|{id}, status/commands/publish, and GET status/stream, which is the
-// WebSocket endpoint (the upgrade is served by src/realtime/status-stream.ts; a plain GET is
+// WebSocket endpoint (the upgrade is served by src/modules/status/stream.ts; a plain GET is
 // answered 426 upgrade_required so the endpoint is documented and guarded like any route).
 import * as v from 'valibot';
 import { command, defineResource } from '../../kernel/resource.js';

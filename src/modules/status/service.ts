@@ -4,7 +4,7 @@ import { and, asc, eq, gt, lt, max, sql, type SQL } from 'drizzle-orm';
 import type { Caller, Services } from '../../kernel/context.js';
 import { need } from '../../kernel/context.js';
 import type { StatusEvent } from '../../realtime/bus.js';
-import { colOf, tableOf } from '../../realtime/sql.js';
+import { colOf, tableOf } from '../../db/sql.js';
 import { statusEvents, statusSequence } from './schema.js';
 
 const SEQ = 'status_events';

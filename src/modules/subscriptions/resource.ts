@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { command, defineResource } from '../../kernel/resource.js';
 import { ApiError } from '../../kernel/errors.js';
-import { timeId } from '../../realtime/ids.js';
+import { timeId } from '../../kernel/ids.js';
 import { ident, short } from '../tenant-master/input.js';
 import { movesText, SUBSCRIPTION_MOVES, SUBSCRIPTION_STATES, subscriptionRecord, type SubscriptionRow } from './schema.js';
 

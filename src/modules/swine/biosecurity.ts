@@ -10,7 +10,7 @@ import { ApiError } from '../../kernel/errors.js';
 import { need } from '../../kernel/context.js';
 import { command, defineResource } from '../../kernel/resource.js';
 import { defineRecord } from '../../kernel/record.js';
-import { timeId } from '../../realtime/ids.js';
+import { timeId } from '../../kernel/ids.js';
 import { boundSite, ownerSite as writeSite } from '../../kernel/tenancy.js';
 import { requiredDowntimeHours } from './climate-targets.js';
 import { SLA_SEC } from './norms.js';

@@ -9,7 +9,7 @@ import { ApiError } from '../../kernel/errors.js';
 import { command, defineResource, itemSchema } from '../../kernel/resource.js';
 import { defineRecord } from '../../kernel/record.js';
 import type { AnyRoute, HandlerContext, JsonSchema } from '../../kernel/route.js';
-import { timeId } from '../../realtime/ids.js';
+import { timeId } from '../../kernel/ids.js';
 import { Store } from '../../db/store.js';
 import type { Database } from '../../db/client.js';
 import { ownerSite as writeSite } from '../../kernel/tenancy.js';

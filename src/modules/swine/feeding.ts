@@ -9,7 +9,7 @@ import { command, defineResource, itemSchema } from '../../kernel/resource.js';
 import { defineRecord } from '../../kernel/record.js';
 import type { JsonSchema } from '../../kernel/route.js';
 import { ApiError } from '../../kernel/errors.js';
-import { timeId } from '../../realtime/ids.js';
+import { timeId } from '../../kernel/ids.js';
 import { ownerSite as writeSite } from '../../kernel/tenancy.js';
 import { deviationPct, expectedFeedKgPerDay, FEED_ALARM_PCT, FEED_WARN_PCT, round, SOW_PHASES, SWINE_CATEGORIES, type Finding } from './norms.js';
 import { syncAlarms } from './alarms.js';

@@ -16,7 +16,7 @@ import { defineRecord } from '../../kernel/record.js';
 import { defineAdapterRecord, dispatchSetpoints, type AdapterRow } from '../../industry/dispatch.js';
 import { defineAdapterResource } from '../../industry/adapter-resource.js';
 import { versionFields, versioned, type VersionColumns } from '../../industry/versions.js';
-import { colOf, tableOf } from '../../realtime/sql.js';
+import { colOf, tableOf } from '../../db/sql.js';
 import { ownerSite as writeSite } from '../../kernel/tenancy.js';
 
 /** Setpoint keys a room controller may hold (also the keys of adapter profile points). */

@@ -6,8 +6,8 @@ import { command, defineResource } from '../../kernel/resource.js';
 import { ApiError } from '../../kernel/errors.js';
 import type { AnyRoute, HandlerContext } from '../../kernel/route.js';
 import type { Services } from '../../kernel/context.js';
-import { timeId } from '../../realtime/ids.js';
-import { colOf, tableOf } from '../../realtime/sql.js';
+import { timeId } from '../../kernel/ids.js';
+import { colOf, tableOf } from '../../db/sql.js';
 import { MOVES, PRIORITIES, TASK_STATES, taskHistory, taskRecord, tasks, type HistoryRow, type TaskRow } from './schema.js';
 import { ownerTenant } from '../../kernel/tenancy.js';
 

@@ -1,9 +1,9 @@
 // Manifest of the tenant-master sync module: on the master, the sync records and the routes site
 // boxes sync through; on an edge box with sync_master_url, the outbox and the sync loop.
 import { defineModule, managed } from '../../kernel/module.js';
-import { EdgeSync } from '../../sync/edge.js';
-import { startCluster, type Cluster } from '../../sync/cluster.js';
-import { whenProvided } from '../../sync/provided.js';
+import { EdgeSync } from './engine/edge.js';
+import { startCluster, type Cluster } from './engine/cluster.js';
+import { whenProvided } from './engine/provided.js';
 import { siteSyncRoutes, syncResource } from './resource.js';
 import { SYNC_TABLES } from './schema.js';
 

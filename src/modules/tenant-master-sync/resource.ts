@@ -5,8 +5,8 @@ import * as v from 'valibot';
 import { command, defineResource } from '../../kernel/resource.js';
 import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import { ident } from '../tenant-master/input.js';
-import { pull, push, refreshRecords, registerSite, requestRun, setMode } from '../../sync/master.js';
-import { pullAnswerSchema, pullBody, pushAnswerSchema, pushBody } from '../../sync/protocol.js';
+import { pull, push, refreshRecords, registerSite, requestRun, setMode } from './engine/master.js';
+import { pullAnswerSchema, pullBody, pushAnswerSchema, pushBody } from './engine/protocol.js';
 import { SYNC_MODES, syncRecord, type SyncTenantRow } from './schema.js';
 
 const timing = (s: { config: { sync_stale_ms: number } }) => ({ staleMs: s.config.sync_stale_ms });

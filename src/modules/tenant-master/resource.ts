@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { command, defineResource } from '../../kernel/resource.js';
 import { ApiError } from '../../kernel/errors.js';
 import { need } from '../../kernel/context.js';
-import { timeId } from '../../realtime/ids.js';
+import { timeId } from '../../kernel/ids.js';
 import { short, ident } from './input.js';
 import { EVENT_STATUSES, EVENT_TYPES, tenantEventRecord, type TenantEventRow } from './schema.js';
 

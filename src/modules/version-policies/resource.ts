@@ -7,8 +7,8 @@ import { ApiError, type ErrorDetail } from '../../kernel/errors.js';
 import { ident } from '../tenant-master/input.js';
 import { POLICY_SCOPES, versionPolicies, versionPolicyRecord, type VersionPolicyRow } from './schema.js';
 import { checkPolicies } from './check.js';
-import { tableOf } from '../../realtime/sql.js';
-import { registryOf } from '../../registry/runtime.js';
+import { tableOf } from '../../db/sql.js';
+import { registryOf } from '../core/registry/runtime.js';
 
 const version = v.nullable(v.pipe(v.string(), v.maxLength(64)));
 const setBody = v.strictObject({

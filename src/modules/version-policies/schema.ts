@@ -1,7 +1,7 @@
 // A version policy restricts the versions of modules (one module, or every module when module_id
 // is null) within a scope: global, one industry, or one tenant. `origin` tells a policy set on
 // this installation (local) from one received from the master cloud (master), which wins on the
-// next sync (see src/sync/README.md, conflict rule).
+// next sync (see the README, sync conflict rule).
 import { defineRecord } from '../../kernel/record.js';
 
 export const POLICY_SCOPES = ['global', 'industry', 'tenant'] as const;

@@ -1,7 +1,7 @@
 // The registry as the manifests declare it: every module installed, permission rules as
 // written. Replaced by the persistent registry (install state and rule updates in SQL).
-import type { ModuleManifest } from '../kernel/module.js';
-import type { ModuleRegistry } from '../kernel/context.js';
+import type { ModuleManifest } from '../../../kernel/module.js';
+import type { ModuleRegistry } from '../../../kernel/context.js';
 
 export function staticRegistry(modules: readonly ModuleManifest[]): ModuleRegistry {
   const grants = new Set(modules.flatMap((m) => m.permissions.flatMap((r) => r.actions.map((a) => `${r.role}\n${r.resource}\n${a}`))));

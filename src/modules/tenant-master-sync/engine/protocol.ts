@@ -3,9 +3,9 @@
 // Both bodies carry the box's own report of its outbox, so the master's sync record shows
 // pending counts and lag computed from the real outbox, even while pushing is paused.
 import * as v from 'valibot';
-import type { VersionPolicyRow } from '../modules/version-policies/schema.js';
-import type { ProfileRow } from '../industry/profiles.js';
-import type { SyncMode } from '../modules/tenant-master-sync/schema.js';
+import type { VersionPolicyRow } from '../../version-policies/schema.js';
+import type { ProfileRow } from '../../../industry/profiles.js';
+import type { SyncMode } from '../schema.js';
 
 export const EVENT_KINDS = ['alarm', 'status', 'audit', 'telemetry', 'heartbeat'] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];

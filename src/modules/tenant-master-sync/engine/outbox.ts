@@ -3,9 +3,9 @@
 // rows are deleted (a rowid would be reused, and the master would take the new event for a
 // duplicate). Rows are deleted only after the master has answered that it applied them.
 import { asc, count, eq, lte, min, sql } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
-import { colOf, tableOf } from '../realtime/sql.js';
-import { syncOutbox, syncState } from '../modules/tenant-master-sync/schema.js';
+import type { Database } from '../../../db/client.js';
+import { colOf, tableOf } from '../../../db/sql.js';
+import { syncOutbox, syncState } from '../schema.js';
 import type { EventKind, OutboxEvent, WireEvent } from './protocol.js';
 
 const SEQ_KEY = 'outbox_seq';

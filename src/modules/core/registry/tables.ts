@@ -1,7 +1,7 @@
 // Tables of the module registry (owned by the core module): install state, site policies,
 // permission rule overrides and the record of one-time imports. SQL is the source of truth;
 // the registry keeps in-memory copies as caches only.
-import { col, defineTable } from '../../db/table.js';
+import { col, defineTable } from '../../../db/table.js';
 
 /** One row per catalogue module once the registry has decided its state (seed, API or import). */
 export const moduleInstalls = defineTable('module_installs', {

@@ -6,9 +6,9 @@
 // missed a notification (reconnecting) still serves correct data: the registry is reloaded on
 // every reconnect and stream clients resume with ?since.
 import { randomUUID } from 'node:crypto';
-import type { Services } from '../kernel/context.js';
-import { need } from '../kernel/context.js';
-import { registryOf } from '../registry/runtime.js';
+import type { Services } from '../../../kernel/context.js';
+import { need } from '../../../kernel/context.js';
+import { registryOf } from '../../core/registry/runtime.js';
 
 const REGISTRY = 'cabinet_registry';
 const STATUS = 'cabinet_status';

@@ -7,13 +7,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { SESSION_COOKIE } from '../auth/guard.js';
-import { ERROR_CODES, type ErrorCode } from '../kernel/errors.js';
-import type { Caller, Services } from '../kernel/context.js';
-import { need } from '../kernel/context.js';
-import type { StatusEvent } from './bus.js';
-import { refuseUpgrade } from './upgrade.js';
-import { inScope, scopeOf, type StatusScope } from '../modules/status/service.js';
+import { SESSION_COOKIE } from '../../auth/guard.js';
+import { ERROR_CODES, type ErrorCode } from '../../kernel/errors.js';
+import type { Caller, Services } from '../../kernel/context.js';
+import { need } from '../../kernel/context.js';
+import type { StatusEvent } from '../../realtime/bus.js';
+import { refuseUpgrade } from '../../realtime/upgrade.js';
+import { inScope, scopeOf, type StatusScope } from './service.js';
 
 export const STREAM_PATH = '/api/v1/status/stream';
 const BACKLOG_PAGE = 500;
@@ -146,7 +146,7 @@ export function startStatusStream(services: Services): { stop(): void; clients()
     if (offBus) return;
     const bus = need(services, 'bus');
     const offLocal = bus.on('status', deliver);
-    // Events stored by other processes of a multi-process master (src/sync/cluster.ts).
+    // Events stored by other processes of a multi-process master (src/modules/tenant-master-sync/engine/cluster.ts).
     const offRemote = bus.on('remote_status', deliver);
     offBus = () => { offLocal(); offRemote(); };
   };

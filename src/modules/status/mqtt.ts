@@ -15,10 +15,10 @@
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Aedes, type Client as AedesClient } from 'aedes';
-import type { Caller, Services } from '../kernel/context.js';
-import { need } from '../kernel/context.js';
-import type { AlarmEvent, StatusEvent } from './bus.js';
-import { nowIso, parseMqttPayload, toPoint } from '../modules/devices/points.js';
+import type { Caller, Services } from '../../kernel/context.js';
+import { need } from '../../kernel/context.js';
+import type { AlarmEvent, StatusEvent } from '../../realtime/bus.js';
+import { nowIso, parseMqttPayload, toPoint } from '../devices/points.js';
 
 export interface MqttHandle {
   mode: 'embedded' | 'external' | 'off';
@@ -30,7 +30,7 @@ export interface MqttHandle {
   stop(): Promise<void>;
 }
 
-declare module '../kernel/context.js' {
+declare module '../../kernel/context.js' {
   interface Services {
     mqtt?: MqttHandle;
   }

@@ -1,9 +1,9 @@
 // The module record of the contract (2.3), derived from the manifest: backend routes from the
 // module's route declarations, database tables from its neutral tables, migrations from the
 // generated migration folders. Nothing here is typed twice.
-import type { ModuleManifest, PermissionRule } from '../kernel/module.js';
-import type { NeutralTable } from '../db/table.js';
-import type { JsonSchema } from '../kernel/route.js';
+import type { ModuleManifest, PermissionRule } from '../../../kernel/module.js';
+import type { NeutralTable } from '../../../db/table.js';
+import type { JsonSchema } from '../../../kernel/route.js';
 
 export interface TableRecord {
   name: string;

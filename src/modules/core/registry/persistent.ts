@@ -4,14 +4,14 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { and, eq } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { ApiError, type ErrorCode, type ErrorDetail } from '../kernel/errors.js';
-import type { ModuleManifest, PermissionRule } from '../kernel/module.js';
-import type { ModuleRegistry, Role } from '../kernel/context.js';
-import type { Logger } from '../kernel/logger.js';
-import type { Config } from '../config.js';
-import type { Database } from '../db/client.js';
-import { columnOf, type NeutralTable, tableFor } from '../db/table.js';
-import { moduleInstalls, permissionOverrides, registryImports, sitePolicies } from '../modules/core/registry-tables.js';
+import { ApiError, type ErrorCode, type ErrorDetail } from '../../../kernel/errors.js';
+import type { ModuleManifest, PermissionRule } from '../../../kernel/module.js';
+import type { ModuleRegistry, Role } from '../../../kernel/context.js';
+import type { Logger } from '../../../kernel/logger.js';
+import type { Config } from '../../../config.js';
+import type { Database } from '../../../db/client.js';
+import { columnOf, type NeutralTable, tableFor } from '../../../db/table.js';
+import { moduleInstalls, permissionOverrides, registryImports, sitePolicies } from './tables.js';
 import { AccessAudit, type AccessAuditEvent, type AccessAuditInput } from './access-audit.js';
 import { moduleRecord, majorOf, type ModuleRecord } from './records.js';
 import { parseLegacyState } from './legacy.js';
@@ -71,7 +71,7 @@ export class PersistentRegistry implements ModuleRegistry {
   private grants = new Set<string>();
   private readonly migrations = new Map<string, string[]>();
   private queue: Promise<unknown> = Promise.resolve();
-  /** Called after this process changed install state or rules (other processes reload: src/sync/cluster.ts). */
+  /** Called after this process changed install state or rules (other processes reload: src/modules/tenant-master-sync/engine/cluster.ts). */
   readonly changeListeners = new Set<() => void>();
 
   constructor(private readonly opts: RegistryOptions) {

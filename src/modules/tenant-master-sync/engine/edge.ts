@@ -8,8 +8,8 @@
 // after the master answered that it applied it, and the master ignores sequence numbers it has.
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import type { AuditEntry, AuditService, Services } from '../kernel/context.js';
-import type { TelemetryPoint } from '../realtime/bus.js';
+import type { AuditEntry, AuditService, Services } from '../../../kernel/context.js';
+import type { TelemetryPoint } from '../../../realtime/bus.js';
 import { whenProvided } from './provided.js';
 import { Outbox } from './outbox.js';
 import { applyDownState, applyProfiles } from './apply.js';
@@ -29,7 +29,7 @@ export interface EdgeSyncStatus {
   down_revision: string | null;
 }
 
-declare module '../kernel/context.js' {
+declare module '../../../kernel/context.js' {
   interface Services {
     /** The edge sync (edge-single with sync_master_url set). */
     edgeSync?: EdgeSync;

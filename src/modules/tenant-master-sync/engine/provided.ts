@@ -1,7 +1,7 @@
 // Module runtimes start in catalogue order, and the sync module starts before the status module
 // that creates the bus and the status service. whenProvided() runs a function as soon as a
 // service is assigned (or at once when it already is), without reordering the catalogue.
-import type { Services } from '../kernel/context.js';
+import type { Services } from '../../../kernel/context.js';
 
 type Key = 'bus' | 'status';
 

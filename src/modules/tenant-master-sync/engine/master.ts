@@ -5,21 +5,21 @@
 // what the sites reported about their real outboxes.
 import { createHash } from 'node:crypto';
 import { and, eq, inArray, or, sql } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
-import type { Caller, Services } from '../kernel/context.js';
-import { ApiError } from '../kernel/errors.js';
-import { Store } from '../db/store.js';
-import { colOf, rowsPerInsert, tableOf } from '../realtime/sql.js';
-import { scopeString } from '../auth/scope.js';
-import { passkeys, type PasskeyRow } from '../modules/passkeys/schema.js';
-import { newPasskeyId, qrCredential } from '../modules/passkeys/credentials.js';
-import { versionPolicies, type VersionPolicyRow } from '../modules/version-policies/schema.js';
-import { sitePolicies } from '../modules/core/registry-tables.js';
-import { industryProfiles, type ProfileRow } from '../industry/profiles.js';
+import type { Database } from '../../../db/client.js';
+import type { Caller, Services } from '../../../kernel/context.js';
+import { ApiError } from '../../../kernel/errors.js';
+import { Store } from '../../../db/store.js';
+import { colOf, rowsPerInsert, tableOf } from '../../../db/sql.js';
+import { scopeString } from '../../../auth/scope.js';
+import { passkeys, type PasskeyRow } from '../../passkeys/schema.js';
+import { newPasskeyId, qrCredential } from '../../passkeys/credentials.js';
+import { versionPolicies, type VersionPolicyRow } from '../../version-policies/schema.js';
+import { sitePolicies } from '../../core/registry/tables.js';
+import { industryProfiles, type ProfileRow } from '../../../industry/profiles.js';
 import {
   syncAlarms, syncHeartbeats, syncInbox, syncSites, syncTelemetry, syncTenants,
   type SyncMode, type SyncSiteRow, type SyncTenantRow,
-} from '../modules/tenant-master-sync/schema.js';
+} from '../schema.js';
 import type { PullAnswer, PullBody, PushAnswer, PushBody } from './protocol.js';
 
 const SITE_CREDENTIAL_DAYS = 10 * 365;

@@ -17,12 +17,12 @@
 // every pull, not only when the revision changed, so a local change is replaced at the next cycle.
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import type { Services } from '../kernel/context.js';
-import { colOf, tableOf } from '../realtime/sql.js';
-import { versionPolicies, type VersionPolicyRow } from '../modules/version-policies/schema.js';
+import type { Services } from '../../../kernel/context.js';
+import { colOf, tableOf } from '../../../db/sql.js';
+import { versionPolicies, type VersionPolicyRow } from '../../version-policies/schema.js';
 import type { PullAnswer } from './protocol.js';
-import { registryOf } from '../registry/runtime.js';
-import { lineageOf, profileVersions, type ProfileRow } from '../industry/profiles.js';
+import { registryOf } from '../../core/registry/runtime.js';
+import { lineageOf, profileVersions, type ProfileRow } from '../../../industry/profiles.js';
 
 /** The actor of everything the sync changes on the box; versions it adds carry it as created_by. */
 export const SYNC_ACTOR = 'system:sync';

@@ -1,10 +1,10 @@
 // The registry as a module runtime (the core module's): after migrations, load the install
 // state from SQL (seeding new modules, importing the legacy JSON file once) and replace the
 // pre-start static registry on `services.modules`.
-import type { ModuleManifest, ModuleRuntime } from '../kernel/module.js';
-import type { Services } from '../kernel/context.js';
-import { ApiError } from '../kernel/errors.js';
-import { moduleMigrations } from '../db/migrate.js';
+import type { ModuleManifest, ModuleRuntime } from '../../../kernel/module.js';
+import type { Services } from '../../../kernel/context.js';
+import { ApiError } from '../../../kernel/errors.js';
+import { moduleMigrations } from '../../../db/migrate.js';
 import { PersistentRegistry } from './persistent.js';
 
 export function registryRuntime(services: Services, catalogue: readonly ModuleManifest[]): ModuleRuntime {

@@ -1,8 +1,8 @@
 // Small helpers for modules that write with the query builder directly (batch inserts,
 // conditional updates): the dialect's table and columns of a neutral table.
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
-import type { Database } from '../db/client.js';
-import { columnOf, tableFor, type NeutralTable } from '../db/table.js';
+import type { Database } from './client.js';
+import { columnOf, tableFor, type NeutralTable } from './table.js';
 
 /** The table for the database's dialect, typed by the SQLite flavour (the builders share one chain shape). */
 export const tableOf = (table: NeutralTable, db: Database): SQLiteTable => tableFor(table, db.dialect);
