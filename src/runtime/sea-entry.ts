@@ -7,7 +7,7 @@ import { installSeaRuntime } from './sea.js';
 installSeaRuntime();
 
 const fail = (err: unknown): void => {
-  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 };
 

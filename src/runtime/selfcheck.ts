@@ -29,7 +29,7 @@ async function nativeCheck(): Promise<number> {
     rtu,
     cacheDir: addonCacheDir(),
   };
-  console.log(JSON.stringify(report));
+  process.stdout.write(`${JSON.stringify(report)}\n`);
   return rtu && serial ? 0 : 1;
 }
 
@@ -60,7 +60,7 @@ async function rtuCheck(args: string[]): Promise<number> {
     await client.writeRegister(register, value);
     const read = await client.readHoldingRegisters(register, 1);
     const ok = read.data[0] === value;
-    console.log(JSON.stringify({ port: values.port, unit: Number(values.unit), register, wrote: value, read: read.data[0], ok }));
+    process.stdout.write(`${JSON.stringify({ port: values.port, unit: Number(values.unit), register, wrote: value, read: read.data[0], ok })}\n`);
     return ok ? 0 : 1;
   } finally {
     await new Promise<void>((resolve) => client.close(() => resolve()));
@@ -75,7 +75,7 @@ export async function selfcheck(args: string[]): Promise<number> {
     case 'rtu':
       return rtuCheck(rest);
     default:
-      console.error('usage: cabinet __selfcheck native | rtu --port <tty> [--unit 1] [--register 0] [--value 1234]');
+      process.stderr.write('usage: cabinet __selfcheck native | rtu --port <tty> [--unit 1] [--register 0] [--value 1234]\n');
       return 2;
   }
 }

@@ -289,7 +289,7 @@ describe('web shell in Chromium', () => {
     const attempts: number[] = [];
     await page.routeWebSocket(/\/api\/v1\/status\/stream/, (ws) => {
       attempts.push(Date.now());
-      if (cut) ws.close({ code: 1011, reason: 'cut by the test' });
+      if (cut) void ws.close({ code: 1011, reason: 'cut by the test' });
       else ws.connectToServer();
     });
     await rfidLogin(page, server.url, cards.admin1!);

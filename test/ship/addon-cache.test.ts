@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addonCacheDir, dlopenAddon, materializeAddon, sha256 } from '../../src/runtime/addon-cache.js';
 import nodeGypBuild from '../../src/runtime/serialport-gyp-build.js';
+import type BetterSqlite3 from 'better-sqlite3';
 
 const require = createRequire(import.meta.url);
 // better-sqlite3 13 ships its Node-API builds in the package (what build.mjs embeds).
@@ -44,7 +45,7 @@ describe('materializeAddon', () => {
     expect(readdirSync(join(dir, 'native'))).toEqual([`better_sqlite3-${sha256(data)}.node`]);
 
     const binding = dlopenAddon(file);
-    const Database = require('better-sqlite3') as typeof import('better-sqlite3');
+    const Database = require('better-sqlite3') as typeof BetterSqlite3;
     const db = new Database(':memory:', { nativeBinding: binding as unknown as string });
     expect((db.prepare('select 41 + 1 as v').get() as { v: number }).v).toBe(42);
     db.close();

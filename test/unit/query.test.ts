@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pagingSpec, parseQuery } from '../../src/kernel/query.js';
-import { ApiError } from '../../src/kernel/errors.js';
+import type { ApiError } from '../../src/kernel/errors.js';
 
 const spec = { ...pagingSpec(['id', 'created_at'], true), severity: { type: 'string' as const, enum: ['low', 'high'] }, acked: { type: 'boolean' as const } };
 const parse = (qs: string) => parseQuery(spec, new URLSearchParams(qs));

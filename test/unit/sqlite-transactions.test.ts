@@ -68,10 +68,9 @@ describe('SQLite transactions on one shared connection', () => {
 
   it('outside any transaction the connection reports whether a writer holds it', async () => {
     expect(db.writerIdle?.()).toBe(true);
-    let seen: boolean | undefined;
     const a = db.transaction(async () => { await sleep(30); });
     await sleep(10);
-    seen = db.writerIdle?.();
+    const seen = db.writerIdle?.();
     await a;
     expect(seen).toBe(false);
     expect(db.writerIdle?.()).toBe(true);
