@@ -52,9 +52,12 @@ describe.each(DIALECTS)('settings owner (%s)', (dialect) => {
       expect(await installed('tasks')).toBe(true);
       expect((await adminB.get('/api/v1/tasks/list')).status).toBe(200);
       expect((await createTask(opB)).status).toBe(201);
-      // The refusal is an answer too: a retry with the same key replays it, still changing nothing.
-      const keyed = await adminA.post('/api/v1/modules/commands/uninstall', { id: 'tasks' }, { 'idempotency-key': 'owner-uninstall-1' });
-      expectRefused(keyed, 'scope_boundary_denied');
+      // The guard refuses before the idempotency store: the same key twice is refused twice, changing nothing.
+      for (let i = 0; i < 2; i++) {
+        const keyed = await adminA.post('/api/v1/modules/commands/uninstall', { id: 'tasks' }, { 'idempotency-key': 'owner-uninstall-1' });
+        expectRefused(keyed, 'scope_boundary_denied');
+        expect(keyed.headers.get('idempotent-replayed')).toBeNull();
+      }
       expect(await installed('tasks')).toBe(true);
 
       const done = await owner.post('/api/v1/modules/commands/uninstall', { id: 'tasks' });
