@@ -161,6 +161,10 @@ describe.each(DIALECTS)('settings owner (%s)', (dialect) => {
         expect(doc.paths[path]!.post!.description).toContain('Who may call: an installation-wide setting');
       }
       expect(doc.paths['/api/v1/modules/site-policy/commands/set']!.post!['x-permission']?.owner).toBe('tenant');
+      // Every operation the document marks as the installation's is refused to a tenant admin, before its body is read.
+      const owned = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).filter(([, op]) => op['x-permission']?.owner === 'installation').map(([method]) => ({ method, path })));
+      expect(owned.length).toBeGreaterThanOrEqual(3);
+      for (const op of owned) expectRefused(await adminA.request(op.method.toUpperCase(), op.path.replace(/\{\w+\}/g, 'x'), { body: {} }), 'scope_boundary_denied');
     });
   });
 });
