@@ -133,6 +133,12 @@ describe.each(DIALECTS)('settings owner (%s)', (dialect) => {
       expectRefused(await adminA.post('/api/v1/modules/site-policy/commands/set', { site_id: 's1', module_id: 'tasks', enabled: false, tenant_id: 'farm-b' }), 'tenant_boundary_denied');
       expect(await siteIds(adminB)).toEqual([]);
 
+      // A session bound to a site sets that site's policy only.
+      const siteBound = await clientAs(env, server, { subject: 'admin-a-s2', role: 'admin', scope_type: 'tenant', tenant_id: 'farm-a', site_id: 's2' }, owner.contract);
+      expectRefused(await siteBound.post('/api/v1/modules/site-policy/commands/set', { site_id: 's1', module_id: 'tasks', enabled: true }), 'tenant_boundary_denied');
+      expect((await adminA.get('/api/v1/modules/site-policy/list?site_id=s1')).body.items).toMatchObject([{ module_id: 'tasks', enabled: false }]);
+      expect((await siteBound.post('/api/v1/modules/site-policy/commands/set', { site_id: 's2', module_id: 'forms', enabled: false })).status).toBe(200);
+
       const forB = await owner.post('/api/v1/modules/site-policy/commands/set', { site_id: 's1', module_id: 'forms', enabled: false, tenant_id: 'farm-b' });
       expect(forB.status).toBe(200);
       expect(await siteIds(adminB)).toEqual(['forms']);

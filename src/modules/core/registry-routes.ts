@@ -12,6 +12,7 @@ import { PersistentRegistry } from './registry/persistent.js';
 import { moduleRecordSchema, ruleSchema, tableSchema } from './registry/records.js';
 import { ACCESS_AUDIT_LIMIT } from './registry/access-audit.js';
 import { moduleVisible } from '../../auth/policy.js';
+import { ownerSite } from '../../kernel/tenancy.js';
 
 const TAGS = ['modules'];
 const read = { resource: 'modules', action: 'read', scope: 'any' } as const;
@@ -252,11 +253,11 @@ export const registryRoutes: AnyRoute[] = [
   }),
   defineRoute({
     method: 'post', path: '/api/v1/modules/site-policy/commands/set', module: 'core', tags: TAGS, summary: 'Enable or disable a module at a site',
-    description: 'Saves (or replaces) the record for this site and module; persisted. A tenant caller\'s records belong to its tenant; a master caller writes master-level records, or a tenant\'s with `tenant_id`. A core module cannot be disabled (409 module_is_core); an unknown module is 404 module_not_found.',
+    description: 'Saves (or replaces) the record for this site and module; persisted. A tenant caller\'s records belong to its tenant (a session bound to a site sets that site\'s only, else 403 tenant_boundary_denied); a master caller writes master-level records, or a tenant\'s with `tenant_id`. A core module cannot be disabled (409 module_is_core); an unknown module is 404 module_not_found.',
     access: { resource: 'modules', action: 'update', owner: 'tenant' }, body: siteBody,
     errors: ['module_not_found', 'module_is_core', 'tenant_boundary_denied'], response: { kind: 'single', item: sitePolicySchema },
     handler: async ({ services, caller, body }) =>
-      toPolicy(await registryOf(services).setSitePolicy(policyTenant(caller, body.tenant_id), body.site_id, body.module_id, body.enabled, actor(caller))),
+      toPolicy(await registryOf(services).setSitePolicy(policyTenant(caller, body.tenant_id), ownerSite(caller, body.site_id) ?? body.site_id, body.module_id, body.enabled, actor(caller))),
   }),
   defineRoute({
     method: 'post', path: '/api/v1/modules/commands/install', module: 'core', tags: TAGS, summary: 'Install a module',
