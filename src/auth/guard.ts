@@ -6,7 +6,7 @@ import type { Context } from 'hono';
 import { ApiError } from '../kernel/errors.js';
 import { requestCookie, requestHeader } from '../kernel/headers.js';
 import { requestPath, type Guards, type GuardInput } from '../kernel/route.js';
-import { requiredScope } from '../kernel/scope.js';
+import { ownerOf, requiredScope } from '../kernel/scope.js';
 import type { AppContext, Caller, Services } from '../kernel/context.js';
 import type { SecurityLog } from './security-log.js';
 
@@ -49,6 +49,12 @@ function namedTenants(query: URLSearchParams, body: unknown): string[] {
   return found;
 }
 
+/** The refusal of a tenant session's attempt on state every tenant of the installation shares. */
+const installationOnly = (services: Services, path: string) =>
+  services.config.mode === 'cloud-multi'
+    ? `${path} changes a setting every tenant shares; only a master-scope session of this installation may change it`
+    : `${path} changes a setting of the whole box; only the box's admin (a master-scope session of this box) may change it`;
+
 export function createAccessGuards(services: Services, securityLog: () => SecurityLog): Guards {
   const audit = (c: AppContext, caller: Caller | undefined, result: 'allow' | 'deny', event: string, reason?: string) =>
     securityLog().record({
@@ -79,6 +85,7 @@ export function createAccessGuards(services: Services, securityLog: () => Securi
       if (!caller) return deny(c, caller, 'auth_required', 'authenticate', 'a valid session token is required');
       const scope = requiredScope(route);
       if (scope !== 'any' && caller.scope_type !== scope) {
+        if (ownerOf(route) === 'installation') return deny(c, caller, 'scope_boundary_denied', 'owner_check', installationOnly(services, route.path));
         return deny(c, caller, 'scope_boundary_denied', 'scope_check', `${route.path} needs a ${scope} session, this one is ${caller.scope_type}`);
       }
       if (caller.scope_type === 'tenant') {

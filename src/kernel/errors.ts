@@ -6,7 +6,7 @@ export const ERROR_CODES = {
   login_refused: { status: 401, when: 'A login challenge or credential was unknown, expired, revoked, reused, locked or wrong (the security log has the reason).' },
   login_method_forbidden: { status: 403, when: 'RFID login from an address that is not the panel (see panel_addresses).' },
   rbac_forbidden: { status: 403, when: 'The role lacks the permission for this action.' },
-  scope_boundary_denied: { status: 403, when: 'Master routes called with a tenant token or tenant routes with a master token.' },
+  scope_boundary_denied: { status: 403, when: 'Master routes (and installation-wide settings) called with a tenant token, or tenant routes with a master token.' },
   tenant_boundary_denied: { status: 403, when: "A tenant caller named another tenant's id in the query or body." },
   not_found: { status: 404, when: 'Unknown route, or the record (tables, forms, ...) does not exist.' },
   alarm_not_found: { status: 404, when: 'Acknowledging an alarm that does not exist.' },

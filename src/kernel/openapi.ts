@@ -5,7 +5,7 @@ import { ERROR_CODES, type ErrorCode } from './errors.js';
 import { DECISIONS } from './decisions.js';
 import type { AnyRoute, JsonSchema } from './route.js';
 import type { ParamSpec } from './query.js';
-import { requiredScope } from './scope.js';
+import { ownerStatement, requiredScope } from './scope.js';
 
 const meta = { $ref: '#/components/schemas/Meta' };
 const COMMON_ERRORS: ErrorCode[] = ['validation_error', 'internal_error'];
@@ -76,10 +76,11 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: { version: strin
     }
     const body = bodySchema(route);
     const success = successContent(route);
+    const description = [route.description, ownerStatement(route)].filter(Boolean).join('\n\n');
     const operation: Record<string, unknown> = {
       operationId: `${route.method}_${route.path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
       summary: route.summary,
-      ...(route.description ? { description: route.description } : {}),
+      ...(description ? { description } : {}),
       tags: route.tags ?? [route.module],
       'x-module': route.module,
       ...('public' in route.access ? { security: [] } : { 'x-permission': route.access }),

@@ -10,14 +10,21 @@ import { validate } from './validate.js';
 import { readJsonBody } from './body.js';
 import { idempotent } from './idempotency.js';
 import type { AppContext, AppEnv, Caller, Services } from './context.js';
+import type { Owner } from './scope.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
 export type JsonSchema = Record<string, unknown>;
 
-/** Who may call a route. Scope and role rules are enforced by the access guard, not by handlers. */
+/**
+ * Who may call a route. Scope, owner and role rules are enforced by the access guard, not by
+ * handlers. `owner` says whose state a write changes (src/kernel/scope.ts): `installation` for
+ * state every tenant shares (module install state, permission rules), which only the
+ * installation's master scope may change; `tenant` for state keyed by tenant, where each tenant
+ * changes its own. A test walks every route so a write of shared state cannot forget it.
+ */
 export type Access =
   | { public: true }
-  | { resource: string; action: string; scope?: 'master' | 'tenant' | 'any' };
+  | { resource: string; action: string; scope?: 'master' | 'tenant' | 'any'; owner?: Owner };
 
 export type ResponseSpec =
   | { kind: 'single'; item: JsonSchema }

@@ -91,7 +91,7 @@ export const policyRoutes: AnyRoute[] = [
   }),
   defineRoute({
     method: 'post', path: '/api/v1/auth/ui-access/commands/update', module: 'auth', tags: ['auth'], summary: 'Replace the rules of a shell resource (per tenant; a master session sets the fleet default)',
-    access: { resource: 'ui-access', action: 'update', scope: 'any' },
+    access: { resource: 'ui-access', action: 'update', owner: 'tenant' },
     body: v.strictObject({
       id: v.optional(v.picklist(UI_IDS), 'ui.sidebar.menu'),
       rules: v.pipe(v.array(v.strictObject({ role: v.picklist(['operator', 'admin', 'security']), actions: v.array(v.picklist(['read', 'update'])) })), v.maxLength(3)),

@@ -12,6 +12,7 @@ import { PersistentRegistry } from './registry/persistent.js';
 import { moduleRecordSchema, ruleSchema, tableSchema } from './registry/records.js';
 import { ACCESS_AUDIT_LIMIT } from './registry/access-audit.js';
 import { moduleVisible } from '../../auth/policy.js';
+import { ownerSite } from '../../kernel/tenancy.js';
 
 const TAGS = ['modules'];
 const read = { resource: 'modules', action: 'read', scope: 'any' } as const;
@@ -184,7 +185,7 @@ export const registryRoutes: AnyRoute[] = [
   defineRoute({
     method: 'post', path: '/api/v1/modules/permissions/commands/update', module: 'core', tags: TAGS, summary: 'Replace the permission rules of a module',
     description: `The given rules replace the module's rules (persisted; they survive restarts and take effect at once for installed modules). With \`industry_code\`, only modules available for that industry may be updated, else 409 industry_policy_conflict. Rules that would take modules read/update away from admin are refused (400, reason admin_lockout). Every decision is recorded in the access audit. ${INDUSTRY_POLICY}`,
-    access: { resource: 'modules', action: 'update', scope: 'any' }, body: rulesBody,
+    access: { resource: 'modules', action: 'update', owner: 'installation' }, body: rulesBody,
     errors: ['module_not_found', 'industry_policy_conflict'], response: { kind: 'single', item: moduleRecordSchema },
     handler: async ({ services, caller, body }) => registryOf(services).updatePermissions(body.id, body.rules, actor(caller), body.industry_code),
   }),
@@ -252,16 +253,16 @@ export const registryRoutes: AnyRoute[] = [
   }),
   defineRoute({
     method: 'post', path: '/api/v1/modules/site-policy/commands/set', module: 'core', tags: TAGS, summary: 'Enable or disable a module at a site',
-    description: 'Saves (or replaces) the record for this site and module; persisted. A tenant caller\'s records belong to its tenant; a master caller writes master-level records, or a tenant\'s with `tenant_id`. A core module cannot be disabled (409 module_is_core); an unknown module is 404 module_not_found.',
-    access: { resource: 'modules', action: 'update', scope: 'any' }, body: siteBody,
+    description: 'Saves (or replaces) the record for this site and module; persisted. A tenant caller\'s records belong to its tenant (a session bound to a site sets that site\'s only, else 403 tenant_boundary_denied); a master caller writes master-level records, or a tenant\'s with `tenant_id`. A core module cannot be disabled (409 module_is_core); an unknown module is 404 module_not_found.',
+    access: { resource: 'modules', action: 'update', owner: 'tenant' }, body: siteBody,
     errors: ['module_not_found', 'module_is_core', 'tenant_boundary_denied'], response: { kind: 'single', item: sitePolicySchema },
     handler: async ({ services, caller, body }) =>
-      toPolicy(await registryOf(services).setSitePolicy(policyTenant(caller, body.tenant_id), body.site_id, body.module_id, body.enabled, actor(caller))),
+      toPolicy(await registryOf(services).setSitePolicy(policyTenant(caller, body.tenant_id), ownerSite(caller, body.site_id) ?? body.site_id, body.module_id, body.enabled, actor(caller))),
   }),
   defineRoute({
     method: 'post', path: '/api/v1/modules/commands/install', module: 'core', tags: TAGS, summary: 'Install a module',
     description: `Refused when the module is unknown (404 module_not_found), installed (409 module_already_installed), outside the industry policy (409 industry_policy_conflict), of another major line than this build serves (\`version\`, 409 module_version_conflict: within one industry one major line is active), or when a dependency is not installed (409 module_dependency_missing, details name each). Answers the module record. Every decision goes to the access audit. ${INDUSTRY_POLICY}`,
-    access: { resource: 'modules', action: 'install', scope: 'any' }, body: installBody,
+    access: { resource: 'modules', action: 'install', owner: 'installation' }, body: installBody,
     errors: ['module_not_found', 'module_already_installed', 'industry_policy_conflict', 'module_version_conflict', 'module_dependency_missing'],
     response: { kind: 'single', item: moduleRecordSchema },
     handler: async ({ services, caller, body }) => (await registryOf(services).install(body.id, actor(caller), { industry_code: body.industry_code, version: body.version })).record,
@@ -269,7 +270,7 @@ export const registryRoutes: AnyRoute[] = [
   defineRoute({
     method: 'post', path: '/api/v1/modules/commands/uninstall', module: 'core', tags: TAGS, summary: 'Uninstall a module',
     description: 'Refused for an unknown module (404 module_not_found), a core module (409 module_is_core), a module not installed (404 module_not_installed) or one an installed module depends on (409 module_has_dependents). Afterwards every endpoint of the module answers 404 module_not_installed until it is installed again; its tables and rows are kept. Every decision goes to the access audit.',
-    access: { resource: 'modules', action: 'install', scope: 'any' }, body: uninstallBody,
+    access: { resource: 'modules', action: 'install', owner: 'installation' }, body: uninstallBody,
     errors: ['module_not_found', 'module_is_core', 'module_not_installed', 'module_has_dependents'],
     response: { kind: 'single', item: moduleRecordSchema },
     handler: async ({ services, caller, body }) => (await registryOf(services).uninstall(body.id, actor(caller))).record,
