@@ -60,7 +60,8 @@ function errorResponses(route: AnyRoute): Record<string, JsonSchema> {
   // Every /api route answers 503 while the database is not ready or the service is stopping.
   if (route.path.startsWith('/api/')) codes.add('service_unavailable');
   if (requiredScope(route) !== 'any') codes.add('scope_boundary_denied');
-  if (route.method === 'post' || route.method === 'patch') { codes.add('payload_too_large'); codes.add('unsupported_media_type'); }
+  // A write can meet a unique key (two creates of one id at once): the pipeline answers 409 already_exists (unique.ts).
+  if (route.method === 'post' || route.method === 'patch') { codes.add('payload_too_large'); codes.add('unsupported_media_type'); codes.add('already_exists'); }
   if (route.method === 'post' && route.idempotent !== false) { codes.add('idempotency_key_reused'); codes.add('idempotency_in_progress'); }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);

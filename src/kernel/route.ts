@@ -9,6 +9,7 @@ import { parseParams, parseQuery, type QuerySpec, type QueryValues } from './que
 import { validate } from './validate.js';
 import { readJsonBody } from './body.js';
 import { idempotent } from './idempotency.js';
+import { conflictError } from './unique.js';
 import type { AppContext, AppEnv, Caller, Services } from './context.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -147,6 +148,8 @@ export function mountRoute(app: Hono<AppEnv>, route: AnyRoute, guards: Guards): 
       } catch (err) {
         // Refusals are answers too: returned (not thrown) so a repeated Idempotency-Key replays them.
         if (err instanceof ApiError) return errorResponse(c, err, requestId);
+        const conflict = conflictError(err);
+        if (conflict) return errorResponse(c, conflict, requestId);
         throw err;
       }
       switch (kind) {

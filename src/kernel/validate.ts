@@ -26,5 +26,7 @@ export function validate<T>(schema: v.GenericSchema<unknown, T>, input: unknown,
   const details: ErrorDetail[] = result.issues.map((i) => ({ field: fieldOf(i, prefix), reason: reasonOf(i) }));
   const seen = new Set<string>();
   const unique = details.filter((d) => (seen.has(`${d.field}:${d.reason}`) ? false : (seen.add(`${d.field}:${d.reason}`), true)));
-  throw new ApiError('validation_error', `invalid body: ${unique.map((d) => `${d.field} (${d.reason})`).join(', ')}`, unique);
+  // A check over several fields is described only by its message: it goes into the answer's message.
+  const said = [...new Set(result.issues.filter((i) => i.type === 'check' || i.type === 'custom').map((i) => i.message))];
+  throw new ApiError('validation_error', `invalid body: ${unique.map((d) => `${d.field} (${d.reason})`).join(', ')}${said.length ? `: ${said.join('; ')}` : ''}`, unique);
 }
