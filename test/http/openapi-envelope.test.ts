@@ -78,6 +78,33 @@ describe('the envelope on answers no route produces', () => {
   });
 });
 
+describe('request validation decisions', () => {
+  let env: TestEnv;
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    env = await createTestEnv('sqlite');
+    server = await env.start({ mqtt_broker: 'off' });
+  }, 60_000);
+  afterAll(async () => env.cleanup());
+
+  it('refuses text for an integer id, a blank string and a failed cross-field rule with 400 naming why', async () => {
+    const admin = await clientAs(env, server);
+    const bad = await admin.get('/api/v1/status/abc');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'validation_error', details: [{ field: 'id', reason: 'invalid_type' }] });
+    expect((await admin.get('/api/v1/status/999999')).status).toBe(404);
+    const blank = await admin.post('/api/v1/tasks', { item: { title: '   ' } });
+    expect(blank.status).toBe(400);
+    expect(blank.body.error.details).toEqual([{ field: 'item.title', reason: 'out_of_range' }]);
+    const tenant = await clientAs(env, server, { subject: 'farm-admin', role: 'admin', scope_type: 'tenant', tenant_id: 't1' }, admin.contract);
+    const noHost = await tenant.post('/api/v1/poultry-adapters', { item: { unit_id: 'H1', controller_id: 'c1', transport: 'modbus-tcp', points: [{ key: 'target_temp_c', address: 1 }] } });
+    expect(noHost.status).toBe(400);
+    expect(noHost.body.error.details).toEqual([{ field: 'item', reason: 'invalid_value' }]);
+    expect(noHost.body.error.message).toContain('modbus-tcp needs host');
+  });
+});
+
 describe('the parser-error answer', () => {
   // Node answers 408 after headersTimeout (60 s); the handler is driven with that error directly, on a real socket.
   it('answers a request timeout with 408 request_timeout and closes', async () => {
