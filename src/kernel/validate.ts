@@ -11,6 +11,7 @@ function reasonOf(issue: v.BaseIssue<unknown>): string {
     case 'regex': case 'email': case 'url': case 'iso_timestamp': case 'uuid': return 'invalid_format';
     case 'integer': case 'finite': case 'safe_integer': return 'invalid_type';
     case 'check': case 'custom': return 'invalid_value';
+    case 'parse_json': return 'malformed_json';
     default: return issue.kind === 'schema' ? 'invalid_type' : issue.type;
   }
 }
@@ -30,3 +31,10 @@ export function validate<T>(schema: v.GenericSchema<unknown, T>, input: unknown,
   const said = [...new Set(result.issues.filter((i) => i.type === 'check' || i.type === 'custom').map((i) => i.message))];
   throw new ApiError('validation_error', `invalid body: ${unique.map((d) => `${d.field} (${d.reason})`).join(', ')}${said.length ? `: ${said.join('; ')}` : ''}`, unique);
 }
+
+/**
+ * A field that carries JSON as text (a record passed through unchanged): documented as a string
+ * with contentMediaType application/json, parsed and checked against `inner` here.
+ */
+export const jsonText = <T>(inner: v.GenericSchema<unknown, T>, maxLength: number) =>
+  v.pipe(v.string(), v.maxLength(maxLength), v.metadata({ contentMediaType: 'application/json' }), v.parseJson(), inner);

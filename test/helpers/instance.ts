@@ -37,6 +37,7 @@ function fitsString(s: string, schema: Schema): boolean {
 }
 
 function stringOf(schema: Schema): string {
+  if (schema.contentMediaType === 'application/json') return '{}';
   const today = new Date();
   switch (schema.format) {
     case 'date-time': return today.toISOString();

@@ -4,6 +4,7 @@ import { parse } from 'yaml';
 import { createApp, allRoutes } from '../../src/app.js';
 import { MODULES } from '../../src/modules/index.js';
 import * as v from 'valibot';
+import { jsonText as jsonTextField, validate } from '../../src/kernel/validate.js';
 import { buildOpenApi, requestJsonSchema, toYaml } from '../../src/kernel/openapi.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/kernel/logger.js';
@@ -44,6 +45,10 @@ describe('OpenAPI document', () => {
     // A field parsed from JSON text by the server is documented as the string the client sends.
     const jsonText = requestJsonSchema(v.strictObject({ payload: v.pipe(v.string(), v.maxLength(100), v.parseJson(), v.record(v.string(), v.unknown())) }));
     expect(jsonText.properties).toEqual({ payload: { type: 'string', maxLength: 100 } });
+    // The kit's jsonText() also says the text is JSON.
+    expect(requestJsonSchema(jsonTextField(v.record(v.string(), v.unknown()), 100))).toEqual({ type: 'string', maxLength: 100, contentMediaType: 'application/json' });
+    expect(() => validate(v.object({ p: jsonTextField(v.record(v.string(), v.unknown()), 100) }), { p: '{nope' })).toThrow(expect.objectContaining({ details: [{ field: 'p', reason: 'malformed_json' }] }));
+    expect(validate(v.object({ p: jsonTextField(v.record(v.string(), v.unknown()), 100) }), { p: '{"a":1}' })).toEqual({ p: { a: 1 } });
     const statusId = ops['/api/v1/status/{id}']?.get?.parameters?.find((p) => p.in === 'path');
     expect(statusId?.schema.type).toBe('integer');
     expect(ops['/api/v1/tables/{id}']?.get?.parameters?.find((p) => p.in === 'path')?.schema.type).toBe('string');
