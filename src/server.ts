@@ -9,6 +9,7 @@ import { openDatabase, type Database } from './db/client.js';
 import { migrateAll } from './modules/migrate-all.js';
 import { ApiError } from './kernel/errors.js';
 import { createLogger, type Logger } from './kernel/logger.js';
+import { clientErrorHandler } from './kernel/client-error.js';
 import { buildOpenApi, toYaml } from './kernel/openapi.js';
 import type { Guards } from './kernel/route.js';
 import type { ModuleRuntime } from './kernel/module.js';
@@ -79,6 +80,7 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
   const app = createApp(services, MODULES, opts.guards ?? createAccessGuards(services, () => services.security));
   const server = await listen(app, config);
   server.on('upgrade', services.upgrades.handle);
+  server.on('clientError', clientErrorHandler(log));
   const port = (server.address() as AddressInfo).port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;

@@ -2,6 +2,7 @@
 // handler, the OpenAPI document and the README's error table all read this one registry.
 export const ERROR_CODES = {
   validation_error: { status: 400, when: 'A field, query parameter or body is invalid; `details[]` names each field and reason.' },
+  bad_request: { status: 400, when: 'The request is not valid HTTP/1.1 (refused by the HTTP parser before any route).' },
   auth_required: { status: 401, when: 'No valid session token (absent, expired, forged or revoked).' },
   login_refused: { status: 401, when: 'A login challenge or credential was unknown, expired, revoked, reused, locked or wrong (the security log has the reason).' },
   login_method_forbidden: { status: 403, when: 'RFID login from an address that is not the panel (see panel_addresses).' },
@@ -29,8 +30,10 @@ export const ERROR_CODES = {
   upgrade_required: { status: 426, when: 'A WebSocket endpoint (GET /api/v1/status/stream) called without a WebSocket upgrade.' },
   idempotency_key_reused: { status: 422, when: 'An Idempotency-Key was reused with a different request body or route.' },
   idempotency_in_progress: { status: 409, when: 'A request with the same Idempotency-Key is still being processed.' },
+  request_timeout: { status: 408, when: 'The request headers or body did not arrive within the server\'s time limit.' },
   payload_too_large: { status: 413, when: 'The request body exceeds max_body_bytes.' },
   unsupported_media_type: { status: 415, when: 'A request body that is not application/json.' },
+  headers_too_large: { status: 431, when: 'The request headers exceed the HTTP parser\'s limit (16 KB), e.g. an oversized Authorization or Cookie header.' },
   rate_limited: { status: 429, when: 'Too many attempts (login throttling); retry after the time in Retry-After.' },
   internal_error: { status: 500, when: 'An unexpected failure; the body never carries a stack trace. The request id finds it in the log.' },
   service_unavailable: { status: 503, when: 'The database is not open or not migrated yet, or the service is stopping.' },

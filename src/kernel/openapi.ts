@@ -1,6 +1,7 @@
 // Renders route declarations as an OpenAPI 3.1 document.
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { stringify } from 'yaml';
+import type { GenericSchema } from 'valibot';
 import { ERROR_CODES, type ErrorCode } from './errors.js';
 import { DECISIONS } from './decisions.js';
 import type { AnyRoute, JsonSchema } from './route.js';
@@ -21,11 +22,21 @@ function paramSchema(p: ParamSpec): JsonSchema {
   return s;
 }
 
+/**
+ * A request body schema as JSON Schema, describing what the client sends: `typeMode: 'input'`
+ * stops each pipe at its first transformation, so a JSON-text field parsed by the server
+ * (`pipe(string(), parseJson(), record(...))`) is documented as the string it is, not as the
+ * object the handler receives. Checks the converter cannot express (trim, cross-field checks)
+ * are left out; they answer 400 with a named reason (docs/api.md).
+ */
+export function requestJsonSchema(body: GenericSchema<unknown, unknown>): JsonSchema {
+  const { $schema: _drop, ...schema } = toJsonSchema(body, { errorMode: 'ignore', typeMode: 'input' }) as JsonSchema;
+  return schema;
+}
+
 function bodySchema(route: AnyRoute): JsonSchema | undefined {
   if (route.bodyJsonSchema) return route.bodyJsonSchema;
-  if (!route.body) return undefined;
-  const { $schema: _drop, ...schema } = toJsonSchema(route.body, { errorMode: 'ignore' }) as JsonSchema;
-  return schema;
+  return route.body ? requestJsonSchema(route.body) : undefined;
 }
 
 function successContent(route: AnyRoute): { status: string; body: JsonSchema } {
@@ -49,7 +60,8 @@ function errorResponses(route: AnyRoute): Record<string, JsonSchema> {
   // Every /api route answers 503 while the database is not ready or the service is stopping.
   if (route.path.startsWith('/api/')) codes.add('service_unavailable');
   if (requiredScope(route) !== 'any') codes.add('scope_boundary_denied');
-  if (route.method === 'post' || route.method === 'patch') { codes.add('payload_too_large'); codes.add('unsupported_media_type'); }
+  // A write can meet a unique key (two creates of one id at once): the pipeline answers 409 already_exists (unique.ts).
+  if (route.method === 'post' || route.method === 'patch') { codes.add('payload_too_large'); codes.add('unsupported_media_type'); codes.add('already_exists'); }
   if (route.method === 'post' && route.idempotent !== false) { codes.add('idempotency_key_reused'); codes.add('idempotency_in_progress'); }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
@@ -67,7 +79,10 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: { version: strin
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const parameters: JsonSchema[] = [];
-    for (const m of route.path.matchAll(/\{(\w+)\}/g)) parameters.push({ name: m[1], in: 'path', required: true, schema: { type: 'string' } });
+    for (const m of route.path.matchAll(/\{(\w+)\}/g)) {
+      const p = route.params?.[m[1] as string];
+      parameters.push({ name: m[1], in: 'path', required: true, schema: p ? paramSchema(p) : { type: 'string' } });
+    }
     for (const [name, p] of Object.entries(route.query ?? {})) {
       parameters.push({ name, in: 'query', required: Boolean(p.required), schema: paramSchema(p), ...(p.description ? { description: p.description } : {}) });
     }

@@ -52,7 +52,7 @@ export function normaliseDateTime(value: string): string | undefined {
   return iso.length === 24 ? iso : undefined;
 }
 
-export function parseQuery(spec: QuerySpec, raw: URLSearchParams): QueryValues {
+export function parseQuery(spec: QuerySpec, raw: URLSearchParams, where: 'query' | 'path' = 'query'): QueryValues {
   const details: ErrorDetail[] = [];
   const out: QueryValues = {};
   for (const name of new Set(raw.keys())) {
@@ -88,9 +88,20 @@ export function parseQuery(spec: QuerySpec, raw: URLSearchParams): QueryValues {
     }
   }
   if (details.length) {
-    throw new ApiError('validation_error', `invalid query: ${details.map((d) => `${d.field} (${d.reason})`).join(', ')}`, details);
+    throw new ApiError('validation_error', `invalid ${where}: ${details.map((d) => `${d.field} (${d.reason})`).join(', ')}`, details);
   }
   return out;
+}
+
+/**
+ * Checks path parameters against their declared types (the same rules as the query), so an id
+ * that cannot be one (`/status/abc` for an integer id) is a 400, not a database error. Handlers
+ * keep receiving the parameters as text.
+ */
+export function parseParams(spec: QuerySpec, params: Record<string, string>): void {
+  const raw = new URLSearchParams();
+  for (const name of Object.keys(spec)) if (params[name] !== undefined) raw.set(name, params[name]);
+  parseQuery(spec, raw, 'path');
 }
 
 /** One page of an already computed list (projections that are not tables). */

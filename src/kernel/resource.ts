@@ -3,7 +3,7 @@
 // {id}, create, PATCH, DELETE and commands. Tenant isolation of rows is applied here, for every
 // resource that names a tenant column, so no handler can forget it.
 import type * as v from 'valibot';
-import { toJsonSchema } from '@valibot/to-json-schema';
+import { requestJsonSchema } from './openapi.js';
 import { ApiError, type ErrorCode } from './errors.js';
 import { pagingSpec, PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT, type ParamSpec, type QuerySpec } from './query.js';
 import type { AnyRoute, HandlerContext, JsonSchema, RouteDef } from './route.js';
@@ -119,11 +119,7 @@ export interface ResourceDef<Row extends Record<string, unknown>, CreateBody = u
 
 /** What a command looks like to the UI: enough to render it as an action with a form. */
 function commandScheme(name: string, cmd: CommandDef<unknown>) {
-  let body: JsonSchema | null = cmd.bodyJsonSchema ?? null;
-  if (!body && cmd.body) {
-    const { $schema: _drop, ...schema } = toJsonSchema(cmd.body, { errorMode: 'ignore' }) as JsonSchema;
-    body = schema;
-  }
+  const body: JsonSchema | null = cmd.bodyJsonSchema ?? (cmd.body ? requestJsonSchema(cmd.body) : null);
   return { name, summary: cmd.summary, action: cmd.action, body };
 }
 
@@ -232,6 +228,8 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
   // Per filter, settled once: its column and whether it is a range end.
   const filterList = Object.entries(filters).map(([name, f]) => ({ name, column: f.column ?? name, op: f.op && f.op !== 'eq' ? f.op : undefined, defaultOrder: f.defaultOrder, encode: f.encode }));
   const item = itemSchema(def.fields, def.openItems ?? false);
+  // An integer id is documented and checked as one: `/{id}` with text is a 400, never a database error.
+  const idParams: QuerySpec | undefined = def.fields[idColumn]?.type === 'integer' ? { id: { type: 'integer', min: 0 } } : undefined;
 
   const routes: AnyRoute[] = [
     {
@@ -319,7 +317,7 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
 
   routes.push({
     method: 'get', path: `${base}/{id}`, module: def.module, tags: tag, summary: `One ${def.title} record`,
-    access: scopeAccess('read'), errors: ['not_found'], response: { kind: 'single', item },
+    access: scopeAccess('read'), params: idParams, errors: ['not_found'], response: { kind: 'single', item },
     handler: async (ctx) => {
       await def.beforeRead?.(ctx);
       return def.toItem(await kit.load(ctx, ctx.params.id as string));
@@ -330,7 +328,7 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
     const patch = def.patch;
     routes.push({
       method: 'patch', path: `${base}/{id}`, module: def.module, tags: tag, summary: `Change a ${def.title} record`,
-      access: scopeAccess('update'), body: patch.body, bodyJsonSchema: patch.bodyJsonSchema, errors: ['not_found'],
+      access: scopeAccess('update'), params: idParams, body: patch.body, bodyJsonSchema: patch.bodyJsonSchema, errors: ['not_found'],
       response: { kind: 'single', item },
       handler: async (ctx: HandlerContext<P>) => {
         const id = ctx.params.id as string;
@@ -346,7 +344,7 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
   if (def.delete) {
     routes.push({
       method: 'delete', path: `${base}/{id}`, module: def.module, tags: tag, summary: `Delete a ${def.title} record`,
-      access: scopeAccess('delete'), errors: ['not_found'], response: { kind: 'single', item },
+      access: scopeAccess('delete'), params: idParams, errors: ['not_found'], response: { kind: 'single', item },
       handler: async (ctx) => {
         const id = ctx.params.id as string;
         const gone = await kit.store(ctx.services.db).delete({ ...kit.scope(ctx.caller), [idColumn]: id });

@@ -5,10 +5,11 @@ import type { Hono } from 'hono';
 import type * as v from 'valibot';
 import { ApiError, type ErrorCode } from './errors.js';
 import { errorResponse, listEnvelope, singleEnvelope, type ListPage } from './envelope.js';
-import { parseQuery, type QuerySpec, type QueryValues } from './query.js';
+import { parseParams, parseQuery, type QuerySpec, type QueryValues } from './query.js';
 import { validate } from './validate.js';
 import { readJsonBody } from './body.js';
 import { idempotent } from './idempotency.js';
+import { conflictError } from './unique.js';
 import type { AppContext, AppEnv, Caller, Services } from './context.js';
 import type { Owner } from './scope.js';
 
@@ -52,6 +53,8 @@ export interface RouteDef<B = unknown> {
   tags?: string[];
   access: Access;
   query?: QuerySpec;
+  /** Path parameters that are not plain strings (an integer id); documented and checked like query parameters. */
+  params?: QuerySpec;
   body?: v.GenericSchema<unknown, B>;
   /** The body schema as JSON Schema when it cannot be derived from the valibot schema. */
   bodyJsonSchema?: JsonSchema;
@@ -125,6 +128,7 @@ export function mountRoute(app: Hono<AppEnv>, route: AnyRoute, guards: Guards): 
   const status = route.status ?? 200;
   const kind = route.response.kind;
   const hasParams = route.path.includes('{');
+  const paramSpec = route.params;
   const handler = async (c: AppContext) => {
     const services = c.get('services');
     if (guards.gate) {
@@ -139,16 +143,20 @@ export function mountRoute(app: Hono<AppEnv>, route: AnyRoute, guards: Guards): 
       const authorized = guards.authorize({ c, route, caller, rawQuery: searchParams, rawBody });
       if (isPromise(authorized)) await authorized;
     }
+    const params = hasParams ? (c.req.param() as Record<string, string>) : {};
+    if (paramSpec) parseParams(paramSpec, params);
     const query = parseQuery(querySpec, searchParams);
     const body = route.body ? validate(route.body, rawBody) : undefined;
     const run = async (): Promise<Response> => {
       const requestId = c.get('requestId');
       let result: unknown;
       try {
-        result = await route.handler({ c, services, caller, requestId, query, params: hasParams ? (c.req.param() as Record<string, string>) : {}, body });
+        result = await route.handler({ c, services, caller, requestId, query, params, body });
       } catch (err) {
         // Refusals are answers too: returned (not thrown) so a repeated Idempotency-Key replays them.
         if (err instanceof ApiError) return errorResponse(c, err, requestId);
+        const conflict = conflictError(err);
+        if (conflict) return errorResponse(c, conflict, requestId);
         throw err;
       }
       switch (kind) {

@@ -11,6 +11,7 @@ function reasonOf(issue: v.BaseIssue<unknown>): string {
     case 'regex': case 'email': case 'url': case 'iso_timestamp': case 'uuid': return 'invalid_format';
     case 'integer': case 'finite': case 'safe_integer': return 'invalid_type';
     case 'check': case 'custom': return 'invalid_value';
+    case 'parse_json': return 'malformed_json';
     default: return issue.kind === 'schema' ? 'invalid_type' : issue.type;
   }
 }
@@ -26,5 +27,14 @@ export function validate<T>(schema: v.GenericSchema<unknown, T>, input: unknown,
   const details: ErrorDetail[] = result.issues.map((i) => ({ field: fieldOf(i, prefix), reason: reasonOf(i) }));
   const seen = new Set<string>();
   const unique = details.filter((d) => (seen.has(`${d.field}:${d.reason}`) ? false : (seen.add(`${d.field}:${d.reason}`), true)));
-  throw new ApiError('validation_error', `invalid body: ${unique.map((d) => `${d.field} (${d.reason})`).join(', ')}`, unique);
+  // A check over several fields is described only by its message: it goes into the answer's message.
+  const said = [...new Set(result.issues.filter((i) => i.type === 'check' || i.type === 'custom').map((i) => i.message))];
+  throw new ApiError('validation_error', `invalid body: ${unique.map((d) => `${d.field} (${d.reason})`).join(', ')}${said.length ? `: ${said.join('; ')}` : ''}`, unique);
 }
+
+/**
+ * A field that carries JSON as text (a record passed through unchanged): documented as a string
+ * with contentMediaType application/json, parsed and checked against `inner` here.
+ */
+export const jsonText = <T>(inner: v.GenericSchema<unknown, T>, maxLength: number) =>
+  v.pipe(v.string(), v.maxLength(maxLength), v.metadata({ contentMediaType: 'application/json' }), v.parseJson(), inner);

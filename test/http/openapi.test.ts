@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createApp, allRoutes } from '../../src/app.js';
 import { MODULES } from '../../src/modules/index.js';
-import { buildOpenApi, toYaml } from '../../src/kernel/openapi.js';
+import * as v from 'valibot';
+import { jsonText as jsonTextField, validate } from '../../src/kernel/validate.js';
+import { buildOpenApi, requestJsonSchema, toYaml } from '../../src/kernel/openapi.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/kernel/logger.js';
 import { ERROR_CODES } from '../../src/kernel/errors.js';
@@ -35,5 +37,25 @@ describe('OpenAPI document', () => {
     // Rendered once: the document is over a megabyte, and rendering it per code took longer than the test timeout.
     const yaml = toYaml(doc as unknown as Record<string, unknown>);
     for (const code of Object.keys(ERROR_CODES)) expect(yaml).toContain(code);
+  });
+
+  it('describes request bodies as sent, integer ids as integers, and 409 on every write', () => {
+    type Op = { requestBody?: { content: Record<string, { schema: Record<string, any> }> }; parameters?: { name: string; in: string; schema: { type: string } }[]; responses: Record<string, unknown> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const ops = doc.paths as unknown as Record<string, Record<string, Op>>;
+    // A field parsed from JSON text by the server is documented as the string the client sends.
+    const jsonText = requestJsonSchema(v.strictObject({ payload: v.pipe(v.string(), v.maxLength(100), v.parseJson(), v.record(v.string(), v.unknown())) }));
+    expect(jsonText.properties).toEqual({ payload: { type: 'string', maxLength: 100 } });
+    // The kit's jsonText() also says the text is JSON.
+    expect(requestJsonSchema(jsonTextField(v.record(v.string(), v.unknown()), 100))).toEqual({ type: 'string', maxLength: 100, contentMediaType: 'application/json' });
+    expect(() => validate(v.object({ p: jsonTextField(v.record(v.string(), v.unknown()), 100) }), { p: '{nope' })).toThrow(expect.objectContaining({ details: [{ field: 'p', reason: 'malformed_json' }] }));
+    expect(validate(v.object({ p: jsonTextField(v.record(v.string(), v.unknown()), 100) }), { p: '{"a":1}' })).toEqual({ p: { a: 1 } });
+    const statusId = ops['/api/v1/status/{id}']?.get?.parameters?.find((p) => p.in === 'path');
+    expect(statusId?.schema.type).toBe('integer');
+    expect(ops['/api/v1/tables/{id}']?.get?.parameters?.find((p) => p.in === 'path')?.schema.type).toBe('string');
+    for (const [path, byMethod] of Object.entries(ops)) {
+      for (const method of ['post', 'patch']) if (byMethod[method]) expect(Object.keys(byMethod[method]!.responses), `${method} ${path}`).toContain('409');
+    }
+    const topics = (doc as unknown as { 'x-decisions': { topic: string }[] })['x-decisions'].map((d) => d.topic);
+    expect(topics).toEqual(expect.arrayContaining(['Request validation', 'Concurrent creates', 'Parser errors']));
   });
 });
