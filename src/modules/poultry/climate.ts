@@ -23,7 +23,7 @@ import type { Caller, Services } from '../../kernel/context.js';
 import type { AnyRoute, HandlerContext } from '../../kernel/route.js';
 import { colOf, tableOf } from '../../db/sql.js';
 import { contentOf } from '../../industry/versions.js';
-import { dispatchSetpoints, type AdapterRow, type DispatchResult } from '../../industry/dispatch.js';
+import { defineSetpointProgram } from '../../industry/setpoint-program.js';
 import { createRuleEngine, type RuleEngine, type RuleOutcome } from '../../industry/rules.js';
 import { ownerSite as writeSite, requiredTenant } from '../../kernel/tenancy.js';
 import { adapterRecord, climateRecord, readingRecord, ruleStateRecord, type ClimateRow, type ReadingRow } from './climate-schema.js';
@@ -152,19 +152,11 @@ export const telemetryAnswer = {
   required: ['house_id', 'batch_id', 'status', 'out_of_norm_flags', 'alarms'],
 };
 
-const adaptersOf = async (services: Services, tenant: string, house: string) =>
-  (await services.db.orm.select().from(tableOf(adapterRecord.table, services.db)).where(and(
-    eq(colOf(adapterRecord.table, services.db, 'tenant_id'), tenant), eq(colOf(adapterRecord.table, services.db, 'unit_id'), house),
-  ))) as AdapterRow[];
-
-function pendingDispatch(adapters: AdapterRow[], keys: string[], correlation: string): DispatchResult {
-  const holder = adapters.find((a) => (a.points as { key: string }[]).some((p) => keys.includes(p.key)));
-  return {
-    adapter_profile_id: holder?.id ?? null, controller_id: holder?.controller_id ?? null, transport: (holder?.transport as DispatchResult['transport']) ?? null,
-    status: holder ? 'pending' : 'not_configured', message: holder ? 'written on ack (the operator\'s confirmation)' : `no adapter profile of house holds ${keys.join(', ')}`,
-    correlation_id: correlation, at: new Date().toISOString(), written: [],
-  };
-}
+/** The poultry setpoint program (src/industry/setpoint-program.ts): draft on setpoint, write and publish on ack. */
+export const climateSetpoints = defineSetpointProgram<ClimateRow>({
+  industry: 'poultry', resource: 'poultry-climate', versions: climateVersions, adapters: adapterRecord.table, keys: SETPOINT_KEYS,
+  unitOf: (row) => row.house_id, audit: { draft: 'poultry.climate.setpoint', confirm: 'poultry.climate.ack' }, unconfigured: 'publish',
+});
 
 /** A version as answered by setpoint and ack: with the flock's age and whether it is the phase in force. */
 const withDispatch = (row: ClimateRow, age: number | null = null) => ({ ...row, current_age_days: age, active_by_age: row.state === 'published' && ageFits(row, age) });
@@ -247,14 +239,11 @@ async function setpoint(ctx: HandlerContext<v.InferOutput<typeof setpointBody>>)
   const next = { ...contentOf(base), ...changes } as ClimateRow;
   const others = (await publishedPhases(services, tenant, next.house_id, next.batch_id)).filter((r) => r.age_phase_id !== next.age_phase_id);
   checkPhases([...others, next]);
-  const correlation = ctx.requestId;
-  const adapters = await adaptersOf(services, tenant, next.house_id);
   const changedKeys = SETPOINT_KEYS.filter((k) => next[k] !== (base as ClimateRow)[k] || changes[k] !== undefined);
-  const dispatch = pendingDispatch(adapters, changedKeys.length ? changedKeys : [...SETPOINT_KEYS], correlation);
-  const draft = await climateVersions.add(services.db, { ...contentOf(next), correlation_id: correlation, adapter_dispatch: dispatch } as never, {
-    id: randomUUID(), actor: caller.subject, change_note: b.change_note ?? `setpoint: ${Object.entries(changes).map(([k, val]) => `${k}=${val}`).join(', ')}`,
+  const draft = await climateSetpoints.draft(services, contentOf(next) as never, {
+    id: randomUUID(), actor: caller.subject, correlation_id: ctx.requestId, changed: changedKeys, details: { house_id: next.house_id, batch_id: next.batch_id, age_phase_id: next.age_phase_id, changes },
+    change_note: b.change_note ?? `setpoint: ${Object.entries(changes).map(([k, val]) => `${k}=${val}`).join(', ')}`,
   });
-  await services.audit.record({ actor: caller.subject, action: 'poultry.climate.setpoint', resource: 'poultry-climate', result: 'success', correlation_id: correlation, tenant_id: tenant, details: { id: draft.id, house_id: draft.house_id, batch_id: draft.batch_id, age_phase_id: draft.age_phase_id, version_id: draft.version_id, changes } });
   return withDispatch(draft);
 }
 
@@ -264,34 +253,12 @@ async function ack(ctx: HandlerContext<v.InferOutput<typeof ackBody>>, draft: Cl
   const bound = boundSiteOf(caller, undefined);
   if (bound && draft.site_id !== bound) throw new ApiError('not_found', `climate profile ${draft.id} not found`);
   if (draft.state !== 'draft') throw new ApiError('lifecycle_conflict', `version ${draft.version_id} is ${draft.state}; only a draft is confirmed`, [{ field: 'id', reason: `state_${draft.state}` }]);
-  const correlation = draft.correlation_id ?? ctx.requestId;
   const flock = await findFlock(services, draft.tenant_id, draft.house_id, draft.batch_id);
   const age = flock && flock.status === 'active' ? ageOf(flock, services) : null;
-  const lineage = { tenant_id: draft.tenant_id, house_id: draft.house_id, batch_id: draft.batch_id, age_phase_id: draft.age_phase_id };
-  const current = await climateVersions.published(services.db, lineage);
-  const values: Record<string, number> = {};
-  for (const k of SETPOINT_KEYS) values[k] = draft[k];
-  let dispatch: DispatchResult;
-  if (age !== null && !ageFits(draft, age)) {
-    dispatch = { adapter_profile_id: null, controller_id: null, transport: null, status: 'skipped', message: `age phase ${draft.age_phase_id} (days ${draft.day_from}-${draft.day_to}) is not in force at age ${age}; the controller keeps the active phase's setpoints`, correlation_id: correlation, at: new Date().toISOString(), written: [] } as unknown as DispatchResult;
-  } else {
-    const adapters = await adaptersOf(services, draft.tenant_id, draft.house_id);
-    // Only what changed against the version in force is written (all setpoints for a new phase).
-    const changed = Object.fromEntries(Object.entries(values).filter(([k, val]) => !current || current[k as SetpointKey] !== val));
-    dispatch = await dispatchSetpoints(services, { adapters, values: Object.keys(changed).length ? changed : values, correlation_id: correlation, actor: { id: caller.subject, role: caller.role, ...(caller.tenant_id ? { tenant_id: caller.tenant_id } : {}) } });
-  }
-  const store = climateResource.kit.store(services.db);
-  let saved: ClimateRow;
-  if (dispatch.status === 'failed') {
-    saved = (await store.update({ tenant_id: draft.tenant_id, id: draft.id }, { adapter_dispatch: dispatch as unknown as Record<string, unknown> }))!;
-  } else {
-    await store.update({ tenant_id: draft.tenant_id, id: draft.id }, { adapter_dispatch: dispatch as unknown as Record<string, unknown>, ...(ctx.body.change_note ? { change_note: ctx.body.change_note } : {}) });
-    saved = (await climateVersions.publish(services.db, { ...draft, state: 'draft' })).published;
-  }
-  await services.audit.record({
-    actor: caller.subject, action: 'poultry.climate.ack', resource: 'poultry-climate', result: dispatch.status === 'failed' ? 'error' : 'success', correlation_id: correlation, tenant_id: draft.tenant_id,
-    details: { id: draft.id, version_id: draft.version_id, house_id: draft.house_id, age_phase_id: draft.age_phase_id, state: saved.state, dispatch_status: dispatch.status, controller_id: dispatch.controller_id, message: dispatch.message, previous_published: current?.version_id ?? null },
-  });
+  const skip = age !== null && !ageFits(draft, age)
+    ? `age phase ${draft.age_phase_id} (days ${draft.day_from}-${draft.day_to}) is not in force at age ${age}; the controller keeps the active phase's setpoints`
+    : undefined;
+  const { row: saved } = await climateSetpoints.confirm(services, draft, { caller, correlation_id: draft.correlation_id ?? ctx.requestId, ...(ctx.body.change_note ? { change_note: ctx.body.change_note } : {}), ...(skip ? { skip } : {}) });
   return withDispatch(saved, age);
 }
 
