@@ -154,6 +154,13 @@ export function breaches(rules: readonly AlarmRule[], unitId: string, metrics: R
   });
 }
 
+/** Rules in force: the defaults with a site's rules of the same id replacing them, and its new ones added. */
+export function mergeRules(base: readonly AlarmRule[], overrides: readonly AlarmRule[]): AlarmRule[] {
+  const byId = new Map(base.map((r) => [r.id, r]));
+  for (const r of overrides) byId.set(r.id, r);
+  return [...byId.values()];
+}
+
 /** The out-of-norm flag a rule stands for: its id after the last ':' ("climate:temp_high" -> temp_high). */
 export const flagOf = (rule: Pick<AlarmRule, 'id'>): string => rule.id.slice(rule.id.lastIndexOf(':') + 1);
 

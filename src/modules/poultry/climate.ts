@@ -24,12 +24,14 @@ import type { AnyRoute, HandlerContext } from '../../kernel/route.js';
 import { colOf, tableOf } from '../../db/sql.js';
 import { contentOf } from '../../industry/versions.js';
 import { defineSetpointProgram } from '../../industry/setpoint-program.js';
-import { createRuleEngine, type RuleEngine, type RuleOutcome } from '../../industry/rules.js';
+import { createRuleEngine, type RuleEngine } from '../../industry/rules.js';
 import { ownerSite as writeSite, requiredTenant } from '../../kernel/tenancy.js';
 import { adapterRecord, climateRecord, readingRecord, ruleStateRecord, type ClimateRow, type ReadingRow } from './climate-schema.js';
 import { climateVersions } from './climate-versions.js';
 import { ageOf, checkPhases, findFlock } from './flock.js';
-import { climateLimits, DEFAULT_CLIMATE_RULES, judgeClimate } from './climate-eval.js';
+import { climateBandFlags, climateLimits, DEFAULT_CLIMATE_RULES } from './climate-eval.js';
+import { inForce, inForceKey } from '../../industry/in-force.js';
+import { readingPipeline, type ReadingPipeline } from '../../industry/pipeline.js';
 import { rulesInForce } from './rules-in-force.js';
 
 const key = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100));
@@ -88,10 +90,15 @@ async function publishedPhases(services: Services, tenant: string, house: string
   return (await services.db.orm.select().from(t).where(and(eq(c('tenant_id'), tenant), eq(c('house_id'), house), eq(c('batch_id'), batch), eq(c('state'), 'published')))) as ClimateRow[];
 }
 
-/** The published phase in force for an age. */
+/** The published phase in force for an age (the phases through the in-force cache). */
 export async function activePhase(services: Services, tenant: string, house: string, batch: string, age: number): Promise<ClimateRow | undefined> {
-  return (await publishedPhases(services, tenant, house, batch)).find((r) => ageFits(r, age));
+  const phases = await inForce(services.db, inForceKey('poultry-phases', tenant, house, batch), () => publishedPhases(services, tenant, house, batch));
+  return phases.find((r) => ageFits(r, age));
 }
+
+/** The flock a reading is for, through the in-force cache (place and close invalidate it). */
+const flockInForce = (services: Services, tenant: string, house: string, batch: string | undefined) =>
+  inForce(services.db, inForceKey('poultry-flock', tenant, house, batch ?? '\u0001active'), () => findFlock(services, tenant, house, batch));
 
 const tsOf = (ts: string | undefined) => {
   const now = Date.now();
@@ -104,32 +111,38 @@ export async function unknownHouse(house: string): Promise<never> {
   throw new ApiError('not_found', `house ${house} has no flock: place a flock first (poultry-flock/commands/place)`, [{ field: 'house_id', reason: 'unknown_house' }]);
 }
 
-/** One climate reading: judged, stored, run through the rules. Used by telemetry, sensors and MQTT. */
+const pipelines = new WeakMap<Services, ReadingPipeline>();
+const pipelineOf = (services: Services): ReadingPipeline => {
+  let p = pipelines.get(services);
+  if (!p) pipelines.set(services, (p = readingPipeline('poultry', poultryRules(services))));
+  return p;
+};
+
+/** One climate reading through the reading pipeline (src/industry/pipeline.ts). Used by telemetry, sensors and MQTT. */
 export async function ingestClimate(services: Services, who: { tenant: string; site_bound?: string; actor: string; correlation_id: string }, b: TelemetryInput, source: string) {
   const at = tsOf(b.ts);
-  const flock = await findFlock(services, who.tenant, b.house_id, b.batch_id);
+  const flock = await flockInForce(services, who.tenant, b.house_id, b.batch_id);
   if (!flock) return unknownHouse(b.house_id);
   if (who.site_bound && flock.site_id !== who.site_bound) return unknownHouse(b.house_id);
   const age = ageOf(flock, services, at);
   const phase = await activePhase(services, who.tenant, flock.house_id, flock.batch_id, age);
-  const judged = phase ? judgeClimate(b, phase) : { status: 'ok' as const, out_of_norm_flags: [] as string[] };
-  const reading: ReadingRow = {
-    id: randomUUID(), tenant_id: who.tenant, site_id: flock.site_id, house_id: flock.house_id, batch_id: flock.batch_id, ts: at.toISOString(),
-    age_days: age, age_phase_id: phase?.age_phase_id ?? null, profile_id: phase?.id ?? null,
-    temp: b.temp ?? null, humidity: b.humidity ?? null, co2: b.co2 ?? null, nh3: b.nh3 ?? null, ventilation: b.ventilation ?? null,
-    status: judged.status, out_of_norm_flags: judged.out_of_norm_flags, source,
-  };
-  await services.db.orm.insert(tableOf(readingRecord.table, services.db)).values(reading as never);
-  let outcomes: RuleOutcome[] = [];
-  if (phase) {
-    const rules = await rulesInForce(services, who.tenant, flock.site_id, DEFAULT_CLIMATE_RULES);
-    outcomes = await poultryRules(services).evaluate({
-      tenant_id: who.tenant, site_id: flock.site_id, unit_id: flock.house_id, batch_id: flock.batch_id, at,
-      metrics: { temp: b.temp, humidity: b.humidity, co2: b.co2, nh3: b.nh3, ventilation: b.ventilation },
-      limits: climateLimits(phase), correlation_id: who.correlation_id, actor: who.actor,
-      details: { age_days: age, age_phase_id: phase.age_phase_id, target_temp_c: phase.target_temp_c, out_of_norm_flags: judged.out_of_norm_flags },
-    }, rules);
-  }
+  const rules = await rulesInForce(services, who.tenant, flock.site_id, DEFAULT_CLIMATE_RULES);
+  const values = { temp: b.temp, humidity: b.humidity, co2: b.co2, nh3: b.nh3, ventilation: b.ventilation };
+  const { judged, outcomes, stored: reading } = await pipelineOf(services).run({
+    tenant_id: who.tenant, site_id: flock.site_id, unit_id: flock.house_id, batch_id: flock.batch_id, at, values,
+    band_flags: phase ? climateBandFlags(b, phase) : [], rules, limits: phase ? climateLimits(phase) : {},
+    correlation_id: who.correlation_id, actor: who.actor,
+    details: { age_days: age, age_phase_id: phase?.age_phase_id ?? null, target_temp_c: phase?.target_temp_c ?? null },
+  }, async (j) => {
+    const row: ReadingRow = {
+      id: randomUUID(), tenant_id: who.tenant, site_id: flock.site_id, house_id: flock.house_id, batch_id: flock.batch_id, ts: at.toISOString(),
+      age_days: age, age_phase_id: phase?.age_phase_id ?? null, profile_id: phase?.id ?? null,
+      temp: b.temp ?? null, humidity: b.humidity ?? null, co2: b.co2 ?? null, nh3: b.nh3 ?? null, ventilation: b.ventilation ?? null,
+      status: j.status, out_of_norm_flags: j.out_of_norm_flags, source,
+    };
+    await services.db.orm.insert(tableOf(readingRecord.table, services.db)).values(row as never);
+    return row;
+  });
   return {
     house_id: flock.house_id, batch_id: flock.batch_id, site_id: flock.site_id, ts: reading.ts, current_age_days: age,
     age_phase_id: phase?.age_phase_id ?? null, profile_id: phase?.id ?? null, version_id: phase?.version_id ?? null,
