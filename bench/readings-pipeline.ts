@@ -1,15 +1,17 @@
 // Reading pipeline benchmark: `npx tsx bench/readings-pipeline.ts [points] [units] [concurrency]`.
 // Not a test: prints figures only. A real server (SQLite file, or PostgreSQL with
-// CABINET_TEST_PG_URL) holds `units` broiler flocks and `units` swine rooms; `points` readings of
+// CABINET_TEST_PG_URL; cloud-multi, so both industries are served) holds `units` broiler flocks and `units` swine rooms; `points` readings of
 // each industry go through HTTP (poultry-climate/commands/telemetry, swine-climate/commands/
 // telemetry: auth, validation, what is in force, judgement by band and rules, the rule engine,
 // the INSERT), every 50th reading out of norm so rules go pending/raised and clear. Then, in the
 // same run, the raw INSERT of the same number of rows of each table, one per transaction,
-// through the same database handle: the floor a reading costs. The ratio is the figure.
+// through the same database handle: the floor a reading costs. The ratio is the figure. And the
+// poultry pipeline called in process, one reading at a time, to tell its cost from the HTTP kit's.
 import { randomUUID } from 'node:crypto';
 import { createTestEnv } from '../test/helpers/server.js';
 import { tableOf } from '../src/db/sql.js';
 import { readingRecord, type ReadingRow } from '../src/modules/poultry/climate-schema.js';
+import { ingestClimate } from '../src/modules/poultry/climate.js';
 import { climateRecord as swineRecord, type ClimateRow as SwineRow } from '../src/modules/swine/climate.js';
 
 const POINTS = Number(process.argv[2] ?? 3000);
@@ -21,7 +23,7 @@ const perSec = (n: number, ms: number) => (n / (ms / 1000)).toFixed(0);
 
 async function main() {
   const env = await createTestEnv(dialect);
-  const server = await env.start({ mqtt_broker: 'off', log_level: 'warn', alarm_escalation_interval_ms: '3600000' });
+  const server = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off', log_level: 'warn', alarm_escalation_interval_ms: '3600000' });
   const token = await env.token(server, { subject: 'bench', role: 'admin', scope_type: 'tenant', tenant_id: 't1', site_id: 's1' });
   const post = async (path: string, body: unknown) => {
     const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -60,6 +62,12 @@ async function main() {
       age_days: 10, age_phase_id: 'd08-14', profile_id: null, temp: 28, humidity: 62, co2: 1500, nh3: 8, ventilation: 30, status: 'ok', out_of_norm_flags: [], source: 'bench',
     })));
 
+    // The pipeline alone, in process (no HTTP, auth or validation): what a reading costs in it.
+    const who = { tenant: 't1', actor: 'bench', correlation_id: 'bench' };
+    const inProcBegan = performance.now();
+    for (let i = 0; i < POINTS; i++) await ingestClimate(server.services, who, { house_id: `H${i % UNITS}`, ts: ts(i), temp: hot(i) ? 33 : 28, humidity: 62, co2: 1500, nh3: 8, ventilation: 30 }, 'bench');
+    const inProc = performance.now() - inProcBegan;
+
     const swine = await drive((i) => ['/api/v1/swine-climate/commands/telemetry', { room_id: `R${i % UNITS}`, avg_weight_kg: 8, ts: ts(i), temp_c: hot(i) ? 32 : 27, humidity_pct: 60, nh3_ppm: 8, co2_ppm: 1800 }]);
     const now = new Date().toISOString();
     const swineRaw = await raw(swineRecord.table, Array.from({ length: POINTS }, (_, i): SwineRow => ({
@@ -69,6 +77,7 @@ async function main() {
     })));
 
     console.log(`reading pipeline on ${dialect}${dialect === 'postgres' ? '' : ' (file)'}; ${POINTS} readings per industry over ${UNITS} units, ${CONCURRENCY} concurrent clients, Node ${process.version}`);
+    console.log(`  poultry pipeline in process, one at a time (no HTTP): ${perSec(POINTS, inProc)} readings/s; ratio to the raw INSERT ${(poultryRaw / inProc).toFixed(2)}x`);
     for (const [name, api, rawMs] of [['poultry', poultry, poultryRaw], ['swine', swine, swineRaw]] as const) {
       console.log(`  ${name}: through HTTP ${perSec(POINTS, api.ms)} readings/s (${api.notOk} not ok); raw INSERT of the same rows ${perSec(POINTS, rawMs)} rows/s; ratio ${(rawMs / api.ms).toFixed(2)}x`);
     }
