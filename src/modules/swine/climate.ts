@@ -167,7 +167,7 @@ export const climateResource = defineResource<ClimateRow>({
   defaultSort: { field: 'ts', order: 'desc' },
   commands: {
     telemetry: command({
-      summary: 'A room climate reading (temp_c, humidity_pct, nh3_ppm, co2_ppm, ventilation_pct) judged against the room phase (phase_id, or by avg_weight_kg, or by age_days; bands from the room\'s published swine-room-climate profile, else the defaults): status ok|warn|alarm and out_of_norm_flags; the alarm rules (shared rule engine: temperature 3 C or more outside the band, NH3 above its maximum, CO2 from 5,000 ppm; high/P1) raise industry alarms on the room with this request\'s id as correlation_id, bridged to status; a reading back past the threshold by the rule\'s hysteresis (1 C, 2 ppm NH3, 300 ppm CO2) clears them. alarms lists the room\'s open alarms of the rules in breach.',
+      summary: 'A room climate reading (temp_c, humidity_pct, nh3_ppm, co2_ppm, ventilation_pct) judged against the room phase (phase_id, or by avg_weight_kg, or by age_days; bands from the room\'s published swine-room-climate profile, else the defaults): status ok|warn|alarm and out_of_norm_flags (alarm: beyond an alarm rule in force; warn: outside the band only); the alarm rules in force (shared rule engine; defaults: temperature 3 C or more outside the band, NH3 above its maximum, CO2 from 5,000 ppm; high/P1; the room profile\'s alarm_rules replace rules of the same id) raise industry alarms on the room with this request\'s id as correlation_id, bridged to status; a reading back past the threshold by the rule\'s hysteresis (1 C, 2 ppm NH3, 300 ppm CO2) clears them. alarms lists the room\'s open alarms of the rules in breach.',
       action: 'execute',
       body: telemetryBody,
       status: 201,
