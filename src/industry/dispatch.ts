@@ -29,7 +29,8 @@ import type { ItemResult } from '../field/service.js';
 
 export const TRANSPORTS = ['modbus-tcp', 'modbus-rtu', 'bacnet'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
-export const DISPATCH_STATUSES = ['pending', 'written', 'verified', 'failed', 'not_configured'] as const;
+// skipped: confirmed without a write (setpoint-program.ts: e.g. a poultry age phase not in force).
+export const DISPATCH_STATUSES = ['pending', 'written', 'verified', 'failed', 'not_configured', 'skipped'] as const;
 export type DispatchStatus = (typeof DISPATCH_STATUSES)[number];
 
 const int = (min: number, max: number) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));

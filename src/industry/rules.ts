@@ -38,6 +38,8 @@ export interface AlarmRule {
   comparator: Comparator;
   /** A number, or the name of a limit supplied with the readings. */
   threshold: number | string;
+  /** Added to the threshold (e.g. threshold target_temp_c, offset 5: five degrees above the target). */
+  offset?: number;
   hysteresis?: number;
   hold_sec?: number;
   severity: IndustrySeverity;
@@ -55,6 +57,7 @@ export const alarmRuleSchema = v.strictObject({
   metric: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
   comparator: v.picklist(COMPARATORS),
   threshold: v.union([v.pipe(v.number(), v.finite()), v.pipe(v.string(), v.minLength(1), v.maxLength(100))]),
+  offset: v.optional(v.pipe(v.number(), v.finite())),
   hysteresis: v.optional(v.pipe(v.number(), v.finite(), v.minValue(0))),
   hold_sec: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(86_400))),
   severity: v.picklist(INDUSTRY_SEVERITIES),
@@ -134,10 +137,32 @@ const compare = (c: Comparator, value: number, t: number) => (c === 'gt' ? value
 const recovered = (c: Comparator, value: number, t: number, h: number) => (c === 'gt' || c === 'gte' ? value <= t - h : value >= t + h);
 
 export function thresholdOf(rule: AlarmRule, limits: RuleReading['limits']): number | null {
-  if (typeof rule.threshold === 'number') return rule.threshold;
-  const limit = limits?.[rule.threshold];
-  return typeof limit === 'number' && Number.isFinite(limit) ? limit : null;
+  const base = typeof rule.threshold === 'number' ? rule.threshold : limits?.[rule.threshold];
+  return typeof base === 'number' && Number.isFinite(base) ? base + (rule.offset ?? 0) : null;
 }
+
+/**
+ * The rules this one reading is beyond, by the comparator alone (no hysteresis, no hold time):
+ * what a reading's status says. Whether an alarm is raised is evaluate()'s decision.
+ */
+export function breaches(rules: readonly AlarmRule[], unitId: string, metrics: RuleReading['metrics'], limits: RuleReading['limits']): AlarmRule[] {
+  return rules.filter((rule) => {
+    if (rule.unit_ids && !rule.unit_ids.includes(unitId)) return false;
+    const value = metrics[rule.metric];
+    const threshold = thresholdOf(rule, limits);
+    return typeof value === 'number' && Number.isFinite(value) && threshold !== null && compare(rule.comparator, value, threshold);
+  });
+}
+
+/** Rules in force: the defaults with a site's rules of the same id replacing them, and its new ones added. */
+export function mergeRules(base: readonly AlarmRule[], overrides: readonly AlarmRule[]): AlarmRule[] {
+  const byId = new Map(base.map((r) => [r.id, r]));
+  for (const r of overrides) byId.set(r.id, r);
+  return [...byId.values()];
+}
+
+/** The out-of-norm flag a rule stands for: its id after the last ':' ("climate:temp_high" -> temp_high). */
+export const flagOf = (rule: Pick<AlarmRule, 'id'>): string => rule.id.slice(rule.id.lastIndexOf(':') + 1);
 
 /** An alarm's title in the operator's words: what the unit is, which one, what happened. */
 export const unitTitle = (noun: string, unitId: string, text: string): string => `${noun} ${unitId}: ${text}`;

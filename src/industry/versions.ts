@@ -13,6 +13,7 @@ import type { NeutralTable } from '../db/table.js';
 import { colOf, tableOf } from '../db/sql.js';
 import { ApiError } from '../kernel/errors.js';
 import type { FieldSpec } from '../kernel/resource.js';
+import { inForceChanged } from './in-force.js';
 
 export const VERSION_STATES = ['draft', 'published', 'archived'] as const;
 export type VersionState = (typeof VERSION_STATES)[number];
@@ -40,6 +41,10 @@ export interface VersionColumns {
 }
 
 export interface Versioned<Row extends VersionColumns> {
+  /** The table the versions live in. */
+  table: NeutralTable;
+  /** The lineage a row belongs to (its lineage key columns). */
+  lineage(row: Row): Filter;
   /** All versions of a lineage, newest first. */
   history(db: Database, lineage: Filter): Promise<Row[]>;
   /** The version in force, if any. */
@@ -67,6 +72,15 @@ export function contentOf<Row extends VersionColumns>(row: Row): Omit<Row, keyof
  * ['tenant_id', 'site_id', 'house_id', 'batch_id', 'age_phase_id']). Null lineage values are
  * matched as empty strings would not be: keep lineage columns NOT NULL (use '' for "any").
  */
+/** Every versioned write may change what is in force (in-force.ts): say so once it committed, or failed. */
+async function changes<T>(db: Database, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } finally {
+    inForceChanged(db);
+  }
+}
+
 export function versioned<Row extends VersionColumns>(table: NeutralTable, lineageKeys: readonly string[]): Versioned<Row> {
   const where = (db: Database, lineage: Filter): SQL | undefined =>
     and(...lineageKeys.map((k) => {
@@ -84,6 +98,8 @@ export function versioned<Row extends VersionColumns>(table: NeutralTable, linea
   }
 
   const api: Versioned<Row> = {
+    table,
+    lineage: (row) => lineageOf(row as unknown as Record<string, unknown>),
     async history(db, lineage) {
       return (await db.orm.select().from(tableOf(table, db)).where(where(db, lineage)).orderBy(desc(colOf(table, db, 'version_id')))) as Row[];
     },
@@ -94,7 +110,7 @@ export function versioned<Row extends VersionColumns>(table: NeutralTable, linea
     },
     async add(db, content, meta) {
       const lineage = lineageOf(content as Record<string, unknown>);
-      return db.transaction(async () => {
+      return changes(db, () => db.transaction(async () => {
         const [latest] = (await db.orm.select().from(tableOf(table, db)).where(where(db, lineage))
           .orderBy(desc(colOf(table, db, 'version_id'))).limit(1)) as Row[];
         const now = new Date().toISOString();
@@ -112,10 +128,10 @@ export function versioned<Row extends VersionColumns>(table: NeutralTable, linea
         if (meta.publish) await archivePublished(db, lineage, row.id);
         const [saved] = (await db.orm.insert(tableOf(table, db)).values(row as never).returning()) as Row[];
         return saved!;
-      });
+      }));
     },
     async publish(db, row) {
-      return db.transaction(async () => {
+      return changes(db, () => db.transaction(async () => {
         const now = new Date().toISOString();
         // Conditional on state = draft, so two concurrent publishes cannot both win.
         const [published] = (await db.orm.update(tableOf(table, db)).set({ state: 'published', published_at: now } as never)
@@ -123,10 +139,10 @@ export function versioned<Row extends VersionColumns>(table: NeutralTable, linea
         if (!published) throw new ApiError('lifecycle_conflict', `version ${row.version_id} is ${row.state}; only a draft can be published`, [{ field: 'id', reason: 'not_draft' }]);
         const archived = await archivePublished(db, lineageOf(row as unknown as Record<string, unknown>), row.id);
         return { published, archived };
-      });
+      }));
     },
     async rollback(db, lineage, version_id, meta) {
-      return db.transaction(async () => {
+      return changes(db, () => db.transaction(async () => {
         const [target] = (await db.orm.select().from(tableOf(table, db))
           .where(and(where(db, lineage), eq(colOf(table, db, 'version_id'), version_id))).limit(1)) as Row[];
         if (!target) throw new ApiError('not_found', `version ${version_id} not found`, [{ field: 'version_id', reason: 'not_found' }]);
@@ -136,7 +152,7 @@ export function versioned<Row extends VersionColumns>(table: NeutralTable, linea
           change_note: meta.change_note ?? `rollback to version ${version_id}`,
         });
         return { published, archived: before };
-      });
+      }));
     },
   };
   return api;

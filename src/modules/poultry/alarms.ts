@@ -22,6 +22,7 @@ import { climateLimits, DEFAULT_CLIMATE_RULES, FEEDWATER_RULES } from './climate
 import { publishedFeedwater } from './feedwater.js';
 import { rulesInForce } from './rules-in-force.js';
 import { ageOf } from './flock.js';
+import { ruleMetrics } from '../../industry/pipeline.js';
 
 const key = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200));
 const { unit_id: _unit, industry_code: _industry, ...baseFields } = alarmEventRecord.fields;
@@ -113,8 +114,9 @@ export async function evaluateHouses(services: Services, opts: { tenant: string;
     const phase = await activePhase(services, opts.tenant, flock.house_id, flock.batch_id, ageOf(flock, services));
     const line = await publishedFeedwater(services, opts.tenant, flock.house_id, flock.batch_id);
     const rules = await rulesInForce(services, opts.tenant, flock.site_id, [...DEFAULT_CLIMATE_RULES, ...FEEDWATER_RULES]);
+    // The pipeline's names (API and canonical), so a rule naming temp_c holds here as on telemetry.
     const metrics: Record<string, number | null | undefined> = {
-      ...(last && phase ? { temp: last.temp, humidity: last.humidity, co2: last.co2, nh3: last.nh3, ventilation: last.ventilation } : {}),
+      ...(last && phase ? ruleMetrics('poultry', { temp: last.temp, humidity: last.humidity, co2: last.co2, nh3: last.nh3, ventilation: last.ventilation }) : {}),
       ...(line ? { water_deviation_pct: line.water_deviation_pct, feed_deviation_pct: line.feed_deviation_pct, pressure_bar: line.last_pressure_bar } : {}),
     };
     const limits: Record<string, number> = {

@@ -23,13 +23,15 @@ import type { Caller, Services } from '../../kernel/context.js';
 import type { AnyRoute, HandlerContext } from '../../kernel/route.js';
 import { colOf, tableOf } from '../../db/sql.js';
 import { contentOf } from '../../industry/versions.js';
-import { dispatchSetpoints, type AdapterRow, type DispatchResult } from '../../industry/dispatch.js';
-import { createRuleEngine, type RuleEngine, type RuleOutcome } from '../../industry/rules.js';
+import { defineSetpointProgram } from '../../industry/setpoint-program.js';
+import { createRuleEngine, type RuleEngine } from '../../industry/rules.js';
 import { ownerSite as writeSite, requiredTenant } from '../../kernel/tenancy.js';
 import { adapterRecord, climateRecord, readingRecord, ruleStateRecord, type ClimateRow, type ReadingRow } from './climate-schema.js';
 import { climateVersions } from './climate-versions.js';
 import { ageOf, checkPhases, findFlock } from './flock.js';
-import { climateLimits, DEFAULT_CLIMATE_RULES, judgeClimate } from './climate-eval.js';
+import { climateBandFlags, climateLimits, DEFAULT_CLIMATE_RULES } from './climate-eval.js';
+import { inForce, inForceKey } from '../../industry/in-force.js';
+import { readingPipeline, type ReadingPipeline } from '../../industry/pipeline.js';
 import { rulesInForce } from './rules-in-force.js';
 
 const key = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100));
@@ -88,10 +90,15 @@ async function publishedPhases(services: Services, tenant: string, house: string
   return (await services.db.orm.select().from(t).where(and(eq(c('tenant_id'), tenant), eq(c('house_id'), house), eq(c('batch_id'), batch), eq(c('state'), 'published')))) as ClimateRow[];
 }
 
-/** The published phase in force for an age. */
+/** The published phase in force for an age (the phases through the in-force cache). */
 export async function activePhase(services: Services, tenant: string, house: string, batch: string, age: number): Promise<ClimateRow | undefined> {
-  return (await publishedPhases(services, tenant, house, batch)).find((r) => ageFits(r, age));
+  const phases = await inForce(services.db, inForceKey('poultry-phases', tenant, house, batch), () => publishedPhases(services, tenant, house, batch));
+  return phases.find((r) => ageFits(r, age));
 }
+
+/** The flock a reading is for, through the in-force cache (place and close invalidate it). */
+const flockInForce = (services: Services, tenant: string, house: string, batch: string | undefined) =>
+  inForce(services.db, inForceKey('poultry-flock', tenant, house, batch ?? '\u0001active'), () => findFlock(services, tenant, house, batch));
 
 const tsOf = (ts: string | undefined) => {
   const now = Date.now();
@@ -104,32 +111,38 @@ export async function unknownHouse(house: string): Promise<never> {
   throw new ApiError('not_found', `house ${house} has no flock: place a flock first (poultry-flock/commands/place)`, [{ field: 'house_id', reason: 'unknown_house' }]);
 }
 
-/** One climate reading: judged, stored, run through the rules. Used by telemetry, sensors and MQTT. */
+const pipelines = new WeakMap<Services, ReadingPipeline>();
+const pipelineOf = (services: Services): ReadingPipeline => {
+  let p = pipelines.get(services);
+  if (!p) pipelines.set(services, (p = readingPipeline('poultry', poultryRules(services))));
+  return p;
+};
+
+/** One climate reading through the reading pipeline (src/industry/pipeline.ts). Used by telemetry, sensors and MQTT. */
 export async function ingestClimate(services: Services, who: { tenant: string; site_bound?: string; actor: string; correlation_id: string }, b: TelemetryInput, source: string) {
   const at = tsOf(b.ts);
-  const flock = await findFlock(services, who.tenant, b.house_id, b.batch_id);
+  const flock = await flockInForce(services, who.tenant, b.house_id, b.batch_id);
   if (!flock) return unknownHouse(b.house_id);
   if (who.site_bound && flock.site_id !== who.site_bound) return unknownHouse(b.house_id);
   const age = ageOf(flock, services, at);
   const phase = await activePhase(services, who.tenant, flock.house_id, flock.batch_id, age);
-  const judged = phase ? judgeClimate(b, phase) : { status: 'ok' as const, out_of_norm_flags: [] as string[] };
-  const reading: ReadingRow = {
-    id: randomUUID(), tenant_id: who.tenant, site_id: flock.site_id, house_id: flock.house_id, batch_id: flock.batch_id, ts: at.toISOString(),
-    age_days: age, age_phase_id: phase?.age_phase_id ?? null, profile_id: phase?.id ?? null,
-    temp: b.temp ?? null, humidity: b.humidity ?? null, co2: b.co2 ?? null, nh3: b.nh3 ?? null, ventilation: b.ventilation ?? null,
-    status: judged.status, out_of_norm_flags: judged.out_of_norm_flags, source,
-  };
-  await services.db.orm.insert(tableOf(readingRecord.table, services.db)).values(reading as never);
-  let outcomes: RuleOutcome[] = [];
-  if (phase) {
-    const rules = await rulesInForce(services, who.tenant, flock.site_id, DEFAULT_CLIMATE_RULES);
-    outcomes = await poultryRules(services).evaluate({
-      tenant_id: who.tenant, site_id: flock.site_id, unit_id: flock.house_id, batch_id: flock.batch_id, at,
-      metrics: { temp: b.temp, humidity: b.humidity, co2: b.co2, nh3: b.nh3, ventilation: b.ventilation },
-      limits: climateLimits(phase), correlation_id: who.correlation_id, actor: who.actor,
-      details: { age_days: age, age_phase_id: phase.age_phase_id, target_temp_c: phase.target_temp_c, out_of_norm_flags: judged.out_of_norm_flags },
-    }, rules);
-  }
+  const rules = await rulesInForce(services, who.tenant, flock.site_id, DEFAULT_CLIMATE_RULES);
+  const values = { temp: b.temp, humidity: b.humidity, co2: b.co2, nh3: b.nh3, ventilation: b.ventilation };
+  const { judged, outcomes, stored: reading } = await pipelineOf(services).run({
+    tenant_id: who.tenant, site_id: flock.site_id, unit_id: flock.house_id, batch_id: flock.batch_id, at, values,
+    band_flags: phase ? climateBandFlags(b, phase) : [], rules, limits: phase ? climateLimits(phase) : {},
+    correlation_id: who.correlation_id, actor: who.actor,
+    details: { age_days: age, age_phase_id: phase?.age_phase_id ?? null, target_temp_c: phase?.target_temp_c ?? null },
+  }, async (j) => {
+    const row: ReadingRow = {
+      id: randomUUID(), tenant_id: who.tenant, site_id: flock.site_id, house_id: flock.house_id, batch_id: flock.batch_id, ts: at.toISOString(),
+      age_days: age, age_phase_id: phase?.age_phase_id ?? null, profile_id: phase?.id ?? null,
+      temp: b.temp ?? null, humidity: b.humidity ?? null, co2: b.co2 ?? null, nh3: b.nh3 ?? null, ventilation: b.ventilation ?? null,
+      status: j.status, out_of_norm_flags: j.out_of_norm_flags, source,
+    };
+    await services.db.orm.insert(tableOf(readingRecord.table, services.db)).values(row as never);
+    return row;
+  });
   return {
     house_id: flock.house_id, batch_id: flock.batch_id, site_id: flock.site_id, ts: reading.ts, current_age_days: age,
     age_phase_id: phase?.age_phase_id ?? null, profile_id: phase?.id ?? null, version_id: phase?.version_id ?? null,
@@ -152,19 +165,11 @@ export const telemetryAnswer = {
   required: ['house_id', 'batch_id', 'status', 'out_of_norm_flags', 'alarms'],
 };
 
-const adaptersOf = async (services: Services, tenant: string, house: string) =>
-  (await services.db.orm.select().from(tableOf(adapterRecord.table, services.db)).where(and(
-    eq(colOf(adapterRecord.table, services.db, 'tenant_id'), tenant), eq(colOf(adapterRecord.table, services.db, 'unit_id'), house),
-  ))) as AdapterRow[];
-
-function pendingDispatch(adapters: AdapterRow[], keys: string[], correlation: string): DispatchResult {
-  const holder = adapters.find((a) => (a.points as { key: string }[]).some((p) => keys.includes(p.key)));
-  return {
-    adapter_profile_id: holder?.id ?? null, controller_id: holder?.controller_id ?? null, transport: (holder?.transport as DispatchResult['transport']) ?? null,
-    status: holder ? 'pending' : 'not_configured', message: holder ? 'written on ack (the operator\'s confirmation)' : `no adapter profile of house holds ${keys.join(', ')}`,
-    correlation_id: correlation, at: new Date().toISOString(), written: [],
-  };
-}
+/** The poultry setpoint program (src/industry/setpoint-program.ts): draft on setpoint, write and publish on ack. */
+export const climateSetpoints = defineSetpointProgram<ClimateRow>({
+  industry: 'poultry', resource: 'poultry-climate', versions: climateVersions, adapters: adapterRecord.table, keys: SETPOINT_KEYS,
+  unitOf: (row) => row.house_id, audit: { draft: 'poultry.climate.setpoint', confirm: 'poultry.climate.ack' }, unconfigured: 'publish',
+});
 
 /** A version as answered by setpoint and ack: with the flock's age and whether it is the phase in force. */
 const withDispatch = (row: ClimateRow, age: number | null = null) => ({ ...row, current_age_days: age, active_by_age: row.state === 'published' && ageFits(row, age) });
@@ -247,14 +252,11 @@ async function setpoint(ctx: HandlerContext<v.InferOutput<typeof setpointBody>>)
   const next = { ...contentOf(base), ...changes } as ClimateRow;
   const others = (await publishedPhases(services, tenant, next.house_id, next.batch_id)).filter((r) => r.age_phase_id !== next.age_phase_id);
   checkPhases([...others, next]);
-  const correlation = ctx.requestId;
-  const adapters = await adaptersOf(services, tenant, next.house_id);
   const changedKeys = SETPOINT_KEYS.filter((k) => next[k] !== (base as ClimateRow)[k] || changes[k] !== undefined);
-  const dispatch = pendingDispatch(adapters, changedKeys.length ? changedKeys : [...SETPOINT_KEYS], correlation);
-  const draft = await climateVersions.add(services.db, { ...contentOf(next), correlation_id: correlation, adapter_dispatch: dispatch } as never, {
-    id: randomUUID(), actor: caller.subject, change_note: b.change_note ?? `setpoint: ${Object.entries(changes).map(([k, val]) => `${k}=${val}`).join(', ')}`,
+  const draft = await climateSetpoints.draft(services, contentOf(next) as never, {
+    id: randomUUID(), actor: caller.subject, correlation_id: ctx.requestId, changed: changedKeys, details: { house_id: next.house_id, batch_id: next.batch_id, age_phase_id: next.age_phase_id, changes },
+    change_note: b.change_note ?? `setpoint: ${Object.entries(changes).map(([k, val]) => `${k}=${val}`).join(', ')}`,
   });
-  await services.audit.record({ actor: caller.subject, action: 'poultry.climate.setpoint', resource: 'poultry-climate', result: 'success', correlation_id: correlation, tenant_id: tenant, details: { id: draft.id, house_id: draft.house_id, batch_id: draft.batch_id, age_phase_id: draft.age_phase_id, version_id: draft.version_id, changes } });
   return withDispatch(draft);
 }
 
@@ -264,34 +266,12 @@ async function ack(ctx: HandlerContext<v.InferOutput<typeof ackBody>>, draft: Cl
   const bound = boundSiteOf(caller, undefined);
   if (bound && draft.site_id !== bound) throw new ApiError('not_found', `climate profile ${draft.id} not found`);
   if (draft.state !== 'draft') throw new ApiError('lifecycle_conflict', `version ${draft.version_id} is ${draft.state}; only a draft is confirmed`, [{ field: 'id', reason: `state_${draft.state}` }]);
-  const correlation = draft.correlation_id ?? ctx.requestId;
   const flock = await findFlock(services, draft.tenant_id, draft.house_id, draft.batch_id);
   const age = flock && flock.status === 'active' ? ageOf(flock, services) : null;
-  const lineage = { tenant_id: draft.tenant_id, house_id: draft.house_id, batch_id: draft.batch_id, age_phase_id: draft.age_phase_id };
-  const current = await climateVersions.published(services.db, lineage);
-  const values: Record<string, number> = {};
-  for (const k of SETPOINT_KEYS) values[k] = draft[k];
-  let dispatch: DispatchResult;
-  if (age !== null && !ageFits(draft, age)) {
-    dispatch = { adapter_profile_id: null, controller_id: null, transport: null, status: 'skipped', message: `age phase ${draft.age_phase_id} (days ${draft.day_from}-${draft.day_to}) is not in force at age ${age}; the controller keeps the active phase's setpoints`, correlation_id: correlation, at: new Date().toISOString(), written: [] } as unknown as DispatchResult;
-  } else {
-    const adapters = await adaptersOf(services, draft.tenant_id, draft.house_id);
-    // Only what changed against the version in force is written (all setpoints for a new phase).
-    const changed = Object.fromEntries(Object.entries(values).filter(([k, val]) => !current || current[k as SetpointKey] !== val));
-    dispatch = await dispatchSetpoints(services, { adapters, values: Object.keys(changed).length ? changed : values, correlation_id: correlation, actor: { id: caller.subject, role: caller.role, ...(caller.tenant_id ? { tenant_id: caller.tenant_id } : {}) } });
-  }
-  const store = climateResource.kit.store(services.db);
-  let saved: ClimateRow;
-  if (dispatch.status === 'failed') {
-    saved = (await store.update({ tenant_id: draft.tenant_id, id: draft.id }, { adapter_dispatch: dispatch as unknown as Record<string, unknown> }))!;
-  } else {
-    await store.update({ tenant_id: draft.tenant_id, id: draft.id }, { adapter_dispatch: dispatch as unknown as Record<string, unknown>, ...(ctx.body.change_note ? { change_note: ctx.body.change_note } : {}) });
-    saved = (await climateVersions.publish(services.db, { ...draft, state: 'draft' })).published;
-  }
-  await services.audit.record({
-    actor: caller.subject, action: 'poultry.climate.ack', resource: 'poultry-climate', result: dispatch.status === 'failed' ? 'error' : 'success', correlation_id: correlation, tenant_id: draft.tenant_id,
-    details: { id: draft.id, version_id: draft.version_id, house_id: draft.house_id, age_phase_id: draft.age_phase_id, state: saved.state, dispatch_status: dispatch.status, controller_id: dispatch.controller_id, message: dispatch.message, previous_published: current?.version_id ?? null },
-  });
+  const skip = age !== null && !ageFits(draft, age)
+    ? `age phase ${draft.age_phase_id} (days ${draft.day_from}-${draft.day_to}) is not in force at age ${age}; the controller keeps the active phase's setpoints`
+    : undefined;
+  const { row: saved } = await climateSetpoints.confirm(services, draft, { caller, correlation_id: draft.correlation_id ?? ctx.requestId, ...(ctx.body.change_note ? { change_note: ctx.body.change_note } : {}), ...(skip ? { skip } : {}) });
   return withDispatch(saved, age);
 }
 

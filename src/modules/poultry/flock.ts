@@ -5,6 +5,7 @@
 // (default-curve.ts). commands/close ends it. A house holds one active flock at a time.
 // current_age_days is computed at every read from start_date and the site's calendar day
 // (setting site_timezone), never stored.
+import { inForceChanged } from '../../industry/in-force.js';
 import * as v from 'valibot';
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
@@ -147,6 +148,7 @@ export const flockResource: ReturnType<typeof defineResource<FlockRow>> = define
         const closed_date = ctx.body.closed_date ?? siteDay(new Date(), ctx.services.config).date;
         if (closed_date < row.start_date) throw new ApiError('validation_error', `closed_date ${closed_date} is before start_date ${row.start_date}`, [{ field: 'closed_date', reason: 'before_start_date' }]);
         const saved = (await flocks(ctx.services).update({ tenant_id: row.tenant_id, id: row.id, status: 'active' }, { status: 'closed', closed_date }))!;
+        inForceChanged(ctx.services.db);
         await ctx.services.audit.record({ actor: ctx.caller!.subject, action: 'poultry.flock.close', resource: 'poultry-flock', result: 'success', correlation_id: ctx.requestId, tenant_id: row.tenant_id, details: { id: row.id, house_id: row.house_id, batch_id: row.batch_id, closed_date } });
         return flockItem(saved, ctx.services);
       },
@@ -181,7 +183,7 @@ async function place(ctx: HandlerContext<v.InferOutput<typeof placeBody>>) {
       } as Omit<ClimateRow, 'id' | 'version_id' | 'state' | 'change_note' | 'rollback_of' | 'created_by' | 'created_at' | 'published_at'>, { id: randomUUID(), actor: caller.subject, publish: true, change_note: `placement: ${source}` });
     }
     return f;
-  });
+  }).finally(() => inForceChanged(services.db));
   await services.audit.record({ actor: caller.subject, action: 'poultry.flock.place', resource: 'poultry-flock', result: 'success', correlation_id: ctx.requestId, tenant_id: tenant, details: { id: saved.id, house_id: b.house_id, batch_id: b.batch_id, climate_source: source, phases: phases.length } });
   return flockItem(saved, services);
 }

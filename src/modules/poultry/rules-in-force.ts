@@ -5,12 +5,17 @@
 import * as v from 'valibot';
 import type { Services } from '../../kernel/context.js';
 import { profileInForce } from '../../industry/profiles.js';
+import { inForce, inForceKey } from '../../industry/in-force.js';
 import { alarmRuleSchema, type AlarmRule } from '../../industry/rules.js';
 import { mergeRules } from './climate-eval.js';
 
 export const alarmRulesSchema = v.array(alarmRuleSchema);
 
-export async function rulesInForce(services: Services, tenant: string, site: string | null, defaults: readonly AlarmRule[]): Promise<AlarmRule[]> {
+export function rulesInForce(services: Services, tenant: string, site: string | null, defaults: readonly AlarmRule[]): Promise<AlarmRule[]> {
+  return inForce(services.db, inForceKey('poultry-rules', tenant, site, defaults.map((r) => r.id).join(',')), () => load(services, tenant, site, defaults));
+}
+
+async function load(services: Services, tenant: string, site: string | null, defaults: readonly AlarmRule[]): Promise<AlarmRule[]> {
   const profile = await profileInForce(services, { tenant, site, industry: 'poultry', key: 'alarm_rules' });
   if (!profile) return [...defaults];
   const parsed = v.safeParse(alarmRulesSchema, profile.content.alarm_rules);

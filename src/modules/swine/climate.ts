@@ -13,11 +13,12 @@ import { timeId } from '../../kernel/ids.js';
 import { Store } from '../../db/store.js';
 import type { Database } from '../../db/client.js';
 import { ownerSite as writeSite } from '../../kernel/tenancy.js';
-import { judgeClimate, selectPhase, statusOf, SWINE_CATEGORIES, type ClimateReading } from './norms.js';
+import { judgeClimate, selectPhase, SWINE_CATEGORIES, type ClimateReading } from './norms.js';
 import { climateTargets } from './climate-targets.js';
 import { raisedView, type RaisedAlarm } from './alarms.js';
-import { CLIMATE_RULES, climateRules, limitsOf } from './climate-rules.js';
-import { need } from '../../kernel/context.js';
+import { climateRules, limitsOf } from './climate-rules.js';
+import { readingPipeline, type Judged, type PipelineReading, type ReadingPipeline } from '../../industry/pipeline.js';
+import { need, type Services } from '../../kernel/context.js';
 import { setpointCommand } from './setpoints.js';
 import { normaliseReadings, SENSOR_KINDS } from './sensors.js';
 
@@ -113,28 +114,47 @@ export async function judgeReading(ctx: HandlerContext<unknown>, input: Telemetr
       [{ field: input.phase_id !== undefined ? 'phase_id' : input.avg_weight_kg !== undefined ? 'avg_weight_kg' : 'age_days', reason: 'no_phase' }]);
   }
   const findings = judgeClimate(phase, reading);
-  // Alarms come from the shared rule engine (hysteresis per rule); the findings give status and flags.
-  const outcomes = await climateRules(ctx.services).evaluate({
+  // One reading pipeline (src/industry/pipeline.ts): the band's flags, the rules in force (the
+  // room profile's alarm_rules over the defaults) for status and alarms, then the row.
+  const { judged, stored: saved, alarms } = await runPipeline(ctx, {
     tenant_id: tenant, site_id: site, unit_id: input.room_id, batch_id: input.batch_id ?? null,
-    metrics: { temp_c: input.temp_c, humidity_pct: input.humidity_pct, nh3_ppm: input.nh3_ppm, co2_ppm: input.co2_ppm },
-    limits: limitsOf(phase), correlation_id: ctx.requestId, actor: caller.subject, details: { phase_id: phase.phase_id, targets_source: targets.source },
-  }, CLIMATE_RULES);
-  const raisedRules = new Set(outcomes.filter((o) => o.state === 'raised').map((o) => o.rule_id));
-  const open = raisedRules.size ? await need(ctx.services, 'industryAlarms').open({ tenant_id: tenant, industry_code: 'swine', unit_id: input.room_id }) : [];
-  const alarms: RaisedAlarm[] = open.filter((e) => e.rule_id !== null && raisedRules.has(e.rule_id)).map(raisedView);
-  const now = new Date().toISOString();
-  const row: ClimateRow = {
-    id: timeId(), tenant_id: tenant, site_id: site, room_id: input.room_id, pen_id: input.pen_id ?? null, batch_id: input.batch_id ?? null,
-    category: input.category ?? null, phase_id: phase.phase_id, avg_weight_kg: input.avg_weight_kg ?? null, age_days: input.age_days ?? null,
-    temp_c: input.temp_c ?? null, humidity_pct: input.humidity_pct ?? null, nh3_ppm: input.nh3_ppm ?? null, co2_ppm: input.co2_ppm ?? null,
-    ventilation_pct: input.ventilation_pct ?? null,
-    targets: { temp_min_c: phase.temp_min_c, temp_max_c: phase.temp_max_c, humidity_min_pct: phase.humidity_min_pct, humidity_max_pct: phase.humidity_max_pct, nh3_max_ppm: phase.nh3_max_ppm, co2_max_ppm: phase.co2_max_ppm },
-    targets_source: targets.source, status: statusOf(findings), out_of_norm_flags: findings.map((f) => f.flag), alarm_ids: alarms.map((a) => a.id),
-    source, ts: input.ts ? new Date(input.ts).toISOString() : now, received_at: now,
-  };
-  const saved = (await storeOf(ctx.services.db).insert(row))!;
-  return { reading: { ...saved }, status: saved.status, out_of_norm_flags: saved.out_of_norm_flags, alarms };
+    values: { temp_c: input.temp_c, humidity_pct: input.humidity_pct, nh3_ppm: input.nh3_ppm, co2_ppm: input.co2_ppm, ventilation_pct: input.ventilation_pct },
+    band_flags: findings.map((f) => f.flag), rules: targets.rules, limits: limitsOf(phase), correlation_id: ctx.requestId, actor: caller.subject,
+    details: { phase_id: phase.phase_id, targets_source: targets.source },
+  }, (j, alarmIds) => {
+    const now = new Date().toISOString();
+    const row: ClimateRow = {
+      id: timeId(), tenant_id: tenant, site_id: site, room_id: input.room_id, pen_id: input.pen_id ?? null, batch_id: input.batch_id ?? null,
+      category: input.category ?? null, phase_id: phase.phase_id, avg_weight_kg: input.avg_weight_kg ?? null, age_days: input.age_days ?? null,
+      temp_c: input.temp_c ?? null, humidity_pct: input.humidity_pct ?? null, nh3_ppm: input.nh3_ppm ?? null, co2_ppm: input.co2_ppm ?? null,
+      ventilation_pct: input.ventilation_pct ?? null,
+      targets: { temp_min_c: phase.temp_min_c, temp_max_c: phase.temp_max_c, humidity_min_pct: phase.humidity_min_pct, humidity_max_pct: phase.humidity_max_pct, nh3_max_ppm: phase.nh3_max_ppm, co2_max_ppm: phase.co2_max_ppm },
+      targets_source: targets.source, status: j.status, out_of_norm_flags: j.out_of_norm_flags, alarm_ids: alarmIds,
+      source, ts: input.ts ? new Date(input.ts).toISOString() : now, received_at: now,
+    };
+    return storeOf(ctx.services.db).insert(row).then((r) => r!);
+  });
+  return { reading: { ...saved }, status: judged.status, out_of_norm_flags: judged.out_of_norm_flags, alarms };
 }
+
+/** The pipeline's run, with the room's open alarms of the rules in breach (the answer's `alarms`, the row's alarm_ids). */
+async function runPipeline<T>(ctx: HandlerContext<unknown>, reading: PipelineReading, store: (judged: Judged, alarmIds: string[]) => Promise<T>) {
+  let alarms: RaisedAlarm[] = [];
+  const out = await pipelineOf(ctx.services).run(reading, async (judged, outcomes) => {
+    const raisedRules = new Set(outcomes.filter((o) => o.state === 'raised').map((o) => o.rule_id));
+    const open = raisedRules.size ? await need(ctx.services, 'industryAlarms').open({ tenant_id: reading.tenant_id, industry_code: 'swine', unit_id: reading.unit_id }) : [];
+    alarms = open.filter((e) => e.rule_id !== null && raisedRules.has(e.rule_id)).map(raisedView);
+    return store(judged, alarms.map((a) => a.id));
+  });
+  return { ...out, alarms };
+}
+
+const pipelines = new WeakMap<Services, ReadingPipeline>();
+const pipelineOf = (services: Services): ReadingPipeline => {
+  let p = pipelines.get(services);
+  if (!p) pipelines.set(services, (p = readingPipeline('swine', climateRules(services))));
+  return p;
+};
 
 export const climateResource = defineResource<ClimateRow>({
   name: 'swine-climate',
@@ -147,7 +167,7 @@ export const climateResource = defineResource<ClimateRow>({
   defaultSort: { field: 'ts', order: 'desc' },
   commands: {
     telemetry: command({
-      summary: 'A room climate reading (temp_c, humidity_pct, nh3_ppm, co2_ppm, ventilation_pct) judged against the room phase (phase_id, or by avg_weight_kg, or by age_days; bands from the room\'s published swine-room-climate profile, else the defaults): status ok|warn|alarm and out_of_norm_flags; the alarm rules (shared rule engine: temperature 3 C or more outside the band, NH3 above its maximum, CO2 from 5,000 ppm; high/P1) raise industry alarms on the room with this request\'s id as correlation_id, bridged to status; a reading back past the threshold by the rule\'s hysteresis (1 C, 2 ppm NH3, 300 ppm CO2) clears them. alarms lists the room\'s open alarms of the rules in breach.',
+      summary: 'A room climate reading (temp_c, humidity_pct, nh3_ppm, co2_ppm, ventilation_pct) judged against the room phase (phase_id, or by avg_weight_kg, or by age_days; bands from the room\'s published swine-room-climate profile, else the defaults): status ok|warn|alarm and out_of_norm_flags (alarm: beyond an alarm rule in force; warn: outside the band only); the alarm rules in force (shared rule engine; defaults: temperature 3 C or more outside the band, NH3 above its maximum, CO2 from 5,000 ppm; high/P1; the room profile\'s alarm_rules replace rules of the same id) raise industry alarms on the room with this request\'s id as correlation_id, bridged to status; a reading back past the threshold by the rule\'s hysteresis (1 C, 2 ppm NH3, 300 ppm CO2) clears them. alarms lists the room\'s open alarms of the rules in breach.',
       action: 'execute',
       body: telemetryBody,
       status: 201,

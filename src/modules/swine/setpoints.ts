@@ -1,7 +1,7 @@
-// Room climate setpoints that reach the controller: swine-climate/commands/setpoint writes the
-// new values through the shared setpoint dispatch (src/industry/dispatch.ts: the room's adapter
-// profiles -> the field-write service behind /api/rpc: same queue per bus, read-back, audit with
-// the correlation id). Setpoints of a room are versioned (src/industry/versions.ts, lineage
+// Room climate setpoints that reach the controller: swine-climate/commands/setpoint runs the one
+// setpoint program (src/industry/setpoint-program.ts: draft, then write through the room's
+// adapter profiles and the field-write service behind /api/rpc: same queue per bus, read-back,
+// audit with the correlation id). Setpoints of a room are versioned (src/industry/versions.ts, lineage
 // tenant + site + room): the new values are added as a draft, published (the previous version
 // archived) only when the controller confirmed them (verified, or written without read-back);
 // a failed or unconfigured write leaves the draft and the previous version stays in force.
@@ -10,13 +10,12 @@
 // versions with their adapter_dispatch.
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
-import { and, eq } from 'drizzle-orm';
 import { command, defineResource, itemSchema, type CommandDef } from '../../kernel/resource.js';
 import { defineRecord } from '../../kernel/record.js';
-import { defineAdapterRecord, dispatchSetpoints, type AdapterRow } from '../../industry/dispatch.js';
+import { defineAdapterRecord } from '../../industry/dispatch.js';
+import { defineSetpointProgram } from '../../industry/setpoint-program.js';
 import { defineAdapterResource } from '../../industry/adapter-resource.js';
 import { versionFields, versioned, type VersionColumns } from '../../industry/versions.js';
-import { colOf, tableOf } from '../../db/sql.js';
 import { ownerSite as writeSite } from '../../kernel/tenancy.js';
 
 /** Setpoint keys a room controller may hold (also the keys of adapter profile points). */
@@ -42,6 +41,12 @@ export type SetpointRow = typeof setpointRecord.row;
 
 const setpointVersions = versioned<SetpointRow & VersionColumns>(setpointRecord.table, ['tenant_id', 'site_id', 'room_id']);
 
+/** The swine setpoint program (src/industry/setpoint-program.ts); setpoints only reach controllers, so none configured keeps the draft. */
+export const swineSetpoints = defineSetpointProgram<SetpointRow>({
+  industry: 'swine', resource: 'swine-climate', versions: setpointVersions, adapters: adapterRecord.table, keys: SETPOINT_KEYS,
+  unitOf: (row) => row.room_id, audit: { draft: 'swine.climate.setpoint', confirm: 'setpoint.dispatch' }, unconfigured: 'keep-draft',
+});
+
 const pct = v.optional(v.pipe(v.number(), v.finite(), v.minValue(0), v.maxValue(100)));
 const temp = v.optional(v.pipe(v.number(), v.finite(), v.minValue(5), v.maxValue(40)));
 const key = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200));
@@ -62,30 +67,19 @@ export const setpointCommand: CommandDef<v.InferOutput<typeof setpointBody>> = c
   handler: async (ctx) => {
     const b = ctx.body;
     const caller = ctx.caller!;
-    const { db } = ctx.services;
+    const { services } = ctx;
     const tenant = caller.tenant_id!;
     const site = writeSite(caller, b.site_id) ?? '';
     const lineage = { tenant_id: tenant, site_id: site, room_id: b.room_id };
-    const current = await setpointVersions.published(db, lineage);
-    const values: Record<string, number> = {};
-    for (const k of SETPOINT_KEYS) if (b[k] !== undefined) values[k] = b[k]!;
-    const draft = await setpointVersions.add(db, {
-      ...lineage,
-      target_temp_c: b.target_temp_c ?? current?.target_temp_c ?? null, heating_start_c: b.heating_start_c ?? current?.heating_start_c ?? null,
-      min_ventilation_pct: b.min_ventilation_pct ?? current?.min_ventilation_pct ?? null, max_ventilation_pct: b.max_ventilation_pct ?? current?.max_ventilation_pct ?? null,
-      target_humidity_pct: b.target_humidity_pct ?? current?.target_humidity_pct ?? null,
-      correlation_id: ctx.requestId, adapter_dispatch: { status: 'pending' },
-    }, { id: randomUUID(), actor: caller.subject, change_note: b.change_note ?? null });
-    const t = tableOf(adapterRecord.table, db);
-    const c = (n: string) => colOf(adapterRecord.table, db, n);
-    const adapters = (await db.orm.select().from(t).where(and(eq(c('tenant_id'), tenant), eq(c('unit_id'), b.room_id)))) as AdapterRow[];
-    const dispatch = await dispatchSetpoints(ctx.services, { adapters: adapters.filter((a) => !site || a.site_id === null || a.site_id === site), values, correlation_id: ctx.requestId, actor: { id: caller.subject, role: caller.role, tenant_id: tenant } });
-    const st = tableOf(setpointRecord.table, db);
-    const sc = (n: string) => colOf(setpointRecord.table, db, n);
-    await db.transaction(async () => db.orm.update(st).set({ adapter_dispatch: dispatch } as never).where(eq(sc('id'), draft.id)));
-    let row: SetpointRow = { ...draft, adapter_dispatch: dispatch as unknown as Record<string, unknown> };
-    if (dispatch.status === 'verified' || dispatch.status === 'written') row = { ...(await setpointVersions.publish(db, row)).published, adapter_dispatch: dispatch as unknown as Record<string, unknown> };
-    await ctx.services.audit.record({ actor: caller.subject, action: 'setpoint.dispatch', resource: 'swine-climate', result: dispatch.status === 'failed' ? 'error' : 'success', correlation_id: ctx.requestId, tenant_id: tenant, details: { id: row.id, room_id: b.room_id, version_id: row.version_id, state: row.state, values, status: dispatch.status, message: dispatch.message } });
+    const current = await setpointVersions.published(services.db, lineage);
+    const changed = SETPOINT_KEYS.filter((k) => b[k] !== undefined);
+    const value = (k: (typeof SETPOINT_KEYS)[number]) => b[k] ?? current?.[k] ?? null;
+    // This command is the operator's confirmation (no ack in the swine contract): draft, then confirm.
+    const draft = await swineSetpoints.draft(services, {
+      ...lineage, target_temp_c: value('target_temp_c'), heating_start_c: value('heating_start_c'), min_ventilation_pct: value('min_ventilation_pct'),
+      max_ventilation_pct: value('max_ventilation_pct'), target_humidity_pct: value('target_humidity_pct'),
+    }, { id: randomUUID(), actor: caller.subject, change_note: b.change_note ?? null, correlation_id: ctx.requestId, changed, details: { room_id: b.room_id } });
+    const { row } = await swineSetpoints.confirm(services, draft, { caller, correlation_id: ctx.requestId });
     return { ...row };
   },
 });
