@@ -1,6 +1,7 @@
-// The edge's side of the sync. Events of the in-process bus (alarms and their acks, status
-// events, telemetry batches as per-minute aggregates), audit records and periodic heartbeats go
-// into the durable outbox; a loop logs in to the master with the site credential (a passkey,
+// The edge's side of the sync. Alarms and their acks, status events, telemetry batches (as
+// per-minute aggregates) and audit records go into the durable outbox in the transaction that
+// stores them (the bus's stage phase; audit through a tap on services.audit), so a crash can never
+// keep a record and lose its event, or the reverse; heartbeats are appended on their own. A loop logs in to the master with the site credential (a passkey,
 // through the ordinary login routes), pulls the master-owned state (version policies, module site
 // policies, published industry profiles) and the sync mode, and pushes
 // the outbox in bounded batches, oldest first. While the master is unreachable it backs off
@@ -92,21 +93,25 @@ export class EdgeSync {
     await this.outbox.init();
     this.st.down_revision = (await this.outbox.getState<string>('down_revision')) ?? null;
     this.lastRun = (await this.outbox.getState<string>('last_run')) ?? null;
-    // The status module creates the bus after this module starts: subscribe when it is assigned.
+    const append = async (events: { kind: EventKind; payload: Record<string, unknown> }[]) => { await this.outbox.append(events); };
+    // The status module creates the bus after this module starts: subscribe when it is assigned,
+    // and run the first cycle only then (what it applies is audited, and audit must reach the outbox).
     whenProvided(this.services, 'bus', (bus) => {
-      this.unsubscribe.push(bus.on('alarm', (e) => this.enqueue('alarm', { kind: e.kind, alarm: e.alarm })));
-      this.unsubscribe.push(bus.on('status', (e) => this.enqueue('status', { ...e })));
-      this.unsubscribe.push(bus.on('telemetry', (points) => {
+      this.unsubscribe.push(bus.onStage('alarm', (e) => append([{ kind: 'alarm', payload: { kind: e.kind, alarm: e.alarm } }])));
+      this.unsubscribe.push(bus.onStage('status', (e) => append([{ kind: 'status', payload: { ...e } }])));
+      this.unsubscribe.push(bus.onStage('telemetry', (points) => {
         const all = aggregate(points);
-        for (let i = 0; i < all.length; i += AGGREGATES_PER_EVENT) this.enqueue('telemetry', { aggregates: all.slice(i, i + AGGREGATES_PER_EVENT) });
+        const events: { kind: EventKind; payload: Record<string, unknown> }[] = [];
+        for (let i = 0; i < all.length; i += AGGREGATES_PER_EVENT) events.push({ kind: 'telemetry', payload: { aggregates: all.slice(i, i + AGGREGATES_PER_EVENT) } });
+        return append(events);
       }));
+      this.schedule(0);
     });
-    this.unsubscribe.push(tapAudit(this.services, (entry) => this.enqueue('audit', { ...entry, at: new Date().toISOString() })));
+    this.unsubscribe.push(tapAudit(this.services, (entry) => append([{ kind: 'audit', payload: { ...entry, at: new Date().toISOString() } }])));
     const beat = () => this.enqueue('heartbeat', { at: new Date().toISOString(), interval_ms: this.cfg.sync_heartbeat_ms, rtt_ms: this.lastRtt, uptime_s: Math.round((Date.now() - this.started) / 1000) });
     beat();
     this.heartbeat = setInterval(beat, this.cfg.sync_heartbeat_ms);
     this.heartbeat.unref();
-    this.schedule(0);
   }
 
   async stop(): Promise<void> {
@@ -118,7 +123,7 @@ export class EdgeSync {
     await this.chain.catch(() => undefined);
   }
 
-  /** Queued in bus order; a failed append is logged (the source row stays in its own table). */
+  /** Events not tied to a stored record (heartbeats): appended in order; a failed append is logged. */
   enqueue(kind: EventKind, payload: Record<string, unknown>): void {
     this.chain = this.chain.then(() => this.outbox.append([{ kind, payload }])).catch((err: Error) =>
       this.services.log.error('sync outbox append failed', { kind, error: err.message }));
@@ -288,14 +293,22 @@ export class EdgeSync {
 }
 
 /**
- * Every audit record also goes to the outbox. The audit module replaces services.audit when it
- * starts (after this module), so the tap wraps whatever service is assigned there.
+ * Every audit record also goes to the outbox, in the transaction that stores it. The audit module
+ * replaces services.audit when it starts (after this module), so the tap wraps whatever service
+ * is assigned there. Like the audit service itself, a failure is logged and never fails the
+ * operation that was audited; the record and its event are then both rolled back.
  */
-function tapAudit(services: Services, onRecord: (entry: AuditEntry) => void): () => void {
+function tapAudit(services: Services, stage: (entry: AuditEntry) => Promise<void>): () => void {
   const wrap = (inner: AuditService): AuditService => ({
     async record(entry) {
-      await inner.record(entry);
-      onRecord(entry);
+      try {
+        await services.db.transaction(async () => {
+          await inner.record(entry);
+          await stage(entry);
+        });
+      } catch (err) {
+        services.log.error('audit record and its sync event could not be stored', { action: entry.action, error: (err as Error).message });
+      }
     },
   });
   let inner = services.audit;

@@ -25,21 +25,32 @@ const report = {
   industry_code: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
 };
 
+function parsedText(x: unknown): unknown {
+  if (typeof x !== 'string' || x.length > PUSH_MAX_BYTES) return x;
+  try {
+    return JSON.parse(x) as unknown;
+  } catch {
+    return x;
+  }
+}
+
 export const pushBody = v.strictObject({
   events: v.pipe(v.array(v.strictObject({
     seq: v.pipe(v.number(), v.integer(), v.minValue(1)),
     kind: v.picklist(EVENT_KINDS),
     created_at: v.pipe(v.string(), v.isoTimestamp()),
-    // JSON text, parsed here: the payload is the box's own record (it may name tenant ids of the
-    // box), and the master attributes every event to the site's tenant from the session.
-    payload: v.pipe(v.string(), v.maxLength(PUSH_MAX_BYTES), v.parseJson(), v.record(v.string(), v.unknown())),
+    // An object (the box's own record; it may name tenant ids of the box, and the master
+    // attributes every event to the site's tenant from the session). Boxes before this version
+    // send it as JSON text: a string is parsed first; one that is not JSON (or is larger than a
+    // push) stays a string and is refused as not an object. The document declares the object.
+    payload: v.pipe(v.unknown(), v.transform(parsedText), v.record(v.string(), v.unknown())),
   })), v.maxLength(PUSH_MAX_EVENTS)),
   ...report,
 });
 export type PushBody = v.InferOutput<typeof pushBody>;
 export type OutboxEvent = PushBody['events'][number];
-/** An event as the box sends it (payload as JSON text). */
-export type WireEvent = v.InferInput<typeof pushBody>['events'][number];
+/** An event as the box sends it. */
+export type WireEvent = OutboxEvent;
 
 export const pullBody = v.strictObject({ ...report });
 export type PullBody = v.InferOutput<typeof pullBody>;
