@@ -6,6 +6,7 @@ import * as v from 'valibot';
 import type { VersionPolicyRow } from '../../version-policies/schema.js';
 import type { ProfileRow } from '../../../industry/profiles.js';
 import type { SyncMode } from '../schema.js';
+import { heldSchema } from './held.js';
 
 export const EVENT_KINDS = ['alarm', 'status', 'audit', 'telemetry', 'heartbeat'] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
@@ -23,6 +24,8 @@ const report = {
   /** Round trip of the box's previous request, as it measured it. */
   rtt_ms: v.optional(v.nullable(v.pipe(v.number(), v.minValue(0), v.maxValue(3_600_000)))),
   industry_code: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
+  /** What the box holds of the master-owned state, a digest per kind (engine/held.ts); absent from older boxes. */
+  held: v.optional(heldSchema),
 };
 
 function parsedText(x: unknown): unknown {
