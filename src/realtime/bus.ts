@@ -56,6 +56,20 @@ export interface AlarmEvent {
   };
 }
 
+/** A stored audit record (staged only: nothing listens to audit live). */
+export interface AuditEvent {
+  id: string;
+  tenant_id: string | null;
+  actor: string;
+  action: string;
+  resource: string;
+  result: string;
+  correlation_id: string;
+  details: Record<string, unknown> | null;
+  recorded_by: string;
+  created_at: string;
+}
+
 export interface BusEvents {
   status: StatusEvent;
   /**
@@ -65,6 +79,7 @@ export interface BusEvents {
   remote_status: StatusEvent;
   telemetry: TelemetryPoint[];
   alarm: AlarmEvent;
+  audit: AuditEvent;
 }
 
 export type BusTopic = keyof BusEvents;
@@ -76,9 +91,9 @@ export type StageListener<T extends StageTopic> = (payload: BusEvents[T]) => Pro
 const done: Promise<void> = Promise.resolve();
 
 export class EventBus {
-  private readonly listeners: { [K in BusTopic]: Set<Listener<K>> } = { status: new Set(), remote_status: new Set(), telemetry: new Set(), alarm: new Set() };
+  private readonly listeners: { [K in BusTopic]: Set<Listener<K>> } = { status: new Set(), remote_status: new Set(), telemetry: new Set(), alarm: new Set(), audit: new Set() };
 
-  private readonly stagers: { [K in StageTopic]: StageListener<K>[] } = { status: [], telemetry: [], alarm: [] };
+  private readonly stagers: { [K in StageTopic]: StageListener<K>[] } = { status: [], telemetry: [], alarm: [], audit: [] };
 
   constructor(private readonly log?: Logger) {}
 
@@ -96,6 +111,11 @@ export class EventBus {
    * Awaited by a producer inside the transaction that stores the record. Without stage listeners
    * (a box with no sync configured) it answers an already settled promise: no work, no allocation.
    */
+  /** Whether anything listens to the transactional phase of a topic. */
+  staging(topic: StageTopic): boolean {
+    return this.stagers[topic].length > 0;
+  }
+
   stage<T extends StageTopic>(topic: T, payload: BusEvents[T]): Promise<void> {
     const list = this.stagers[topic] as StageListener<T>[];
     if (!list.length) return done;

@@ -1,6 +1,6 @@
 // The edge's side of the sync. Alarms and their acks, status events, telemetry batches (as
 // per-minute aggregates) and audit records go into the durable outbox in the transaction that
-// stores them (the bus's stage phase; audit through a tap on services.audit), so a crash can never
+// stores them (the bus's stage phase), so a crash can never
 // keep a record and lose its event, or the reverse; heartbeats are appended on their own. A loop logs in to the master with the site credential (a passkey,
 // through the ordinary login routes), pulls the master-owned state (version policies, module site
 // policies, published industry profiles) and the sync mode, and pushes
@@ -11,9 +11,8 @@
 // after the master answered that it applied it, and the master ignores sequence numbers it has.
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import type { AuditEntry, AuditService, Services } from '../../../kernel/context.js';
-import type { TelemetryPoint } from '../../../realtime/bus.js';
-import { whenProvided } from './provided.js';
+import type { Services } from '../../../kernel/context.js';
+import { EventBus, type TelemetryPoint } from '../../../realtime/bus.js';
 import { Outbox } from './outbox.js';
 import { applyDownState } from './apply.js';
 import { basisOf, differing, heldDigests, masterDigests, type Held, type HeldBasis } from './held.js';
@@ -100,24 +99,23 @@ export class EdgeSync {
     this.lastRun = (await this.outbox.getState<string>('last_run')) ?? null;
     this.basis = await this.outbox.getState<HeldBasis>('held_basis');
     const append = async (events: { kind: EventKind; payload: Record<string, unknown> }[]) => { await this.outbox.append(events); };
-    // The status module creates the bus after this module starts: subscribe when it is assigned,
-    // and run the first cycle only then (what it applies is audited, and audit must reach the outbox).
-    whenProvided(this.services, 'bus', (bus) => {
-      this.unsubscribe.push(bus.onStage('alarm', (e) => append([{ kind: 'alarm', payload: { kind: e.kind, alarm: e.alarm } }])));
-      this.unsubscribe.push(bus.onStage('status', (e) => append([{ kind: 'status', payload: { ...e } }])));
-      this.unsubscribe.push(bus.onStage('telemetry', (points) => {
-        const all = aggregate(points);
-        const events: { kind: EventKind; payload: Record<string, unknown> }[] = [];
-        for (let i = 0; i < all.length; i += AGGREGATES_PER_EVENT) events.push({ kind: 'telemetry', payload: { aggregates: all.slice(i, i + AGGREGATES_PER_EVENT) } });
-        return append(events);
-      }));
-      this.schedule(0);
-    });
-    this.unsubscribe.push(tapAudit(this.services, (entry) => append([{ kind: 'audit', payload: { ...entry, at: new Date().toISOString() } }])));
+    // The status module owns the bus but starts after this module: create it now (the status
+    // module keeps it), so no record stored from here on misses the outbox, audit included.
+    const bus = (this.services.bus ??= new EventBus(this.services.log));
+    this.unsubscribe.push(bus.onStage('alarm', (e) => append([{ kind: 'alarm', payload: { kind: e.kind, alarm: e.alarm } }])));
+    this.unsubscribe.push(bus.onStage('status', (e) => append([{ kind: 'status', payload: { ...e } }])));
+    this.unsubscribe.push(bus.onStage('audit', ({ created_at, ...row }) => append([{ kind: 'audit', payload: { ...row, at: created_at } }])));
+    this.unsubscribe.push(bus.onStage('telemetry', (points) => {
+      const all = aggregate(points);
+      const events: { kind: EventKind; payload: Record<string, unknown> }[] = [];
+      for (let i = 0; i < all.length; i += AGGREGATES_PER_EVENT) events.push({ kind: 'telemetry', payload: { aggregates: all.slice(i, i + AGGREGATES_PER_EVENT) } });
+      return append(events);
+    }));
     const beat = () => this.enqueue('heartbeat', { at: new Date().toISOString(), interval_ms: this.cfg.sync_heartbeat_ms, rtt_ms: this.lastRtt, uptime_s: Math.round((Date.now() - this.started) / 1000) });
     beat();
     this.heartbeat = setInterval(beat, this.cfg.sync_heartbeat_ms);
     this.heartbeat.unref();
+    this.schedule(0);
   }
 
   async stop(): Promise<void> {
@@ -323,33 +321,3 @@ export class EdgeSync {
     return { status: res.status, body: parsed, setCookie: res.headers.get('set-cookie') };
   }
 }
-
-/**
- * Every audit record also goes to the outbox, in the transaction that stores it. The audit module
- * replaces services.audit when it starts (after this module), so the tap wraps whatever service
- * is assigned there. Like the audit service itself, a failure is logged and never fails the
- * operation that was audited; the record and its event are then both rolled back.
- */
-function tapAudit(services: Services, stage: (entry: AuditEntry) => Promise<void>): () => void {
-  const wrap = (inner: AuditService): AuditService => ({
-    async record(entry) {
-      try {
-        await services.db.transaction(async () => {
-          await inner.record(entry);
-          await stage(entry);
-        });
-      } catch (err) {
-        services.log.error('audit record and its sync event could not be stored', { action: entry.action, error: (err as Error).message });
-      }
-    },
-  });
-  let inner = services.audit;
-  let current = wrap(inner);
-  Object.defineProperty(services, 'audit', {
-    configurable: true, enumerable: true,
-    get: () => current,
-    set: (next: AuditService) => { inner = next; current = wrap(next); },
-  });
-  return () => Object.defineProperty(services, 'audit', { value: inner, writable: true, configurable: true, enumerable: true });
-}
-
