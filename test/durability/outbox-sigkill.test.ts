@@ -114,8 +114,9 @@ describe(`acknowledged box writes reach the master exactly once across SIGKILLs 
       const started = Date.now();
       while (!KINDS.every((k) => load.acked.some((a) => a.kind === k)) && !load.errors.length && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 10));
       await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 400)));
-      await box.kill9();
+      const killed = box.kill9(); // sends SIGKILL before it returns
       load.stop();
+      await killed;
       await load.done;
       expect(load.errors).toEqual([]);
       perRound.push(load.acked.length);

@@ -125,6 +125,18 @@ describe.each(DIALECTS)('edge-to-master sync (master on %s)', (dialect) => {
     expect(res.status).toBe(200);
     expect(res.body.item).toMatchObject({ accepted: 0, duplicates: 2 });
     expect(res.body.item.applied_seq).toBeGreaterThan(2);
+    // The payload as the published document declares it (an object; {} included) is accepted like
+    // the JSON text older boxes send; anything else is a 400 naming the field.
+    const asObject = await asSite.post('/api/v1/site-sync/commands/push', { events: [{ ...old, payload: {} }, { ...old, seq: 2, payload: { kind: 'raised', alarm: { id: 'forged' } } }], remaining: 0 });
+    expect(asObject.status).toBe(200);
+    expect(asObject.body.item).toMatchObject({ accepted: 0, duplicates: 2 });
+    for (const payload of [5, [], '"text"', null]) {
+      const wrong = await asSite.post('/api/v1/site-sync/commands/push', { events: [{ ...old, seq: 1_000_000, payload }], remaining: 0 });
+      expect(wrong.status).toBe(400);
+      expect(wrong.body.error.details).toEqual([expect.objectContaining({ field: 'events.0.payload' })]);
+    }
+    const declared = (site.contract.doc as any).paths['/api/v1/site-sync/commands/push'].post.requestBody.content['application/json'].schema; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(JSON.stringify(declared)).toContain('"payload":{"type":"object"');
     // A payload that is not JSON is a 400 and changes nothing.
     const bad = await asSite.post('/api/v1/site-sync/commands/push', { events: [{ ...old, seq: 1_000_000, payload: '{not json' }], remaining: 0 });
     expect(bad.status).toBe(400);
