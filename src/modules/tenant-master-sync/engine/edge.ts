@@ -1,14 +1,15 @@
 // The edge's side of the sync. Alarms and their acks, status events, telemetry batches (as
 // per-minute aggregates) and audit records go into the durable outbox in the transaction that
-// stores them (the bus's stage phase), so a crash can never
-// keep a record and lose its event, or the reverse; heartbeats are appended on their own. A loop logs in to the master with the site credential (a passkey,
-// through the ordinary login routes), pulls the master-owned state (version policies, module site
-// policies, published industry profiles) and the sync mode, and pushes
-// the outbox in bounded batches, oldest first. Master-owned state is applied whenever what the
-// box holds differs from what the master sends (a digest per kind, engine/held.ts), whether the
-// master changed it or the box did, and the box reports what it holds with every request. While the master is unreachable it backs off
-// (doubling up to sync_backoff_max_ms); nothing is lost, because a row leaves the outbox only
-// after the master answered that it applied it, and the master ignores sequence numbers it has.
+// stores them (the bus's stage phase), so a crash never keeps a record and loses its event, or
+// the reverse; heartbeats are appended on their own. A loop logs in to the master with the site
+// credential (a passkey, through the ordinary login routes), pulls the master-owned state
+// (version policies, module site policies, published industry profiles) and the sync mode, and
+// pushes the outbox in bounded batches, oldest first. Master-owned state is applied whenever what
+// the box holds differs from what the master sends (a digest per kind, engine/held.ts), whether
+// the master changed it or the box did; the box reports what it holds with every request. While
+// the master is unreachable it backs off (doubling up to sync_backoff_max_ms); nothing is lost,
+// because a row leaves the outbox only after the master answered that it applied it, and the
+// master ignores sequence numbers it has.
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { Services } from '../../../kernel/context.js';

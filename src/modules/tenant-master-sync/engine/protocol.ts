@@ -46,7 +46,7 @@ export const pushBody = v.strictObject({
     // attributes every event to the site's tenant from the session). Boxes before this version
     // send it as JSON text: a string is parsed first; one that is not JSON (or is larger than a
     // push) stays a string and is refused as not an object. The document declares the object.
-    payload: v.pipe(v.unknown(), v.transform(parsedText), v.record(v.string(), v.unknown())),
+    payload: v.pipe(v.unknown(), v.transform(parsedText), v.check((p) => !Array.isArray(p), 'an object, not an array'), v.record(v.string(), v.unknown())),
   })), v.maxLength(PUSH_MAX_EVENTS)),
   ...report,
 });
