@@ -98,6 +98,11 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
     return row;
   };
   const emit = (kind: AlarmEvent['kind'], row: AlarmEventRow) => services.bus?.emit('alarm', { kind, alarm: busView(row) });
+  /** Inside the transaction that changed the row (the sync outbox commits with it); answers the rows. */
+  const stage = async (kind: AlarmEvent['kind'], rows: AlarmEventRow[]) => {
+    if (rows[0]) await services.bus?.stage('alarm', { kind, alarm: busView(rows[0]) });
+    return rows;
+  };
   const toStatus = async (row: AlarmEventRow, event: string, status: StatusEvent['status']) => {
     if (!services.status) return false;
     await services.status.publish({
@@ -153,7 +158,7 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
           raised_at: now.toISOString(),
           details: input.details ?? null,
         };
-        const [saved] = (await db.orm.insert(t()).values(row as never).returning()) as AlarmEventRow[];
+        const [saved] = await stage('raised', (await db.orm.insert(t()).values(row as never).returning()) as AlarmEventRow[]);
         return { event: saved!, created: true };
       });
       if (!result.created) return result;
@@ -168,9 +173,9 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
       const { db } = services;
       const now = new Date().toISOString();
       // Conditional on "never acknowledged": two tablets acknowledging at once cannot both win.
-      const [row] = (await db.transaction(async () => db.orm.update(t())
+      const [row] = await db.transaction(async () => stage('acknowledged', (await db.orm.update(t())
         .set({ status: sql`case when ${c('status')} = 'active' then 'acked' else ${c('status')} end`, acked_at: now, acked_by: input.actor, assignee: input.assignee } as never)
-        .where(and(...mine(input), isNull(c('acked_at')))).returning())) as AlarmEventRow[];
+        .where(and(...mine(input), isNull(c('acked_at')))).returning()) as AlarmEventRow[]));
       if (!row) {
         const existing = await load(input);
         await audit(existing, input.actor, 'alarm.ack', { reason: 'already_acknowledged' }, 'denied');
@@ -196,9 +201,9 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
       }
       const next = current.sla_target_sec ? new Date(Math.max(now.getTime(), Date.parse(current.sla_deadline_at ?? now.toISOString())) + current.sla_target_sec * 1000).toISOString() : current.sla_deadline_at;
       // Conditional on the level read, so the scheduler and a person cannot escalate one breach twice.
-      const [row] = (await db.transaction(async () => db.orm.update(t())
+      const [row] = await db.transaction(async () => stage('escalated', (await db.orm.update(t())
         .set({ escalation_level: current.escalation_level + 1, sla_breached: due || current.sla_breached, escalated_at: now.toISOString(), sla_deadline_at: next } as never)
-        .where(and(...mine(input), eq(c('status'), 'active'), eq(c('escalation_level'), current.escalation_level))).returning())) as AlarmEventRow[];
+        .where(and(...mine(input), eq(c('status'), 'active'), eq(c('escalation_level'), current.escalation_level))).returning()) as AlarmEventRow[]));
       if (!row) return load(input);
       await audit(row, input.actor, 'alarm.escalate', { escalation_level: row.escalation_level, sla_breached: row.sla_breached, forced: !due });
       emit('escalated', row);
@@ -213,7 +218,7 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
         ? and(...mine(input), inArray(c('status'), ['active', 'acked']))
         : and(eq(c('tenant_id'), input.tenant_id), eq(c('industry_code'), input.industry_code),
           input.unit_id ? eq(c('unit_id'), input.unit_id) : isNull(c('unit_id')), eq(c('rule_id'), input.rule_id), inArray(c('status'), ['active', 'acked']));
-      const [row] = (await db.transaction(async () => db.orm.update(t()).set({ status: 'cleared', cleared_at: now } as never).where(where).returning())) as AlarmEventRow[];
+      const [row] = await db.transaction(async () => stage('cleared', (await db.orm.update(t()).set({ status: 'cleared', cleared_at: now } as never).where(where).returning()) as AlarmEventRow[]));
       if (!row) return undefined;
       await audit(row, input.actor, 'alarm.clear');
       emit('cleared', row);

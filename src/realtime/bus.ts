@@ -1,6 +1,9 @@
-// One typed in-process event bus. Producers store first, then publish; consumers (the status
-// WebSocket stream, the MQTT publisher, the alarm-to-status bridge) subscribe. A failing
-// listener is logged and never stops the others or the producer.
+// One typed in-process event bus, in two phases. stage() runs inside the producer's transaction:
+// its listeners (the sync outbox) write in that same transaction, so the record and what is
+// derived from it commit or roll back together, and a failing stage listener fails the producer.
+// emit() runs after the commit: consumers of live events (the status WebSocket stream, the MQTT
+// publisher, the alarm-to-status bridge) subscribe; a failing listener is logged and never stops
+// the others or the producer.
 import type { Logger } from '../kernel/logger.js';
 
 /** A stored status event (the status module's row, as the API shows it). */
@@ -53,6 +56,20 @@ export interface AlarmEvent {
   };
 }
 
+/** A stored audit record (staged only: nothing listens to audit live). */
+export interface AuditEvent {
+  id: string;
+  tenant_id: string | null;
+  actor: string;
+  action: string;
+  resource: string;
+  result: string;
+  correlation_id: string;
+  details: Record<string, unknown> | null;
+  recorded_by: string;
+  created_at: string;
+}
+
 export interface BusEvents {
   status: StatusEvent;
   /**
@@ -62,15 +79,50 @@ export interface BusEvents {
   remote_status: StatusEvent;
   telemetry: TelemetryPoint[];
   alarm: AlarmEvent;
+  audit: AuditEvent;
 }
 
 export type BusTopic = keyof BusEvents;
 export type Listener<T extends BusTopic> = (payload: BusEvents[T]) => void;
+/** Topics producers stage inside their transaction (remote_status was stored by another process). */
+export type StageTopic = Exclude<BusTopic, 'remote_status'>;
+export type StageListener<T extends StageTopic> = (payload: BusEvents[T]) => Promise<void>;
+
+const done: Promise<void> = Promise.resolve();
 
 export class EventBus {
-  private readonly listeners: { [K in BusTopic]: Set<Listener<K>> } = { status: new Set(), remote_status: new Set(), telemetry: new Set(), alarm: new Set() };
+  private readonly listeners: { [K in BusTopic]: Set<Listener<K>> } = { status: new Set(), remote_status: new Set(), telemetry: new Set(), alarm: new Set(), audit: new Set() };
+
+  private readonly stagers: { [K in StageTopic]: StageListener<K>[] } = { status: [], telemetry: [], alarm: [], audit: [] };
 
   constructor(private readonly log?: Logger) {}
+
+  /** Subscribes to the transactional phase; returns the unsubscribe function. */
+  onStage<T extends StageTopic>(topic: T, fn: StageListener<T>): () => void {
+    const list = this.stagers[topic] as StageListener<T>[];
+    list.push(fn);
+    return () => {
+      const i = list.indexOf(fn);
+      if (i >= 0) list.splice(i, 1);
+    };
+  }
+
+  /**
+   * Awaited by a producer inside the transaction that stores the record. Without stage listeners
+   * (a box with no sync configured) it answers an already settled promise: no work, no allocation.
+   */
+  /** Whether anything listens to the transactional phase of a topic. */
+  staging(topic: StageTopic): boolean {
+    return this.stagers[topic].length > 0;
+  }
+
+  stage<T extends StageTopic>(topic: T, payload: BusEvents[T]): Promise<void> {
+    const list = this.stagers[topic] as StageListener<T>[];
+    if (!list.length) return done;
+    return (async () => {
+      for (const fn of [...list]) await fn(payload);
+    })();
+  }
 
   /** Subscribes; returns the unsubscribe function. */
   on<T extends BusTopic>(topic: T, fn: Listener<T>): () => void {

@@ -125,6 +125,18 @@ describe.each(DIALECTS)('edge-to-master sync (master on %s)', (dialect) => {
     expect(res.status).toBe(200);
     expect(res.body.item).toMatchObject({ accepted: 0, duplicates: 2 });
     expect(res.body.item.applied_seq).toBeGreaterThan(2);
+    // The payload as the published document declares it (an object; {} included) is accepted like
+    // the JSON text older boxes send; anything else is a 400 naming the field.
+    const asObject = await asSite.post('/api/v1/site-sync/commands/push', { events: [{ ...old, payload: {} }, { ...old, seq: 2, payload: { kind: 'raised', alarm: { id: 'forged' } } }], remaining: 0 });
+    expect(asObject.status).toBe(200);
+    expect(asObject.body.item).toMatchObject({ accepted: 0, duplicates: 2 });
+    for (const payload of [5, [], '"text"', null]) {
+      const wrong = await asSite.post('/api/v1/site-sync/commands/push', { events: [{ ...old, seq: 1_000_000, payload }], remaining: 0 });
+      expect(wrong.status).toBe(400);
+      expect(wrong.body.error.details).toEqual([expect.objectContaining({ field: 'events.0.payload' })]);
+    }
+    const declared = (site.contract.doc as any).paths['/api/v1/site-sync/commands/push'].post.requestBody.content['application/json'].schema; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(JSON.stringify(declared)).toContain('"payload":{"type":"object"');
     // A payload that is not JSON is a 400 and changes nothing.
     const bad = await asSite.post('/api/v1/site-sync/commands/push', { events: [{ ...old, seq: 1_000_000, payload: '{not json' }], remaining: 0 });
     expect(bad.status).toBe(400);
@@ -187,14 +199,17 @@ describe.each(DIALECTS)('edge-to-master sync (master on %s)', (dialect) => {
     });
     expect(onBox).toBeTruthy();
     expect((await edgeOp.get('/api/v1/modules/list?site_id=site-1')).body.items.map((m: { id: string }) => m.id)).not.toContain('tasks');
-    // Both sides change the same policy: the box locally, then the master.
+    // Both sides change the same policy: the box locally, then the master. The box's next pull
+    // replaces the local change with the master version current then (2.0.0, or 3.0.0 if the master
+    // was quicker: the master wins whether or not it changed the policy); either way one conflict.
     await edgeAdmin.post('/api/v1/version-policies/commands/set', { id: 'alarms-min', scope: 'global', module_id: 'alarms', min_version: '0.5.0' });
     expect((await edgeAdmin.get('/api/v1/version-policies/alarms-min')).body.item.origin).toBe('local');
     await fleet.post('/api/v1/version-policies/commands/set', { id: 'alarms-min', scope: 'global', module_id: 'alarms', min_version: '3.0.0' });
     await waitFor('the master version on the box', async () => ((await edgeAdmin.get('/api/v1/version-policies/alarms-min')).body.item.min_version === '3.0.0' ? true : undefined));
     const conflict = (await edgeAdmin.get('/api/v1/audit/list?action=sync.conflict')).body.items;
     expect(conflict).toHaveLength(1);
-    expect(conflict[0].details).toMatchObject({ id: 'alarms-min', rule: 'master_wins', discarded_local: { min_version: '0.5.0' }, applied_master: { min_version: '3.0.0' } });
+    expect(conflict[0].details).toMatchObject({ id: 'alarms-min', rule: 'master_wins', discarded_local: { min_version: '0.5.0' }, applied_master: { origin: 'master' } });
+    expect(['2.0.0', '3.0.0']).toContain(conflict[0].details.applied_master.min_version);
     // The conflict record reaches the master too.
     await waitFor('the conflict audit on the master', async () => {
       const rows = await master.services.db.rows<{ n: number }>(sqlOf("select count(*) as n from sync_inbox where kind = 'audit' and payload::text like '%sync.conflict%'".replace('payload::text', dialect === 'sqlite' ? 'payload' : 'payload::text')));

@@ -77,6 +77,7 @@ export function createAlarmService(services: Services): AlarmService {
       };
       await db.transaction(async () => {
         await db.orm.insert(tableOf(alarms, db)).values(row as never);
+        await need(services, 'bus').stage('alarm', { kind: 'raised', alarm: busAlarm(row) });
       });
       await services.audit.record({ actor: input.actor ?? input.source, action: 'alarm.raise', resource: 'alarms', result: 'success', correlation_id: row.correlation_id, details: { id: row.id, severity: row.severity, title: row.title }, tenant_id: row.tenant_id });
       need(services, 'bus').emit('alarm', { kind: 'raised', alarm: busAlarm(row) });
@@ -95,9 +96,12 @@ export function createAlarmService(services: Services): AlarmService {
       const mine = input.tenant_id === undefined ? [eq(c('id'), input.id)] : [eq(c('id'), input.id), eq(c('tenant_id'), input.tenant_id)];
       const now = new Date().toISOString();
       // Conditional on state = open: two concurrent acknowledgements cannot both win.
-      const updated = (await db.transaction(async () =>
-        db.orm.update(t).set({ state: 'acknowledged', acknowledged_by: input.acknowledged_by, acknowledged_at: now, comment: input.comment ?? null } as never)
-          .where(and(...mine, eq(c('state'), 'open'))).returning())) as AlarmRow[];
+      const updated = await db.transaction(async () => {
+        const rows = (await db.orm.update(t).set({ state: 'acknowledged', acknowledged_by: input.acknowledged_by, acknowledged_at: now, comment: input.comment ?? null } as never)
+          .where(and(...mine, eq(c('state'), 'open'))).returning()) as AlarmRow[];
+        if (rows[0]) await need(services, 'bus').stage('alarm', { kind: 'acknowledged', alarm: busAlarm(rows[0]) });
+        return rows;
+      });
       const row = updated[0];
       if (!row) {
         const [existing] = (await db.orm.select().from(t).where(and(...mine))) as AlarmRow[];

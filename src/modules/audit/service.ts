@@ -33,6 +33,15 @@ export async function insertAudit(services: Services, row: AuditRow): Promise<Au
   let store = stores.get(db);
   if (!store) stores.set(db, (store = new Store<AuditRow>(db, auditRecords)));
   const s = store;
+  // With the sync on (a box naming its master) the outbox event commits with the record.
+  const bus = services.bus;
+  if (bus?.staging('audit')) {
+    await db.transaction(async () => {
+      await s.append(row);
+      await bus.stage('audit', row);
+    });
+    return row;
+  }
   // SQLite with no transaction of anyone open on its one connection (writerIdle): the single
   // insert commits by itself (an implicit transaction, as durable as BEGIN ... COMMIT) and runs
   // synchronously, so nothing can interleave; this skips two statements and the writer lock's

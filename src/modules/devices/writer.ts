@@ -105,7 +105,11 @@ export class TelemetryWriter {
 
   private async write(batch: Batch): Promise<void> {
     try {
-      const written = await this.services.db.transaction(() => this.storage.write(batch.points));
+      const written = await this.services.db.transaction(async () => {
+        const w = await this.storage.write(batch.points);
+        await need(this.services, 'bus').stage('telemetry', batch.points);
+        return w;
+      });
       written.commit();
       this.stats.written += batch.points.length;
       this.stats.batches++;

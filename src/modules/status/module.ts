@@ -30,7 +30,8 @@ export default defineModule({
     return {
       required: true,
       async start() {
-        services.bus = new EventBus(services.log);
+        // The sync module (before this one) may have created it to stage its outbox on.
+        services.bus ??= new EventBus(services.log);
         services.status = await createStatusService(services);
         stream = startStatusStream(services);
         retention = hourlyRetention(services.log, 'status', services.config.status_retention_days, (before) => need(services, 'status').purge(before));

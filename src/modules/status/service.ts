@@ -99,6 +99,7 @@ export async function createStatusService(services: Services): Promise<StatusSer
             timestamp: new Date().toISOString(),
           };
           await db.orm.insert(events).values(item as never);
+          await need(services, 'bus').stage('status', item);
           return item;
         });
         need(services, 'bus').emit('status', row);

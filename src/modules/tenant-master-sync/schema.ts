@@ -42,6 +42,8 @@ export const syncSites = defineTable('sync_sites', {
   reported_oldest_at: col.timestamp(),
   down_revision: col.text(),
   last_rtt_ms: col.real(),
+  /** What the box reported it holds of the master-owned state, a digest per kind (null: a box that does not report it). */
+  held: col.json(),
 }, { primaryKey: ['tenant_id', 'site_id'] });
 
 export interface SyncSiteRow extends Record<string, unknown> {
@@ -57,6 +59,7 @@ export interface SyncSiteRow extends Record<string, unknown> {
   reported_oldest_at: string | null;
   down_revision: string | null;
   last_rtt_ms: number | null;
+  held?: Record<string, string> | null;
 }
 
 /** Every event received from a site, once: (tenant, site, seq) is the idempotency key. */

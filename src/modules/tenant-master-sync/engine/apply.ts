@@ -1,10 +1,12 @@
-// Applies the master-owned state a pull returned. The conflict rule for master-owned records
-// (version policies): the master wins. A policy the box changed locally while disconnected is
-// replaced by the master's version of the same id on the next pull, and the discarded local
-// version is written to the audit log (action sync.conflict, which also reaches the master);
-// policies the master does not know (local ids) are kept; a master policy the master deleted
-// is deleted on the box. Module site policies the master set for the site are applied the same
-// way (the master's value wins). Records the box owns (its alarms and acknowledgements, tasks,
+// Applies the master-owned state a pull returned; the edge calls it whenever what the box holds
+// differs from what the master sends (engine/held.ts). The conflict rule for master-owned records
+// (version policies): the master wins. A policy the box changed locally is replaced by the
+// master's version of the same id on the next pull, whether or not the master changed it since,
+// and the discarded local version is written to the audit log (action sync.conflict, which also
+// reaches the master); policies the master does not know (local ids) are kept; a master policy
+// the master deleted is deleted on the box. Module site policies the master set for the site are
+// applied the same way: the master's value wins, and a value someone on the box set (not the
+// sync) is audited as sync.conflict (resource modules/site-policy). Records the box owns (its alarms and acknowledgements, tasks,
 // telemetry) are only ever changed on the box, so they never conflict.
 //
 // Published industry profiles come down the same way (applyProfiles): each one becomes the
@@ -52,11 +54,21 @@ export async function applyDownState(services: Services, pulled: Pulled): Promis
   // Module site policies the master set for this site: the master's value wins, modules it did
   // not set stay as the box has them. Keyed by the site's tenant, as tenant sessions on the box see them.
   const registry = registryOf(services);
+  const sitePolicyConflicts: string[] = [];
+  const held = pulled.site_policies.length ? await registry.sitePolicies(pulled.tenant_id, pulled.site_id) : [];
   for (const p of pulled.site_policies) {
-    const current = (await registry.sitePolicies(pulled.tenant_id, pulled.site_id)).find((r) => r.module_id === p.module_id);
+    const current = held.find((r) => r.module_id === p.module_id);
     if (current?.enabled === p.enabled) continue;
     try {
-      await registry.setSitePolicy(pulled.tenant_id, pulled.site_id, p.module_id, p.enabled, { subject: SYNC_ACTOR, tenant_id: pulled.tenant_id });
+      const applied = await registry.setSitePolicy(pulled.tenant_id, pulled.site_id, p.module_id, p.enabled, { subject: SYNC_ACTOR, tenant_id: pulled.tenant_id });
+      if (current && current.updated_by !== SYNC_ACTOR) {
+        sitePolicyConflicts.push(p.module_id);
+        await services.audit.record({
+          actor: SYNC_ACTOR, action: 'sync.conflict', resource: 'modules/site-policy', result: 'success', tenant_id: pulled.tenant_id,
+          details: { id: `${pulled.site_id}/${p.module_id}`, site_id: pulled.site_id, module_id: p.module_id, rule: 'master_wins', discarded_local: current, applied_master: { ...p, applied_at: applied.updated_at }, revision: pulled.revision },
+        });
+        services.log.warn('sync conflict: the master site policy replaced a local change', { module: p.module_id, site_id: pulled.site_id });
+      }
     } catch (err) {
       // A module this build does not have, or a core module: reported, the rest still applies.
       services.log.warn('site policy from the master not applied', { module: p.module_id, error: (err as Error).message });
@@ -70,7 +82,7 @@ export async function applyDownState(services: Services, pulled: Pulled): Promis
     services.log.warn('sync conflict: the master version replaced a local change', { policy: c.local.id });
   }
   const profiles = await applyProfiles(services, pulled);
-  return { conflicts: [...conflicts.map((c) => c.local.id), ...profiles.conflicts] };
+  return { conflicts: [...conflicts.map((c) => c.local.id), ...sitePolicyConflicts, ...profiles.conflicts] };
 }
 
 /**

@@ -1,18 +1,22 @@
-// The edge's side of the sync. Events of the in-process bus (alarms and their acks, status
-// events, telemetry batches as per-minute aggregates), audit records and periodic heartbeats go
-// into the durable outbox; a loop logs in to the master with the site credential (a passkey,
-// through the ordinary login routes), pulls the master-owned state (version policies, module site
-// policies, published industry profiles) and the sync mode, and pushes
-// the outbox in bounded batches, oldest first. While the master is unreachable it backs off
-// (doubling up to sync_backoff_max_ms); nothing is lost, because a row leaves the outbox only
-// after the master answered that it applied it, and the master ignores sequence numbers it has.
+// The edge's side of the sync. Alarms and their acks, status events, telemetry batches (as
+// per-minute aggregates) and audit records go into the durable outbox in the transaction that
+// stores them (the bus's stage phase), so a crash never keeps a record and loses its event, or
+// the reverse; heartbeats are appended on their own. A loop logs in to the master with the site
+// credential (a passkey, through the ordinary login routes), pulls the master-owned state
+// (version policies, module site policies, published industry profiles) and the sync mode, and
+// pushes the outbox in bounded batches, oldest first. Master-owned state is applied whenever what
+// the box holds differs from what the master sends (a digest per kind, engine/held.ts), whether
+// the master changed it or the box did; the box reports what it holds with every request. While
+// the master is unreachable it backs off (doubling up to sync_backoff_max_ms); nothing is lost,
+// because a row leaves the outbox only after the master answered that it applied it, and the
+// master ignores sequence numbers it has.
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import type { AuditEntry, AuditService, Services } from '../../../kernel/context.js';
-import type { TelemetryPoint } from '../../../realtime/bus.js';
-import { whenProvided } from './provided.js';
+import type { Services } from '../../../kernel/context.js';
+import { EventBus, type TelemetryPoint } from '../../../realtime/bus.js';
 import { Outbox } from './outbox.js';
-import { applyDownState, applyProfiles } from './apply.js';
+import { applyDownState } from './apply.js';
+import { basisOf, differing, heldDigests, masterDigests, type Held, type HeldBasis } from './held.js';
 import { PUSH_MAX_BYTES, type EventKind, type PullAnswer, type PushAnswer } from './protocol.js';
 
 export interface EdgeSyncStatus {
@@ -68,6 +72,8 @@ export class EdgeSync {
   private token: { value: string; expires: number } | undefined;
   private lastRtt: number | null = null;
   private lastRun: string | null = null;
+  private basis: HeldBasis | undefined;
+  private held: Held | undefined;
   private readonly started = Date.now();
   private readonly st: EdgeSyncStatus;
 
@@ -92,16 +98,20 @@ export class EdgeSync {
     await this.outbox.init();
     this.st.down_revision = (await this.outbox.getState<string>('down_revision')) ?? null;
     this.lastRun = (await this.outbox.getState<string>('last_run')) ?? null;
-    // The status module creates the bus after this module starts: subscribe when it is assigned.
-    whenProvided(this.services, 'bus', (bus) => {
-      this.unsubscribe.push(bus.on('alarm', (e) => this.enqueue('alarm', { kind: e.kind, alarm: e.alarm })));
-      this.unsubscribe.push(bus.on('status', (e) => this.enqueue('status', { ...e })));
-      this.unsubscribe.push(bus.on('telemetry', (points) => {
-        const all = aggregate(points);
-        for (let i = 0; i < all.length; i += AGGREGATES_PER_EVENT) this.enqueue('telemetry', { aggregates: all.slice(i, i + AGGREGATES_PER_EVENT) });
-      }));
-    });
-    this.unsubscribe.push(tapAudit(this.services, (entry) => this.enqueue('audit', { ...entry, at: new Date().toISOString() })));
+    this.basis = await this.outbox.getState<HeldBasis>('held_basis');
+    const append = async (events: { kind: EventKind; payload: Record<string, unknown> }[]) => { await this.outbox.append(events); };
+    // The status module owns the bus but starts after this module: create it now (the status
+    // module keeps it), so no record stored from here on misses the outbox, audit included.
+    const bus = (this.services.bus ??= new EventBus(this.services.log));
+    this.unsubscribe.push(bus.onStage('alarm', (e) => append([{ kind: 'alarm', payload: { kind: e.kind, alarm: e.alarm } }])));
+    this.unsubscribe.push(bus.onStage('status', (e) => append([{ kind: 'status', payload: { ...e } }])));
+    this.unsubscribe.push(bus.onStage('audit', ({ created_at, ...row }) => append([{ kind: 'audit', payload: { ...row, at: created_at } }])));
+    this.unsubscribe.push(bus.onStage('telemetry', (points) => {
+      const all = aggregate(points);
+      const events: { kind: EventKind; payload: Record<string, unknown> }[] = [];
+      for (let i = 0; i < all.length; i += AGGREGATES_PER_EVENT) events.push({ kind: 'telemetry', payload: { aggregates: all.slice(i, i + AGGREGATES_PER_EVENT) } });
+      return append(events);
+    }));
     const beat = () => this.enqueue('heartbeat', { at: new Date().toISOString(), interval_ms: this.cfg.sync_heartbeat_ms, rtt_ms: this.lastRtt, uptime_s: Math.round((Date.now() - this.started) / 1000) });
     beat();
     this.heartbeat = setInterval(beat, this.cfg.sync_heartbeat_ms);
@@ -118,7 +128,7 @@ export class EdgeSync {
     await this.chain.catch(() => undefined);
   }
 
-  /** Queued in bus order; a failed append is logged (the source row stays in its own table). */
+  /** Events not tied to a stored record (heartbeats): appended in order; a failed append is logged. */
   enqueue(kind: EventKind, payload: Record<string, unknown>): void {
     this.chain = this.chain.then(() => this.outbox.append([{ kind, payload }])).catch((err: Error) =>
       this.services.log.error('sync outbox append failed', { kind, error: err.message }));
@@ -175,21 +185,13 @@ export class EdgeSync {
   private async once(): Promise<void> {
     await this.chain;
     const stats = await this.outbox.stats();
+    this.held = await heldDigests(this.services, this.basis);
+    const reported = this.held;
     const pulled = await this.call<PullAnswer>('/api/v1/site-sync/commands/pull', this.report(stats.pending, stats.oldest_at));
     this.st.tenant_id = pulled.tenant_id;
     this.st.site_id = pulled.site_id;
     this.st.mode = pulled.mode;
-    if (pulled.revision !== this.st.down_revision) {
-      await applyDownState(this.services, pulled);
-      this.st.down_revision = pulled.revision;
-      await this.outbox.setState('down_revision', pulled.revision);
-    } else {
-      // Same master state, but a profile may have been published on the box since: the master's
-      // profiles are checked on every pull (a read per lineage; nothing is written when they hold).
-      // A failure here is logged and retried next cycle; it does not hold back the push.
-      await applyProfiles(this.services, pulled).catch((err: Error) =>
-        this.services.log.warn('re-applying the master profiles failed; retrying next cycle', { error: err.message }));
-    }
+    await this.holdMasterState(pulled);
     // The master already holds everything up to applied_seq (an answer lost to a crash). A box
     // whose database was replaced numbers its new events after that, or they would be taken
     // for duplicates.
@@ -199,6 +201,8 @@ export class EdgeSync {
     }
     const forced = pulled.run_requested_at !== null && pulled.run_requested_at !== this.lastRun;
     if (pulled.mode === 'paused' || (pulled.mode === 'manual' && !forced)) {
+      // Nothing is pushed, but the master learns at once what the box now holds.
+      if (differing(reported, this.held).length) await this.call<PushAnswer>('/api/v1/site-sync/commands/push', { events: [], ...this.report(stats.pending, stats.oldest_at) });
       this.st.state = 'stopped';
       return;
     }
@@ -219,13 +223,45 @@ export class EdgeSync {
     this.st.state = 'live';
   }
 
+  /**
+   * Master wins, always: when what the box holds of a kind differs from what the master sends, the
+   * master's state is applied (a local change discarded is audited by applyDownState as
+   * sync.conflict), whether or not the master changed it since. A read per kind and lineage when
+   * nothing differs. A failure is logged and retried next cycle; it does not hold back the push,
+   * and the box goes on reporting what it really holds, so the master does not call it live.
+   */
+  private async holdMasterState(pulled: PullAnswer): Promise<void> {
+    const basis = basisOf(pulled);
+    if (JSON.stringify(basis) !== JSON.stringify(this.basis)) {
+      this.basis = basis;
+      await this.outbox.setState('held_basis', basis);
+      this.held = await heldDigests(this.services, basis);
+    }
+    const want = masterDigests(pulled);
+    const stale = differing(this.held, want);
+    if (stale.length) {
+      try {
+        await applyDownState(this.services, pulled);
+      } catch (err) {
+        this.services.log.warn('applying the master state failed; retrying next cycle', { kinds: stale, error: (err as Error).message });
+      }
+      this.held = await heldDigests(this.services, basis);
+      const left = differing(this.held, want);
+      if (left.length) this.services.log.warn('the box does not hold the master state after applying it', { kinds: left });
+    }
+    if (pulled.revision !== this.st.down_revision) {
+      this.st.down_revision = pulled.revision;
+      await this.outbox.setState('down_revision', pulled.revision);
+    }
+  }
+
   private async oldestAfter(seq: number): Promise<string | null> {
     const next = await this.outbox.peek(1, PUSH_MAX_BYTES);
     return next[0] && next[0].seq > seq ? next[0].created_at : (await this.outbox.stats()).oldest_at;
   }
 
   private report(remaining: number, oldest: string | null) {
-    return { remaining, oldest_remaining_at: oldest, down_revision: this.st.down_revision, rtt_ms: this.lastRtt, industry_code: this.cfg.industry };
+    return { remaining, oldest_remaining_at: oldest, down_revision: this.st.down_revision, rtt_ms: this.lastRtt, industry_code: this.cfg.industry, ...(this.held ? { held: this.held } : {}) };
   }
 
   // ---------------------------------------------------------------- HTTP
@@ -286,25 +322,3 @@ export class EdgeSync {
     return { status: res.status, body: parsed, setCookie: res.headers.get('set-cookie') };
   }
 }
-
-/**
- * Every audit record also goes to the outbox. The audit module replaces services.audit when it
- * starts (after this module), so the tap wraps whatever service is assigned there.
- */
-function tapAudit(services: Services, onRecord: (entry: AuditEntry) => void): () => void {
-  const wrap = (inner: AuditService): AuditService => ({
-    async record(entry) {
-      await inner.record(entry);
-      onRecord(entry);
-    },
-  });
-  let inner = services.audit;
-  let current = wrap(inner);
-  Object.defineProperty(services, 'audit', {
-    configurable: true, enumerable: true,
-    get: () => current,
-    set: (next: AuditService) => { inner = next; current = wrap(next); },
-  });
-  return () => Object.defineProperty(services, 'audit', { value: inner, writable: true, configurable: true, enumerable: true });
-}
-

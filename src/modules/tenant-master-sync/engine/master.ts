@@ -21,6 +21,7 @@ import {
   type SyncMode, type SyncSiteRow, type SyncTenantRow,
 } from '../schema.js';
 import type { PullAnswer, PullBody, PushAnswer, PushBody } from './protocol.js';
+import { differing, masterDigests, type Held } from './held.js';
 
 const SITE_CREDENTIAL_DAYS = 10 * 365;
 
@@ -133,7 +134,19 @@ function reportOf(body: PullBody, now: string): Partial<SyncSiteRow> {
     ...(body.down_revision !== undefined ? { down_revision: body.down_revision } : {}),
     ...(body.rtt_ms !== undefined && body.rtt_ms !== null ? { last_rtt_ms: body.rtt_ms } : {}),
     ...(body.industry_code ? { industry_code: body.industry_code } : {}),
+    ...(body.held ? { held: body.held } : {}),
   };
+}
+
+/**
+ * Whether a site holds the master's current state: the digests it reported equal the master's
+ * (engine/held.ts). A box that does not report digests (an older version) is judged by the
+ * revision of the last state it applied, as before.
+ */
+export function holdsMasterState(site: Pick<SyncSiteRow, 'held' | 'down_revision'>, down: DownState): boolean {
+  const held = typeof site.held === 'string' ? (JSON.parse(site.held) as Partial<Held>) : site.held;
+  if (!held) return site.down_revision === down.revision;
+  return differing(held, masterDigests(down)).length === 0;
 }
 
 export async function pull(services: Services, caller: Caller | undefined, body: PullBody): Promise<PullAnswer> {
@@ -319,18 +332,18 @@ export async function refreshRecords(db: Database, timing: SyncTiming, tenants?:
     let lastSeen: string | null = null;
     let received = 0;
     for (const s of mine) {
-      const { revision } = await downState(db, s);
+      const inSync = holdsMasterState(s, await downState(db, s));
       received += Number(s.events_received);
       const seen = s.last_seen_at ? Date.parse(s.last_seen_at) : null;
       if (s.last_seen_at && (!lastSeen || s.last_seen_at > lastSeen)) lastSeen = s.last_seen_at;
       const contact = seen !== null && now - seen <= timing.staleMs;
       const pending = Number(s.reported_pending);
       pendingUp += pending;
-      if (s.down_revision !== revision) pendingDown++;
+      if (!inSync) pendingDown++;
       if (pending > 0 && s.reported_oldest_at) lag = Math.max(lag, (now - Date.parse(s.reported_oldest_at)) / 1000);
       if (seen !== null && !contact) lag = Math.max(lag, (now - seen) / 1000);
       if (contact) inContact++;
-      if (contact && pending === 0 && s.down_revision === revision) live++;
+      if (contact && pending === 0 && inSync) live++;
     }
     const status = rec.mode === 'paused' || inContact === 0 ? 'stopped' : live === mine.length ? 'live' : 'degraded';
     const next: Partial<SyncTenantRow> = {
@@ -360,8 +373,7 @@ export async function requestRun(db: Database, timing: SyncTiming, tenant: strin
     const sites = (await db.orm.select().from(tableOf(syncSites, db)).where(eq(colOf(syncSites, db, 'tenant_id'), tenant))) as SyncSiteRow[];
     let done = true;
     for (const s of sites) {
-      const { revision } = await downState(db, s);
-      if (s.last_seen_at === null || s.last_seen_at <= requested || Number(s.reported_pending) !== 0 || s.down_revision !== revision) done = false;
+      if (s.last_seen_at === null || s.last_seen_at <= requested || Number(s.reported_pending) !== 0 || !holdsMasterState(s, await downState(db, s))) done = false;
     }
     if (done) break;
     await new Promise((r) => setTimeout(r, Math.min(100, timing.staleMs)));

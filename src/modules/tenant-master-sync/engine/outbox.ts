@@ -56,11 +56,10 @@ export class Outbox {
     const out: WireEvent[] = [];
     let bytes = 0;
     for (const r of rows) {
-      const payload = JSON.stringify(r.payload);
-      const size = payload.length + 100;
+      const size = JSON.stringify(r.payload).length + 100;
       if (out.length && bytes + size > maxBytes) break;
       bytes += size;
-      out.push({ seq: Number(r.seq), kind: r.kind, created_at: r.created_at, payload });
+      out.push({ seq: Number(r.seq), kind: r.kind, created_at: r.created_at, payload: r.payload });
     }
     return out;
   }

@@ -6,6 +6,7 @@ import * as v from 'valibot';
 import type { VersionPolicyRow } from '../../version-policies/schema.js';
 import type { ProfileRow } from '../../../industry/profiles.js';
 import type { SyncMode } from '../schema.js';
+import { heldSchema } from './held.js';
 
 export const EVENT_KINDS = ['alarm', 'status', 'audit', 'telemetry', 'heartbeat'] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
@@ -23,23 +24,36 @@ const report = {
   /** Round trip of the box's previous request, as it measured it. */
   rtt_ms: v.optional(v.nullable(v.pipe(v.number(), v.minValue(0), v.maxValue(3_600_000)))),
   industry_code: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
+  /** What the box holds of the master-owned state, a digest per kind (engine/held.ts); absent from older boxes. */
+  held: v.optional(heldSchema),
 };
+
+function parsedText(x: unknown): unknown {
+  if (typeof x !== 'string' || x.length > PUSH_MAX_BYTES) return x;
+  try {
+    return JSON.parse(x) as unknown;
+  } catch {
+    return x;
+  }
+}
 
 export const pushBody = v.strictObject({
   events: v.pipe(v.array(v.strictObject({
     seq: v.pipe(v.number(), v.integer(), v.minValue(1)),
     kind: v.picklist(EVENT_KINDS),
     created_at: v.pipe(v.string(), v.isoTimestamp()),
-    // JSON text, parsed here: the payload is the box's own record (it may name tenant ids of the
-    // box), and the master attributes every event to the site's tenant from the session.
-    payload: v.pipe(v.string(), v.maxLength(PUSH_MAX_BYTES), v.parseJson(), v.record(v.string(), v.unknown())),
+    // An object (the box's own record; it may name tenant ids of the box, and the master
+    // attributes every event to the site's tenant from the session). Boxes before this version
+    // send it as JSON text: a string is parsed first; one that is not JSON (or is larger than a
+    // push) stays a string and is refused as not an object. The document declares the object.
+    payload: v.pipe(v.unknown(), v.transform(parsedText), v.check((p) => !Array.isArray(p), 'an object, not an array'), v.record(v.string(), v.unknown())),
   })), v.maxLength(PUSH_MAX_EVENTS)),
   ...report,
 });
 export type PushBody = v.InferOutput<typeof pushBody>;
 export type OutboxEvent = PushBody['events'][number];
-/** An event as the box sends it (payload as JSON text). */
-export type WireEvent = v.InferInput<typeof pushBody>['events'][number];
+/** An event as the box sends it. */
+export type WireEvent = OutboxEvent;
 
 export const pullBody = v.strictObject({ ...report });
 export type PullBody = v.InferOutput<typeof pullBody>;

@@ -1,0 +1,1 @@
+ALTER TABLE "sync_sites" ADD COLUMN "held" jsonb;

@@ -1,0 +1,1 @@
+ALTER TABLE `sync_sites` ADD `held` text;
