@@ -7,8 +7,12 @@
 //   RSS under load: --clients concurrent API clients (autocannon, in this process) on an
 //   authenticated list route (GET /api/v1/tables/list, 50 rows, admin token) for
 //   --load-ms; peak VmRSS sampled every 50 ms and VmHWM, with the requests answered;
-//   baseline, same run: a bare `http.createServer().listen(0)` of the same Node version (the
-//   build's download, .cache/node/node-linux-<arch>-<version>/bin/node), its start and idle RSS.
+//   `cabinet version` and `cabinet --help`: spawn to exit, median of --runs,
+//   baselines, same run, of the same Node version (the build's download,
+//   .cache/node/node-linux-<arch>-<version>/bin/node): that node printing its version
+//   (`node -e "console.log(process.version)"`: a Node start that runs JavaScript), and a bare
+//   `http.createServer().listen(0)`: its spawn-to-listening and idle RSS. Each figure is printed
+//   beside its baseline with the ratio (the start targets are ratios to the same-run baseline).
 //   node scripts/measure-binary.mjs [--binary dist/cabinet] [--runs 5] [--idle-ms 5000]
 //        [--clients 50] [--load-ms 10000] [--json]
 import { spawn, spawnSync } from 'node:child_process';
@@ -126,6 +130,7 @@ async function baseline() {
   const node = join(ROOT, '.cache', 'node', `node-linux-${process.arch}-${version}`, 'bin', 'node');
   if (!version || !existsSync(node)) return undefined;
   const script = "require('http').createServer().listen(0,'127.0.0.1',()=>console.log('up'))";
+  const versionMs = median(Array.from({ length: runs }, () => timed(node, ['-e', 'console.log(process.version)'])));
   const starts = [];
   let rss;
   for (let i = 0; i < runs; i++) {
@@ -140,7 +145,29 @@ async function baseline() {
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
   }
-  return { node: version, startMs: Math.round(median(starts)), rss };
+  return { node: version, startMs: Math.round(median(starts)), versionMs: Math.round(versionMs), rss };
+}
+
+/** Spawn to exit of one command, in ms; throws when it fails. */
+function timed(file, args) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(file, args, { env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${file} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
+/** `cabinet version` and `--help`, interleaved so that both see the same load; the first run of
+ *  each (addon extraction, cold page cache) is left out. */
+function cliTimes() {
+  timed(bin, ['version']);
+  timed(bin, ['--help']);
+  const version = [];
+  const help = [];
+  for (let i = 0; i < runs; i++) {
+    version.push(timed(bin, ['version']));
+    help.push(timed(bin, ['--help']));
+  }
+  return { versionMs: Math.round(median(version)), helpMs: Math.round(median(help)) };
 }
 
 /** 50 rows, then `clients` connections on the list for loadMs; peak RSS sampled meanwhile. */
@@ -166,6 +193,8 @@ async function underLoad(child, port, token) {
 const base = await baseline();
 const first = await startOnce(env, dataDir);
 await stop(first.child);
+// After the first start, which is to include the addon's extraction.
+const cli = cliTimes();
 const token = spawnSync(bin, ['token', '--role', 'admin', '--scope-type', 'master', '--data-dir', dataDir], { env, encoding: 'utf8' }).stdout.trim().split('\n').pop();
 const warm = [];
 for (let i = 1; i < runs; i++) {
@@ -195,6 +224,7 @@ await stop(measured.child);
 const result = {
   node: '24 (embedded)',
   sizes,
+  cli,
   firstStartMs: Math.round(first.ms),
   restartMs: { median: Math.round(median(warm)), min: Math.round(Math.min(...warm)), max: Math.round(Math.max(...warm)), runs: warm.length },
   idle: { afterMs: idleMs, rss: idle.rss, peakRss: idle.hwm, pageCacheDropped: dropped },
@@ -205,14 +235,19 @@ const result = {
 if (values.json) {
   console.log(JSON.stringify(result));
 } else {
+  const ratio = (x, b) => (b ? ` (${(x / b).toFixed(1)}x the baseline)` : '');
   console.log(`binary size        x64 ${mb(sizes.x64)} (gzip -6: ${mb(sizes.x64Gzip)})${sizes.arm64 ? `, arm64 ${mb(sizes.arm64)}` : ''}`);
-  console.log(`spawn-to-/ready    first start ${result.firstStartMs} ms (addon extraction + all migrations); restart median ${result.restartMs.median} ms (min ${result.restartMs.min}, max ${result.restartMs.max}, ${warm.length} runs)`);
-  console.log(`RSS at idle        ${mb(idle.rss)} ${idleMs / 1000} s after /ready (peak ${mb(idle.hwm)})${dropped ? '' : ' (python3 missing: the binary was not dropped from the page cache, file pages count high)'}`);
+  console.log(`cabinet version    median ${cli.versionMs} ms${ratio(cli.versionMs, base?.versionMs)}; --help median ${cli.helpMs} ms${ratio(cli.helpMs, base?.versionMs)} (${runs} runs each, spawn to exit)`);
+  console.log(`spawn-to-/ready    first start ${result.firstStartMs} ms (addon extraction + all migrations); restart median ${result.restartMs.median} ms${ratio(result.restartMs.median, base?.startMs)} (min ${result.restartMs.min}, max ${result.restartMs.max}, ${warm.length} runs)`);
+  console.log(`RSS at idle        ${mb(idle.rss)} ${idleMs / 1000} s after /ready (peak ${mb(idle.hwm)})${ratio(idle.rss, base?.rss)}${dropped ? '' : ' (python3 missing: the binary was not dropped from the page cache, file pages count high)'}`);
   if (load) {
     console.log(
       `RSS under load     peak ${mb(load.peakRss)} (VmHWM ${mb(load.hwm)}; ${mb(load.before)} before) with ${load.clients} clients on GET /api/v1/tables/list (50 rows) for ${load.ms / 1000} s: ${load.requests} requests, ${load.rps} req/s, p99 ${load.p99Ms} ms`,
     );
   }
-  if (base) console.log(`baseline           bare node ${base.node} http.createServer().listen(0): spawn-to-listening ${base.startMs} ms, RSS ${mb(base.rss)} ${idleMs / 1000} s after`);
+  if (base) {
+    console.log(`baseline           bare node ${base.node}, same run: node -e "console.log(process.version)" median ${base.versionMs} ms; http.createServer().listen(0): spawn-to-listening median ${base.startMs} ms, RSS ${mb(base.rss)} ${idleMs / 1000} s after`);
+  } else console.log('baseline           none: the build\'s node (.cache/node) is missing, run npm run build');
   console.log(`load average       ${result.loadavg}`);
+  console.log('targets            version and --help <= 100 ms; restart <= 2.5x the bare spawn-to-listening; idle RSS <= 64 MiB; <= 120 MiB under 50 clients');
 }

@@ -9,7 +9,6 @@
 // - An existing file is only reused when its content hash matches; anything else is replaced.
 // - Files of earlier builds (same addon, other hash) are removed: after an upgrade they are dead
 //   weight. Removing a file another process has mapped is safe on Linux.
-import { createHash, randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants as fsConstants,
@@ -43,8 +42,13 @@ export function addonCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(home, '.cache', 'cabinet');
 }
 
+// node:crypto is loaded on first use, not with this module: the single executable imports this
+// module at every start, and `cabinet --help` has no addon to check (loading node:crypto is a
+// few ms of a start that is meant to take a bare Node's time).
+const crypto = () => process.getBuiltinModule('node:crypto');
+
 export function sha256(data: Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  return crypto().createHash('sha256').update(data).digest('hex');
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -94,7 +98,7 @@ export function materializeAddon(opts: MaterializeOptions): string {
       cause: err,
     });
   }
-  const tmp = join(dir, `.${opts.name}-${hash}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = join(dir, `.${opts.name}-${hash}.${process.pid}.${crypto().randomBytes(4).toString('hex')}.tmp`);
   let fd: number | undefined;
   try {
     fd = openSync(tmp, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL, 0o555);
