@@ -7,8 +7,12 @@
 //   RSS under load: --clients concurrent API clients (autocannon, in this process) on an
 //   authenticated list route (GET /api/v1/tables/list, 50 rows, admin token) for
 //   --load-ms; peak VmRSS sampled every 50 ms and VmHWM, with the requests answered;
-//   baseline, same run: a bare `http.createServer().listen(0)` of the same Node version (the
-//   build's download, .cache/node/node-linux-<arch>-<version>/bin/node), its start and idle RSS.
+//   `cabinet version` and `cabinet --help`: spawn to exit, median of --runs,
+//   baselines, same run, of the same Node version (the build's download,
+//   .cache/node/node-linux-<arch>-<version>/bin/node): that node printing its version
+//   (`node -e "console.log(process.version)"`: a Node start that runs JavaScript), and a bare
+//   `http.createServer().listen(0)`: its spawn-to-listening and idle RSS. Each figure is printed
+//   beside its baseline with the ratio (the start targets are ratios to the same-run baseline).
 //   node scripts/measure-binary.mjs [--binary dist/cabinet] [--runs 5] [--idle-ms 5000]
 //        [--clients 50] [--load-ms 10000] [--json]
 import { spawn, spawnSync } from 'node:child_process';
@@ -77,7 +81,13 @@ function procStatus(pid) {
   return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
 }
 
-/** Spawns serve, polls /ready every 5 ms; returns {ms, child}. */
+/** CPU time (user + system, ms) a live process has used so far, from /proc/<pid>/stat. */
+function procCpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+}
+
+/** Spawns serve, polls /ready every 5 ms; returns {ms, cpuMs (used by then), child}. */
 async function startOnce(env, dataDir) {
   const port = await freePort();
   const args = ['serve', '--http-port', String(port), '--rpc-port', '0', '--mqtt-port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--log-level', 'warn'];
@@ -101,7 +111,7 @@ async function startOnce(env, dataDir) {
     }
     await sleep(5);
   }
-  return { ms: Number(process.hrtime.bigint() - t0) / 1e6, child, port };
+  return { ms: Number(process.hrtime.bigint() - t0) / 1e6, cpuMs: procCpuMs(child.pid), child, port };
 }
 
 async function stop(child) {
@@ -126,13 +136,18 @@ async function baseline() {
   const node = join(ROOT, '.cache', 'node', `node-linux-${process.arch}-${version}`, 'bin', 'node');
   if (!version || !existsSync(node)) return undefined;
   const script = "require('http').createServer().listen(0,'127.0.0.1',()=>console.log('up'))";
+  const printed = Array.from({ length: runs }, () => timedCpu(node, ['-e', 'console.log(process.version)']));
+  const versionMs = median(printed.map((r) => r.ms));
+  const versionCpuMs = medianCpu(printed);
   const starts = [];
+  const startCpu = [];
   let rss;
   for (let i = 0; i < runs; i++) {
     const t0 = process.hrtime.bigint();
     const child = spawn(node, ['-e', script], { stdio: ['ignore', 'pipe', 'ignore'] });
     await new Promise((res) => child.stdout.once('data', res));
     starts.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    startCpu.push(procCpuMs(child.pid));
     if (i === runs - 1) {
       await sleep(idleMs);
       rss = procStatus(child.pid).rss;
@@ -140,7 +155,39 @@ async function baseline() {
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
   }
-  return { node: version, startMs: Math.round(median(starts)), rss };
+  return { node: version, startMs: Math.round(median(starts)), startCpuMs: Math.round(median(startCpu)), versionMs: Math.round(versionMs), versionCpuMs, rss };
+}
+
+/** GNU time, when installed: the CPU time (user + system) a command used, which a loaded machine
+ *  moves much less than the wall time. */
+const GNU_TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+
+/** Spawn to exit of one command: wall ms and, with GNU time, CPU ms; throws when it fails. */
+function timedCpu(file, args) {
+  const [cmd, argv] = GNU_TIME ? [GNU_TIME, ['-f', '@cpu %U %S', file, ...args]] : [file, args];
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, argv, { env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`${file} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  const cpu = /@cpu (\S+) (\S+)\s*$/.exec(r.stderr);
+  return { ms, cpuMs: cpu ? (Number(cpu[1]) + Number(cpu[2])) * 1000 : undefined };
+}
+const timed = (file, args) => timedCpu(file, args).ms;
+const medianCpu = (runs) => (runs.every((r) => r.cpuMs !== undefined) ? Math.round(median(runs.map((r) => r.cpuMs))) : undefined);
+
+/** `cabinet version` and `--help`, interleaved so that both see the same load; the first run of
+ *  each (addon extraction, cold page cache) is left out. */
+function cliTimes() {
+  timed(bin, ['version']);
+  timed(bin, ['--help']);
+  const version = [];
+  const help = [];
+  for (let i = 0; i < runs; i++) {
+    version.push(timedCpu(bin, ['version']));
+    help.push(timedCpu(bin, ['--help']));
+  }
+  const ms = (xs) => Math.round(median(xs.map((r) => r.ms)));
+  return { versionMs: ms(version), helpMs: ms(help), versionCpuMs: medianCpu(version), helpCpuMs: medianCpu(help) };
 }
 
 /** 50 rows, then `clients` connections on the list for loadMs; peak RSS sampled meanwhile. */
@@ -166,11 +213,15 @@ async function underLoad(child, port, token) {
 const base = await baseline();
 const first = await startOnce(env, dataDir);
 await stop(first.child);
+// After the first start, which is to include the addon's extraction.
+const cli = cliTimes();
 const token = spawnSync(bin, ['token', '--role', 'admin', '--scope-type', 'master', '--data-dir', dataDir], { env, encoding: 'utf8' }).stdout.trim().split('\n').pop();
 const warm = [];
+const warmCpu = [];
 for (let i = 1; i < runs; i++) {
   const r = await startOnce(env, dataDir);
   warm.push(r.ms);
+  warmCpu.push(r.cpuMs);
   await stop(r.child);
 }
 
@@ -195,8 +246,9 @@ await stop(measured.child);
 const result = {
   node: '24 (embedded)',
   sizes,
+  cli,
   firstStartMs: Math.round(first.ms),
-  restartMs: { median: Math.round(median(warm)), min: Math.round(Math.min(...warm)), max: Math.round(Math.max(...warm)), runs: warm.length },
+  restartMs: { median: Math.round(median(warm)), min: Math.round(Math.min(...warm)), max: Math.round(Math.max(...warm)), runs: warm.length, cpuMs: Math.round(median(warmCpu)) },
   idle: { afterMs: idleMs, rss: idle.rss, peakRss: idle.hwm, pageCacheDropped: dropped },
   load,
   baseline: base,
@@ -205,14 +257,23 @@ const result = {
 if (values.json) {
   console.log(JSON.stringify(result));
 } else {
+  const ratio = (x, b) => (b ? ` (${(x / b).toFixed(1)}x the baseline)` : '');
   console.log(`binary size        x64 ${mb(sizes.x64)} (gzip -6: ${mb(sizes.x64Gzip)})${sizes.arm64 ? `, arm64 ${mb(sizes.arm64)}` : ''}`);
-  console.log(`spawn-to-/ready    first start ${result.firstStartMs} ms (addon extraction + all migrations); restart median ${result.restartMs.median} ms (min ${result.restartMs.min}, max ${result.restartMs.max}, ${warm.length} runs)`);
-  console.log(`RSS at idle        ${mb(idle.rss)} ${idleMs / 1000} s after /ready (peak ${mb(idle.hwm)})${dropped ? '' : ' (python3 missing: the binary was not dropped from the page cache, file pages count high)'}`);
+  console.log(`cabinet version    median ${cli.versionMs} ms${ratio(cli.versionMs, base?.versionMs)}; --help median ${cli.helpMs} ms${ratio(cli.helpMs, base?.versionMs)} (${runs} runs each, spawn to exit)`);
+  if (cli.versionCpuMs !== undefined) {
+    console.log(`  CPU time         version median ${cli.versionCpuMs} ms${ratio(cli.versionCpuMs, base?.versionCpuMs)}; --help median ${cli.helpCpuMs} ms${ratio(cli.helpCpuMs, base?.versionCpuMs)} (user + system, GNU time)`);
+  }
+  console.log(`spawn-to-/ready    first start ${result.firstStartMs} ms (addon extraction + all migrations); restart median ${result.restartMs.median} ms${ratio(result.restartMs.median, base?.startMs)} (min ${result.restartMs.min}, max ${result.restartMs.max}, ${warm.length} runs)`);
+  console.log(`  CPU time         restart: median ${result.restartMs.cpuMs} ms used by /ready${ratio(result.restartMs.cpuMs, base?.startCpuMs)} (user + system; /ready is polled every 5 ms)`);
+  console.log(`RSS at idle        ${mb(idle.rss)} ${idleMs / 1000} s after /ready (peak ${mb(idle.hwm)})${ratio(idle.rss, base?.rss)}${dropped ? '' : ' (python3 missing: the binary was not dropped from the page cache, file pages count high)'}`);
   if (load) {
     console.log(
       `RSS under load     peak ${mb(load.peakRss)} (VmHWM ${mb(load.hwm)}; ${mb(load.before)} before) with ${load.clients} clients on GET /api/v1/tables/list (50 rows) for ${load.ms / 1000} s: ${load.requests} requests, ${load.rps} req/s, p99 ${load.p99Ms} ms`,
     );
   }
-  if (base) console.log(`baseline           bare node ${base.node} http.createServer().listen(0): spawn-to-listening ${base.startMs} ms, RSS ${mb(base.rss)} ${idleMs / 1000} s after`);
+  if (base) {
+    console.log(`baseline           bare node ${base.node}, same run: node -e "console.log(process.version)" median ${base.versionMs} ms${base.versionCpuMs !== undefined ? ` (CPU ${base.versionCpuMs} ms)` : ''}; http.createServer().listen(0): spawn-to-listening median ${base.startMs} ms (CPU ${base.startCpuMs} ms), RSS ${mb(base.rss)} ${idleMs / 1000} s after`);
+  } else console.log('baseline           none: the build\'s node (.cache/node) is missing, run npm run build');
   console.log(`load average       ${result.loadavg}`);
+  console.log('targets            version and --help <= 100 ms; restart <= 2.5x the bare spawn-to-listening; idle RSS <= 64 MiB; <= 120 MiB under 50 clients');
 }

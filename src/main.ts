@@ -1,65 +1,30 @@
 // The `cabinet` command: one binary, several sub-commands.
-import { ConfigError, envOf, flagOf, loadConfig, parseFlags, SETTINGS } from './config.js';
-import { DatabaseOpenError, openDatabase } from './db/client.js';
-import { MigrationRefused } from './db/migrate.js';
-import { migrateAll } from './modules/migrate-all.js';
-import { startServer, StartupError } from './server.js';
-import { SecretError } from './auth/secret.js';
-import { notifyReady, notifyStopping } from './runtime/systemd.js';
-import { settleAfterStart } from './runtime/settle.js';
-import { rememberConfigFile, setupCommand, setupRequired } from './runtime/first-run.js';
-import { BackupError } from './runtime/backup.js';
+// Each command imports what it uses when it runs: `version` and `help` load no part of the
+// service (src/cli-fast.ts), `token` no HTTP server, and so on.
+import { ConfigError, loadConfig, parseFlags } from './config.js';
+import { FAST_COMMANDS, fastCommand } from './cli-fast.js';
 import type { Services } from './kernel/context.js';
-import pkg from '../package.json' with { type: 'json' };
+type FirstRun = typeof import('./runtime/first-run.js');
 
-const HELP = `cabinet ${pkg.version}: the site controller service
-
-Usage: cabinet <command> [options]
-
-Commands:
-  serve      run the service (HTTP API, docs, web shell)
-  migrate    apply database migrations and exit
-  token      print a signed session token: --role R --scope-type master|tenant [--tenant-id T]
-             [--site-id S] [--ttl MIN] [--subject NAME]
-  passkey    passkey issue --type rfid|qr --holder NAME [--role R] --scope-type master|tenant
-             [--tenant-id T] [--site-id S] [--card-uid HEX] [--ttl MIN]: prints the credential once
-  rpc        send one field-write request to a running service: --file req.json (or stdin),
-             --url (default http://127.0.0.1:<rpc_port>/api/rpc), --token (or CABINET_TOKEN)
-  backup     backup --to FILE: copy the SQLite database (online, while the service runs) and the
-             session key into FILE (gzip'd tar, mode 0600); exit code 3 when there is nothing
-             to copy (PostgreSQL: use pg_dump; no database yet)
-  restore    restore --from FILE: put a backup back, with the service stopped; refuses a backup
-             made by a newer cabinet (version or schema)
-  version    print the cabinet, Node.js and SQLite versions
-  help       this text
-
-Options (each also as an environment variable, and as a key in --config FILE):
-${SETTINGS.map((s) => `  ${flagOf(s.key).padEnd(24)} ${envOf(s.key).padEnd(30)} ${s.description}`).join('\n')}
-  --config FILE            CABINET_CONFIG                 YAML or JSON file with any of the settings above
-`;
-
-async function sqliteVersion(): Promise<string> {
-  const { default: BetterSqlite3 } = await import('better-sqlite3');
-  const { betterSqlite3Binding } = await import('./runtime/native.js');
-  const binding = betterSqlite3Binding();
-  const db = new BetterSqlite3(':memory:', binding ? { nativeBinding: binding as unknown as string } : {});
-  const v = (db.prepare('select sqlite_version() as v').get() as { v: string }).v;
-  db.close();
-  return v;
-}
+/** StartupError, registered by `serve` when it loads the server: the one failure class whose
+ *  module only `serve` loads (the others' modules are light; see failureExitCode). */
+let startupError: (abstract new (...args: never[]) => Error) | undefined;
 
 async function serveCommand(args: string[]): Promise<number> {
   const { values } = parseFlags(args);
   const config = loadConfig(values);
-  rememberConfigFile(values.config ?? process.env.CABINET_CONFIG);
-  // The stop signals are taken from the start: one that arrives while the server starts (or
-  // right after it listens) is a graceful stop once it can be, never the default instant exit
-  // that would leave the database unclosed.
+  // The stop signals are taken from the start, before the server's modules load: one that arrives
+  // while the server starts (or right after it listens) is a graceful stop once it can be, never
+  // the default instant exit that would leave the database unclosed.
   let signalled: ((signal: string) => void) | undefined;
   const early: string[] = [];
   const onSignal = (signal: string) => (signalled ? signalled(signal) : early.push(signal));
   process.once('SIGTERM', () => onSignal('SIGTERM'));
   process.once('SIGINT', () => onSignal('SIGINT'));
+  const [{ startServer, StartupError }, { notifyReady, notifyStopping }, { settleAfterStart }, { rememberConfigFile, setupCommand, setupRequired }] =
+    await Promise.all([import('./server.js'), import('./runtime/systemd.js'), import('./runtime/settle.js'), import('./runtime/first-run.js')]);
+  startupError = StartupError;
+  rememberConfigFile(values.config ?? process.env.CABINET_CONFIG);
   const server = await startServer(config);
   const stopped = new Promise<void>((resolve) => {
     signalled = (signal: string) => {
@@ -70,7 +35,7 @@ async function serveCommand(args: string[]): Promise<number> {
   });
   if (early.length) signalled!(early[0]!);
   else {
-    await logFirstRun(server.services);
+    await logFirstRun(server.services, setupRequired, setupCommand);
     // systemd (Type=notify): ready only now, with the database migrated and HTTP listening.
     await notifyReady(`ready: ${server.url}`);
     settleAfterStart((s) => {
@@ -83,7 +48,7 @@ async function serveCommand(args: string[]): Promise<number> {
 }
 
 /** First run: nobody can log in until an admin card exists; the log says how to make one. */
-async function logFirstRun(services: Services): Promise<void> {
+async function logFirstRun(services: Services, setupRequired: FirstRun['setupRequired'], setupCommand: FirstRun['setupCommand']): Promise<void> {
   try {
     if (await setupRequired(services.db)) {
       services.log.warn(`no admin passkey yet: create the first admin card with: ${setupCommand(services.config)}`, { setup_required: true });
@@ -123,6 +88,7 @@ async function restoreCommand(args: string[]): Promise<number> {
 
 async function migrateCommand(args: string[]): Promise<number> {
   const config = loadConfig(parseFlags(args).values);
+  const [{ openDatabase }, { migrateAll }] = await Promise.all([import('./db/client.js'), import('./modules/migrate-all.js')]);
   const db = await openDatabase({ databaseUrl: config.database_url, dataDir: config.data_dir });
   try {
     const ran = await migrateAll(db);
@@ -152,6 +118,7 @@ async function rpcCommand(args: string[]): Promise<number> {
 export async function main(argv: string[]): Promise<number> {
   const [command = 'help', ...args] = argv;
   try {
+    if (FAST_COMMANDS.has(command)) return await fastCommand(command);
     switch (command) {
       case 'serve': return await serveCommand(args);
       case 'migrate': return await migrateCommand(args);
@@ -160,35 +127,31 @@ export async function main(argv: string[]): Promise<number> {
       case 'restore': return await restoreCommand(args);
       case 'token': return await (await import('./cli-auth.js')).tokenCommand(args);
       case 'passkey': return await (await import('./cli-auth.js')).passkeyCommand(args);
-      case 'version':
-      case '--version':
-        process.stdout.write(`cabinet ${pkg.version}\nnode ${process.version}\nsqlite ${await sqliteVersion()}\n`);
-        return 0;
-      case 'help':
-      case '--help':
-      case '-h':
-        process.stdout.write(HELP);
-        return 0;
       default:
         process.stderr.write(`cabinet: unknown command ${command}; run 'cabinet help'\n`);
         return 2;
     }
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`cabinet: ${err.message}\n`);
-      return 2;
-    }
-    if (err instanceof BackupError) {
-      process.stderr.write(`cabinet: ${err.message}\n`);
-      return err.exitCode;
-    }
-    if (err instanceof DatabaseOpenError || err instanceof MigrationRefused || err instanceof StartupError || err instanceof SecretError) {
-      process.stderr.write(`cabinet: ${err.message}\n`);
-      return 1;
-    }
-    process.stderr.write(`cabinet: unexpected failure: ${(err as Error).message}\n`);
-    return 1;
+    const code = await failureExitCode(err);
+    process.stderr.write(code === undefined ? `cabinet: unexpected failure: ${(err as Error).message}\n` : `cabinet: ${(err as Error).message}\n`);
+    return code ?? 1;
   }
+}
+
+/**
+ * The exit code of a failure whose message is the whole story (one line on stderr, no "unexpected
+ * failure"), or undefined. The classes' modules are imported here, after the failure, so that a
+ * command that never loaded them does not load them to start.
+ */
+async function failureExitCode(err: unknown): Promise<number | undefined> {
+  if (err instanceof ConfigError) return 2;
+  const [{ DatabaseOpenError }, { MigrationRefused }, { SecretError }, { BackupError }] = await Promise.all([
+    import('./db/client.js'), import('./db/migrate.js'), import('./auth/secret.js'), import('./runtime/backup.js'),
+  ]);
+  if (err instanceof BackupError) return err.exitCode;
+  if (err instanceof DatabaseOpenError || err instanceof MigrationRefused || err instanceof SecretError) return 1;
+  if (startupError && err instanceof startupError) return 1;
+  return undefined;
 }
 
 main(process.argv.slice(2)).then(

@@ -24,7 +24,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import semver from 'semver';
+import semver from './semver.js';
 import type { Config } from '../config.js';
 import { bundledMigrations } from '../db/migrate.js';
 import { betterSqlite3Binding } from './native.js';

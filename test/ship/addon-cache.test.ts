@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { addonCacheDir, dlopenAddon, materializeAddon, sha256 } from '../../src/runtime/addon-cache.js';
+import { addonCacheDir, addonHashChecks, dlopenAddon, materializeAddon, sha256 } from '../../src/runtime/addon-cache.js';
 import nodeGypBuild from '../../src/runtime/serialport-gyp-build.js';
 import type BetterSqlite3 from 'better-sqlite3';
 
@@ -73,6 +73,39 @@ describe('materializeAddon', () => {
     // Embedded bytes that do not match the build manifest are refused, not cached.
     rmSync(file, { force: true });
     expect(() => materializeAddon({ name: 'y', data: () => Buffer.from('corrupt'), sha256: digest, dir })).toThrow(/corrupt/);
+  });
+
+  it('hashes a cached file once: its stamp spares the read until the file changes', () => {
+    const data = Buffer.from('stamped addon bytes');
+    const digest = sha256(data);
+    const file = materializeAddon({ name: 's', data: () => data, sha256: digest, dir });
+    expect(readdirSync(join(dir, 'verified'))).toEqual([`s-${digest}.node`]);
+    const before = addonHashChecks();
+    expect(materializeAddon({ name: 's', data: () => data, sha256: digest, dir })).toBe(file);
+    expect(materializeAddon({ name: 's', data: () => data, sha256: digest, dir })).toBe(file);
+    expect(addonHashChecks()).toBe(before);
+
+    // Same size, other bytes, written in place: the stat no longer matches the stamp, the file is
+    // hashed, found damaged and replaced from the embedded bytes.
+    chmodSync(file, 0o644);
+    writeFileSync(file, 'stamped addon BYTES');
+    expect(materializeAddon({ name: 's', data: () => data, sha256: digest, dir })).toBe(file);
+    expect(addonHashChecks()).toBeGreaterThan(before);
+    expect(readFileSync(file)).toEqual(data);
+
+    // A stamp that does not match (another hash) is no proof either.
+    writeFileSync(join(dir, 'verified', `s-${digest}.node`), 'f'.repeat(64));
+    const rewritten = addonHashChecks();
+    expect(materializeAddon({ name: 's', data: () => data, sha256: digest, dir })).toBe(file);
+    expect(addonHashChecks()).toBe(rewritten + 1);
+    expect(materializeAddon({ name: 's', data: () => data, sha256: digest, dir })).toBe(file);
+    expect(addonHashChecks()).toBe(rewritten + 1);
+
+    // A new build's addon replaces the old one, and the old stamp goes with it.
+    const v2 = Buffer.from('stamped addon bytes v2');
+    materializeAddon({ name: 's', data: () => v2, sha256: sha256(v2), dir });
+    expect(readdirSync(join(dir, 'verified'))).toEqual([`s-${sha256(v2)}.node`]);
+    expect(readdirSync(join(dir, 'native'))).toEqual([`s-${sha256(v2)}.node`]);
   });
 
   it('reuses an intact file and replaces a damaged one', () => {

@@ -3,7 +3,7 @@
 // industry, or is a global module on an installation of that industry; tenant ones for the
 // tenant asked about (on an edge-single box, which belongs to one tenant, every tenant policy
 // it holds came from the master for its own tenant, so they apply without naming it).
-import semver from 'semver';
+import semver from '../../runtime/semver.js';
 import type { VersionPolicyRow } from './schema.js';
 
 export interface InstalledModule {

@@ -1,7 +1,7 @@
 // version-policies/scheme|list|{id}, commands/set (create or update by id) and commands/check
 // (violations of the installed modules).
 import * as v from 'valibot';
-import semver from 'semver';
+import semver from '../../runtime/semver.js';
 import { command, defineResource } from '../../kernel/resource.js';
 import { ApiError, type ErrorDetail } from '../../kernel/errors.js';
 import { ident } from '../tenant-master/input.js';
