@@ -94,6 +94,8 @@ export function readWorker(file: string, opts: { cacheKiB: number }): ReadWorker
       worker = undefined;
       if (!w) return;
       const exited = new Promise((resolve) => w.once('exit', resolve));
+      // Referenced while it closes: a stopping process must not exit before the connection is closed.
+      w.ref();
       w.postMessage({ close: true });
       await exited;
     },
