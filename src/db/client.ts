@@ -169,8 +169,18 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
   // Drizzle asks its client only for prepare() (transactions are ours, below).
   const orm = drizzle({ client: { prepare } as never }) as unknown as Orm;
   const dialect = new SQLiteSyncDialect();
+  // Without a worker (the single executable, for now) long reads run on the read connection.
+  const here = new Map<string, ReturnType<typeof reader.prepare>>();
+  const onReader = (statement: string) => {
+    let s = here.get(statement);
+    if (!s) {
+      if (here.size >= 256) here.clear();
+      here.set(statement, (s = reader.prepare(statement)));
+    }
+    return s;
+  };
   const offload = async (statement: string, params: readonly unknown[]): Promise<unknown[]> =>
-    worker ? worker.all(statement, params) : reader.prepare(statement).all(...params);
+    worker ? worker.all(statement, params) : onReader(statement).all(...(params as unknown[]));
   return {
     dialect: 'sqlite',
     engine: 'sqlite',
