@@ -68,8 +68,16 @@ line('soak database', `${points.toLocaleString('en-US')} points, ${SERIES} serie
 // --- 2. the reads -----------------------------------------------------------------------------
 const token = (await services.sessions.issue({ subject: 'bench', role: 'operator', scope_type: 'tenant', tenant_id: 'bench' })).token;
 const headers = { authorization: `Bearer ${token}` };
-async function get(path: string): Promise<{ total?: number; total_estimated?: boolean; items?: unknown[] }> {
-  const res = await fetch(`${server.url}${path}`, { headers });
+async function get(path: string, retry = true): Promise<{ total?: number; total_estimated?: boolean; items?: unknown[] }> {
+  let res: Response;
+  try {
+    res = await fetch(`${server.url}${path}`, { headers });
+  } catch (err) {
+    // A kept-alive connection the server closed meanwhile: once more on a new one, and say so.
+    if (!retry) throw new Error(`${path}: ${(err as Error).message}`, { cause: err });
+    console.log(`note: ${path} failed (${String((err as Error & { cause?: unknown }).cause ?? err)}), retried once`);
+    return get(path, false);
+  }
   const body = (await res.json()) as { total?: number; items?: unknown[]; meta?: { total_estimated?: boolean } };
   if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
   return { total: body.total, items: body.items, total_estimated: body.meta?.total_estimated };

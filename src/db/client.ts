@@ -170,7 +170,7 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
   const orm = drizzle({ client: { prepare } as never }) as unknown as Orm;
   const dialect = new SQLiteSyncDialect();
   // Without a worker (the single executable, for now) long reads run on the read connection.
-  const here = new Map<string, ReturnType<typeof reader.prepare>>();
+  const here = new Map<string, SqliteStatement>();
   const onReader = (statement: string) => {
     let s = here.get(statement);
     if (!s) {
@@ -180,7 +180,7 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
     return s;
   };
   const offload = async (statement: string, params: readonly unknown[]): Promise<unknown[]> =>
-    worker ? worker.all(statement, params) : onReader(statement).all(...(params as unknown[]));
+    worker ? worker.all(statement, params) : onReader(statement).all(...params);
   return {
     dialect: 'sqlite',
     engine: 'sqlite',
