@@ -1,9 +1,10 @@
-// Benchmark (not a test): run with `npx tsx bench/soak-reads.ts [series] [days] [rounds]`.
+// Benchmark (not a test): run with `npx tsx bench/soak-reads.ts [series] [days] [rounds] [points/s]`.
 // Builds a soak-sized SQLite database in a temp dir (default 100 series x 30 days of a point a
 // minute = 4.32 M raw points, their minute roll-ups and 42 days of hour roll-ups, generated in
 // bulk with raw SQL), starts the real server (embedded MQTT broker on a free port), then measures
 // p50/p99 of three reads, first on the idle server (the baseline, same run), then while mqtt.js
-// clients in a child process (bench/telemetry-publisher.mjs, QoS 1) publish telemetry at full rate:
+// clients in a child process (bench/telemetry-publisher.mjs, QoS 1) publish telemetry at full rate
+// (or at `points/s`, paced, when given):
 //   - GET /api/v1/auth/me (a small read);
 //   - a list page: GET /api/v1/devices/telemetry/list?limit=50 (newest first, with its total);
 //   - the 42-day chart: the hour roll-ups of one series over 42 days (1008 buckets, 3 pages of 500);
@@ -18,7 +19,8 @@ import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/server.js';
 import { createLogger } from '../src/kernel/logger.js';
 
-const [seriesArg, daysArg, roundsArg] = process.argv.slice(2);
+const [seriesArg, daysArg, roundsArg, rateArg] = process.argv.slice(2);
+const RATE = Number(rateArg ?? 0);
 const SERIES = Number(seriesArg ?? 100);
 const DAYS = Number(daysArg ?? 30);
 const ROUNDS = Number(roundsArg ?? 60);
@@ -124,7 +126,7 @@ const idleLoop = loop.percentile(99) / 1e6;
 loop.reset();
 
 const writer = services.telemetry!.writer;
-const child = fork(fileURLToPath(new URL('./telemetry-publisher.mjs', import.meta.url)), [`mqtt://127.0.0.1:${services.mqtt!.port}`, token, '4', String(50_000_000), '10'], { execArgv: [] });
+const child = fork(fileURLToPath(new URL('./telemetry-publisher.mjs', import.meta.url)), [`mqtt://127.0.0.1:${services.mqtt!.port}`, token, '4', String(50_000_000), '10', String(RATE / 10)], { execArgv: [] });
 await new Promise((resolve) => child.once('message', resolve)); // connected
 const writtenBefore = writer.stats.written;
 child.send('go');
@@ -145,7 +147,7 @@ for (const name of Object.keys(READS)) {
   console.log(`${name.padEnd(44)} ${ms(pct(idle[name]!, 50))} ${ms(pct(idle[name]!, 99))} ${ms(pct(loaded[name]!, 50))} ${ms(pct(loaded[name]!, 99))}`);
 }
 console.log('');
-line('ingest during the measurement (MQTT QoS 1, 10 points/message)', `${Math.round(ingestRate).toLocaleString('en-US')} points/s (${(writer.stats.written - writtenBefore).toLocaleString('en-US')} points in all)`);
+line(`ingest during the measurement (MQTT QoS 1, 10 points/message, ${RATE ? `paced at ${RATE}/s` : 'full rate'})`, `${Math.round(ingestRate).toLocaleString('en-US')} points/s (${(writer.stats.written - writtenBefore).toLocaleString('en-US')} points in all)`);
 line('event-loop delay p99 (idle / ingest)', `${idleLoop.toFixed(1)} ms / ${loadLoop.toFixed(1)} ms`);
 line('list total', `${first.total!.toLocaleString('en-US')}${first.total_estimated ? ' (estimated: a lower bound)' : ''}`);
 line('rounds per read', String(ROUNDS));
