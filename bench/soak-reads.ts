@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { sql } from 'drizzle-orm';
 import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/server.js';
 import { createLogger } from '../src/kernel/logger.js';
@@ -125,6 +126,11 @@ const idle = await measure();
 const idleLoop = loop.percentile(99) / 1e6;
 loop.reset();
 
+// The baseline a page used to pay: the exact count of every point, same run, idle server.
+t0 = performance.now();
+const [exact] = await db.read<{ n: number }>(sql`select count(*) as n from device_telemetry`);
+const exactMs = performance.now() - t0;
+
 const writer = services.telemetry!.writer;
 const child = fork(fileURLToPath(new URL('./telemetry-publisher.mjs', import.meta.url)), [`mqtt://127.0.0.1:${services.mqtt!.port}`, token, '4', String(50_000_000), '10', String(RATE / 10)], { execArgv: [] });
 await new Promise((resolve) => child.once('message', resolve)); // connected
@@ -149,6 +155,7 @@ for (const name of Object.keys(READS)) {
 console.log('');
 line(`ingest during the measurement (MQTT QoS 1, 10 points/message, ${RATE ? `paced at ${RATE}/s` : 'full rate'})`, `${Math.round(ingestRate).toLocaleString('en-US')} points/s (${(writer.stats.written - writtenBefore).toLocaleString('en-US')} points in all)`);
 line('event-loop delay p99 (idle / ingest)', `${idleLoop.toFixed(1)} ms / ${loadLoop.toFixed(1)} ms`);
+line('exact count of every point (what each page paid before)', `${exactMs.toFixed(0)} ms (${Number(exact!.n).toLocaleString('en-US')})`);
 line('list total', `${first.total!.toLocaleString('en-US')}${first.total_estimated ? ' (estimated: a lower bound)' : ''}`);
 line('rounds per read', String(ROUNDS));
 
