@@ -3,10 +3,12 @@
 // writes always runs on the writer. Each connection's statement is prepared on first use and kept,
 // so a statement prepared once (Store, the telemetry writer) stays prepared on both.
 import type { Database as BetterDatabase, Statement } from 'better-sqlite3';
-import type { SqliteStatement } from './client.js';
 
 /** What Drizzle's better-sqlite3 session calls on a statement: all/get/run, and raw() for row arrays. */
-export interface RoutedStatement extends SqliteStatement {
+export interface RoutedStatement {
+  all(...params: unknown[]): unknown[];
+  get(...params: unknown[]): unknown;
+  run(...params: unknown[]): unknown;
   raw(on?: boolean): RoutedStatement;
 }
 
