@@ -4,7 +4,10 @@
 // reports 'done' once every PUBACK arrived.
 import mqtt from 'mqtt';
 
-const [url, token, clientsArg, messagesArg, perMessageArg] = process.argv.slice(2);
+// An optional sixth argument paces the publishers to that many messages per second in all
+// (bench/soak-reads.ts: a site's steady rate); without it they publish as fast as PUBACKs return.
+const [url, token, clientsArg, messagesArg, perMessageArg, rateArg] = process.argv.slice(2);
+const RATE = Number(rateArg ?? 0);
 const CLIENTS = Number(clientsArg);
 const MESSAGES = Number(messagesArg);
 const PER_MESSAGE = Number(perMessageArg);
@@ -20,6 +23,7 @@ process.once('message', async () => {
     const sends = [];
     for (let i = p; i < MESSAGES; i += CLIENTS) {
       sends.push(c.publishAsync(`cabinet/bench/site-1/telemetry/dev-${i % 500}`, payload(i), { qos: 1 }));
+      if (RATE > 0) await new Promise((resolve) => setTimeout(resolve, (1000 * CLIENTS) / RATE));
       if (sends.length >= 1000) await Promise.all(sends.splice(0));
     }
     await Promise.all(sends);

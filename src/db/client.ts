@@ -4,7 +4,13 @@ import { existsSync, mkdirSync, accessSync, chmodSync, constants, rmSync, statSy
 import { join } from 'node:path';
 import { sql, type SQL } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { betterSqlite3Binding } from '../runtime/native.js';
+import { readWorker } from './read-worker.js';
+import { routedStatement } from './routed-statement.js';
+
+/** Page cache of the read worker's connection: it reads the big tables (lists, KPI, charts). */
+const READ_WORKER_CACHE_KIB = 8192;
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -18,14 +24,28 @@ export interface Database {
   /** The builder outside any transaction: prepared statements are built from it, never from a transaction. */
   readonly baseOrm: Orm;
   /**
-   * SQLite only: prepares a statement on the one connection, for hot reads that map their rows
-   * themselves instead of through Drizzle (Store's lists and key lookups).
+   * SQLite only: prepares a statement for hot paths that map their rows themselves instead of
+   * through Drizzle (Store's key lookups, batch writes). Like every statement of `orm`, a query
+   * runs on the read connection unless its caller is inside a transaction (then on the writer,
+   * which sees the transaction's own rows); anything that writes runs on the writer.
    */
   readonly prepareSqlite?: (statement: string) => SqliteStatement;
+  /**
+   * SQLite only: rows of a read-only statement text that may take long (lists, KPI, chart
+   * ranges), run off the event loop in a worker thread on its own read-only connection. Outside
+   * transactions only (a worker cannot see a transaction's uncommitted rows).
+   */
+  readonly offloadSqlite?: (statement: string, params: readonly unknown[]) => Promise<unknown[]>;
   /** Where the data lives, safe to show (no password). */
   readonly location: string;
   exec(statement: string): Promise<void>;
   rows<T = Record<string, unknown>>(query: SQL): Promise<T[]>;
+  /**
+   * Rows of a read that may take long (KPI, aggregates): on SQLite outside a transaction it runs
+   * in the read worker (offloadSqlite), on PostgreSQL on the pool like rows(). Inside a
+   * transaction it is rows().
+   */
+  read<T = Record<string, unknown>>(query: SQL): Promise<T[]>;
   /** Runs a statement that returns no rows. */
   run(query: SQL): Promise<void>;
   /** Whether the current async context runs inside transaction(). */
@@ -131,7 +151,12 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
   // roll-up rows per series), hundreds of pages per commit, which the default cache evicts
   // between batches (measured: 2-3x fewer points/s once the table outgrows it; bench/telemetry.ts).
   raw.pragma('cache_size = -16384');
-  const orm = drizzle(raw) as unknown as Orm;
+  // Reads outside a transaction use connections of their own: on the writer they would see
+  // the uncommitted rows of a transaction that is awaiting I/O (and may yet roll back). WAL gives
+  // each read connection the last committed state.
+  const reader = new BetterSqlite3(file, { ...options, readonly: true, fileMustExist: true });
+  reader.pragma('busy_timeout = 5000');
+  const worker = readWorker(file, { cacheKiB: READ_WORKER_CACHE_KIB });
   const lock = createLock();
   // Which async context owns the open transaction: a caller nested in it runs inside it; any other
   // caller (another request, or work a transaction started and left running after it committed)
@@ -140,18 +165,40 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
   const { AsyncLocalStorage } = await import('node:async_hooks');
   const owner = new AsyncLocalStorage<{ open: boolean }>();
   const nested = () => owner.getStore()?.open === true;
+  const prepare = (statement: string) => routedStatement(statement, raw, reader, nested);
+  // Drizzle asks its client only for prepare() (transactions are ours, below).
+  const orm = drizzle({ client: { prepare } as never }) as unknown as Orm;
+  const dialect = new SQLiteSyncDialect();
+  // Without a worker (the single executable, for now) long reads run on the read connection.
+  const here = new Map<string, SqliteStatement>();
+  const onReader = (statement: string) => {
+    let s = here.get(statement);
+    if (!s) {
+      if (here.size >= 256) here.clear();
+      here.set(statement, (s = reader.prepare(statement)));
+    }
+    return s;
+  };
+  const offload = async (statement: string, params: readonly unknown[]): Promise<unknown[]> =>
+    worker ? worker.all(statement, params) : onReader(statement).all(...params);
   return {
     dialect: 'sqlite',
     engine: 'sqlite',
     orm,
     baseOrm: orm,
-    prepareSqlite: (statement) => raw.prepare(statement),
+    prepareSqlite: prepare,
+    offloadSqlite: offload,
     location: file,
     async exec(statement) {
       raw.exec(statement);
     },
     async rows<T>(query: SQL) {
       return orm.all(query) as T[];
+    },
+    async read<T>(query: SQL) {
+      if (nested()) return orm.all(query) as T[];
+      const q = dialect.sqlToQuery(query);
+      return (await offload(q.sql, q.params)) as T[];
     },
     async run(query: SQL) {
       orm.run(query);
@@ -181,6 +228,8 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
       return (raw.prepare('select sqlite_version() as v').get() as { v: string }).v;
     },
     async close() {
+      await worker?.close();
+      if (reader.open) reader.close();
       if (raw.open) raw.close();
       if (tracking) rmSync(marker, { force: true });
     },
@@ -218,6 +267,10 @@ async function pgDatabase(
       await execute(sql.raw(statement));
     },
     async rows<T>(query: SQL) {
+      return (await execute<T>(query)).rows;
+    },
+    // The pool already runs every query off the event loop, each on a connection of its own.
+    async read<T>(query: SQL) {
       return (await execute<T>(query)).rows;
     },
     async run(query: SQL) {

@@ -2,7 +2,8 @@
 // prepared once per shape (which filters, whether q is present, sort field and direction) and reused, because
 // Drizzle otherwise rebuilds the SQL on every call. On SQLite those reads run the SQL Drizzle
 // rendered as a better-sqlite3 statement and decode the rows here (JSON and boolean columns, as
-// Drizzle would), which saves Drizzle's per-row mapping. Writes run inside db.transaction so that on
+// Drizzle would), which saves Drizzle's per-row mapping; a list page runs in the read worker (off
+// the event loop), a key lookup on the main thread's read connection. Writes run inside db.transaction so that on
 // SQLite no other request's statements can interleave with them.
 import { createHash } from 'node:crypto';
 import { and, asc, count, desc, eq, gt, gte, is, lt, lte, or, Placeholder, sql, type SQL } from 'drizzle-orm';
@@ -14,6 +15,19 @@ export type Filter = Record<string, string | number | boolean>;
 
 /** A range end on a column (column > value, ...), besides the equalities of `where`. */
 export interface RangeCondition { column: string; op: 'gt' | 'gte' | 'lt' | 'lte'; value: string | number | boolean }
+
+/**
+ * Past this many matches a list's total is not counted on (a page's cost must not grow with the
+ * rows stored: 4 M telemetry points cost 0.5 s to count).
+ */
+export const COUNT_CAP = 10_000;
+
+export interface ListResult<Row> {
+  rows: Row[];
+  total: number;
+  /** The total is a lower bound: more than COUNT_CAP rows match. */
+  estimated: boolean;
+}
 
 export interface ListOptions {
   where: Filter;
@@ -104,8 +118,10 @@ export class Store<Row extends Record<string, unknown>> {
       const orm = this.db.baseOrm;
       const rows = orm.select().from(this.t).where(cond).orderBy(dir(this.col(opts.sort.column)), ...tiebreak)
         .limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
-      const total = orm.select({ n: count() }).from(this.t).where(cond);
-      p = this.db.prepareSqlite
+      // The count stops one past COUNT_CAP: its cost is bounded whatever the table holds.
+      const matches = orm.select({ one: sql`1` }).from(this.t).where(cond).limit(COUNT_CAP + 1).as('matches');
+      const total = orm.select({ n: count() }).from(matches);
+      p = this.db.offloadSqlite
         ? { rows: this.sqliteRows(rows), total: this.sqliteCount(total) }
         : { rows: prepare(rows, this.statementName('list', shape)), total: prepare(total, this.statementName('count', shape)) };
       this.lists.set(shape, p);
@@ -113,34 +129,41 @@ export class Store<Row extends Record<string, unknown>> {
     return p;
   }
 
-  /** A select of the whole row, run by better-sqlite3 with the rows decoded here. */
+  /** A select of the whole row, run by better-sqlite3 in the read worker with the rows decoded here. */
   private sqliteRows(builder: unknown): Prepared {
+    const { sql: text, params } = (builder as { toSQL(): { sql: string; params: unknown[] } }).toSQL();
+    const offload = this.db.offloadSqlite!;
+    const bind = binder(params);
+    return { execute: async (values = {}) => this.decode((await offload(text, bind(values))) as Record<string, unknown>[]) };
+  }
+
+  /** The same for a key lookup: on the main thread's read connection (a worker round trip costs more than the lookup). */
+  private sqliteKeyRows(builder: unknown): Prepared {
     const { sql: text, params } = (builder as { toSQL(): { sql: string; params: unknown[] } }).toSQL();
     const stmt: SqliteStatement = this.db.prepareSqlite!(text);
     const bind = binder(params);
+    return { execute: (values = {}) => this.decode(stmt.all(...bind(values)) as Record<string, unknown>[]) };
+  }
+
+  private decode(rows: Record<string, unknown>[]): Record<string, unknown>[] {
     const decoders = this.decoders;
-    return {
-      execute: (values = {}) => {
-        const rows = stmt.all(...bind(values)) as Record<string, unknown>[];
-        if (decoders.length) {
-          for (const row of rows) {
-            for (const [name, decode] of decoders) {
-              const v = row[name];
-              if (v !== null && v !== undefined) row[name] = decode(v);
-            }
-          }
+    if (decoders.length) {
+      for (const row of rows) {
+        for (const [name, decode] of decoders) {
+          const v = row[name];
+          if (v !== null && v !== undefined) row[name] = decode(v);
         }
-        return rows;
-      },
-    };
+      }
+    }
+    return rows;
   }
 
   /** A `select count(*)` as rows of `{ n }`, like Drizzle's. */
   private sqliteCount(builder: unknown): Prepared {
     const { sql: text, params } = (builder as { toSQL(): { sql: string; params: unknown[] } }).toSQL();
-    const stmt = this.db.prepareSqlite!(text);
+    const offload = this.db.offloadSqlite!;
     const bind = binder(params);
-    return { execute: (values = {}) => [{ n: Number((stmt.get(...bind(values)) as Record<string, unknown>)['count(*)']) }] };
+    return { execute: async (values = {}) => [{ n: Number(((await offload(text, bind(values)))[0] as Record<string, unknown>)['count(*)']) }] };
   }
 
   private listParams(opts: ListOptions): Record<string, unknown> {
@@ -151,14 +174,23 @@ export class Store<Row extends Record<string, unknown>> {
     return params;
   }
 
-  async list(opts: ListOptions): Promise<{ rows: Row[]; total: number }> {
+  /**
+   * A page and its total. The total is exact up to COUNT_CAP matches; past that, `estimated` is
+   * true and the total is a lower bound (the matches counted, or the end of this page plus one
+   * when more follow), exact again on the last page. One row past the page tells whether more follow.
+   */
+  async list(opts: ListOptions): Promise<ListResult<Row>> {
     if (this.db.inTransaction()) throw new Error('Store.list is not for use inside a transaction');
     const p = this.preparedList(opts);
     const params = this.listParams(opts);
-    const [rows, total] = this.db.prepareSqlite
-      ? [p.rows.execute(params), p.total.execute(params)]
-      : await Promise.all([p.rows.execute(params), p.total.execute(params)]);
-    return { rows: rows as Row[], total: Number((total as { n: number | string }[])[0]?.n ?? 0) };
+    params.limit = opts.limit + 1;
+    const [found, counted] = (await Promise.all([p.rows.execute(params), p.total.execute(params)])) as [Row[], { n: number | string }[]];
+    const more = found.length > opts.limit;
+    const rows = more ? found.slice(0, opts.limit) : found;
+    const n = Number(counted[0]?.n ?? 0);
+    if (n <= COUNT_CAP) return { rows, total: n, estimated: false };
+    if (!more && rows.length) return { rows, total: opts.offset + rows.length, estimated: false };
+    return { rows, total: Math.max(n, opts.offset + rows.length + (more ? 1 : 0)), estimated: true };
   }
 
   private keyStatement(cols: string[]): Prepared {
@@ -166,7 +198,7 @@ export class Store<Row extends Record<string, unknown>> {
     let p = this.byKey.get(shape);
     if (!p) {
       const builder = this.db.baseOrm.select().from(this.t).where(this.conditions(cols, undefined));
-      p = this.db.prepareSqlite ? this.sqliteRows(builder) : prepare(builder, this.statementName('get', shape));
+      p = this.db.prepareSqlite ? this.sqliteKeyRows(builder) : prepare(builder, this.statementName('get', shape));
       this.byKey.set(shape, p);
     }
     return p;

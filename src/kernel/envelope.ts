@@ -6,6 +6,8 @@ import { isoNow } from './clock.js';
 export interface Meta {
   request_id: string;
   timestamp: string;
+  /** Lists only, and only when true: `total` is a lower bound (more rows match than are counted). */
+  total_estimated?: true;
 }
 
 export interface ListPage<T> {
@@ -13,6 +15,8 @@ export interface ListPage<T> {
   offset: number;
   limit: number;
   total: number;
+  /** The total is a lower bound, not a count (store.ts COUNT_CAP); meta says so. */
+  total_estimated?: true;
 }
 
 export const meta = (requestId: string): Meta => ({ request_id: requestId, timestamp: isoNow() });
@@ -23,7 +27,7 @@ export const listEnvelope = <T>(page: ListPage<T>, requestId: string) => ({
   limit: page.limit,
   total: page.total,
   has_more: page.offset + page.items.length < page.total,
-  meta: meta(requestId),
+  meta: page.total_estimated ? { ...meta(requestId), total_estimated: true } : meta(requestId),
 });
 
 export const singleEnvelope = <T>(item: T, requestId: string) => ({ item, meta: meta(requestId) });

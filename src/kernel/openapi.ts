@@ -127,7 +127,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: { version: strin
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
       },
       schemas: {
-        Meta: { type: 'object', required: ['request_id', 'timestamp'], properties: { request_id: { type: 'string' }, timestamp: { type: 'string', format: 'date-time' } } },
+        Meta: { type: 'object', required: ['request_id', 'timestamp'], properties: { request_id: { type: 'string' }, timestamp: { type: 'string', format: 'date-time' }, total_estimated: { type: 'boolean', description: 'Lists only, present (true) when `total` is a lower bound: more rows match than are counted (see decision Totals).' } } },
         ErrorEnvelope: {
           type: 'object', required: ['error', 'meta'],
           properties: {

@@ -285,8 +285,8 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
           limit: q.limit as number,
           offset: q.offset as number,
         };
-        const { rows, total } = await kit.store(ctx.services.db).list(opts);
-        return { items: rows.map(def.toItem), offset: q.offset, limit: q.limit, total };
+        const { rows, total, estimated } = await kit.store(ctx.services.db).list(opts);
+        return { items: rows.map(def.toItem), offset: q.offset, limit: q.limit, total, ...(estimated ? { total_estimated: true as const } : {}) };
       },
     },
   ];

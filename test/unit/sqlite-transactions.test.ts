@@ -1,5 +1,5 @@
-// On SQLite every caller shares one connection, so a transaction is owned by the async context
-// that opened it: only code nested in it runs inside it; another request (or work a transaction
+// On SQLite every writer shares one connection, so a transaction is owned by the async context
+// that opened it; reads outside a transaction run on read connections (their own WAL snapshot): only code nested in it runs inside it; another request (or work a transaction
 // left running after it committed) waits for the writer lock, and is never rolled back with
 // somebody else's transaction.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -74,5 +74,41 @@ describe('SQLite transactions on one shared connection', () => {
     await a;
     expect(seen).toBe(false);
     expect(db.writerIdle?.()).toBe(true);
+  });
+});
+
+describe('SQLite reads outside a transaction', () => {
+  it('never see the rows of another caller\'s open transaction, which rolls back', async () => {
+    const seen: string[][] = [];
+    const a = db.transaction(async () => {
+      await insert('uncommitted');
+      // Inside the transaction its own rows are visible (the read runs on the writer).
+      seen.push(await rows());
+      await sleep(60);
+      throw new Error('a fails');
+    });
+    await sleep(10);
+    // Another request meanwhile: a plain read, a read meant for the worker and a prepared statement.
+    seen.push(await rows());
+    seen.push((await db.read<{ x: string }>(sql`select x from t order by x`)).map((r) => r.x));
+    seen.push((db.prepareSqlite!('select x from t order by x').all() as { x: string }[]).map((r) => r.x));
+    await expect(a).rejects.toThrow('a fails');
+    expect(seen).toEqual([['uncommitted'], [], [], []]);
+    expect(await rows()).toEqual([]);
+  });
+
+  it('see what a transaction committed as soon as it has', async () => {
+    const stmt = db.prepareSqlite!('select x from t order by x');
+    expect(stmt.all()).toEqual([]);
+    await db.transaction(async () => { await insert('done'); });
+    expect(stmt.all()).toEqual([{ x: 'done' }]);
+    expect(await db.read(sql`select x from t`)).toEqual([{ x: 'done' }]);
+  });
+
+  it('a write outside a transaction (autocommit) goes to the writer', async () => {
+    const stmt = db.prepareSqlite!('insert into t (x) values (?)');
+    stmt.run('solo');
+    await db.run(sql`insert into t (x) values (${'solo2'})`);
+    expect(await rows()).toEqual(['solo', 'solo2']);
   });
 });

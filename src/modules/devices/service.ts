@@ -6,6 +6,7 @@ import type { Services } from '../../kernel/context.js';
 import type { TelemetryPoint } from '../../realtime/bus.js';
 import { RESOLUTIONS, STATUS_CODE, type DeviceStatus, type Resolution } from './schema.js';
 import { TelemetryWriter } from './writer.js';
+import { HOUR_MS } from './rollups.js';
 
 export interface TelemetryFilter {
   tenant_id?: string;
@@ -84,7 +85,7 @@ export function createTelemetryService(services: Services): TelemetryService {
     async kpi(f) {
       // Every filter but status is a series column: the series are chosen first, then each one's
       // last point (matching status) is one step back along its (series_id, ts) index, so the KPI
-      // costs a lookup per series and an index count, not a sort of every point.
+      // costs a lookup per series and a sum of roll-ups, not a sort or count of every point.
       const { db } = services;
       const parts: SQL[] = [];
       if (f.tenant_id !== undefined) parts.push(sql`tenant_id = ${f.tenant_id}`);
@@ -99,15 +100,28 @@ export function createTelemetryService(services: Services): TelemetryService {
       const code = f.status === undefined ? undefined : STATUS_CODE[f.status as DeviceStatus];
       if (f.status !== undefined && code === undefined) return { devices: 0, online: 0, warn: 0, error: 0, total_points: 0, average_latency_ms: null };
       const status = code === undefined ? sql`` : sql` and q.status = ${code}`;
-      const [row] = await db.rows<Record<string, string | number | null>>(sql`
+      // The points count: the hour roll-ups hold it per series and hour, exact for every hour the
+      // purge has not begun on (each hour after the oldest stored point's); that hour's points are
+      // counted raw (an index range of at most an hour). Roll-ups carry no status, so with a
+      // status filter the points are counted along each series' index (in the read worker).
+      // Constants inline: better-sqlite3 binds numbers as REAL, and the edge is integer arithmetic.
+      const hourMs = sql.raw(String(HOUR_MS));
+      const hourRes = sql.raw(String(RESOLUTIONS.hour));
+      const total = code === undefined
+        ? sql`(select coalesce(sum(r.count), 0) from telemetry_rollups r, edge
+            where r.series_id in (select id from sel) and r.resolution = ${hourRes} and r.bucket >= edge.h)
+          + (select count(*) from telemetry_points q, edge where q.series_id in (select id from sel) and q.ts < edge.h)`
+        : sql`(select count(*) from telemetry_points q where q.series_id in (select id from sel)${status})`;
+      const [row] = await db.read<Record<string, string | number | null>>(sql`
         with sel as (select id, tenant_id, device_id from telemetry_series ${where}),
+        edge as (select coalesce((min(ts) / ${hourMs} + 1) * ${hourMs}, 0) as h from telemetry_points),
         last as (
           select sel.tenant_id, sel.device_id, p.status, p.latency_ms, p.ts, p.id
           from sel join telemetry_points p on p.id = (select q.id from telemetry_points q where q.series_id = sel.id${status} order by q.ts desc, q.id desc limit 1)
         ),
         ranked as (select status, latency_ms, row_number() over (partition by tenant_id, device_id order by ts desc, id desc) as rn from last)
         select
-          (select count(*) from telemetry_points q where q.series_id in (select id from sel)${status}) as total_points,
+          ${total} as total_points,
           count(*) as devices,
           coalesce(sum(case when status = 0 then 1 else 0 end), 0) as online,
           coalesce(sum(case when status = 1 then 1 else 0 end), 0) as warn,
