@@ -1,7 +1,7 @@
 // Setpoint dispatch of the industry workspaces: an adapter profile (data) says which controller
 // holds which setpoint, where and in which encoding; dispatchSetpoints() turns confirmed setpoint
 // values into ONE request for the field-write service behind POST /api/rpc
-// (src/field/service.ts, run by the field module: services.field.service), so a setpoint takes
+// (src/field/service.ts, built by the composition root: services.field), so a setpoint takes
 // the same path as any field write: the same queue per bus (a house controller on RS-485 is never
 // written by two callers at once), the same read-back verification, one audit record per item
 // with the correlation id, and the same failure messages as the contract's ("Connection refused
@@ -24,7 +24,6 @@
 import * as v from 'valibot';
 import type { Services } from '../kernel/context.js';
 import { defineRecord } from '../kernel/record.js';
-import { need } from '../kernel/context.js';
 import type { ItemResult } from '../field/service.js';
 
 export const TRANSPORTS = ['modbus-tcp', 'modbus-rtu', 'bacnet'] as const;
@@ -160,7 +159,7 @@ export async function dispatchSetpoints(services: Services, input: {
   if (!targets.length) {
     return { ...base, adapter_profile_id: null, controller_id: null, transport: null, status: 'not_configured', message: `no adapter profile holds ${Object.keys(input.values).join(', ')}`, written: [] };
   }
-  const field = need(services, 'field').service;
+  const field = services.field;
   const written: DispatchResult['written'] = [];
   let allVerified = true;
   const first = targets[0]!.adapter;

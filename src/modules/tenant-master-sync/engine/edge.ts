@@ -10,7 +10,6 @@ import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { AuditEntry, AuditService, Services } from '../../../kernel/context.js';
 import type { TelemetryPoint } from '../../../realtime/bus.js';
-import { whenProvided } from './provided.js';
 import { Outbox } from './outbox.js';
 import { applyDownState, applyProfiles } from './apply.js';
 import { PUSH_MAX_BYTES, type EventKind, type PullAnswer, type PushAnswer } from './protocol.js';
@@ -92,15 +91,13 @@ export class EdgeSync {
     await this.outbox.init();
     this.st.down_revision = (await this.outbox.getState<string>('down_revision')) ?? null;
     this.lastRun = (await this.outbox.getState<string>('last_run')) ?? null;
-    // The status module creates the bus after this module starts: subscribe when it is assigned.
-    whenProvided(this.services, 'bus', (bus) => {
-      this.unsubscribe.push(bus.on('alarm', (e) => this.enqueue('alarm', { kind: e.kind, alarm: e.alarm })));
-      this.unsubscribe.push(bus.on('status', (e) => this.enqueue('status', { ...e })));
-      this.unsubscribe.push(bus.on('telemetry', (points) => {
-        const all = aggregate(points);
-        for (let i = 0; i < all.length; i += AGGREGATES_PER_EVENT) this.enqueue('telemetry', { aggregates: all.slice(i, i + AGGREGATES_PER_EVENT) });
-      }));
-    });
+    const bus = this.services.bus;
+    this.unsubscribe.push(bus.on('alarm', (e) => this.enqueue('alarm', { kind: e.kind, alarm: e.alarm })));
+    this.unsubscribe.push(bus.on('status', (e) => this.enqueue('status', { ...e })));
+    this.unsubscribe.push(bus.on('telemetry', (points) => {
+      const all = aggregate(points);
+      for (let i = 0; i < all.length; i += AGGREGATES_PER_EVENT) this.enqueue('telemetry', { aggregates: all.slice(i, i + AGGREGATES_PER_EVENT) });
+    }));
     this.unsubscribe.push(tapAudit(this.services, (entry) => this.enqueue('audit', { ...entry, at: new Date().toISOString() })));
     const beat = () => this.enqueue('heartbeat', { at: new Date().toISOString(), interval_ms: this.cfg.sync_heartbeat_ms, rtt_ms: this.lastRtt, uptime_s: Math.round((Date.now() - this.started) / 1000) });
     beat();
