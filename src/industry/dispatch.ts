@@ -85,7 +85,7 @@ export function defineAdapterRecord(name: string, unitLabel = 'Unit') {
     serial_path: { type: 'string', label: 'Serial port', nullable: true, description: 'Modbus RTU: the RS-485 adapter (e.g. /dev/ttyUSB0).' },
     modbus_unit_id: { type: 'integer', label: 'Modbus unit id', nullable: true },
     device_instance: { type: 'integer', label: 'BACnet device', nullable: true },
-    points: { type: 'array', label: 'Setpoints', description: '[{key, address, object_type, data_type, order, scale, bacnet_object_type, property, priority, tag}]: where each setpoint key lives.', ui: { widget: 'table' } },
+    points: { type: 'array', label: 'Setpoints', description: '[{key, address, object_type, data_type, order, scale, bacnet_object_type, property, priority, tag}]: where each setpoint key lives.' },
     created_at: { type: 'datetime', label: 'Created', readOnly: true, sortable: true },
     updated_at: { type: 'datetime', label: 'Updated', readOnly: true },
   }, { indexes: [{ name: `${name}_unit`, columns: ['tenant_id', 'unit_id'] }] });
