@@ -1,6 +1,7 @@
-// Starts the service: listen at once (probes answer 503 while starting), open and migrate the
-// database, then report ready. close() stops accepting, lets in-flight requests finish within
-// shutdown_timeout_ms, and closes the database.
+// Starts the service: build the shared services (src/compose.ts), listen at once (probes answer
+// 503 while starting), open and migrate the database, start the module runtimes in dependency
+// order, then report ready. close() stops accepting, lets in-flight requests finish within
+// shutdown_timeout_ms, stops the runtimes in reverse and closes the database.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';

@@ -1,5 +1,6 @@
 // A module's manifest: what the registry reports about it. Routes and tables are the module's
-// real declarations, so the backend and database circuits are derived, never typed twice.
+// real declarations, so the backend and database circuits are derived, never typed twice; the
+// frontend block is derived from the id (the web shell draws every module with one screen).
 import type { AnyRoute } from './route.js';
 import type { NeutralTable } from '../db/table.js';
 import type { Role, Services } from './context.js';
