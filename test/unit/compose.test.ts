@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { composeServices, Runtimes, StartupError, startOrder } from '../../src/compose.js';
 import { defineModule, defineRuntime, type NeedName, type RuntimeDeclaration, type ServiceName } from '../../src/kernel/module.js';
-import { loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/kernel/logger.js';
 import { EventBus } from '../../src/realtime/bus.js';
 import type { Services } from '../../src/kernel/context.js';
@@ -168,5 +168,12 @@ describe('composition root', () => {
     expect(providers).not.toContain('audit');
     expect(providers).not.toContain('alarms');
     expect(providers).not.toContain('field');
+  });
+
+  it('rpc_port takes off (no listener) besides a port number; anything else is refused', () => {
+    expect(loadConfig({ rpc_port: 'off' }, {}).rpc_port).toBe('off');
+    expect(loadConfig({ rpc_port: '8082' }, {}).rpc_port).toBe(8082);
+    expect(() => loadConfig({ rpc_port: 'of' }, {})).toThrow(ConfigError);
+    expect(() => loadConfig({ rpc_port: '70000' }, {})).toThrow(/or off/);
   });
 });
