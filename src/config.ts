@@ -52,7 +52,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'security_log_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 90, description: 'Security log entries older than this are deleted (checked hourly).' },
   { key: 'audit_retention_days', schema: int(1, 36500), allowed: 'an integer from 1 to 36500', default: 365, description: 'Audit records older than this are deleted (checked hourly).' },
   { key: 'panel_addresses', schema: v.pipe(text(), v.minLength(1)), allowed: 'comma-separated IP addresses', default: '127.0.0.1,::1,::ffff:127.0.0.1', description: 'Addresses of the panel browser: the only clients allowed to log in by RFID card.' },
-  { key: 'rpc_port', schema: int(0, 65535), allowed: 'an integer from 0 to 65535 (0 = any free port)', default: 8081, description: 'Port of the field-write JSON-RPC listener (POST /api/rpc).' },
+  { key: 'rpc_port', schema: v.union([v.literal('off'), int(0, 65535)]), allowed: 'an integer from 0 to 65535 (0 = any free port), or off', default: 8081, description: 'Port of the field-write JSON-RPC listener (POST /api/rpc); off serves no listener (setpoint writes to field devices go on).' },
   { key: 'rpc_host', schema: v.pipe(text(), v.minLength(1)), allowed: 'an IP address or host name', default: '127.0.0.1', description: 'Address of the field-write listener; loopback unless deliberately opened to the site LAN.' },
   { key: 'field', schema: v.pipe(v.union([v.record(v.string(), v.unknown()), v.pipe(v.string(), v.parseJson(), v.record(v.string(), v.unknown()))]), v.check((f) => v.is(fieldConfigSchema, f), 'see the Field writes section')), allowed: 'a mapping of field-write settings (timeouts, retries, queue length, Modbus unit id and serial defaults, BACnet port and device map; see README)', default: {}, description: 'Field-write bus settings (config file, or JSON in CABINET_FIELD).' },
   { key: 'mqtt_broker', schema: oneOf(MQTT_BROKERS), allowed: MQTT_BROKERS.join(' | '), default: 'auto', description: 'MQTT for status events and telemetry: auto = the embedded broker in edge-single, the external broker (mqtt_url) in cloud-multi; off disables MQTT.' },
@@ -109,7 +109,7 @@ export interface Config {
   telemetry_minute_retention_days: number;
   telemetry_hour_retention_days: number;
   poultry_readings_retention_days: number;
-  rpc_port: number;
+  rpc_port: number | 'off';
   rpc_host: string;
   panel_addresses: string;
   security_log_retention_days: number;

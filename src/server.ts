@@ -1,26 +1,24 @@
-// Starts the service: listen at once (probes answer 503 while starting), open and migrate the
-// database, then report ready. close() stops accepting, lets in-flight requests finish within
-// shutdown_timeout_ms, and closes the database.
+// Starts the service: build the shared services (src/compose.ts), listen at once (probes answer
+// 503 while starting), open and migrate the database, start the module runtimes in dependency
+// order, then report ready. close() stops accepting, lets in-flight requests finish within
+// shutdown_timeout_ms, stops the runtimes in reverse and closes the database.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createApp, allRoutes } from './app.js';
 import { openDatabase, type Database } from './db/client.js';
 import { migrateAll } from './modules/migrate-all.js';
-import { ApiError } from './kernel/errors.js';
 import { createLogger, type Logger } from './kernel/logger.js';
 import { clientErrorHandler } from './kernel/client-error.js';
 import { buildOpenApi, toYaml } from './kernel/openapi.js';
 import type { Guards } from './kernel/route.js';
-import type { ModuleRuntime } from './kernel/module.js';
-import type { Lifecycle, Services, SessionService } from './kernel/context.js';
-import { staticRegistry } from './modules/core/registry/static.js';
+import type { Lifecycle, Services } from './kernel/context.js';
 import { createAccessGuards } from './auth/guard.js';
 import { loadSessionKey } from './auth/secret.js';
 import { createSessionService } from './auth/sessions.js';
 import { SecurityLog } from './auth/security-log.js';
 import { MODULES } from './modules/index.js';
-import { createUpgradeRouter } from './realtime/upgrade.js';
+import { composeServices, Runtimes, StartupError } from './compose.js';
 import type { Config } from './config.js';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -31,7 +29,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export class StartupError extends Error {}
+export { StartupError };
 
 function listen(app: ReturnType<typeof createApp>, config: Config): Promise<Server> {
   return new Promise((resolve, reject) => {
@@ -47,36 +45,12 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
   const log = opts.log ?? createLogger(config.log_level);
   const lifecycle: Lifecycle = { state: 'starting', reason: 'opening database' };
   let db: Database | undefined;
-  let sessions: SessionService | undefined;
   let security: SecurityLog | undefined;
   let yaml: string | undefined;
-  const notReady = (what: string) => new ApiError('service_unavailable', `${what} is not ready yet`);
-  const services: Services = {
-    config,
-    log,
-    startedAt: new Date(),
-    lifecycle,
-    get db(): Database {
-      if (!db) throw notReady('the database');
-      return db;
-    },
-    get sessions(): SessionService {
-      if (!sessions) throw notReady('the session service');
-      return sessions;
-    },
-    get security(): SecurityLog {
-      if (!security) throw notReady('the security log');
-      return security;
-    },
-    modules: staticRegistry(MODULES),
-    audit: {
-      async record(entry) {
-        log.info('audit', { ...entry });
-      },
-    },
-    upgrades: createUpgradeRouter((err) => log.error('websocket upgrade failed', { error: err.message })),
+  const { services, open } = composeServices({
+    config, log, lifecycle, catalogue: MODULES,
     openapiYaml: () => (yaml ??= toYaml(buildOpenApi(allRoutes(MODULES), { version: pkg.version }))),
-  };
+  });
   const app = createApp(services, MODULES, opts.guards ?? createAccessGuards(services, () => services.security));
   const server = await listen(app, config);
   server.on('upgrade', services.upgrades.handle);
@@ -85,12 +59,11 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
 
-  const runtimes: { id: string; runtime: ModuleRuntime }[] = [];
+  const runtimes = new Runtimes(services, MODULES, { starting: (id) => { lifecycle.reason = `starting module ${id}`; } });
   const stopRuntimes = async () => {
-    for (const { id, runtime } of runtimes.reverse()) {
-      await runtime.stop?.().catch((err: Error) => log.error('module failed to stop', { module: id, error: err.message }));
-    }
-    runtimes.length = 0;
+    await runtimes.stop();
+    // After the runtimes: a setpoint dispatch or device poll in flight may still be writing.
+    await services.field.close().catch((err: Error) => log.error('field service failed to close', { error: err.message }));
   };
   const stopListening = () =>
     new Promise<void>((resolve) => {
@@ -110,20 +83,9 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
     if (ran.length) log.info('migrations applied', { migrations: ran, engine: db.engine });
     const key = loadSessionKey({ secret: config.session_secret, dataDir: config.data_dir });
     if (key.source === 'generated') log.info('generated a new session key', { file: 'session.key in the data directory', mode: '0600' });
-    sessions = createSessionService(db, key.key, config.session_ttl_minutes);
     security = new SecurityLog(db, log, config.security_log_retention_days);
-    for (const m of MODULES) {
-      const runtime = m.runtime?.(services, MODULES);
-      if (!runtime) continue;
-      try {
-        lifecycle.reason = `starting module ${m.id}`;
-        await runtime.start?.();
-        runtimes.push({ id: m.id, runtime });
-      } catch (err) {
-        if (runtime.required) throw new StartupError(`module ${m.id} failed to start: ${(err as Error).message}`);
-        log.error('module failed to start; the others go on', { module: m.id, error: (err as Error).message });
-      }
-    }
+    open({ db, sessions: createSessionService(db, key.key, config.session_ttl_minutes), security });
+    await runtimes.start();
   } catch (err) {
     await stopRuntimes();
     await stopListening();

@@ -72,7 +72,7 @@ if (spec.mode === 'bare-http') {
   for (const { count = 1, ...t } of spec.tokens ?? []) {
     for (let i = 0; i < count; i++) tokens.push((await server.services.sessions.issue({ subject: `bench-${t.role}-${i}`, ...t })).token);
   }
-  send({ url: server.url, rpcUrl: server.services.field?.url, tokens });
+  send({ url: server.url, rpcUrl: server.services.rpc?.url, tokens });
   stop = async () => {
     await server.close();
     rmSync(dir, { recursive: true, force: true });

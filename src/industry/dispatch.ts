@@ -1,7 +1,7 @@
 // Setpoint dispatch of the industry workspaces: an adapter profile (data) says which controller
 // holds which setpoint, where and in which encoding; dispatchSetpoints() turns confirmed setpoint
 // values into ONE request for the field-write service behind POST /api/rpc
-// (src/field/service.ts, run by the field module: services.field.service), so a setpoint takes
+// (src/field/service.ts, built by the composition root: services.field), so a setpoint takes
 // the same path as any field write: the same queue per bus (a house controller on RS-485 is never
 // written by two callers at once), the same read-back verification, one audit record per item
 // with the correlation id, and the same failure messages as the contract's ("Connection refused
@@ -24,7 +24,6 @@
 import * as v from 'valibot';
 import type { Services } from '../kernel/context.js';
 import { defineRecord } from '../kernel/record.js';
-import { need } from '../kernel/context.js';
 import type { ItemResult } from '../field/service.js';
 
 export const TRANSPORTS = ['modbus-tcp', 'modbus-rtu', 'bacnet'] as const;
@@ -87,7 +86,7 @@ export function defineAdapterRecord(name: string, unitLabel = 'Unit') {
     serial_path: { type: 'string', label: 'Serial port', nullable: true, description: 'Modbus RTU: the RS-485 adapter (e.g. /dev/ttyUSB0).' },
     modbus_unit_id: { type: 'integer', label: 'Modbus unit id', nullable: true },
     device_instance: { type: 'integer', label: 'BACnet device', nullable: true },
-    points: { type: 'array', label: 'Setpoints', description: '[{key, address, object_type, data_type, order, scale, bacnet_object_type, property, priority, tag}]: where each setpoint key lives.', ui: { widget: 'table' } },
+    points: { type: 'array', label: 'Setpoints', description: '[{key, address, object_type, data_type, order, scale, bacnet_object_type, property, priority, tag}]: where each setpoint key lives.' },
     created_at: { type: 'datetime', label: 'Created', readOnly: true, sortable: true },
     updated_at: { type: 'datetime', label: 'Updated', readOnly: true },
   }, { indexes: [{ name: `${name}_unit`, columns: ['tenant_id', 'unit_id'] }] });
@@ -161,7 +160,7 @@ export async function dispatchSetpoints(services: Services, input: {
   if (!targets.length) {
     return { ...base, adapter_profile_id: null, controller_id: null, transport: null, status: 'not_configured', message: `no adapter profile holds ${Object.keys(input.values).join(', ')}`, written: [] };
   }
-  const field = need(services, 'field').service;
+  const field = services.field;
   const written: DispatchResult['written'] = [];
   let allVerified = true;
   const first = targets[0]!.adapter;

@@ -37,7 +37,7 @@ export const profileRecord = defineRecord('industry_profiles', {
   industry_code: { type: 'string', label: 'Industry', enum: INDUSTRY_CODES, filter: true, sortable: true, ui: { badge: true } },
   equipment_profile: { type: 'string', label: 'Equipment profile', filter: true, sortable: true, searchable: true, description: 'The equipment the profile is written for (for example broiler-tunnel-house, fattener-room); import refuses a document for other equipment.' },
   name: { type: 'string', label: 'Name', filter: true, sortable: true, searchable: true, ui: { primary: true } },
-  content: { type: 'object', label: 'Content', description: 'The industry document (climate phases, feed/water thresholds, alarm rules, ...).', ui: { widget: 'yaml' } },
+  content: { type: 'object', label: 'Content', description: 'The industry document (climate phases, feed/water thresholds, alarm rules, ...).' },
   content_sha256: { type: 'string', label: 'Content digest', readOnly: true, description: 'SHA-256 of the content in canonical JSON: equal digests mean equal documents.', ui: { hidden: true } },
   ...versionFields,
 }, {

@@ -7,6 +7,8 @@ import type { Database } from '../db/client.js';
 import type { Logger } from './logger.js';
 import { ApiError } from './errors.js';
 import type { SecurityLog } from '../auth/security-log.js';
+import type { EventBus } from '../realtime/bus.js';
+import type { FieldService } from '../field/service.js';
 
 export type Role = 'operator' | 'admin' | 'security';
 export type ScopeType = 'master' | 'tenant';
@@ -88,6 +90,10 @@ export interface Services {
   sessions: SessionService;
   security: SecurityLog;
   audit: AuditService;
+  /** The in-process event bus (status, alarms, telemetry). Built by the composition root. */
+  bus: EventBus;
+  /** Writes to field devices (Modbus, BACnet), with or without the RPC listener. Built by the composition root. */
+  field: FieldService;
   openapiYaml(): string;
 }
 
@@ -102,14 +108,13 @@ export type AppEnv = {
 
 export type AppContext = Context<AppEnv>;
 
-type Provided = { [K in keyof Services]-?: undefined extends Services[K] ? K : never }[keyof Services];
-
 /**
- * A service a module provides at run time (alarms, status, telemetry, bus, ...), typed and
- * present, or 503 service_unavailable when its module is not running: handlers never reach
- * a service through a non-null assertion.
+ * A service typed and present, or 503 service_unavailable when the module that provides it is
+ * not running (status, telemetry, industry alarms, MQTT off, ...): handlers never reach a service
+ * through a non-null assertion. The core services (db, bus, audit, alarms, field) are built by
+ * the composition root and always present once the server is ready; need() passes them through.
  */
-export function need<K extends Provided>(services: Services, name: K): NonNullable<Services[K]> {
+export function need<K extends keyof Services>(services: Pick<Services, K>, name: K): NonNullable<Services[K]> {
   const service = services[name];
   if (service === undefined || service === null) throw new ApiError('service_unavailable', `the ${String(name)} service is not running`);
   return service as NonNullable<Services[K]>;

@@ -1,5 +1,6 @@
 // A module's manifest: what the registry reports about it. Routes and tables are the module's
-// real declarations, so the backend and database circuits are derived, never typed twice.
+// real declarations, so the backend and database circuits are derived, never typed twice; the
+// frontend block is derived from the id (the web shell draws every module with one screen).
 import type { AnyRoute } from './route.js';
 import type { NeutralTable } from '../db/table.js';
 import type { Role, Services } from './context.js';
@@ -10,16 +11,83 @@ export interface PermissionRule {
   actions: string[];
 }
 
+/** A service on the shared bag, by name. */
+export type ServiceName = keyof Services;
+
 /**
- * Background work of a module (brokers, batch writers, registries). Created after the database
- * is migrated; does nothing until start(); one runtime failing to start is logged and does not
- * stop the others. It may assign the services it provides onto `services` in start().
+ * What a runtime may declare it needs: services by name, or `services`, the read-only view of
+ * the whole bag that request handlers get (for runtimes that drive the same code paths as
+ * handlers: rule ticks, MQTT ingest, the sync engine).
  */
-export interface ModuleRuntime {
-  /** Runtimes marked required stop start-up when they fail (the registry, the audit log). */
-  required?: boolean;
-  start?(): Promise<void>;
+export type NeedName = ServiceName | 'services';
+
+/** Exactly the declared services, present and typed. */
+export type Needs<N extends NeedName> = {
+  readonly [K in N]-?: K extends ServiceName ? NonNullable<Services[K]> : Readonly<Services>;
+};
+
+/** What a runtime's start() hands back for the root to put on the bag (absent when switched off). */
+export type Provides<P extends ServiceName> = { [K in P]?: NonNullable<Services[K]> };
+
+/**
+ * Background work of a module (brokers, batch writers, schedulers, listeners). Built by the
+ * composition root (src/compose.ts) once the services it needs are on the bag; does nothing until
+ * start(); start() returns what it provides instead of assigning onto the bag; stop() releases
+ * what start() took (timers, listeners, sockets).
+ */
+export interface ModuleRuntime<P extends ServiceName = never> {
+  start?(): Promise<[P] extends [never] ? void : Provides<P>>;
   stop?(): Promise<void>;
+}
+
+/** A module's runtime as the manifest declares it; made by defineRuntime(), which keeps its types. */
+export interface RuntimeDeclaration {
+  needs: readonly NeedName[];
+  provides: readonly ServiceName[];
+  /** Required runtimes stop start-up when they fail (the registry, the status stream); others are logged and the rest go on. */
+  required: boolean;
+  /** Called by the composition root when every need is on the bag; throws when one is not. */
+  create(services: Services, catalogue: readonly ModuleManifest[]): { start(): Promise<Partial<Services>>; stop(): Promise<void> };
+}
+
+/**
+ * A runtime that receives exactly the services it names in `needs`. `catalogue` is every module
+ * the binary carries (the registry's runtime needs it).
+ */
+export function defineRuntime<N extends NeedName, P extends ServiceName = never>(spec: {
+  needs: readonly N[];
+  provides?: readonly P[];
+  required?: boolean;
+  create(deps: Needs<N>, catalogue: readonly ModuleManifest[]): ModuleRuntime<P>;
+}): RuntimeDeclaration {
+  return {
+    needs: spec.needs,
+    provides: spec.provides ?? [],
+    required: spec.required ?? false,
+    create(services, catalogue) {
+      const runtime = spec.create(pickNeeds(services, spec.needs), catalogue);
+      return {
+        async start() {
+          const provided: Partial<Services> | void = await runtime.start?.();
+          return provided ?? {};
+        },
+        async stop() {
+          await runtime.stop?.();
+        },
+      };
+    },
+  };
+}
+
+/** The declared services off the bag; a missing one is a start failure, never a silent undefined. */
+export function pickNeeds<N extends NeedName>(services: Services, needs: readonly N[]): Needs<N> {
+  const out: Partial<Record<NeedName, unknown>> = {};
+  for (const name of needs) {
+    const value = name === 'services' ? services : services[name as ServiceName];
+    if (value === undefined || value === null) throw new Error(`needs the ${name} service, which is not running`);
+    out[name] = value;
+  }
+  return out as Needs<N>;
 }
 
 export interface ModuleManifest {
@@ -34,12 +102,11 @@ export interface ModuleManifest {
   industry_scope: 'global' | 'industry' | 'master';
   key_entity: string | null;
   provides_enrichment_for: string[];
-  frontend: { block_id: string; component: string };
   routes: AnyRoute[];
   tables: NeutralTable[];
   permissions: PermissionRule[];
-  /** `catalogue` is every module the binary carries (the registry's runtime needs it). */
-  runtime?(services: Services, catalogue: readonly ModuleManifest[]): ModuleRuntime;
+  /** Background work, if any: what it needs and provides (see defineRuntime). */
+  runtime?: RuntimeDeclaration;
 }
 
 export const defineModule = (m: ModuleManifest): ModuleManifest => m;

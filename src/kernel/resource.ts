@@ -23,7 +23,7 @@ export interface FieldSpec {
   required?: boolean;
   nullable?: boolean;
   description?: string;
-  /** Free-form hints for the backend-driven UI (widget, width, hidden, unit, ...). */
+  /** Free-form hints for the backend-driven UI (hidden, unit, badge, primary, ...), spread into the scheme's field. */
   ui?: Record<string, unknown>;
   /**
    * Storage of the field when the resource's table is derived from its fields (defineRecord):

@@ -145,10 +145,3 @@ export class EventBus {
     return this.listeners[topic].size;
   }
 }
-
-declare module '../kernel/context.js' {
-  interface Services {
-    /** Set by the status module's runtime. */
-    bus?: EventBus;
-  }
-}

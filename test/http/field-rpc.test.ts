@@ -21,7 +21,7 @@ describe('field writes through the service (sqlite)', () => {
     peer = await startModbusPeer('tcp', '0');
     env = await createTestEnv('sqlite');
     server = await env.start({ rpc_port: '0' });
-    rpcUrl = server.services.field?.url ?? '';
+    rpcUrl = server.services.rpc?.url ?? '';
   });
   afterAll(async () => {
     await env.cleanup();

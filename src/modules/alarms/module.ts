@@ -1,7 +1,6 @@
 import { defineModule, grant } from '../../kernel/module.js';
 import { alarmResource } from './resource.js';
 import { alarms } from './schema.js';
-import { createAlarmService } from './service.js';
 
 export default defineModule({
   id: 'alarms',
@@ -14,13 +13,7 @@ export default defineModule({
   industry_scope: 'global',
   key_entity: 'alarm',
   provides_enrichment_for: [],
-  frontend: { block_id: 'alarms', component: 'AlarmBoard' },
   routes: alarmResource.routes,
   tables: [alarms],
   permissions: grant('alarms', { operator: ['read', 'ack', 'raise'], admin: ['read', 'ack', 'raise'], security: ['read'] }),
-  runtime: (services) => ({
-    async start() {
-      services.alarms = createAlarmService(services);
-    },
-  }),
 });

@@ -42,7 +42,8 @@ export interface AlarmService {
 
 declare module '../../kernel/context.js' {
   interface Services {
-    alarms?: AlarmService;
+    /** Built by the composition root (src/compose.ts): always present once the server is ready. */
+    alarms: AlarmService;
   }
 }
 

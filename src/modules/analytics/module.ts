@@ -14,7 +14,6 @@ export default defineModule({
   industry_scope: 'master',
   key_entity: 'metric',
   provides_enrichment_for: ['tenant-master', 'subscriptions'],
-  frontend: { block_id: 'analytics', component: 'AnalyticsDashboard' },
   routes: analyticsRoutes,
   tables: [analyticsMetrics],
   permissions: managed('analytics', 'read'),

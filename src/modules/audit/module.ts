@@ -1,7 +1,7 @@
-import { defineModule, grant } from '../../kernel/module.js';
+import { defineModule, defineRuntime, grant } from '../../kernel/module.js';
 import { auditResource } from './resource.js';
 import { auditRecords } from './schema.js';
-import { createSqlAudit, purgeAudit } from './service.js';
+import { purgeAudit } from './service.js';
 import { hourlyRetention, type Retention } from '../../kernel/retention.js';
 
 export default defineModule({
@@ -15,22 +15,23 @@ export default defineModule({
   industry_scope: 'global',
   key_entity: 'audit_record',
   provides_enrichment_for: [],
-  frontend: { block_id: 'audit', component: 'AuditLog' },
   routes: auditResource.routes,
   tables: [auditRecords],
   permissions: grant('audit', { operator: ['log'], admin: ['read', 'log'], security: ['read', 'log'] }),
-  runtime: (services) => {
-    let retention: Retention | undefined;
-    return {
-      required: true,
-      async start() {
-        services.audit = createSqlAudit(services);
-        retention = hourlyRetention(services.log, 'audit', services.config.audit_retention_days, (before) => purgeAudit(services, before));
-        retention.start();
-      },
-      async stop() {
-        retention?.stop();
-      },
-    };
-  },
+  // services.audit itself is built by the composition root (src/compose.ts); this runtime keeps it trimmed.
+  runtime: defineRuntime({
+    needs: ['config', 'log', 'db'],
+    create(deps) {
+      let retention: Retention | undefined;
+      return {
+        async start() {
+          retention = hourlyRetention(deps.log, 'audit', deps.config.audit_retention_days, (before) => purgeAudit(deps, before));
+          retention.start();
+        },
+        async stop() {
+          retention?.stop();
+        },
+      };
+    },
+  }),
 });

@@ -65,7 +65,7 @@ export function createSqlAudit(services: Services): AuditService {
 }
 
 /** Deletes audit records older than `before` (audit_retention_days). */
-export async function purgeAudit(services: Services, before: Date): Promise<void> {
+export async function purgeAudit(services: Pick<Services, 'db'>, before: Date): Promise<void> {
   const { db } = services;
   await db.transaction(async () => {
     await db.orm.delete(tableOf(auditRecords, db)).where(lt(columnOf(auditRecords, db.dialect, 'created_at'), before.toISOString()));

@@ -16,7 +16,6 @@ export default defineModule({
   industry_scope: 'global',
   key_entity: 'session',
   provides_enrichment_for: [],
-  frontend: { block_id: 'auth', component: 'LoginPanel' },
   routes: [...sessionRoutes, ...loginRoutes, ...policyRoutes, ...securityLogResource.routes],
   tables: authTables,
   permissions: [

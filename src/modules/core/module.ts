@@ -16,7 +16,6 @@ export default defineModule({
   industry_scope: 'global',
   key_entity: 'module',
   provides_enrichment_for: [],
-  frontend: { block_id: 'core', component: 'Shell' },
   routes: [...systemRoutes, ...registryRoutes],
   tables: [...kernelTables, ...registryTables],
   permissions: [

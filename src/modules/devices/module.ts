@@ -1,7 +1,7 @@
-import { defineModule, grant } from '../../kernel/module.js';
+import { defineModule, defineRuntime, grant } from '../../kernel/module.js';
 import { deviceRoutes } from './resource.js';
 import { telemetryPoints, telemetryRollups, telemetrySeries } from './schema.js';
-import { createTelemetryService } from './service.js';
+import { createTelemetryService, type TelemetryService } from './service.js';
 import { hourlyRetention, type Retention } from '../../kernel/retention.js';
 
 
@@ -16,28 +16,32 @@ export default defineModule({
   industry_scope: 'global',
   key_entity: 'device_telemetry_point',
   provides_enrichment_for: [],
-  frontend: { block_id: 'devices', component: 'DeviceTelemetry' },
   routes: deviceRoutes,
   tables: [telemetrySeries, telemetryPoints, telemetryRollups],
   permissions: grant('devices', { operator: ['read', 'ingest'], admin: ['read', 'ingest'], security: ['read'] }),
-  runtime: (services) => {
-    let retentions: Retention[] = [];
-    return {
-      async start() {
-        const telemetry = createTelemetryService(services);
-        services.telemetry = telemetry;
-        const { config, log } = services;
-        retentions = [
-          hourlyRetention(log, 'telemetry', config.telemetry_retention_days, (before) => telemetry.purge(before)),
-          hourlyRetention(log, 'telemetry minute roll-up', config.telemetry_minute_retention_days, (before) => telemetry.purgeRollups('minute', before)),
-          hourlyRetention(log, 'telemetry hour roll-up', config.telemetry_hour_retention_days, (before) => telemetry.purgeRollups('hour', before)),
-        ];
-        for (const r of retentions) r.start();
-      },
-      async stop() {
-        for (const r of retentions) r.stop();
-        await services.telemetry?.writer.stop();
-      },
-    };
-  },
+  runtime: defineRuntime({
+    needs: ['services', 'bus'],
+    provides: ['telemetry'],
+    create({ services }) {
+      let retentions: Retention[] = [];
+      let telemetry: TelemetryService | undefined;
+      return {
+        async start() {
+          const t = (telemetry = createTelemetryService(services));
+          const { config, log } = services;
+          retentions = [
+            hourlyRetention(log, 'telemetry', config.telemetry_retention_days, (before) => t.purge(before)),
+            hourlyRetention(log, 'telemetry minute roll-up', config.telemetry_minute_retention_days, (before) => t.purgeRollups('minute', before)),
+            hourlyRetention(log, 'telemetry hour roll-up', config.telemetry_hour_retention_days, (before) => t.purgeRollups('hour', before)),
+          ];
+          for (const r of retentions) r.start();
+          return { telemetry: t };
+        },
+        async stop() {
+          for (const r of retentions) r.stop();
+          await telemetry?.writer.stop();
+        },
+      };
+    },
+  }),
 });

@@ -5,5 +5,4 @@ export default documentModule({
   name: 'Forms',
   description: 'Generic form records for the backend-driven UI (contract 4.6).',
   keyEntity: 'form',
-  component: 'GenericForm',
 });

@@ -1,6 +1,6 @@
 // Manifest of the industry module: the generic industry resources and the one alarm service of
 // the industry workspaces (src/industry/alarm-service.ts), whose events table it owns.
-import { defineModule, managed } from '../../kernel/module.js';
+import { defineModule, defineRuntime, managed } from '../../kernel/module.js';
 import { industryAlarmEvents } from '../../industry/alarm-schema.js';
 import { createIndustryAlarmService } from '../../industry/alarm-service.js';
 import { startEscalator, type Escalator } from '../../industry/escalator.js';
@@ -19,23 +19,27 @@ export default defineModule({
   industry_scope: 'global',
   key_entity: 'industry_profile',
   provides_enrichment_for: ['poultry', 'swine', 'melioration'],
-  frontend: { block_id: 'industry', component: 'IndustryWorkspace' },
   routes: [...industryProfileRoutes, ...industryAlarmRoutes],
   tables: [industryAlarmEvents, industryProfiles],
   permissions: managed([
     'industry-profiles',
     'industry-alarms',
   ], 'read'),
-  runtime: (services) => {
-    let escalator: Escalator | undefined;
-    return {
-      async start() {
-        services.industryAlarms = createIndustryAlarmService(services);
-        escalator = startEscalator(services, services.config.alarm_escalation_interval_ms);
-      },
-      async stop() {
-        escalator?.stop();
-      },
-    };
-  },
+  runtime: defineRuntime({
+    needs: ['services', 'bus'],
+    provides: ['industryAlarms'],
+    create({ services }) {
+      let escalator: Escalator | undefined;
+      return {
+        async start() {
+          const industryAlarms = createIndustryAlarmService(services);
+          escalator = startEscalator(services, services.config.alarm_escalation_interval_ms);
+          return { industryAlarms };
+        },
+        async stop() {
+          escalator?.stop();
+        },
+      };
+    },
+  }),
 });

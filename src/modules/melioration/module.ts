@@ -1,7 +1,7 @@
 // Manifest of the melioration module: fields and their water balance, irrigation (machines and
 // drip), soil moisture, weather (station primary, service fallback) with station health, control
 // modes, and the water_deficit / overwatering alerts raised through the industry alarm service.
-import { defineModule, managed } from '../../kernel/module.js';
+import { defineModule, defineRuntime, managed } from '../../kernel/module.js';
 import { fieldRoutes } from './fields.js';
 import { irrigationRoutes } from './irrigation.js';
 import { soilRoutes } from './soil.js';
@@ -25,7 +25,6 @@ export default defineModule({
   industry_scope: 'industry',
   key_entity: 'field',
   provides_enrichment_for: [],
-  frontend: { block_id: 'melioration', component: 'MeliorationWorkspace' },
   routes: [...fieldRoutes, ...irrigationRoutes, ...soilRoutes, ...weatherRoutes, ...controlModeRoutes, ...alertRoutes],
   tables: [meliorationFields, irrigationEvents, soilMoisture, weather, controlModes],
   permissions: managed([
@@ -37,21 +36,25 @@ export default defineModule({
     'melioration-weather',
     'melioration-control-mode',
   ], 'operate'),
-  runtime: (services) => {
-    let timer: NodeJS.Timeout | undefined;
-    return {
-      async start() {
-        const service = createMeliorationService(services);
-        services.melioration = service;
-        timer = setInterval(() => {
-          if (!services.modules.isInstalled('melioration')) return;
-          service.sweepMissingStations().catch((err: unknown) => services.log.warn('melioration station sweep failed', { error: String(err) }));
-        }, SWEEP_INTERVAL_MS);
-        timer.unref();
-      },
-      async stop() {
-        if (timer) clearInterval(timer);
-      },
-    };
-  },
+  runtime: defineRuntime({
+    needs: ['services', 'modules'],
+    provides: ['melioration'],
+    create({ services }) {
+      let timer: NodeJS.Timeout | undefined;
+      return {
+        async start() {
+          const melioration = createMeliorationService(services);
+          timer = setInterval(() => {
+            if (!services.modules.isInstalled('melioration')) return;
+            melioration.sweepMissingStations().catch((err: unknown) => services.log.warn('melioration station sweep failed', { error: String(err) }));
+          }, SWEEP_INTERVAL_MS);
+          timer.unref();
+          return { melioration };
+        },
+        async stop() {
+          if (timer) clearInterval(timer);
+        },
+      };
+    },
+  }),
 });

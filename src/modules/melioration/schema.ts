@@ -1,5 +1,5 @@
 // The melioration records, declared once: fields give the tables, the UI schemes (labels,
-// units, widgets), the list filters and the row types. Every row carries tenant_id and site_id.
+// units), the list filters and the row types. Every row carries tenant_id and site_id.
 import { defineRecord } from '../../kernel/record.js';
 
 export const CONTROL_MODES = ['A', 'B', 'C'] as const;
@@ -29,7 +29,7 @@ export const fieldRecord = defineRecord('melioration_fields', {
   wilting_point_pct: { type: 'number', label: 'Wilting point', nullable: true, description: 'Volumetric water content at the permanent wilting point.', ui: { unit: '% vol' } },
   available_water_mm_per_m: { type: 'number', label: 'Available water', nullable: true, description: 'Available water per metre of soil, used when field capacity and wilting point are not given.', ui: { unit: 'mm/m' } },
   root_depth_m: { type: 'number', label: 'Root depth', description: 'Depth of the root zone (the bucket).', ui: { unit: 'm' } },
-  depletion_fraction: { type: 'number', label: 'Depletion fraction p', description: 'Share of the total available water the crop uses without stress (FAO-56 Table 22; 0.5 for most crops). Also the water_deficit threshold.', ui: { widget: 'percent' } },
+  depletion_fraction: { type: 'number', label: 'Depletion fraction p', description: 'Share of the total available water the crop uses without stress (FAO-56 Table 22; 0.5 for most crops). Also the water_deficit threshold.' },
   kc: { type: 'number', label: 'Crop coefficient Kc', description: 'ETc = Kc x ET0 (single crop coefficient, FAO-56 Table 12); change it as the season advances.' },
   balance_start: { type: 'string', label: 'Balance start', description: 'First day (UTC, YYYY-MM-DD) of the water balance.', ui: { format: 'date' } },
   initial_depletion_mm: { type: 'number', label: 'Initial depletion', description: 'Root-zone depletion at the start of balance_start (0 = at field capacity).', ui: { unit: 'mm' } },
@@ -56,7 +56,7 @@ export const irrigationRecord = defineRecord('melioration_irrigation_events', {
   depth_mm: { type: 'number', label: 'Depth applied', description: 'Depth over the covered area.', ui: { unit: 'mm' } },
   volume_m3: { type: 'number', label: 'Volume', nullable: true, description: 'depth x covered area x 10 (null when the field has no area).', ui: { unit: 'm3' } },
   covered_area_ha: { type: 'number', label: 'Covered area', nullable: true, ui: { unit: 'ha' } },
-  covered_fraction: { type: 'number', label: 'Covered share', description: 'Share of the field the pass covered (1 = all of it).', ui: { widget: 'percent' } },
+  covered_fraction: { type: 'number', label: 'Covered share', description: 'Share of the field the pass covered (1 = all of it).' },
   field_depth_mm: { type: 'number', label: 'Depth over the field', readOnly: true, description: 'What the event adds to the field\'s balance: depth x covered share.', ui: { unit: 'mm' } },
   entered_as: { type: 'string', label: 'Entered as', enum: ENTERED_AS, readOnly: true },
   note: { type: 'string', label: 'Note', nullable: true, searchable: true },

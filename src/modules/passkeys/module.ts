@@ -1,4 +1,4 @@
-import { defineModule, grant } from '../../kernel/module.js';
+import { defineModule, defineRuntime, grant } from '../../kernel/module.js';
 import { Store } from '../../db/store.js';
 import { passkeys, type PasskeyRow } from './schema.js';
 import { passkeysResource } from './resource.js';
@@ -14,22 +14,24 @@ export default defineModule({
   industry_scope: 'global',
   key_entity: 'passkey',
   provides_enrichment_for: [],
-  frontend: { block_id: 'passkeys', component: 'PasskeyList' },
   routes: passkeysResource.routes,
   tables: [passkeys],
   permissions: grant('passkeys', { admin: ['read', 'issue', 'revoke'], security: ['read', 'revoke'] }),
-  runtime(services) {
-    return {
-      required: true,
-      async start() {
-        // A session opened with a passkey ends when the passkey is revoked or expires.
-        const store = new Store<PasskeyRow>(services.db, passkeys);
-        services.sessions.setSubjectCheck(async (subject) => {
-          if (!subject.startsWith('PK-')) return true;
-          const row = await store.find({ id: subject });
-          return Boolean(row && row.status === 'active' && row.expires_at > new Date().toISOString());
-        });
-      },
-    };
-  },
+  runtime: defineRuntime({
+    needs: ['db', 'sessions'],
+    required: true,
+    create({ db, sessions }) {
+      return {
+        async start() {
+          // A session opened with a passkey ends when the passkey is revoked or expires.
+          const store = new Store<PasskeyRow>(db, passkeys);
+          sessions.setSubjectCheck(async (subject) => {
+            if (!subject.startsWith('PK-')) return true;
+            const row = await store.find({ id: subject });
+            return Boolean(row && row.status === 'active' && row.expires_at > new Date().toISOString());
+          });
+        },
+      };
+    },
+  }),
 });

@@ -51,7 +51,7 @@ export const climateRecord = defineRecord('poultry_climate_profiles', {
   min_ventilation_pct: { type: 'number', label: 'Minimum ventilation', ui: { unit: '% of capacity', setpoint: true } },
   ...versionFields,
   correlation_id: { type: 'string', label: 'Correlation id', nullable: true, readOnly: true, filter: true, description: 'Shared by the setpoint, its confirmation and the field writes (audit).' },
-  adapter_dispatch: { type: 'object', label: 'Controller write', nullable: true, readOnly: true, description: '{adapter_profile_id, controller_id, transport, status (pending|written|verified|failed|not_configured|skipped), message, correlation_id, at, written[]}', ui: { widget: 'dispatch' } },
+  adapter_dispatch: { type: 'object', label: 'Controller write', nullable: true, readOnly: true, description: '{adapter_profile_id, controller_id, transport, status (pending|written|verified|failed|not_configured|skipped), message, correlation_id, at, written[]}' },
   current_age_days: { type: 'integer', label: 'Flock age', nullable: true, readOnly: true, column: false, ui: { unit: 'days' } },
   active_by_age: { type: 'boolean', label: 'Active by age', readOnly: true, column: false, ui: { badge: true } },
 }, {

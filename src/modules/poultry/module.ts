@@ -1,5 +1,5 @@
 // Manifest of the poultry module: the poultry workspace's resources.
-import { defineModule, managed } from '../../kernel/module.js';
+import { defineModule, defineRuntime, managed } from '../../kernel/module.js';
 import { feedwaterDaysResource, feedwaterResource } from './feedwater.js';
 import { feedwaterDayRecord, feedwaterRecord } from './feedwater-schema.js';
 import { productionKpiRoute, productionRecord, productionResource } from './production.js';
@@ -27,7 +27,6 @@ export default defineModule({
   industry_scope: 'industry',
   key_entity: 'flock',
   provides_enrichment_for: [],
-  frontend: { block_id: 'poultry', component: 'PoultryWorkspace' },
   routes: [...flockRoutes, ...climateRoutes, ...readingsRoutes, sensorsRoute, ...adapterRoutes, ...poultryAlarmRoutes, ...feedwaterResource.routes, ...feedwaterDaysResource.routes, productionKpiRoute, ...productionResource.routes, ...poultryProfileRoutes],
   tables: [flockRecord.table, climateRecord.table, readingRecord.table, ruleStateRecord.table, adapterRecord.table, feedwaterRecord.table, feedwaterDayRecord.table, productionRecord.table],
   permissions: managed([
@@ -41,25 +40,28 @@ export default defineModule({
   // The box raises alarm rules whose hold time has passed on its own, every
   // alarm_escalation_interval_ms (the industry module's escalator escalates breached SLAs on the
   // same period); the state is in SQL, so the first pass after a restart catches up.
-  runtime: (services) => {
-    let scheduler: RuleScheduler | undefined;
-    let unbridge: (() => Promise<void>) | undefined;
-    let retention: Retention | undefined;
-    return {
-      async start() {
-        // Raw readings are the box's fastest-growing table (a house reporting every minute adds
-        // 1,440 rows a day): kept poultry_readings_retention_days.
-        retention = hourlyRetention(services.log, 'poultry readings', services.config.poultry_readings_retention_days, (before) => purgeReadings(services, before));
-        retention.start();
-        scheduler = startRuleScheduler(services, services.config.alarm_escalation_interval_ms, (now) => poultryRules(services).tick(now));
-        // House controllers' readings over MQTT take the telemetry path (mqtt-climate.ts).
-        unbridge = bridgeMqttClimate(services);
-      },
-      async stop() {
-        scheduler?.stop();
-        await unbridge?.();
-        retention?.stop();
-      },
-    };
-  },
+  runtime: defineRuntime({
+    needs: ['services', 'bus'],
+    create({ services, bus }) {
+      let scheduler: RuleScheduler | undefined;
+      let unbridge: (() => Promise<void>) | undefined;
+      let retention: Retention | undefined;
+      return {
+        async start() {
+          // Raw readings are the box's fastest-growing table (a house reporting every minute adds
+          // 1,440 rows a day): kept poultry_readings_retention_days.
+          retention = hourlyRetention(services.log, 'poultry readings', services.config.poultry_readings_retention_days, (before) => purgeReadings(services, before));
+          retention.start();
+          scheduler = startRuleScheduler(services, services.config.alarm_escalation_interval_ms, (now) => poultryRules(services).tick(now));
+          // House controllers' readings over MQTT take the telemetry path (mqtt-climate.ts).
+          unbridge = bridgeMqttClimate(services, bus);
+        },
+        async stop() {
+          scheduler?.stop();
+          await unbridge?.();
+          retention?.stop();
+        },
+      };
+    },
+  }),
 });

@@ -8,7 +8,7 @@
 // judged against the phase in force, stored, run through the alarm rules. Other devices are
 // left alone. A reading that is refused (out of range) is logged, never retried.
 import type { Services } from '../../kernel/context.js';
-import type { TelemetryPoint } from '../../realtime/bus.js';
+import type { EventBus, TelemetryPoint } from '../../realtime/bus.js';
 import * as v from 'valibot';
 import { ingestClimate, telemetryBody } from './climate.js';
 import { findFlock } from './flock.js';
@@ -29,7 +29,7 @@ function convert(kind: keyof typeof SENSOR_UNITS | undefined, unit: string | nul
 }
 
 /** Returns the stop: it detaches from the bus and waits for the batches already queued, so none runs after the database closes. */
-export function bridgeMqttClimate(services: Services): () => Promise<void> {
+export function bridgeMqttClimate(services: Services, bus: EventBus): () => Promise<void> {
   let chain = Promise.resolve();
   const handle = async (points: TelemetryPoint[]) => {
     const readings = new Map<string, { tenant: string; site: string | null; house: string; ts: string; values: Record<string, number> }>();
@@ -63,24 +63,12 @@ export function bridgeMqttClimate(services: Services): () => Promise<void> {
       }
     }
   };
-  // The bus comes with the status module, which starts after this one: attach once it is there.
-  let off: (() => void) | undefined;
-  let stopped = false;
-  const attach = () => {
-    if (stopped) return;
-    if (!services.bus) {
-      setTimeout(attach, 50).unref();
-      return;
-    }
-    // One batch after the other, so a house's readings are judged in order.
-    off = services.bus.on('telemetry', (points) => {
-      chain = chain.then(() => handle(points)).catch((err: Error) => services.log.error('MQTT climate bridge failed', { error: err.message }));
-    });
-  };
-  attach();
+  // One batch after the other, so a house's readings are judged in order.
+  const off = bus.on('telemetry', (points) => {
+    chain = chain.then(() => handle(points)).catch((err: Error) => services.log.error('MQTT climate bridge failed', { error: err.message }));
+  });
   return async () => {
-    stopped = true;
-    off?.();
+    off();
     await chain;
   };
 }

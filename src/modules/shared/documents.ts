@@ -81,7 +81,7 @@ export function documentResource(opts: { name: string; module: string; title: st
 }
 
 /** The manifest of a document module: one resource over its own table. */
-export function documentModule(opts: { id: string; name: string; description: string; keyEntity: string; component: string }) {
+export function documentModule(opts: { id: string; name: string; description: string; keyEntity: string }) {
   const record = documentsRecord(`${opts.id}_items`, opts.id);
   const resource = documentResource({ name: opts.id, module: opts.id, title: opts.name, record });
   return defineModule({
@@ -95,7 +95,6 @@ export function documentModule(opts: { id: string; name: string; description: st
     industry_scope: 'global',
     key_entity: opts.keyEntity,
     provides_enrichment_for: [],
-    frontend: { block_id: opts.id, component: opts.component },
     routes: resource.routes,
     tables: [record.table],
     permissions: grant(opts.id, { operator: ['read'], admin: ['read', 'create', 'update', 'delete'], security: ['read'] }),

@@ -13,7 +13,6 @@ export default defineModule({
   industry_scope: 'global',
   key_entity: 'shell_profile',
   provides_enrichment_for: [],
-  frontend: { block_id: 'shell', component: 'ShellSettings' },
   routes: shellRoutes,
   tables: [uiPreferences, shellProfileVersions, shellProfileAudit],
   permissions: [

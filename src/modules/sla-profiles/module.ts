@@ -14,7 +14,6 @@ export default defineModule({
   industry_scope: 'master',
   key_entity: 'sla_profile',
   provides_enrichment_for: ['subscriptions'],
-  frontend: { block_id: 'sla-profiles', component: 'SlaProfilesTable' },
   routes: slaProfileResource.routes,
   tables: [slaProfiles],
   permissions: managed('sla-profiles', 'read'),

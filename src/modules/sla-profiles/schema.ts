@@ -10,7 +10,7 @@ export const slaProfileRecord = defineRecord('sla_profiles', {
   response_minutes: { type: 'integer', label: 'Response', sortable: true, ui: { unit: 'min' } },
   resolution_minutes: { type: 'integer', label: 'Resolution', sortable: true, ui: { unit: 'min' } },
   escalation_policy: { type: 'string', label: 'Escalation policy', searchable: true, description: 'Who is escalated to, in order (free text such as "on-call, then site manager after 30 min").' },
-  status: { type: 'string', label: 'Status', enum: SLA_STATES, filter: true, sortable: true, ui: { widget: 'badge' } },
+  status: { type: 'string', label: 'Status', enum: SLA_STATES, filter: true, sortable: true },
   updated_at: { type: 'datetime', label: 'Updated', readOnly: true, sortable: true },
 }, { indexes: [{ name: 'sla_profiles_status', columns: ['status'] }] });
 

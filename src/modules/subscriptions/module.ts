@@ -14,7 +14,6 @@ export default defineModule({
   industry_scope: 'master',
   key_entity: 'subscription',
   provides_enrichment_for: [],
-  frontend: { block_id: 'subscriptions', component: 'SubscriptionsTable' },
   routes: subscriptionResource.routes,
   tables: [subscriptions],
   permissions: managed('subscriptions', 'read'),

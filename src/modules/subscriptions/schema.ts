@@ -20,7 +20,7 @@ export const subscriptionRecord = defineRecord('subscriptions', {
   id: { type: 'string', label: 'Subscription', readOnly: true, sortable: true, searchable: true },
   tenant_id: { type: 'string', label: 'Tenant', filter: true, sortable: true, searchable: true },
   plan: { type: 'string', label: 'Plan', nullable: true, searchable: true },
-  status: { type: 'string', label: 'Status', enum: SUBSCRIPTION_STATES, filter: true, sortable: true, ui: { widget: 'badge' } },
+  status: { type: 'string', label: 'Status', enum: SUBSCRIPTION_STATES, filter: true, sortable: true },
   sla_profile_id: { type: 'string', label: 'SLA profile', nullable: true, filter: true },
   created_at: { type: 'datetime', label: 'Created', readOnly: true, sortable: true },
   updated_at: { type: 'datetime', label: 'Updated', readOnly: true, sortable: true },

@@ -22,7 +22,6 @@ export default defineModule({
   industry_scope: 'industry',
   key_entity: 'herd',
   provides_enrichment_for: [],
-  frontend: { block_id: 'swine', component: 'SwineWorkspace' },
   routes: [...climateRoutes, ...feedingRoutes, ...waterRoutes, ...productionRoutes, ...biosecurityRoutes, ...setpointRoutes],
   tables: [climateRecord.table, feedingRecord.table, waterRecord.table, productionRecord.table, biosecurityRecord.table, ruleStateRecord.table, setpointRecord.table, adapterRecord.table],
   permissions: managed([

@@ -26,7 +26,7 @@ export const productionRecord = defineRecord('swine_production_records', {
   room_id: { type: 'string', label: 'Room', filter: true, sortable: true, searchable: true },
   pen_id: { type: 'string', label: 'Pen', filter: true, description: 'Empty for a record of the whole room.' },
   category: { type: 'string', label: 'Animals', enum: SWINE_CATEGORIES, filter: true, description: 'sow for the breeding herd; weaner, grower, finisher for growing pigs.' },
-  metric_date: { type: 'string', label: 'Date', filter: true, sortable: true, ui: { widget: 'date' } },
+  metric_date: { type: 'string', label: 'Date', filter: true, sortable: true },
   head_count: { type: 'integer', label: 'Head at start of day', ui: { unit: 'head' } },
   deaths: { type: 'integer', label: 'Deaths', ui: { unit: 'head' } },
   culls: { type: 'integer', label: 'Culls', ui: { unit: 'head' } },

@@ -34,7 +34,7 @@ export const setpointRecord = defineRecord('swine_setpoints', {
   max_ventilation_pct: { type: 'number', label: 'Maximum ventilation', nullable: true, ui: { unit: '%' } },
   target_humidity_pct: { type: 'number', label: 'Target humidity', nullable: true, ui: { unit: '%' } },
   correlation_id: { type: 'string', label: 'Correlation id', readOnly: true, filter: true },
-  adapter_dispatch: { type: 'object', label: 'Controller write', readOnly: true, description: '{adapter_profile_id, controller_id, transport, status (written|verified|failed|not_configured), message, correlation_id, at, written[]}', ui: { widget: 'dispatch' } },
+  adapter_dispatch: { type: 'object', label: 'Controller write', readOnly: true, description: '{adapter_profile_id, controller_id, transport, status (written|verified|failed|not_configured), message, correlation_id, at, written[]}' },
   ...versionFields,
 }, { indexes: [{ name: 'swine_setpoints_lineage', columns: ['tenant_id', 'site_id', 'room_id', 'version_id'], unique: true }] });
 export type SetpointRow = typeof setpointRecord.row;

@@ -5,5 +5,4 @@ export default documentModule({
   name: 'Tables',
   description: 'Generic table records for the backend-driven UI (contract 4.6).',
   keyEntity: 'table',
-  component: 'GenericTable',
 });

@@ -13,7 +13,6 @@ export default defineModule({
   industry_scope: 'global',
   key_entity: 'task',
   provides_enrichment_for: [],
-  frontend: { block_id: 'tasks', component: 'TaskBoard' },
   routes: taskRoutes,
   tables: [tasks, taskHistory],
   permissions: grant('tasks', { operator: ['read', 'create', 'transition'], admin: ['read', 'create', 'transition'], security: ['read'] }),

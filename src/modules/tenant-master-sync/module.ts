@@ -1,9 +1,8 @@
 // Manifest of the tenant-master sync module: on the master, the sync records and the routes site
 // boxes sync through; on an edge box with sync_master_url, the outbox and the sync loop.
-import { defineModule, managed } from '../../kernel/module.js';
+import { defineModule, defineRuntime, managed } from '../../kernel/module.js';
 import { EdgeSync } from './engine/edge.js';
 import { startCluster, type Cluster } from './engine/cluster.js';
-import { whenProvided } from './engine/provided.js';
 import { siteSyncRoutes, syncResource } from './resource.js';
 import { SYNC_TABLES } from './schema.js';
 
@@ -18,7 +17,6 @@ export default defineModule({
   industry_scope: 'master',
   key_entity: 'tenant_sync',
   provides_enrichment_for: ['tenant-master'],
-  frontend: { block_id: 'tenant-master-sync', component: 'TenantSyncPanel' },
   routes: [...syncResource.routes, ...siteSyncRoutes],
   tables: SYNC_TABLES,
   permissions: [
@@ -26,30 +24,33 @@ export default defineModule({
     // Site credentials are operator passkeys; the routes also check the session is a registered site's.
     { role: 'operator', resource: 'site-sync', actions: ['pull', 'push'] },
   ],
-  runtime: (services) => {
-    let edge: EdgeSync | undefined;
-    let cluster: Cluster | undefined;
-    return {
-      async start() {
-        // A master on PostgreSQL may run as several processes: keep their caches and status
-        // streams in step. The status module (the bus) starts after this one.
-        if (services.config.mode === 'cloud-multi') {
-          whenProvided(services, 'status', () => {
+  // After the status module (its service and stream) and the audit service it taps.
+  runtime: defineRuntime({
+    needs: ['services', 'status', 'bus', 'audit'],
+    provides: ['edgeSync'],
+    create({ services }) {
+      let edge: EdgeSync | undefined;
+      let cluster: Cluster | undefined;
+      return {
+        async start() {
+          // A master on PostgreSQL may run as several processes: keep their caches and status
+          // streams in step.
+          if (services.config.mode === 'cloud-multi') {
             startCluster(services).then((c) => { cluster = c; }, (err: Error) => services.log.error('cluster sync failed to start', { error: err.message }));
-          });
-          return;
-        }
-        // The sync runs on an edge box that names its master; the outbox starts even when the
-        // master is unreachable, so nothing is lost while the uplink is down.
-        if (services.config.mode !== 'edge-single' || !services.config.sync_master_url) return;
-        edge = new EdgeSync(services);
-        services.edgeSync = edge;
-        await edge.start();
-      },
-      async stop() {
-        await cluster?.stop();
-        await edge?.stop();
-      },
-    };
-  },
+            return {};
+          }
+          // The sync runs on an edge box that names its master; the outbox starts even when the
+          // master is unreachable, so nothing is lost while the uplink is down.
+          if (services.config.mode !== 'edge-single' || !services.config.sync_master_url) return {};
+          edge = new EdgeSync(services);
+          await edge.start();
+          return { edgeSync: edge };
+        },
+        async stop() {
+          await cluster?.stop();
+          await edge?.stop();
+        },
+      };
+    },
+  }),
 });

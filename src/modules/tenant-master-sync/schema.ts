@@ -13,7 +13,7 @@ export type SyncMode = (typeof SYNC_MODES)[number];
 export const syncRecord = defineRecord('sync_tenants', {
   id: { type: 'string', label: 'ID', readOnly: true, column: false, description: 'The tenant id (one sync record per tenant).' },
   tenant_id: { type: 'string', label: 'Tenant', column: { primaryKey: true }, filter: true, sortable: true, searchable: true },
-  status: { type: 'string', label: 'Status', enum: SYNC_STATUSES, readOnly: true, filter: true, sortable: true, ui: { widget: 'badge' } },
+  status: { type: 'string', label: 'Status', enum: SYNC_STATUSES, readOnly: true, filter: true, sortable: true },
   mode: { type: 'string', label: 'Mode', enum: SYNC_MODES, filter: true, sortable: true },
   lag_seconds: { type: 'number', label: 'Lag', readOnly: true, sortable: true, ui: { unit: 's' }, description: 'Age of the oldest event still waiting in a site outbox (0 when none).' },
   pending_up: { type: 'integer', label: 'Pending up', readOnly: true, description: 'Events waiting in the sites\' outboxes, as last reported by the boxes.' },

@@ -14,7 +14,6 @@ export default defineModule({
   industry_scope: 'master',
   key_entity: 'tenant_event',
   provides_enrichment_for: [],
-  frontend: { block_id: 'tenant-master', component: 'TenantMasterPanel' },
   routes: tenantMasterResource.routes,
   tables: [tenantEvents],
   permissions: managed('tenant-master', 'read'),

@@ -14,7 +14,6 @@ export default defineModule({
   industry_scope: 'master',
   key_entity: 'version_policy',
   provides_enrichment_for: [],
-  frontend: { block_id: 'version-policies', component: 'VersionPoliciesTable' },
   routes: versionPolicyResource.routes,
   tables: [versionPolicies],
   permissions: managed('version-policies', 'read'),

@@ -47,7 +47,8 @@ export function moduleRecord(m: ModuleManifest, state: { installed: boolean; rul
     industry_scope: m.industry_scope,
     key_entity: m.key_entity,
     provides_enrichment_for: [...m.provides_enrichment_for],
-    frontend: { ...m.frontend },
+    // Derived: the web shell draws every module's block at #/m/<id> with its one generic screen.
+    frontend: { block_id: m.id, component: 'ModuleScreen' },
     backend: { routes: routePaths(m) },
     database: { migrations: state.migrations, tables: m.tables.map(tableRecord) },
     permissions: { rules: state.rules.map((r) => ({ role: r.role, resource: r.resource, actions: [...r.actions] })) },

@@ -1,29 +1,32 @@
 // The registry as a module runtime (the core module's): after migrations, load the install
-// state from SQL (seeding new modules, importing the legacy JSON file once) and replace the
-// pre-start static registry on `services.modules`.
-import type { ModuleManifest, ModuleRuntime } from '../../../kernel/module.js';
+// state from SQL (seeding new modules, importing the legacy JSON file once) and provide it as
+// `services.modules` in place of the pre-start static registry.
+import { defineRuntime } from '../../../kernel/module.js';
 import type { Services } from '../../../kernel/context.js';
 import { ApiError } from '../../../kernel/errors.js';
 import { moduleMigrations } from '../../../db/migrate.js';
 import { PersistentRegistry } from './persistent.js';
 
-export function registryRuntime(services: Services, catalogue: readonly ModuleManifest[]): ModuleRuntime {
-  return {
-    required: true,
-    async start() {
-      const db = services.db;
-      const registry = new PersistentRegistry({
-        db,
-        config: services.config,
-        log: services.log,
-        catalogue,
-        migrationsOf: (id) => moduleMigrations(db.dialect, id).map((m) => m.tag),
-      });
-      await registry.start();
-      services.modules = registry;
-    },
-  };
-}
+export const registryRuntime = defineRuntime({
+  needs: ['db', 'config', 'log'],
+  provides: ['modules'],
+  required: true,
+  create({ db, config, log }, catalogue) {
+    return {
+      async start() {
+        const registry = new PersistentRegistry({
+          db,
+          config,
+          log,
+          catalogue,
+          migrationsOf: (id) => moduleMigrations(db.dialect, id).map((m) => m.tag),
+        });
+        await registry.start();
+        return { modules: registry };
+      },
+    };
+  },
+});
 
 /** The persistent registry behind `services.modules` (503 before start-up finished). */
 export function registryOf(services: Services): PersistentRegistry {

@@ -13,7 +13,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { Services } from '../../../kernel/context.js';
-import { EventBus, type TelemetryPoint } from '../../../realtime/bus.js';
+import type { TelemetryPoint } from '../../../realtime/bus.js';
 import { Outbox } from './outbox.js';
 import { applyDownState } from './apply.js';
 import { basisOf, differing, heldDigests, masterDigests, type Held, type HeldBasis } from './held.js';
@@ -100,9 +100,9 @@ export class EdgeSync {
     this.lastRun = (await this.outbox.getState<string>('last_run')) ?? null;
     this.basis = await this.outbox.getState<HeldBasis>('held_basis');
     const append = async (events: { kind: EventKind; payload: Record<string, unknown> }[]) => { await this.outbox.append(events); };
-    // The status module owns the bus but starts after this module: create it now (the status
-    // module keeps it), so no record stored from here on misses the outbox, audit included.
-    const bus = (this.services.bus ??= new EventBus(this.services.log));
+    // The bus is the composition root's, built before any module: the outbox stages on it from
+    // the first record on, audit included.
+    const bus = this.services.bus;
     this.unsubscribe.push(bus.onStage('alarm', (e) => append([{ kind: 'alarm', payload: { kind: e.kind, alarm: e.alarm } }])));
     this.unsubscribe.push(bus.onStage('status', (e) => append([{ kind: 'status', payload: { ...e } }])));
     this.unsubscribe.push(bus.onStage('audit', ({ created_at, ...row }) => append([{ kind: 'audit', payload: { ...row, at: created_at } }])));

@@ -15,7 +15,6 @@ export interface SchemeField {
   /** ui hints spread into the field by the kit */
   hidden?: boolean;
   unit?: string;
-  widget?: string;
   [hint: string]: unknown;
 }
 
