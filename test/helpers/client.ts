@@ -22,16 +22,19 @@ export interface Client {
 }
 
 /**
- * fetch, retrying a GET once when the pooled keep-alive socket it went out on had just been closed
- * by the server (its 5 s idle timeout racing the next request after a long pause in a test on a
- * loaded machine): what HTTP clients do for idempotent requests. Other methods are never retried.
+ * fetch, retrying once when the pooled keep-alive socket the request went out on had just been
+ * closed by the server (its 5 s idle timeout racing the next request after a long pause in a test
+ * on a loaded machine). Node's server closes a keep-alive socket only while no request is in
+ * flight on it, so a reset there means the request never reached a handler: retrying it cannot
+ * run a command twice (and if it ever did, the test would see the second answer, a 409 or a
+ * duplicate, and fail).
  */
 async function fetchOnce(url: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<Response> {
   try {
     return await fetch(url, init);
   } catch (err) {
     const code = ((err as { cause?: { code?: string } }).cause ?? {}).code;
-    if (init.method !== 'GET' || (code !== 'ECONNRESET' && code !== 'UND_ERR_SOCKET')) throw err;
+    if (code !== 'ECONNRESET' && code !== 'UND_ERR_SOCKET') throw err;
     return fetch(url, init);
   }
 }

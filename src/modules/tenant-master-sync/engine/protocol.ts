@@ -45,8 +45,9 @@ export const pushBody = v.strictObject({
     // An object (the box's own record; it may name tenant ids of the box, and the master
     // attributes every event to the site's tenant from the session). Boxes before this version
     // send it as JSON text: a string is parsed first; one that is not JSON (or is larger than a
-    // push) stays a string and is refused as not an object. The document declares the object.
-    payload: v.pipe(v.unknown(), v.transform(parsedText), v.check((p) => !Array.isArray(p), 'an object, not an array'), v.record(v.string(), v.unknown())),
+    // push) stays a string and is refused as not an object.
+    // The union is what the document shows (an object, or the JSON text of one).
+    payload: v.pipe(v.union([v.record(v.string(), v.unknown()), v.string()]), v.transform((x): unknown => parsedText(x)), v.check((p) => !Array.isArray(p), 'an object, not an array'), v.record(v.string(), v.unknown())),
   })), v.maxLength(PUSH_MAX_EVENTS)),
   ...report,
 });
