@@ -7,7 +7,7 @@ import { startServer, StartupError } from './server.js';
 import { SecretError } from './auth/secret.js';
 import { notifyReady, notifyStopping } from './runtime/systemd.js';
 import { settleAfterStart } from './runtime/settle.js';
-import { rememberConfigFile, setupCommand, setupRequired } from './runtime/first-run.js';
+import { rememberConfigFile, setupMessage, setupRequired } from './runtime/first-run.js';
 import { BackupError } from './runtime/backup.js';
 import type { Services } from './kernel/context.js';
 import pkg from '../package.json' with { type: 'json' };
@@ -86,7 +86,7 @@ async function serveCommand(args: string[]): Promise<number> {
 async function logFirstRun(services: Services): Promise<void> {
   try {
     if (await setupRequired(services.db)) {
-      services.log.warn(`no admin passkey yet: create the first admin card with: ${setupCommand(services.config)}`, { setup_required: true });
+      services.log.warn(setupMessage(services.config), { setup_required: true });
     }
   } catch (err) {
     services.log.warn('could not check for an admin passkey', { error: (err as Error).message });
