@@ -1,6 +1,7 @@
 // Starts the real service in-process on port 0 with a temporary data directory, for each
 // dialect: SQLite (a file), PostgreSQL (a fresh database on the server named by
-// CABINET_TEST_PG_URL) or, without a server, PGlite in-process on a temporary directory.
+// CABINET_TEST_PG_URL, which the global setup sets to the machine's server when one answers on
+// the default local address) or, without a server, PGlite in-process on a temporary directory.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,7 +35,31 @@ export interface TestEnv {
   cleanup(): Promise<void>;
 }
 
-const PG_URL = process.env.CABINET_TEST_PG_URL;
+/** The machine's PostgreSQL as the README describes it: local, database test, user postgres, trust. */
+export const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
+
+/**
+ * Which server the PostgreSQL variant uses: CABINET_TEST_PG_URL when set (`pglite` forces PGlite),
+ * else the default local server when it answers within a few seconds, else none (PGlite).
+ * Returns the URL (or undefined) and the line that says so.
+ */
+export async function choosePostgres(env: NodeJS.ProcessEnv = process.env, fallback = DEFAULT_PG_URL): Promise<{ url?: string; line: string }> {
+  const given = env.CABINET_TEST_PG_URL;
+  if (given === 'pglite') return { line: 'PostgreSQL variant: PGlite in-process (CABINET_TEST_PG_URL=pglite)' };
+  if (given) return { url: given, line: `PostgreSQL variant: ${given} (CABINET_TEST_PG_URL)` };
+  const client = new pg.Client({ connectionString: fallback, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return { url: fallback, line: `PostgreSQL variant: the machine's server at ${fallback}` };
+  } catch (err) {
+    return { line: `PostgreSQL variant: PGlite in-process (no PostgreSQL at ${fallback}: ${(err as Error).message || String(err)}); the tests that need two processes on one server do not run` };
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+const PG_URL = process.env.CABINET_TEST_PG_URL === 'pglite' ? undefined : process.env.CABINET_TEST_PG_URL;
 
 async function adminQuery(text: string): Promise<void> {
   const client = new pg.Client({ connectionString: PG_URL });
