@@ -1,4 +1,5 @@
 // The `cabinet` command: one binary, several sub-commands.
+import './node-version.js'; // first: a too-old Node.js stops here, before any native addon loads
 import { ConfigError, envOf, flagOf, loadConfig, parseFlags, SETTINGS } from './config.js';
 import { DatabaseOpenError, openDatabase } from './db/client.js';
 import { MigrationRefused } from './db/migrate.js';
@@ -55,14 +56,19 @@ async function serveCommand(args: string[]): Promise<number> {
   // The stop signals are taken from the start: one that arrives while the server starts (or
   // right after it listens) is a graceful stop once it can be, never the default instant exit
   // that would leave the database unclosed.
+  // A repeated signal never cuts the stop short (under `npm start` a group's SIGTERM or Ctrl-C
+  // arrives twice: directly and forwarded by npm); the stop is bounded by shutdown_timeout_ms.
   let signalled: ((signal: string) => void) | undefined;
+  let stopping = false;
   const early: string[] = [];
   const onSignal = (signal: string) => (signalled ? signalled(signal) : early.push(signal));
-  process.once('SIGTERM', () => onSignal('SIGTERM'));
-  process.once('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
   const server = await startServer(config);
   const stopped = new Promise<void>((resolve) => {
     signalled = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
       server.services.log.info('stopping', { signal });
       void notifyStopping();
       void server.close().then(resolve);
