@@ -1,8 +1,10 @@
 // The test command as written picks its PostgreSQL by itself: the machine's server on the default
 // local address when it answers, else PGlite; CABINET_TEST_PG_URL overrides, `pglite` forces PGlite.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { choosePostgres } from '../helpers/server.js';
+import { choosePostgres, createTestEnv } from '../helpers/server.js';
 
 describe('PostgreSQL selection of the test suite', () => {
   it('takes CABINET_TEST_PG_URL as given, and pglite as PGlite', async () => {
@@ -30,5 +32,21 @@ describe('PostgreSQL selection of the test suite', () => {
     expect(line).toMatch(/^PostgreSQL variant: /);
     const url = process.env.CABINET_TEST_PG_URL;
     expect(line).toContain(url ?? 'PGlite in-process');
+  });
+
+  it('gives every PGlite environment a copy of one migrated cluster instead of its own initdb and migrations', async () => {
+    const env = await createTestEnv('postgres');
+    try {
+      if (process.env.CABINET_TEST_PG_URL) {
+        expect(env.databaseUrl).toMatch(/^postgres:\/\//);
+        expect(process.env.CABINET_TEST_PGLITE_TEMPLATE).toBeUndefined();
+      } else {
+        expect(existsSync(join(process.env.CABINET_TEST_PGLITE_TEMPLATE!, 'PG_VERSION'))).toBe(true);
+        // Copied before the server opens it: a cluster is already there.
+        expect(existsSync(join(env.databaseUrl.slice('pglite:'.length), 'PG_VERSION'))).toBe(true);
+      }
+    } finally {
+      await env.cleanup();
+    }
   });
 });
