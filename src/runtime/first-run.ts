@@ -77,6 +77,16 @@ export function boxIdentity(dataDir: string): BoxIdentity {
   return id;
 }
 
+/** The box's identity for a diagnostic answer: undefined in cloud-multi or when site.json cannot be read or written. */
+export function siteOf(config: Config): BoxIdentity | undefined {
+  if (config.mode !== 'edge-single') return undefined;
+  try {
+    return boxIdentity(config.data_dir);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The scope of the first admin card: the box's tenant and site on an edge box, master in the cloud. */
 export function firstCardScope(config: Config): string[] {
   if (config.mode === 'cloud-multi') return ['--scope-type', 'master'];

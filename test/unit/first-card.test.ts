@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { boxIdentity, setupCommand, setupMessage, siteIdFromHost } from '../../src/runtime/first-run.js';
+import { boxIdentity, setupCommand, setupMessage, siteIdFromHost, siteOf } from '../../src/runtime/first-run.js';
 
 const fresh = () => mkdtempSync(join(tmpdir(), 'cabinet-first-card-'));
 
@@ -28,6 +28,10 @@ describe('first card', () => {
     const bad = fresh();
     writeFileSync(join(bad, 'site.json'), JSON.stringify({ tenant_id: 'a b' }));
     expect(() => boxIdentity(bad)).toThrow(/site\.json must hold/);
+    // The runtime snapshot leaves a site it cannot read out instead of failing.
+    expect(siteOf(loadConfig({ data_dir: bad }, {}))).toBeUndefined();
+    expect(siteOf(loadConfig({ data_dir: dir }, {}))).toEqual({ tenant_id: 'acme', site_id: 'north-farm' });
+    expect(siteOf(loadConfig({ data_dir: dir, mode: 'cloud-multi' }, {}))).toBeUndefined();
   });
 
   it('in the master cloud stays a master card, and writes no site file', () => {
