@@ -43,10 +43,10 @@ async function npmStart(dataDir: string): Promise<{ child: ChildProcess; log: Re
 }
 
 /** Sends the signal, then waits until npm and everything it started are gone. */
-async function stop(child: ChildProcess, target: 'npm' | 'group'): Promise<void> {
+async function stop(child: ChildProcess, target: 'npm' | 'group', signal: NodeJS.Signals): Promise<void> {
   const pid = child.pid!;
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  process.kill(target === 'group' ? -pid : pid, 'SIGTERM');
+  process.kill(target === 'group' ? -pid : pid, signal);
   await exited;
   for (let i = 0; i < 300 && groupAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
   expect(groupAlive(pid)).toBe(false);
@@ -55,16 +55,21 @@ async function stop(child: ChildProcess, target: 'npm' | 'group'): Promise<void>
 const msgs = (log: Record<string, unknown>[]) => log.map((l) => String(l.msg));
 
 describe('npm start', () => {
-  it('completes the graceful stop on SIGTERM to its process group and to npm alone', async () => {
+  it('completes the graceful stop on SIGTERM to its process group and to npm alone, and on Ctrl-C (SIGINT to the group)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cabinet-npm-start-'));
-    for (const target of ['group', 'npm', 'group'] as const) {
+    const stops = [['group', 'SIGTERM'], ['npm', 'SIGTERM'], ['group', 'SIGINT']] as const;
+    for (const [target, signal] of stops) {
       const { child, log } = await npmStart(dir);
       // Every start after the first finds the previous stop clean.
       expect(msgs(log).some((m) => m.includes('did not stop cleanly'))).toBe(false);
-      await stop(child, target);
-      expect(msgs(log), `SIGTERM to ${target}`).toContain('stopping');
-      expect(msgs(log), `SIGTERM to ${target}`).toContain('cabinet stopped');
+      await stop(child, target, signal);
+      expect(msgs(log), `${signal} to ${target}`).toContain('stopping');
+      expect(msgs(log), `${signal} to ${target}`).toContain('cabinet stopped');
     }
+    // The next start finds the last stop clean too.
+    const { child, log } = await npmStart(dir);
+    expect(msgs(log).some((m) => m.includes('did not stop cleanly'))).toBe(false);
+    await stop(child, 'group', 'SIGTERM');
   }, 300_000);
 });
 
