@@ -32,7 +32,22 @@ import { parseArgs } from 'node:util';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DEB_ARCH = { x64: 'amd64', arm64: 'arm64' };
-const MAINTAINER = 'cabinet maintainers <maintainers@users.noreply.a-seed-c1788645.example>';
+const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+
+/**
+ * The package's Maintainer: DEBFULLNAME and DEBEMAIL when the packager sets them (Debian's own
+ * convention, as dch reads them), else package.json `author`. Homepage: package.json `homepage`,
+ * and no field at all without one (Debian policy makes it optional): never a placeholder.
+ */
+export function packageIdentity(pkg = PKG, env = process.env) {
+  const author = typeof pkg.author === 'string' ? pkg.author : pkg.author && `${pkg.author.name} <${pkg.author.email}>`;
+  const maintainer = env.DEBEMAIL ? `${env.DEBFULLNAME || 'cabinet packager'} <${env.DEBEMAIL}>` : author;
+  if (!maintainer || !/^[^<>]+ <[^<>\s]+@[^<>\s]+>$/.test(maintainer)) throw new Error('package.json author (or DEBFULLNAME/DEBEMAIL) must be "Name <address>"');
+  const homepage = typeof pkg.homepage === 'string' && /^https?:\/\/[^/]+\.[a-z]{2,}/.test(pkg.homepage) ? pkg.homepage : undefined;
+  return { maintainer, ...(homepage ? { homepage } : {}) };
+}
+const MAINTAINER = packageIdentity().maintainer;
+const HOMEPAGE = packageIdentity().homepage;
 // What the executable links against (checked against its ELF NEEDED list below, so a Node update
 // that adds a library fails the build instead of shipping an incomplete Depends). Node 24's
 // official binaries need glibc 2.28.
@@ -204,7 +219,7 @@ export function buildDeb(o) {
     'Recommends: systemd',
     'Section: net',
     'Priority: optional',
-    'Homepage: http://127.0.0.1:8080/docs',
+    ...(HOMEPAGE ? [`Homepage: ${HOMEPAGE}`] : []),
     'Description: site controller for farms and plants (API, web shell, field writes)',
     ' cabinet runs a poultry, swine or irrigation site from one controller box:',
     ' modules, alarms, tasks, telemetry and audit, the HTTP API with its',
@@ -250,7 +265,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const arch = values.arch;
   const binary = resolve(values.binary ?? (arch === 'arm64' ? 'dist/cabinet-arm64' : 'dist/cabinet'));
   if (!existsSync(binary)) throw new Error(`${binary} missing: run npm run build first`);
-  const version = values.version ?? JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
+  const version = values.version ?? PKG.version;
   const out = buildDeb({ arch, binary, version, compress: values.compress, outDir: values.out ? resolve(values.out) : undefined, log: (m) => process.stdout.write(`${m}\n`) });
   process.stdout.write(`${out}\n`);
 }

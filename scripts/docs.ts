@@ -1,5 +1,5 @@
-// Rewrites the generated tables in README.md (configuration, error codes, decisions).
+// Rewrites the generated tables in their docs/ pages (configuration, error codes, decisions).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { renderReadme } from '../src/docs/readme-tables.js';
+import { GENERATED_PAGES, renderPage } from '../src/docs/readme-tables.js';
 
-writeFileSync('README.md', renderReadme(readFileSync('README.md', 'utf8')));
+for (const page of GENERATED_PAGES) writeFileSync(page, renderPage(page, readFileSync(page, 'utf8')));

@@ -41,6 +41,8 @@ for pair in "amd64:$deb_amd64:3e" "arm64:$deb_arm64:b7"; do
   [ "$(dpkg-deb -f "$deb" Package)" = cabinet ] || fail "$deb: Package"
   [ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || fail "$deb: Version is not package.json's $version"
   [ "$(dpkg-deb -f "$deb" Architecture)" = "$arch" ] || fail "$deb: Architecture"
+  [ "$(dpkg-deb -f "$deb" Maintainer)" = "$(node -p 'require("./package.json").author')" ] || fail "$deb: Maintainer is not package.json's author"
+  [ -z "$(dpkg-deb -f "$deb" Homepage)" ] || [ "$(dpkg-deb -f "$deb" Homepage)" = "$(node -p 'require("./package.json").homepage')" ] || fail "$deb: Homepage is not package.json's homepage"
   dpkg-deb -f "$deb" Depends | grep -q 'libc6 (>= 2.28)' || fail "$deb: Depends lacks libc6"
   [ "$(dpkg-deb -I "$deb" conffiles)" = /etc/cabinet/cabinet.yaml ] || fail "$deb: conffiles"
   dpkg-deb -c "$deb" | awk '{print $1, $2, $6}' > "$work/contents-$arch"

@@ -1,6 +1,7 @@
 // The `cabinet` command: one binary, several sub-commands.
 // Each command imports what it uses when it runs: `version` and `help` load no part of the
 // service (src/cli-fast.ts), `token` no HTTP server, and so on.
+import './node-version.js'; // first: a too-old Node.js stops here, before any native addon loads
 import { ConfigError, loadConfig, parseFlags } from './config.js';
 import { FAST_COMMANDS, fastCommand } from './cli-fast.js';
 import type { Services } from './kernel/context.js';
@@ -16,18 +17,23 @@ async function serveCommand(args: string[]): Promise<number> {
   // The stop signals are taken from the start, before the server's modules load: one that arrives
   // while the server starts (or right after it listens) is a graceful stop once it can be, never
   // the default instant exit that would leave the database unclosed.
+  // A repeated signal never cuts the stop short (under `npm start` a group's SIGTERM or Ctrl-C
+  // arrives twice: directly and forwarded by npm); the stop is bounded by shutdown_timeout_ms.
   let signalled: ((signal: string) => void) | undefined;
+  let stopping = false;
   const early: string[] = [];
   const onSignal = (signal: string) => (signalled ? signalled(signal) : early.push(signal));
-  process.once('SIGTERM', () => onSignal('SIGTERM'));
-  process.once('SIGINT', () => onSignal('SIGINT'));
-  const [{ startServer, StartupError }, { notifyReady, notifyStopping }, { settleAfterStart }, { rememberConfigFile, setupCommand, setupRequired }] =
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  const [{ startServer, StartupError }, { notifyReady, notifyStopping }, { settleAfterStart }, { rememberConfigFile, setupMessage, setupRequired }] =
     await Promise.all([import('./server.js'), import('./runtime/systemd.js'), import('./runtime/settle.js'), import('./runtime/first-run.js')]);
   startupError = StartupError;
   rememberConfigFile(values.config ?? process.env.CABINET_CONFIG);
   const server = await startServer(config);
   const stopped = new Promise<void>((resolve) => {
     signalled = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
       server.services.log.info('stopping', { signal });
       void notifyStopping();
       void server.close().then(resolve);
@@ -35,7 +41,7 @@ async function serveCommand(args: string[]): Promise<number> {
   });
   if (early.length) signalled!(early[0]!);
   else {
-    await logFirstRun(server.services, setupRequired, setupCommand);
+    await logFirstRun(server.services, setupRequired, setupMessage);
     // systemd (Type=notify): ready only now, with the database migrated and HTTP listening.
     await notifyReady(`ready: ${server.url}`);
     settleAfterStart((s) => {
@@ -48,10 +54,10 @@ async function serveCommand(args: string[]): Promise<number> {
 }
 
 /** First run: nobody can log in until an admin card exists; the log says how to make one. */
-async function logFirstRun(services: Services, setupRequired: FirstRun['setupRequired'], setupCommand: FirstRun['setupCommand']): Promise<void> {
+async function logFirstRun(services: Services, setupRequired: FirstRun['setupRequired'], setupMessage: FirstRun['setupMessage']): Promise<void> {
   try {
     if (await setupRequired(services.db)) {
-      services.log.warn(`no admin passkey yet: create the first admin card with: ${setupCommand(services.config)}`, { setup_required: true });
+      services.log.warn(setupMessage(services.config), { setup_required: true });
     }
   } catch (err) {
     services.log.warn('could not check for an admin passkey', { error: (err as Error).message });

@@ -36,7 +36,7 @@ function listen(app: ReturnType<typeof createApp>, config: Config): Promise<Serv
     const server = serve({ fetch: app.fetch, port: config.http_port, hostname: config.host }) as Server;
     server.once('listening', () => resolve(server));
     server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(new StartupError(`cannot listen on ${config.host}:${config.http_port}: ${err.code ?? err.message}`)),
+      reject(new StartupError(`cannot listen on ${config.host}:${config.http_port}: ${err.code ?? err.message}${err.code === 'EADDRINUSE' ? ' (the port is taken: choose another with --http-port, CABINET_HTTP_PORT or http_port in the config file)' : ''}`)),
     );
   });
 }

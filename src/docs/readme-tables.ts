@@ -1,5 +1,5 @@
-// The README's configuration, error and decision tables, generated from the code that enforces
-// them. `npm run docs` rewrites them in README.md; a test fails when they drift.
+// The configuration, error and decision tables of docs/, generated from the code that enforces
+// them. `npm run docs` rewrites them in their pages; a test fails when they drift.
 import { SETTINGS, flagOf, envOf } from '../config.js';
 import { ERROR_CODES } from '../kernel/errors.js';
 import { DECISIONS } from '../kernel/decisions.js';
@@ -25,12 +25,23 @@ export function decisionList(): string {
 
 export const BLOCKS: Record<string, () => string> = { config: configTable, errors: errorTable, decisions: decisionList };
 
-/** README text with every generated block replaced by its current content. */
-export function renderReadme(text: string): string {
+/** The page (relative to the repository) that carries each generated block. */
+export const BLOCK_PAGES: Record<string, string> = {
+  config: 'docs/configuration.md',
+  errors: 'docs/errors-and-decisions.md',
+  decisions: 'docs/errors-and-decisions.md',
+};
+
+/** The pages that carry generated blocks. */
+export const GENERATED_PAGES = [...new Set(Object.values(BLOCK_PAGES))];
+
+/** A page's text with every generated block it must carry replaced by its current content. */
+export function renderPage(page: string, text: string): string {
   let out = text;
   for (const [name, make] of Object.entries(BLOCKS)) {
+    if (BLOCK_PAGES[name] !== page) continue;
     const re = new RegExp(`(<!-- ${name}:start -->)[\\s\\S]*?(<!-- ${name}:end -->)`);
-    if (!re.test(out)) throw new Error(`README has no ${name} block`);
+    if (!re.test(out)) throw new Error(`${page} has no ${name} block`);
     out = out.replace(re, (_m, a: string, b: string) => `${a}\n${make()}\n${b}`);
   }
   return out;

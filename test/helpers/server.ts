@@ -1,7 +1,8 @@
 // Starts the real service in-process on port 0 with a temporary data directory, for each
 // dialect: SQLite (a file), PostgreSQL (a fresh database on the server named by
-// CABINET_TEST_PG_URL) or, without a server, PGlite in-process on a temporary directory.
-import { mkdtempSync, rmSync } from 'node:fs';
+// CABINET_TEST_PG_URL, which the global setup sets to the machine's server when one answers on
+// the default local address) or, without a server, PGlite in-process on a temporary directory.
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -9,6 +10,8 @@ import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { createLogger } from '../../src/kernel/logger.js';
+import { openDatabase } from '../../src/db/client.js';
+import { migrateAll } from '../../src/modules/migrate-all.js';
 
 export type TestDialect = 'sqlite' | 'postgres';
 export const DIALECTS: TestDialect[] = ['sqlite', 'postgres'];
@@ -34,7 +37,48 @@ export interface TestEnv {
   cleanup(): Promise<void>;
 }
 
-const PG_URL = process.env.CABINET_TEST_PG_URL;
+/** The machine's PostgreSQL as the README describes it: local, database test, user postgres, trust. */
+export const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
+
+/**
+ * Which server the PostgreSQL variant uses: CABINET_TEST_PG_URL when set (`pglite` forces PGlite),
+ * else the default local server when it answers within a few seconds, else none (PGlite).
+ * Returns the URL (or undefined) and the line that says so.
+ */
+export async function choosePostgres(env: NodeJS.ProcessEnv = process.env, fallback = DEFAULT_PG_URL): Promise<{ url?: string; line: string }> {
+  const given = env.CABINET_TEST_PG_URL;
+  if (given === 'pglite') return { line: 'PostgreSQL variant: PGlite in-process (CABINET_TEST_PG_URL=pglite)' };
+  if (given) return { url: given, line: `PostgreSQL variant: ${given} (CABINET_TEST_PG_URL)` };
+  const client = new pg.Client({ connectionString: fallback, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return { url: fallback, line: `PostgreSQL variant: the machine's server at ${fallback}` };
+  } catch (err) {
+    return { line: `PostgreSQL variant: PGlite in-process (no PostgreSQL at ${fallback}: ${(err as Error).message || String(err)}); the tests that need two processes on one server do not run` };
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+const PG_URL = process.env.CABINET_TEST_PG_URL === 'pglite' ? undefined : process.env.CABINET_TEST_PG_URL;
+
+/**
+ * A PGlite cluster with every migration applied, made once per run in `dir` by the global setup.
+ * A new PGlite directory runs initdb inside WebAssembly (10-40 s on a loaded 2-core machine) and
+ * then the 28 migrations (1.5-3 s): before, every test environment paid both, and a suite with
+ * eight environments spent minutes there and timed out. Each environment now copies this closed
+ * cluster (40 MB, a quarter of a second); its first start finds the schema current, as a restart
+ * does. The migrations themselves still run on PGlite, here, and on every SQLite environment.
+ */
+export async function makePgliteTemplate(dir: string): Promise<void> {
+  const db = await openDatabase({ databaseUrl: `pglite:${dir}`, dataDir: dir });
+  try {
+    await migrateAll(db);
+  } finally {
+    await db.close();
+  }
+}
 
 async function adminQuery(text: string): Promise<void> {
   const client = new pg.Client({ connectionString: PG_URL });
@@ -58,7 +102,10 @@ export async function createTestEnv(dialect: TestDialect): Promise<TestEnv> {
       u.pathname = `/${dropDb}`;
       databaseUrl = u.toString();
     } else {
-      databaseUrl = `pglite:${join(dataDir, 'pglite')}`;
+      const dir = join(dataDir, 'pglite');
+      const template = process.env.CABINET_TEST_PGLITE_TEMPLATE;
+      if (template && existsSync(template)) cpSync(template, dir, { recursive: true });
+      databaseUrl = `pglite:${dir}`;
     }
   }
   const logs: Record<string, unknown>[] = [];

@@ -4,6 +4,7 @@ import { readAsset } from '../../runtime/assets.js';
 import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import { ApiError } from '../../kernel/errors.js';
 import pkg from '../../../package.json' with { type: 'json' };
+import { siteOf } from '../../runtime/first-run.js';
 
 const DOCS_FILES: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -100,6 +101,7 @@ export const systemRoutes: AnyRoute[] = [
         version: pkg.version,
         mode: services.config.mode,
         industry: services.config.industry,
+        site: siteOf(services.config),
         started_at: services.startedAt.toISOString(),
         uptime_seconds: Math.round(process.uptime()),
         persistence: { engine: db.engine, dialect: db.dialect, location: db.location, server_version: await db.serverVersion() },
