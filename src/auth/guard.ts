@@ -9,6 +9,7 @@ import { requestPath, type Guards, type GuardInput } from '../kernel/route.js';
 import { ownerOf, requiredScope } from '../kernel/scope.js';
 import type { AppContext, Caller, Services } from '../kernel/context.js';
 import type { SecurityLog } from './security-log.js';
+import { siteOf } from '../runtime/first-run.js';
 
 export const SESSION_COOKIE = 'cabinet_session';
 const TENANT_KEYS = new Set(['tenant_id', 'target_tenant_id']);
@@ -53,7 +54,24 @@ function namedTenants(query: URLSearchParams, body: unknown): string[] {
 const installationOnly = (services: Services, path: string) =>
   services.config.mode === 'cloud-multi'
     ? `${path} changes a setting every tenant shares; only a master-scope session of this installation may change it`
-    : `${path} changes a setting of the whole box; only the box's admin (a master-scope session of this box) may change it`;
+    : `${path} changes a setting of the whole box; only the box's admin (a session of the box's own tenant, or a master-scope session of this box) may change it`;
+
+/**
+ * On an edge-single box the installation is the box: its own tenant (site.json, fixed at first
+ * start) owns it, so that tenant's sessions change the box's settings (the role rules still decide
+ * which of them may). Other tenants' sessions never do, and in cloud-multi only master sessions.
+ */
+function ownsTheBox(services: Services, caller: Caller): boolean {
+  if (services.config.mode !== 'edge-single' || caller.scope_type !== 'tenant' || !caller.tenant_id) return false;
+  return siteOf(services.config)?.tenant_id === caller.tenant_id;
+}
+
+/** Whether the caller's scope may call the route: the one scope rule of the guard and the permission matrix. */
+export function scopeAllows(services: Services, caller: Caller, route: Parameters<typeof requiredScope>[0]): boolean {
+  const scope = requiredScope(route);
+  if (scope === 'any' || scope === caller.scope_type) return true;
+  return ownerOf(route) === 'installation' && ownsTheBox(services, caller);
+}
 
 export function createAccessGuards(services: Services, securityLog: () => SecurityLog): Guards {
   const audit = (c: AppContext, caller: Caller | undefined, result: 'allow' | 'deny', event: string, reason?: string) =>
@@ -83,10 +101,9 @@ export function createAccessGuards(services: Services, securityLog: () => Securi
     authorize({ c, route, caller, rawQuery, rawBody }: GuardInput) {
       if ('public' in route.access) return;
       if (!caller) return deny(c, caller, 'auth_required', 'authenticate', 'a valid session token is required');
-      const scope = requiredScope(route);
-      if (scope !== 'any' && caller.scope_type !== scope) {
+      if (!scopeAllows(services, caller, route)) {
         if (ownerOf(route) === 'installation') return deny(c, caller, 'scope_boundary_denied', 'owner_check', installationOnly(services, route.path));
-        return deny(c, caller, 'scope_boundary_denied', 'scope_check', `${route.path} needs a ${scope} session, this one is ${caller.scope_type}`);
+        return deny(c, caller, 'scope_boundary_denied', 'scope_check', `${route.path} needs a ${requiredScope(route)} session, this one is ${caller.scope_type}`);
       }
       if (caller.scope_type === 'tenant') {
         const foreign = namedTenants(rawQuery, rawBody).find((t) => t !== caller.tenant_id);

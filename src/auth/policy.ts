@@ -3,7 +3,7 @@
 import type { Caller, ModuleRoutes, Role, Services } from '../kernel/context.js';
 import type { ModuleManifest } from '../kernel/module.js';
 import { Store } from '../db/store.js';
-import { requiredScope } from './guard.js';
+import { scopeAllows } from './guard.js';
 import { uiAccess } from './tables.js';
 
 export const UI_RESOURCES = { 'ui.sidebar.menu': ['read', 'update'] } as const;
@@ -49,8 +49,7 @@ export interface Operation {
 
 export function apiAllowed(services: Services, caller: Caller, route: ModuleRoutes['routes'][number]): boolean {
   if ('public' in route.access) return true;
-  const scope = requiredScope(route);
-  return services.modules.isInstalled(route.module) && (scope === 'any' || scope === caller.scope_type) && services.modules.allows(caller.role, route.access.resource, route.access.action);
+  return services.modules.isInstalled(route.module) && scopeAllows(services, caller, route) && services.modules.allows(caller.role, route.access.resource, route.access.action);
 }
 
 export async function operations(services: Services, caller: Caller): Promise<Operation[]> {

@@ -34,7 +34,7 @@ export function requiredScope(route: ScopedRoute): 'master' | 'tenant' | 'any' {
 export function ownerStatement(route: Pick<ScopedRoute, 'access'>): string | undefined {
   switch (ownerOf(route)) {
     case 'installation':
-      return 'Who may call: an installation-wide setting, shared by every tenant. Only the installation\'s owner changes it: in cloud-multi a master-scope session; on an edge-single box the box\'s admin (a master-scope session issued on that box). A tenant session, admin or not, gets 403 scope_boundary_denied and nothing changes.';
+      return 'Who may call: an installation-wide setting, shared by every tenant. Only the installation\'s owner changes it: in cloud-multi a master-scope session; on an edge-single box the box\'s admin (an admin of the box\'s own tenant, fixed at first start in site.json, or a master-scope session issued on that box). Any other tenant session, admin or not, gets 403 scope_boundary_denied and nothing changes.';
     case 'tenant':
       return 'Who may call: a per-tenant setting. A tenant session changes its own tenant\'s records only (naming another tenant is 403 tenant_boundary_denied); a master-scope session changes the installation-level records (and a tenant\'s, where the operation takes a tenant_id).';
     default:

@@ -1,6 +1,7 @@
 // Settings have an owner: module install state and permission rules are shared by every tenant,
 // so only the installation's master scope changes them (cloud-multi: the fleet master; edge-single:
-// the box's admin, a master-scope session of the box). A tenant admin's attempt is refused with
+// the box's admin: an admin of the box's own tenant, fixed in site.json at first start, or a
+// master-scope session of the box). Any other tenant admin's attempt is refused with
 // 403 scope_boundary_denied and changes nothing; the other tenant goes on as before. Per-tenant
 // settings (site policies, ui-access) stay open to tenant admins, each for its own tenant.
 // One server per mode and engine; the its share it and restore what they change.
@@ -8,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
 import { clientAs, type Answer, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
+import { siteOf } from '../../src/runtime/first-run.js';
 
 const MODES = ['edge-single', 'cloud-multi'] as const;
 type Rule = { role: string; resource: string; actions: string[] };
@@ -158,6 +160,30 @@ describe.each(DIALECTS)('settings owner (%s)', (dialect) => {
       expect(fleet.body.item.source).toBe('fleet');
       expect((await rulesFor(adminB)).source).toBe('fleet');
       expect((await rulesFor(adminA)).source).toBe('tenant:farm-a');
+    });
+
+    it('on a box, the admin of the box\'s own tenant owns the box; its operators are held by their role; in the cloud no tenant owns it', async () => {
+      const box = siteOf(server.services.config);
+      expect(box === undefined).toBe(mode === 'cloud-multi');
+      const tenant = box?.tenant_id ?? 'farm-a';
+      const boxAdmin = await clientAs(env, server, { subject: 'box-admin', role: 'admin', scope_type: 'tenant', tenant_id: tenant, site_id: box?.site_id }, owner.contract);
+      const boxOperator = await clientAs(env, server, { subject: 'box-op', role: 'operator', scope_type: 'tenant', tenant_id: tenant }, owner.contract);
+      const off = await boxAdmin.post('/api/v1/modules/commands/uninstall', { id: 'tasks' });
+      if (mode === 'cloud-multi') {
+        expectRefused(off, 'scope_boundary_denied');
+        expect(await installed('tasks')).toBe(true);
+        return;
+      }
+      expect(off.status, JSON.stringify(off.body)).toBe(200);
+      expect(await installed('tasks')).toBe(false);
+      const byOperator = await boxOperator.post('/api/v1/modules/commands/install', { id: 'tasks' });
+      expect(byOperator.status).toBe(403);
+      expect(byOperator.body.error.code).toBe('rbac_forbidden');
+      expect(await installed('tasks')).toBe(false);
+      expect((await boxAdmin.post('/api/v1/modules/commands/install', { id: 'tasks' })).status).toBe(200);
+      expect(await installed('tasks')).toBe(true);
+      // Another tenant on the same box is still refused.
+      expectRefused(await adminA.post('/api/v1/modules/commands/uninstall', { id: 'tasks' }), 'scope_boundary_denied');
     });
 
     it('says in the served OpenAPI document who may call each owned operation', async () => {
