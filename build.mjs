@@ -14,6 +14,8 @@
 //  3. esbuild bundle (CJS, as SEA requires) of src/runtime/sea-entry.ts, which installs the embedded
 //     asset/addon seams and then runs src/main.ts. `node-gyp-build` inside @serialport/bindings-cpp
 //     is replaced by src/runtime/serialport-gyp-build.ts (hands over the dlopen'd addon).
+//     better-sqlite3's JavaScript is also bundled on its own into a string embedded in that bundle
+//     (__CABINET_SQLITE_JS__), for the read worker thread (src/db/read-worker.ts).
 //  4. SEA blob (node --experimental-sea-config) holding the bundle, the assets (drizzle/, docs/, web/),
 //     the addons and a manifest; injected with postject into a stripped copy of that node binary.
 //  5. Smoke test: `<binary> __selfcheck native` (arm64 under qemu-aarch64 when installed).
@@ -230,8 +232,34 @@ function serialportAddon(arch) {
 }
 
 // ---- 3. bundle -------------------------------------------------------------------------------
+/**
+ * better-sqlite3's JavaScript as one script for the read worker (src/db/read-worker.ts), which has
+ * no node_modules to require it from inside the executable: evaluated ahead of the worker's code,
+ * it sets the global __cabinetBetterSqlite3. The worker passes the dlopen'd addon as
+ * `nativeBinding`, so `bindings` (the node_modules lookup) stays out and is never called.
+ */
+async function betterSqlite3Script(esbuild) {
+  const result = await esbuild.build({
+    absWorkingDir: ROOT,
+    stdin: { contents: "module.exports = require('better-sqlite3');", resolveDir: ROOT, sourcefile: 'read-worker-sqlite.cjs' },
+    bundle: true,
+    write: false,
+    platform: 'node',
+    format: 'iife',
+    globalName: '__cabinetBetterSqlite3',
+    target: 'node24',
+    minify: process.env.CABINET_BUILD_MINIFY !== '0',
+    legalComments: 'none',
+    external: ['bindings'],
+    logLevel: 'warning',
+  });
+  return result.outputFiles[0].text;
+}
+
 async function bundle(entry, outfile) {
   const esbuild = await import('esbuild');
+  const sqliteScript = await betterSqlite3Script(esbuild);
+  log(`read worker's better-sqlite3: ${(sqliteScript.length / 1e3).toFixed(1)} kB`);
   const gypBuildShim = join(ROOT, 'src/runtime/serialport-gyp-build.ts');
   const nativeLookups = [];
   const result = await esbuild.build({
@@ -255,6 +283,7 @@ async function bundle(entry, outfile) {
       'import.meta.url': '__cabinet_import_meta_url',
       'import.meta.filename': '__filename',
       'import.meta.dirname': '__dirname',
+      __CABINET_SQLITE_JS__: JSON.stringify(sqliteScript),
     },
     banner: { js: 'var __cabinet_import_meta_url=require("node:url").pathToFileURL(__filename).href;' },
     plugins: [

@@ -3,6 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+    // Tests of the built single executable run after the build, in the shipping checks
+    // (.ci/ship.sh: vitest.binary.config.ts), not in the middle of the suite.
+    exclude: ['**/node_modules/**', 'test/binary/**'],
     // Builds the web shell (src/ui -> dist/web) once, when it is missing or stale.
     globalSetup: ['test/helpers/pg-select.setup.ts', 'test/e2e/ui-build.setup.ts'],
     testTimeout: 30_000,

@@ -21,6 +21,9 @@ timeout 1200 node build.mjs --arch all
 echo "build took $(( $(date +%s) - start )) s"
 ls -l dist/cabinet dist/cabinet-arm64 dist/cabinet_*.deb
 
+step "x64 binary: its own tests (test/binary: the read worker thread inside the executable)"
+timeout 600 npx vitest run --config vitest.binary.config.ts
+
 step "x64 binary: install check in an empty directory (no node_modules, no source)"
 timeout 300 node scripts/ship-check.mjs install --binary dist/cabinet
 

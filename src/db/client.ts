@@ -36,6 +36,8 @@ export interface Database {
    * transactions only (a worker cannot see a transaction's uncommitted rows).
    */
   readonly offloadSqlite?: (statement: string, params: readonly unknown[]) => Promise<unknown[]>;
+  /** SQLite only: where long reads run (a worker thread, or the main thread without one) and how many the worker answered. */
+  readonly readPath?: () => { mode: 'thread' | 'main'; workerReads: number };
   /** Where the data lives, safe to show (no password). */
   readonly location: string;
   exec(statement: string): Promise<void>;
@@ -169,7 +171,7 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
   // Drizzle asks its client only for prepare() (transactions are ours, below).
   const orm = drizzle({ client: { prepare } as never }) as unknown as Orm;
   const dialect = new SQLiteSyncDialect();
-  // Without a worker (the single executable, for now) long reads run on the read connection.
+  // Without a worker (better-sqlite3 not loadable in one) long reads run on the read connection.
   const here = new Map<string, SqliteStatement>();
   const onReader = (statement: string) => {
     let s = here.get(statement);
@@ -188,6 +190,7 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
     baseOrm: orm,
     prepareSqlite: prepare,
     offloadSqlite: offload,
+    readPath: () => ({ mode: worker ? 'thread' : 'main', workerReads: worker?.reads ?? 0 }),
     location: file,
     async exec(statement) {
       raw.exec(statement);

@@ -2,15 +2,28 @@
 // their own, so a query of hundreds of milliseconds never holds up HTTP, MQTT acknowledgements or
 // the status stream on the event loop. WAL gives the connection a snapshot per statement: it sees
 // committed rows only. The worker is plain JavaScript evaluated from a string (no file to ship
-// beside the bundle); it loads better-sqlite3 from the path the main thread resolved.
+// beside the bundle). In development it requires better-sqlite3 from the path the main thread
+// resolved; the single executable has no such file, so build.mjs embeds better-sqlite3's
+// JavaScript as a string (__CABINET_SQLITE_JS__) that is evaluated ahead of the worker's code, and
+// the worker dlopens the addon file the executable already extracted to its cache.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { isBundled } from '../runtime/native.js';
+import { betterSqlite3File, isBundled } from '../runtime/native.js';
+
+// Replaced by build.mjs with better-sqlite3's bundled JavaScript, which sets the global
+// __cabinetBetterSqlite3 to its Database class; not defined in development.
+declare const __CABINET_SQLITE_JS__: string | undefined;
 
 const SOURCE = String.raw`
 const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.module);
-const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
+const Database = workerData.module ? require(workerData.module) : __cabinetBetterSqlite3;
+const options = { readonly: true, fileMustExist: true };
+if (workerData.addon) {
+  const addon = { exports: {} };
+  process.dlopen(addon, workerData.addon, require('node:os').constants.dlopen.RTLD_NOW);
+  options.nativeBinding = addon.exports;
+}
+const db = new Database(workerData.file, options);
 db.pragma('busy_timeout = 5000');
 db.pragma('cache_size = -' + workerData.cacheKiB);
 // Statements are prepared once per text; the texts are the shapes of lists and the KPI, a bounded
@@ -33,16 +46,31 @@ parentPort.on('message', (m) => {
 `;
 
 export interface ReadWorker {
+  /** Statements the worker has answered (rows or an SQL error) since the database opened. */
+  readonly reads: number;
   /** Rows of a read-only statement, run in the worker. */
   all(text: string, params: readonly unknown[]): Promise<unknown[]>;
   close(): Promise<void>;
 }
 
-/** Where better-sqlite3's JavaScript lives, or undefined where it is only bundled (single executable). */
-function betterSqlite3Module(): string | undefined {
-  if (isBundled()) return undefined;
+interface WorkerSetup {
+  /** The worker's code: better-sqlite3's embedded JavaScript first in the single executable. */
+  source: string;
+  /** Development: where better-sqlite3's JavaScript lives, for require(). */
+  module?: string;
+  /** Single executable: the extracted addon file, for process.dlopen. */
+  addon?: string;
+}
+
+/** How a worker gets better-sqlite3 here, or undefined when it cannot (then reads stay on the main thread). */
+function workerSetup(): WorkerSetup | undefined {
+  if (isBundled()) {
+    const embedded = typeof __CABINET_SQLITE_JS__ === 'string' ? __CABINET_SQLITE_JS__ : undefined;
+    const addon = betterSqlite3File();
+    return embedded && addon ? { source: `${embedded}\n${SOURCE}`, addon } : undefined;
+  }
   try {
-    return createRequire(import.meta.url).resolve('better-sqlite3');
+    return { source: SOURCE, module: createRequire(import.meta.url).resolve('better-sqlite3') };
   } catch {
     return undefined;
   }
@@ -53,23 +81,26 @@ function betterSqlite3Module(): string | undefined {
  * better-sqlite3 cannot be loaded in a worker (the caller then reads on the main thread).
  */
 export function readWorker(file: string, opts: { cacheKiB: number }): ReadWorker | undefined {
-  const module = betterSqlite3Module();
-  if (!module) return undefined;
+  const setup = workerSetup();
+  if (!setup) return undefined;
+  const { source, module, addon } = setup;
   let worker: Worker | undefined;
   let next = 0;
+  let reads = 0;
   const pending = new Map<number, { resolve(rows: unknown[]): void; reject(err: Error): void }>();
   const failAll = (err: Error) => {
     for (const p of pending.values()) p.reject(err);
     pending.clear();
   };
   const start = (): Worker => {
-    const w = new Worker(SOURCE, { eval: true, workerData: { module, file, cacheKiB: opts.cacheKiB } });
+    const w = new Worker(source, { eval: true, workerData: { module, addon, file, cacheKiB: opts.cacheKiB } });
     // The worker must not keep a stopping process alive; pending reads keep it referenced.
     w.unref();
     w.on('message', (m: { id: number; rows?: unknown[]; error?: { message: string; code?: string } }) => {
       const p = pending.get(m.id);
       if (!p) return;
       pending.delete(m.id);
+      reads++;
       if (pending.size === 0) w.unref();
       if (m.error) p.reject(Object.assign(new Error(m.error.message), { code: m.error.code }));
       else p.resolve(m.rows ?? []);
@@ -79,6 +110,9 @@ export function readWorker(file: string, opts: { cacheKiB: number }): ReadWorker
     return w;
   };
   return {
+    get reads() {
+      return reads;
+    },
     all(text, params) {
       worker ??= start();
       const w = worker;

@@ -6,6 +6,8 @@
 export interface NativeAddons {
   /** better-sqlite3's addon, for its `nativeBinding` option. */
   betterSqlite3?: object;
+  /** Where that addon's file is in the cache, for a worker thread to process.dlopen it again. */
+  betterSqlite3File?: string;
   /** @serialport/bindings-cpp's addon (what node-gyp-build would have returned). */
   serialport?: object;
 }
@@ -18,6 +20,11 @@ declare global {
 /** The value for better-sqlite3's `nativeBinding` option, or undefined to let it find its own. */
 export function betterSqlite3Binding(): object | undefined {
   return globalThis.__CABINET_NATIVE__?.betterSqlite3;
+}
+
+/** The better-sqlite3 addon's file inside the single executable's cache; undefined in development. */
+export function betterSqlite3File(): string | undefined {
+  return globalThis.__CABINET_NATIVE__?.betterSqlite3File;
 }
 
 /** serialport's bindings inside the single executable; undefined in development. */

@@ -63,12 +63,20 @@ export function installSeaRuntime(): boolean {
   };
   globalThis.__CABINET_ASSETS__ = assets;
 
+  const files = new Map<string, string>();
+  const fileOf = (entry: AddonEntry): string => {
+    let file = files.get(entry.asset);
+    if (!file) {
+      file = materializeAddon({ name: entry.name, data: () => assetBytes(entry.asset), sha256: entry.sha256 });
+      files.set(entry.asset, file);
+    }
+    return file;
+  };
   const loaded = new Map<string, object>();
   const load = (entry: AddonEntry): object => {
     let exports = loaded.get(entry.asset);
     if (!exports) {
-      const file = materializeAddon({ name: entry.name, data: () => assetBytes(entry.asset), sha256: entry.sha256 });
-      exports = dlopenAddon(file);
+      exports = dlopenAddon(fileOf(entry));
       loaded.set(entry.asset, exports);
     }
     return exports;
@@ -76,6 +84,9 @@ export function installSeaRuntime(): boolean {
   const native: NativeAddons = {
     get betterSqlite3() {
       return load(m.addons.betterSqlite3);
+    },
+    get betterSqlite3File() {
+      return fileOf(m.addons.betterSqlite3);
     },
     get serialport() {
       return load(m.addons.serialport);

@@ -1,4 +1,5 @@
 // Probes, the contract document, its interactive UI and the runtime snapshot.
+import type { Database } from '../../db/client.js';
 import { appliedMigrations } from '../../db/migrate.js';
 import { readAsset } from '../../runtime/assets.js';
 import { defineRoute, type AnyRoute } from '../../kernel/route.js';
@@ -29,6 +30,12 @@ const DOCS_HTML = `<!doctype html>
 <body><div id="ui"></div><script src="/docs/swagger-ui-bundle.js"></script>
 <script src="/docs/init.js"></script></body></html>`;
 const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.yaml', dom_id: '#ui', deepLinking: true, withCredentials: true });`;
+
+/** SQLite: whether long reads run in the worker thread and how many it answered (absent on PostgreSQL: the pool). */
+const readPath = (db: Database) => {
+  const p = db.readPath?.();
+  return p ? { read_worker: p.mode, worker_reads: p.workerReads } : {};
+};
 
 const probe = (path: string, summary: string, handler: AnyRoute['handler']): AnyRoute =>
   defineRoute({
@@ -104,7 +111,7 @@ export const systemRoutes: AnyRoute[] = [
         site: siteOf(services.config),
         started_at: services.startedAt.toISOString(),
         uptime_seconds: Math.round(process.uptime()),
-        persistence: { engine: db.engine, dialect: db.dialect, location: db.location, server_version: await db.serverVersion() },
+        persistence: { engine: db.engine, dialect: db.dialect, location: db.location, server_version: await db.serverVersion(), ...readPath(db) },
         migrations: await appliedMigrations(db),
         runtime: { node: process.version, platform: `${process.platform}-${process.arch}`, rss_bytes: process.memoryUsage().rss },
         dependencies: pkg.dependencies,
