@@ -347,13 +347,19 @@ export class PersistentRegistry implements ModuleRegistry {
       if (missing.length) {
         return this.refuse(base, 'module_dependency_missing', `module ${id} needs ${missing.join(', ')} installed first`, missing.map((d) => ({ field: 'dependencies', reason: d })));
       }
-      await this.writeInstall(m, true, 'api', actor.subject);
-      await this.reload();
-      this.changed();
-      const event = this.audit.record({ ...base, decision: 'allow', reason: 'installed' });
-      this.opts.log.info('module installed', { module: id, actor: actor.subject });
-      return { record: this.record(m), event };
+      return this.setInstalled(m, true, base, actor);
     });
+  }
+
+  /** The allowed end of install and uninstall: stored, reloaded, announced, audited and logged. */
+  private async setInstalled(m: ModuleManifest, installed: boolean, base: Omit<Parameters<AccessAudit['record']>[0], 'decision' | 'reason'>, actor: Actor): Promise<{ record: ModuleRecord; event: AccessAuditEvent }> {
+    await this.writeInstall(m, installed, 'api', actor.subject);
+    await this.reload();
+    this.changed();
+    const what = installed ? 'installed' : 'uninstalled';
+    const event = this.audit.record({ ...base, decision: 'allow', reason: what });
+    this.opts.log.info(`module ${what}`, { module: m.id, actor: actor.subject });
+    return { record: this.record(m), event };
   }
 
   uninstall(id: string, actor: Actor): Promise<{ record: ModuleRecord; event: AccessAuditEvent }> {
@@ -367,12 +373,7 @@ export class PersistentRegistry implements ModuleRegistry {
       if (dependents.length) {
         return this.refuse(base, 'module_has_dependents', `module ${id} is needed by installed ${dependents.join(', ')}; uninstall those first`, dependents.map((d) => ({ field: 'dependents', reason: d })));
       }
-      await this.writeInstall(m, false, 'api', actor.subject);
-      await this.reload();
-      this.changed();
-      const event = this.audit.record({ ...base, decision: 'allow', reason: 'uninstalled' });
-      this.opts.log.info('module uninstalled', { module: id, actor: actor.subject });
-      return { record: this.record(m), event };
+      return this.setInstalled(m, false, base, actor);
     });
   }
 
