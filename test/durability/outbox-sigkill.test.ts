@@ -4,13 +4,12 @@
 // after round, then restarted. At the end, once the box has pushed everything, every write the
 // box answered 2xx is on the master exactly once, and so is every record the box holds (a write
 // cut off by the kill may be on both or on neither, never on one side only).
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnv, type TestEnv } from '../helpers/server.js';
-import { api, killAll, proc, waitFor, type Proc } from '../sync/procs.js';
+import type { TestEnv } from '../helpers/server.js';
+import { api, killAll, masterWithSite, waitFor, type Proc } from '../sync/procs.js';
 
 const PG = Boolean(process.env.CABINET_TEST_PG_URL);
 const ROUNDS = 5;
@@ -81,18 +80,9 @@ describe(`acknowledged box writes reach the master exactly once across SIGKILLs 
   };
 
   beforeAll(async () => {
-    masterEnv = await createTestEnv(PG ? 'postgres' : 'sqlite');
-    boxEnv = await createTestEnv('sqlite');
-    master = await proc('master', { mode: 'cloud-multi', data_dir: masterEnv.dataDir, database_url: masterEnv.databaseUrl, sync_stale_ms: '3000' });
-    await master.start();
-    fleet = await master.token();
-    const reg = await api(master, fleet, 'POST', '/api/v1/tenant-master-sync/commands/register-site', { tenant_id: 'farm-a', site_id: 'site-1', industry_code: 'poultry' });
-    expect(reg.status).toBe(201);
-    writeFileSync(join(boxEnv.dataDir, 'site-credential'), reg.body.item.credential as string, { mode: 0o600 });
-    box = await proc('box', {
-      data_dir: boxEnv.dataDir, sync_master_url: master.url, sync_interval_ms: '50', sync_heartbeat_ms: '60000',
-      sync_backoff_max_ms: '400', sync_batch_max: '20', sync_request_timeout_ms: '3000',
-    });
+    ({ masterEnv, boxEnv, master, box, fleet } = await masterWithSite({
+      sync_interval_ms: '50', sync_heartbeat_ms: '60000', sync_backoff_max_ms: '400', sync_batch_max: '20', sync_request_timeout_ms: '3000',
+    }));
   }, 120_000);
 
   afterAll(async () => {

@@ -4,13 +4,11 @@
 // on the box while the master is down and without the master changing it since. When the master
 // is back, a site reporting what such a box holds is not live; the real box, once running, has
 // the master's version back, audits sync.conflict with both versions, and the site turns live.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnv, type TestEnv } from '../helpers/server.js';
+import type { TestEnv } from '../helpers/server.js';
 import { masterDigests, type MasterState } from '../../src/modules/tenant-master-sync/engine/held.js';
 import type { PullAnswer } from '../../src/modules/tenant-master-sync/engine/protocol.js';
-import { api, killAll, proc, waitFor, type Proc } from './procs.js';
+import { api, killAll, masterWithSite, waitFor, type Proc } from './procs.js';
 
 const PG = Boolean(process.env.CABINET_TEST_PG_URL);
 const PULL = '/api/v1/site-sync/commands/pull';
@@ -49,19 +47,9 @@ describe(`master wins, box (SQLite) and master (${PG ? 'PostgreSQL' : 'SQLite'})
   };
 
   beforeAll(async () => {
-    masterEnv = await createTestEnv(PG ? 'postgres' : 'sqlite');
-    boxEnv = await createTestEnv('sqlite');
-    master = await proc('master', { mode: 'cloud-multi', data_dir: masterEnv.dataDir, database_url: masterEnv.databaseUrl, sync_stale_ms: '3000' });
-    await master.start();
-    fleet = await master.token();
-    const reg = await api(master, fleet, 'POST', '/api/v1/tenant-master-sync/commands/register-site', { tenant_id: 'farm-a', site_id: 'site-1', industry_code: 'poultry' });
-    expect(reg.status).toBe(201);
-    credential = reg.body.item.credential as string;
-    writeFileSync(join(boxEnv.dataDir, 'site-credential'), credential, { mode: 0o600 });
-    box = await proc('box', {
-      data_dir: boxEnv.dataDir, sync_master_url: master.url, sync_interval_ms: '100', sync_heartbeat_ms: '500',
-      sync_backoff_max_ms: '400', sync_request_timeout_ms: '3000',
-    });
+    ({ masterEnv, boxEnv, master, box, fleet, credential } = await masterWithSite({
+      sync_interval_ms: '100', sync_heartbeat_ms: '500', sync_backoff_max_ms: '400', sync_request_timeout_ms: '3000',
+    }));
     await box.start();
   }, 120_000);
 

@@ -4,7 +4,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createSecretKey, randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { signSession } from '../../src/auth/tokens.js';
+import { createTestEnv, type TestEnv } from '../helpers/server.js';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -109,4 +112,23 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | undefined |
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+}
+
+/**
+ * A master process (cloud-multi, PostgreSQL when the suite has one, else SQLite) with one
+ * registered site, farm-a/site-1 (poultry), and a box process (SQLite) holding that site's
+ * credential and syncing to the master with `boxFlags`. The master is started, the box is not.
+ */
+export async function masterWithSite(boxFlags: Record<string, string>): Promise<{ masterEnv: TestEnv; boxEnv: TestEnv; master: Proc; box: Proc; fleet: string; credential: string }> {
+  const masterEnv = await createTestEnv(process.env.CABINET_TEST_PG_URL ? 'postgres' : 'sqlite');
+  const boxEnv = await createTestEnv('sqlite');
+  const master = await proc('master', { mode: 'cloud-multi', data_dir: masterEnv.dataDir, database_url: masterEnv.databaseUrl, sync_stale_ms: '3000' });
+  await master.start();
+  const fleet = await master.token();
+  const reg = await api(master, fleet, 'POST', '/api/v1/tenant-master-sync/commands/register-site', { tenant_id: 'farm-a', site_id: 'site-1', industry_code: 'poultry' });
+  if (reg.status !== 201) throw new Error(`register-site answered ${reg.status}: ${JSON.stringify(reg.body)}`);
+  const credential = reg.body.item.credential as string;
+  writeFileSync(join(boxEnv.dataDir, 'site-credential'), credential, { mode: 0o600 });
+  const box = await proc('box', { data_dir: boxEnv.dataDir, sync_master_url: master.url, ...boxFlags });
+  return { masterEnv, boxEnv, master, box, fleet, credential };
 }
