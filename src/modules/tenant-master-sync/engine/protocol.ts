@@ -46,10 +46,9 @@ export const pushBody = v.strictObject({
     // attributes every event to the site's tenant from the session). Boxes before this version
     // send it as JSON text: a string is parsed first; one that is not JSON (or is larger than a
     // push) stays a string and is refused as not an object.
-    // The union is what the document shows (an object, or the JSON text of one). An object
-    // schema takes an array as an object of its indexes (and would turn [] into {}): one with a
-    // `length` is refused here, before anything is copied.
-    payload: v.pipe(v.union([v.looseObject({ length: v.optional(v.never()) }), v.string()]), v.transform((x): unknown => parsedText(x)), v.check((p) => !Array.isArray(p), 'an object, not an array'), v.record(v.string(), v.unknown())),
+    // The document shows an object, or the JSON text of one (the metadata); the checks below
+    // take exactly that (an array is refused, never copied to {} by an object schema).
+    payload: v.pipe(v.unknown(), v.metadata({ anyOf: [{ type: 'object' }, { type: 'string', contentMediaType: 'application/json' }] }), v.transform((x): unknown => parsedText(x)), v.check((p) => !Array.isArray(p), 'an object, not an array'), v.record(v.string(), v.unknown())),
   })), v.maxLength(PUSH_MAX_EVENTS)),
   ...report,
 });
