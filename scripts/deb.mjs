@@ -157,7 +157,9 @@ native addons: /var/cache/cabinet. Backups taken before each package upgrade:
 
 First admin card (the service log says the same while no admin passkey exists):
   sudo -u cabinet cabinet passkey issue --config /etc/cabinet/cabinet.yaml --type rfid \\
-    --holder "Site admin" --role admin --scope-type master --card-uid <card UID>
+    --holder "Site admin" --role admin --scope-type tenant --card-uid <card UID>
+  (a tenant card without --tenant-id is the administrator of this box's own tenant and site,
+  fixed at first start in /var/lib/cabinet/site.json)
 
 Back up / restore:
   sudo cabinet backup --config /etc/cabinet/cabinet.yaml --to cabinet.tar.gz

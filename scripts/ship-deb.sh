@@ -113,11 +113,15 @@ status=$(curl -fsS "$url/api/v1/auth/passkey/status")
 [ "$(echo "$status" | json 'v.item.setup_required')" = true ] || fail "status: setup_required is not true: $status"
 hint=$(echo "$status" | json 'v.item.setup_hint')
 echo "setup_hint: $hint"
-[ "$hint" = 'sudo -u cabinet CABINET_CACHE_DIR=/var/cache/cabinet cabinet passkey issue --config /etc/cabinet/cabinet.yaml --type rfid --holder "Site admin" --role admin --scope-type master --card-uid <card UID>' ] || fail "setup_hint is not the packaged command"
+[ "$hint" = 'sudo -u cabinet CABINET_CACHE_DIR=/var/cache/cabinet cabinet passkey issue --config /etc/cabinet/cabinet.yaml --type rfid --holder "Site admin" --role admin --scope-type tenant --card-uid <card UID>' ] || fail "setup_hint is not the packaged command"
 grep -qF "create the first admin card with: ${hint//\"/\\\"}" "$work/serve.log" || fail "the log's command differs from setup_hint"
 # The command as printed (no sudo on this machine: runuser does the same user switch).
 cmd=${hint#sudo -u cabinet }
-eval "runuser -u cabinet -- env ${cmd/<card UID>/04A1B2C3D4}" 2>&1 | sed 's/^credential .*/credential (not shown)/'
+grep -qF "  $hint" "$work/install.log" || fail "the command postinst printed differs from setup_hint"
+eval "runuser -u cabinet -- env ${cmd/<card UID>/04A1B2C3D4}" 2>&1 | sed 's/^credential .*/credential (not shown)/' | tee "$work/card.log"
+# The card is the administrator of the box's own tenant and site (site.json, written at first start).
+box=$(json '`tenant:${v.tenant_id}/site:${v.site_id}`' < /var/lib/cabinet/site.json)
+grep -qF "(rfid, admin, $box," "$work/card.log" || fail "the first card is not bound to $box"
 [ "$(curl -fsS "$url/api/v1/auth/passkey/status" | json 'v.item.setup_required')" = false ] || fail "setup_required still true after the first card"
 token=$(runuser -u cabinet -- env CABINET_CACHE_DIR=/var/cache/cabinet cabinet token --config /etc/cabinet/cabinet.yaml --role admin --scope-type master 2>/dev/null)
 curl -fsS -o /dev/null -H "authorization: Bearer $token" -H 'content-type: application/json' -d '{"item":{"id":"deb-row","note":"before upgrade"}}' "$url/api/v1/tables" || fail "write a row"

@@ -10,16 +10,30 @@ import { Store } from './db/store.js';
 import { scopeString } from './auth/scope.js';
 import { passkeys, type PasskeyRow } from './modules/passkeys/schema.js';
 import { newPasskeyId, qrCredential, rfidCredential } from './modules/passkeys/credentials.js';
+import { boxIdentity } from './runtime/first-run.js';
 
 const ROLES = ['operator', 'admin', 'security'] as const;
 type Role = (typeof ROLES)[number];
+
+/**
+ * On an edge box a tenant scope without --tenant-id is the box's own tenant and site
+ * (<data_dir>/site.json), so the first-card command is the same on every box and can be printed
+ * by the package before the service has ever started.
+ */
+function withBoxScope(values: Record<string, string>, config: Config): Record<string, string> {
+  const scope = values.scope_type ?? values.scope;
+  if (scope !== 'tenant' || values.tenant_id || config.mode !== 'edge-single') return values;
+  if (values.site_id) throw new ConfigError('--site-id needs --tenant-id (without both, the card is for the box\'s own tenant and site)');
+  const box = boxIdentity(config.data_dir);
+  return { ...values, tenant_id: box.tenant_id, site_id: box.site_id };
+}
 
 function identity(values: Record<string, string>) {
   const role = values.role as Role | undefined;
   if (!role || !ROLES.includes(role)) throw new ConfigError(`--role must be one of ${ROLES.join(', ')}`);
   const scope = values.scope_type ?? values.scope;
   if (scope !== 'master' && scope !== 'tenant') throw new ConfigError('--scope-type must be master or tenant');
-  if (scope === 'tenant' && !values.tenant_id) throw new ConfigError('a tenant scope needs --tenant-id');
+  if (scope === 'tenant' && !values.tenant_id) throw new ConfigError('a tenant scope needs --tenant-id (in cloud-multi; on an edge box it defaults to the box\'s own tenant)');
   if (scope === 'master' && (values.tenant_id || values.site_id)) throw new ConfigError('a master scope takes no --tenant-id or --site-id');
   return { role, scope_type: scope, ...(values.tenant_id ? { tenant_id: values.tenant_id } : {}), ...(values.site_id ? { site_id: values.site_id } : {}) } as const;
 }
@@ -32,8 +46,9 @@ function minutes(value: string | undefined, fallback: number, flag: string): num
 }
 
 export async function tokenCommand(args: string[]): Promise<number> {
-  const { values } = parseFlags(args, ['role', 'scope-type', 'tenant-id', 'site-id', 'ttl', 'subject']);
-  const config: Config = loadConfig(values);
+  const { values: flags } = parseFlags(args, ['role', 'scope-type', 'tenant-id', 'site-id', 'ttl', 'subject']);
+  const config: Config = loadConfig(flags);
+  const values = withBoxScope(flags, config);
   const who = identity(values);
   const { key } = loadSessionKey({ secret: config.session_secret, dataDir: config.data_dir });
   const { token, expiresAt } = await signSession(key, { subject: values.subject ?? `cli-${who.role}`, ...who, ttlMinutes: minutes(values.ttl, config.session_ttl_minutes, '--ttl') });
@@ -44,9 +59,10 @@ export async function tokenCommand(args: string[]): Promise<number> {
 
 export async function passkeyCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub !== 'issue') throw new ConfigError("usage: cabinet passkey issue --type rfid|qr --holder NAME --role R --scope-type master|tenant [--tenant-id T] [--site-id S] [--card-uid HEX] [--ttl MIN]");
-  const { values } = parseFlags(rest, ['type', 'holder', 'role', 'scope-type', 'tenant-id', 'site-id', 'card-uid', 'ttl']);
-  const config = loadConfig(values);
+  if (sub !== 'issue') throw new ConfigError("usage: cabinet passkey issue --type rfid|qr --holder NAME --role R --scope-type master|tenant [--tenant-id T --site-id S] [--card-uid HEX] [--ttl MIN]");
+  const { values: flags } = parseFlags(rest, ['type', 'holder', 'role', 'scope-type', 'tenant-id', 'site-id', 'card-uid', 'ttl']);
+  const config = loadConfig(flags);
+  const values = withBoxScope(flags, config);
   const who = identity({ role: 'admin', ...values });
   const type = values.type;
   if (type !== 'rfid' && type !== 'qr') throw new ConfigError('--type must be rfid or qr');

@@ -87,11 +87,15 @@ export function siteOf(config: Config): BoxIdentity | undefined {
   }
 }
 
-/** The scope of the first admin card: the box's tenant and site on an edge box, master in the cloud. */
+/**
+ * The scope of the first admin card: master in the cloud; on an edge box a tenant card, which the
+ * CLI binds to the box's own tenant and site (site.json, fixed here so the hint and the card agree).
+ * The command names no ids, so the package can print the same one before the first start.
+ */
 export function firstCardScope(config: Config): string[] {
   if (config.mode === 'cloud-multi') return ['--scope-type', 'master'];
-  const id = boxIdentity(config.data_dir);
-  return ['--scope-type', 'tenant', '--tenant-id', quote(id.tenant_id), '--site-id', quote(id.site_id)];
+  boxIdentity(config.data_dir);
+  return ['--scope-type', 'tenant'];
 }
 
 /** The exact command that creates the first admin card for this service. */

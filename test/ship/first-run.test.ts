@@ -69,10 +69,15 @@ describe('first run', () => {
     // The box's own tenant and site, fixed at first start and kept in the data directory.
     const site = JSON.parse(readFileSync(join(dir, 'site.json'), 'utf8')) as { tenant_id: string; site_id: string };
     expect(site.tenant_id).toMatch(/^farm-[0-9a-f]{8}$/);
-    expect(command).toBe(`npx tsx src/main.ts passkey issue --data-dir ${dir} --type rfid --holder "Site admin" --role admin --scope-type tenant --tenant-id ${site.tenant_id} --site-id ${site.site_id} --card-uid <card UID>`);
+    expect(command).toBe(`npx tsx src/main.ts passkey issue --data-dir ${dir} --type rfid --holder "Site admin" --role admin --scope-type tenant --card-uid <card UID>`);
 
     const fresh = await status(url);
     expect(fresh).toMatchObject({ authenticated: false, setup_required: true, setup_hint: command });
+
+    // A site of another tenant is not guessed: --site-id alone is refused and nothing is issued.
+    const stray = await runPrinted(command.replace('--scope-type tenant', '--scope-type tenant --site-id barn-9').replace('<card UID>', '0A0B0C0E'));
+    expect(stray.status).not.toBe(0);
+    expect(stray.stderr).toContain('--site-id needs --tenant-id');
 
     // An operator card is not an admin: still first run.
     const operator = await runPrinted(command.replace('--role admin', '--role operator').replace('<card UID>', '0A0B0C0D'));

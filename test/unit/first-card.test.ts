@@ -15,7 +15,10 @@ describe('first card', () => {
     const config = loadConfig({ data_dir: dir }, {});
     const command = setupCommand(config, {});
     const site = JSON.parse(readFileSync(join(dir, 'site.json'), 'utf8')) as { tenant_id: string; site_id: string };
-    expect(command).toContain(`--role admin --scope-type tenant --tenant-id ${site.tenant_id} --site-id ${site.site_id} --card-uid <card UID>`);
+    expect(site.tenant_id).toMatch(/^farm-[0-9a-f]{8}$/);
+    // No ids in the command: the CLI binds a tenant card without --tenant-id to site.json's.
+    expect(command).toContain('--role admin --scope-type tenant --card-uid <card UID>');
+    expect(command).not.toContain('--tenant-id');
     expect(setupCommand(config, {})).toBe(command);
     expect(boxIdentity(dir)).toEqual(site);
     expect(setupMessage(config)).toContain('(RF-<card UID>)');
@@ -24,7 +27,8 @@ describe('first card', () => {
   it('takes the ids an installer wrote before the first start, and refuses a malformed file', () => {
     const dir = fresh();
     writeFileSync(join(dir, 'site.json'), JSON.stringify({ tenant_id: 'acme', site_id: 'north-farm' }));
-    expect(setupCommand(loadConfig({ data_dir: dir }, {}), {})).toContain('--scope-type tenant --tenant-id acme --site-id north-farm ');
+    expect(setupCommand(loadConfig({ data_dir: dir }, {}), {})).toContain('--scope-type tenant --card-uid');
+    expect(boxIdentity(dir)).toEqual({ tenant_id: 'acme', site_id: 'north-farm' });
     const bad = fresh();
     writeFileSync(join(bad, 'site.json'), JSON.stringify({ tenant_id: 'a b' }));
     expect(() => boxIdentity(bad)).toThrow(/site\.json must hold/);
