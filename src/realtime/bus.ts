@@ -5,6 +5,7 @@
 // publisher, the alarm-to-status bridge) subscribe; a failing listener is logged and never stops
 // the others or the producer.
 import type { Logger } from '../kernel/logger.js';
+import type { BusLinkEvent, DeviceLinkEvent, DeviceReadingEvent } from '../field/poll-types.js';
 
 /** A stored status event (the status module's row, as the API shows it). */
 export interface StatusEvent {
@@ -80,18 +81,26 @@ export interface BusEvents {
   telemetry: TelemetryPoint[];
   alarm: AlarmEvent;
   audit: AuditEvent;
+  /** A polled device answered (src/field/poller.ts): its readings and the setpoints it holds. */
+  device_readings: DeviceReadingEvent;
+  /** A polled device's link was lost or came back. */
+  device_link: DeviceLinkEvent;
+  /** A serial bus (RS-485 adapter) was lost or came back. */
+  bus_link: BusLinkEvent;
 }
 
 export type BusTopic = keyof BusEvents;
 export type Listener<T extends BusTopic> = (payload: BusEvents[T]) => void;
 /** Topics producers stage inside their transaction (remote_status was stored by another process). */
-export type StageTopic = Exclude<BusTopic, 'remote_status'>;
+export type StageTopic = Exclude<BusTopic, 'remote_status' | 'device_readings' | 'device_link' | 'bus_link'>;
 export type StageListener<T extends StageTopic> = (payload: BusEvents[T]) => Promise<void>;
 
 const done: Promise<void> = Promise.resolve();
 
 export class EventBus {
-  private readonly listeners: { [K in BusTopic]: Set<Listener<K>> } = { status: new Set(), remote_status: new Set(), telemetry: new Set(), alarm: new Set(), audit: new Set() };
+  private readonly listeners: { [K in BusTopic]: Set<Listener<K>> } = {
+    status: new Set(), remote_status: new Set(), telemetry: new Set(), alarm: new Set(), audit: new Set(), device_readings: new Set(), device_link: new Set(), bus_link: new Set(),
+  };
 
   private readonly stagers: { [K in StageTopic]: StageListener<K>[] } = { status: [], telemetry: [], alarm: [], audit: [] };
 
