@@ -100,3 +100,22 @@ export interface BusLinkEvent {
   device_ids: string[];
   at: string;
 }
+
+/** What the API shows of a polled device (GET .../devices status, house cards). */
+export interface DeviceState {
+  device_id: string;
+  bus: string;
+  state: 'unknown' | 'ok' | 'lost';
+  misses: number;
+  last_ok_at: string | null;
+  last_message: string | null;
+}
+
+/** The poller as its users see it (built by the composition root on the field service's buses). */
+export interface Poller {
+  /** Replaces the set of polled devices (an adapter profile created or deleted); keeps the state of devices that stay. */
+  set(devices: readonly PolledDevice[]): void;
+  /** Every polled device's link state now. */
+  snapshot(): DeviceState[];
+  close(): Promise<void>;
+}

@@ -9,6 +9,7 @@ import { ApiError } from './errors.js';
 import type { SecurityLog } from '../auth/security-log.js';
 import type { EventBus } from '../realtime/bus.js';
 import type { FieldService } from '../field/service.js';
+import type { Poller } from '../field/poll-types.js';
 
 export type Role = 'operator' | 'admin' | 'security';
 export type ScopeType = 'master' | 'tenant';
@@ -94,6 +95,8 @@ export interface Services {
   bus: EventBus;
   /** Writes to field devices (Modbus, BACnet), with or without the RPC listener. Built by the composition root. */
   field: FieldService;
+  /** Reads the adapter profiles' devices on the field service's buses (src/field/poller.ts). Built by the composition root. */
+  poller?: Poller;
   openapiYaml(): string;
 }
 
