@@ -127,3 +127,34 @@ export function assetDigest(name: string): string | undefined {
   const bytes = src.read(name);
   return bytes && createHash('sha256').update(bytes).digest('hex');
 }
+
+/** The content codings a request accepts (Accept-Encoding), without those it refuses with q=0. */
+export function acceptedCodings(header: string | undefined): Set<string> {
+  const out = new Set<string>();
+  for (const part of (header ?? '').split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (!name) continue;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    if (q && Number(q.slice(2)) === 0) continue;
+    out.add(name);
+  }
+  return out;
+}
+
+/**
+ * An asset as the client can take it: the build's brotli or gzip copy (<name>.br, <name>.gz) when
+ * the request accepts that coding, else the file itself. `encoding` is the Content-Encoding to send.
+ */
+export function readEncodedAsset(name: string, acceptEncoding: string | undefined): { body: Buffer; encoding?: 'br' | 'gzip' } | undefined {
+  const accepted = acceptedCodings(acceptEncoding);
+  if (accepted.has('br') || accepted.has('*')) {
+    const br = readAsset(`${name}.br`);
+    if (br) return { body: br, encoding: 'br' };
+  }
+  if (accepted.has('gzip') || accepted.has('*')) {
+    const gz = readAsset(`${name}.gz`);
+    if (gz) return { body: gz, encoding: 'gzip' };
+  }
+  const body = readAsset(name);
+  return body ? { body } : undefined;
+}

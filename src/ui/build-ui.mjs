@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 
 const UI = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(UI, '../..');
@@ -42,7 +42,7 @@ function sizes(dir) {
   const out = { js: 0, css: 0, jsGzip: 0, cssGzip: 0, files: [] };
   for (const f of readdirSync(dir).sort()) {
     const full = join(dir, f);
-    if (!statSync(full).isFile() || f.startsWith('.')) continue;
+    if (!statSync(full).isFile() || f.startsWith('.') || f.endsWith('.gz') || f.endsWith('.br')) continue;
     const data = readFileSync(full);
     out.files.push(f);
     // The service worker is not part of the page's download; it is counted separately.
@@ -59,6 +59,24 @@ export function budgetLine(s) {
   return `web shell budget: JS ${kb(s.jsGzip)} + CSS ${kb(s.cssGzip)} = ${kb(total)} gzipped (raw ${kb(s.js + s.css)}); budget ${kb(BUDGET_BYTES)}: ${total <= BUDGET_BYTES ? 'within' : 'OVER'}`;
 }
 
+/** Text assets worth compressing; the server picks <file>.br or <file>.gz by Accept-Encoding. */
+const COMPRESSIBLE = /\.(js|css|html|svg|webmanifest|json)$/;
+
+/**
+ * Writes <file>.br (brotli, quality 11) and <file>.gz (gzip -9) beside each text asset that
+ * shrinks by at least 10 %, once at build time, so the box never compresses per request.
+ */
+function precompress(dir) {
+  for (const f of readdirSync(dir)) {
+    if (f.startsWith('.') || !COMPRESSIBLE.test(f)) continue;
+    const data = readFileSync(join(dir, f));
+    const br = brotliCompressSync(data, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: data.length } });
+    const gz = gzipSync(data, { level: 9 });
+    if (gz.length <= data.length * 0.9) writeFileSync(join(dir, `${f}.gz`), gz);
+    if (br.length <= data.length * 0.9) writeFileSync(join(dir, `${f}.br`), br);
+  }
+}
+
 /** Builds into a temporary folder, then swaps it in, so a running server never reads half a build. */
 export async function buildUi({ quiet = false } = {}) {
   const { build } = await import('vite');
@@ -69,7 +87,8 @@ export async function buildUi({ quiet = false } = {}) {
       configFile: false,
       root: UI,
       base: '/app/',
-      publicDir: false,
+      // Copied as they are (no hash): the manifest and the icon have fixed names browsers ask for.
+      publicDir: join(UI, 'public'),
       logLevel: quiet ? 'silent' : 'warn',
       esbuild: { jsx: 'automatic', jsxImportSource: 'preact', legalComments: 'none' },
       build: {
@@ -92,7 +111,7 @@ export async function buildUi({ quiet = false } = {}) {
       },
     });
     // The service worker precaches the shell: its file list and a version that changes with it.
-    const files = readdirSync(tmp).filter((f) => f !== 'sw.js' && !f.startsWith('.'));
+    const files = readdirSync(tmp).filter((f) => f !== 'sw.js' && !f.startsWith('.'));  // before precompress(): no .br/.gz yet
     const hash = createHash('sha256');
     for (const f of files.sort()) hash.update(f).update(readFileSync(join(tmp, f)));
     const swFile = join(tmp, 'sw.js');
@@ -100,6 +119,7 @@ export async function buildUi({ quiet = false } = {}) {
     if (!sw.includes('__CABINET_PRECACHE__') || !sw.includes('__CABINET_VERSION__')) throw new Error('sw.js lacks its precache placeholders');
     const assets = ['/', ...files.filter((f) => f !== 'index.html').map((f) => `/app/${f}`)];
     writeFileSync(swFile, sw.replace(/["']__CABINET_PRECACHE__["']/, JSON.stringify(assets)).replace(/__CABINET_VERSION__/g, hash.digest('hex').slice(0, 12)));
+    precompress(tmp);
     writeFileSync(join(tmp, STAMP), new Date().toISOString());
     const old = `${WEB_OUT}.old-${process.pid}`;
     if (existsSync(WEB_OUT)) renameSync(WEB_OUT, old);

@@ -1,7 +1,7 @@
 // Probes, the contract document, its interactive UI and the runtime snapshot.
 import type { Database } from '../../db/client.js';
 import { appliedMigrations } from '../../db/migrate.js';
-import { readAsset } from '../../runtime/assets.js';
+import { readAsset, readEncodedAsset } from '../../runtime/assets.js';
 import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import { ApiError } from '../../kernel/errors.js';
 import pkg from '../../../package.json' with { type: 'json' };
@@ -14,6 +14,9 @@ const DOCS_FILES: Record<string, string> = {
 };
 
 /** Content types of the web shell's files (built by src/ui/build-ui.mjs into dist/web), served from the binary. */
+/** The build precompressed the shell (src/ui/build-ui.mjs); caches must key on the coding asked for. */
+const codingHeaders = (encoding: 'br' | 'gzip' | undefined): Record<string, string> => (encoding ? { 'content-encoding': encoding, vary: 'accept-encoding' } : { vary: 'accept-encoding' });
+
 const WEB_TYPES: Record<string, string> = {
   js: 'text/javascript; charset=utf-8',
   css: 'text/css; charset=utf-8',
@@ -78,9 +81,12 @@ export const systemRoutes: AnyRoute[] = [
     method: 'get', path: '/', module: 'core', summary: 'The tablet web shell', tags: ['web'], access: { public: true },
     response: { kind: 'raw', contentType: 'text/html', description: 'HTML page' },
     handler: async ({ c }) => {
-      const page = readAsset('web/index.html');
+      const page = readEncodedAsset('web/index.html', c.req.header('accept-encoding'));
       if (!page) throw new ApiError('not_found', 'this build carries no web shell');
-      return c.body(new Uint8Array(page), 200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; connect-src 'self'" });
+      return c.body(new Uint8Array(page.body), 200, {
+        'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; connect-src 'self'",
+        ...codingHeaders(page.encoding),
+      });
     },
   }),
   defineRoute({
@@ -89,13 +95,13 @@ export const systemRoutes: AnyRoute[] = [
     handler: async ({ c, params }) => {
       const file = params.file as string;
       const type = /^[\w.-]+$/.test(file) && !file.startsWith('.') ? WEB_TYPES[file.split('.').pop() ?? ''] : undefined;
-      const body = type ? readAsset(`web/${file}`) : undefined;
-      if (!type || !body) throw new ApiError('not_found', `no web asset ${file}`);
+      const asset = type ? readEncodedAsset(`web/${file}`, c.req.header('accept-encoding')) : undefined;
+      if (!type || !asset) throw new ApiError('not_found', `no web asset ${file}`);
       // Hashed names never change; sw.js (the service worker, scope /) and the rest are revalidated.
       const hashed = /-[\w-]{8}\.(js|css)$/.test(file);
-      const headers: Record<string, string> = { 'content-type': type, 'cache-control': hashed ? 'public, max-age=31536000, immutable' : 'no-cache' };
+      const headers: Record<string, string> = { 'content-type': type, 'cache-control': hashed ? 'public, max-age=31536000, immutable' : 'no-cache', ...codingHeaders(asset.encoding) };
       if (file === 'sw.js') headers['service-worker-allowed'] = '/';
-      return c.body(new Uint8Array(body), 200, headers);
+      return c.body(new Uint8Array(asset.body), 200, headers);
     },
   }),
   defineRoute({
