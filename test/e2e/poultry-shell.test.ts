@@ -112,6 +112,12 @@ describe('poultry workspace in Chromium', () => {
     expect(await page.evaluate(`getComputedStyle(document.querySelector('#houses li[data-house="3"] [data-metric="temp"] .metric-now')).color`)).toBe(hexToRgb(alarmVar as string));
     expect(await page.locator('#houses li[data-house="3"]').getAttribute('data-tone')).toBe('alarm');
     expect(await page.locator('#houses li[data-house="3"] [data-metric="humidity"] .metric-now').textContent()).toMatch(/^60\s*%$/);
+    // Readable at arm's length: key figures at least 28 px, their labels at least 16 px, the house name as large as its figures.
+    const px = (selector: string) => page.evaluate(`[...document.querySelectorAll('${selector}')].map((e) => parseFloat(getComputedStyle(e).fontSize))`) as Promise<number[]>;
+    for (const size of await px('#houses .metric-now')) expect(size).toBeGreaterThanOrEqual(28);
+    for (const size of [...await px('#houses .metrics dt'), ...await px('#houses .metric-target')]) expect(size).toBeGreaterThanOrEqual(16);
+    for (const size of await px('#houses .house-head .card-title')) expect(size).toBeGreaterThanOrEqual(28);
+    expect((await px('#houses .metric-now')).length).toBeGreaterThan(0);
     expect(await axeSerious(page)).toEqual([]);
     expect(await smallTargets(page)).toEqual([]);
     await shoot(page, 'poultry-houses');
