@@ -58,7 +58,7 @@ function irrigationResource(kind: IrrigationRow['kind'], name: string, title: st
             ...amount, note: b.note ?? null, received_at: now.toISOString(),
           };
           await kit.store(ctx.services.db).insert(row);
-          await need(ctx.services, 'melioration').evaluate(field, ctx.caller?.subject ?? 'system');
+          await need(ctx.services, 'melioration').evaluate(field, ctx.caller?.subject ?? 'system', now, row.day);
           return row;
         },
       }),

@@ -8,7 +8,7 @@ import { soilRoutes } from './soil.js';
 import { weatherRoutes } from './weather.js';
 import { controlModeRoutes } from './control-mode.js';
 import { alertRoutes } from './alerts.js';
-import { controlModes, irrigationEvents, meliorationFields, soilMoisture, weather } from './schema.js';
+import { balanceDays, controlModes, irrigationEvents, meliorationFields, soilMoisture, weather } from './schema.js';
 import { createMeliorationService } from './service.js';
 
 /** How often the box looks for stations that went silent (the health check needs no request). */
@@ -26,7 +26,7 @@ export default defineModule({
   key_entity: 'field',
   provides_enrichment_for: [],
   routes: [...fieldRoutes, ...irrigationRoutes, ...soilRoutes, ...weatherRoutes, ...controlModeRoutes, ...alertRoutes],
-  tables: [meliorationFields, irrigationEvents, soilMoisture, weather, controlModes],
+  tables: [meliorationFields, irrigationEvents, soilMoisture, weather, controlModes, balanceDays],
   permissions: managed([
     'melioration-field',
     'melioration-alerts',

@@ -63,6 +63,16 @@ export const irrigationRecord = defineRecord('melioration_irrigation_events', {
   received_at: { type: 'datetime', label: 'Received', readOnly: true, sortable: true },
 }, { indexes: [{ name: 'melioration_irrigation_field_day', columns: ['tenant_id', 'field_id', 'day'] }] });
 
+// The balance's end of each computed day, per field: an ingest continues the bucket from the day
+// before the earliest day it changed instead of from balance_start, so day 180 of a season costs
+// what day 1 does. Derived data: rebuilt by a full run whenever the field's parameters change.
+export const balanceDayRecord = defineRecord('melioration_balance_days', {
+  tenant_id: tenant,
+  field_id: { type: 'string', label: 'Field', filter: true },
+  day: { ...day, description: 'The balance day this row ends.' },
+  depletion_end_mm: { type: 'number', label: 'Depletion at the end of the day', ui: { unit: 'mm' } },
+}, { primaryKey: ['tenant_id', 'field_id', 'day'] });
+
 export const soilRecord = defineRecord('melioration_soil_moisture', {
   id: { type: 'string', label: 'ID', readOnly: true },
   tenant_id: tenant,
@@ -136,9 +146,11 @@ export const irrigationEvents = irrigationRecord.table;
 export const soilMoisture = soilRecord.table;
 export const weather = weatherRecord.table;
 export const controlModes = controlModeRecord.table;
+export const balanceDays = balanceDayRecord.table;
 
 export type FieldRow = typeof fieldRecord.row;
 export type IrrigationRow = typeof irrigationRecord.row;
 export type SoilRow = typeof soilRecord.row;
 export type WeatherRow = typeof weatherRecord.row;
 export type ControlModeRow = typeof controlModeRecord.row;
+export type BalanceDayRow = typeof balanceDayRecord.row;

@@ -1,7 +1,7 @@
 // The melioration service: the water balance of a field from what is stored (weather of its
 // site, irrigation and probes of the field), the field's derived state, the two alert rules
 // through the one industry alarm service, and the control modes that follow station health.
-import { and, asc, desc, eq, gte, lte } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, lt, lte, sql } from 'drizzle-orm';
 import type { Services } from '../../kernel/context.js';
 import { need } from '../../kernel/context.js';
 import { timeId } from '../../kernel/ids.js';
@@ -11,8 +11,8 @@ import { daysBetween, runBalance, totalAvailableWater, type DayBalance, type Day
 import { ALERT_RULES, decideDeficit, decideOverwatering, type AlertKind, type Decision } from './rules.js';
 import { STATION_HEALTH } from './health.js';
 import {
-  controlModes, irrigationEvents, meliorationFields, soilMoisture, weather,
-  type ControlModeRow, type FallbackMode, type FieldRow, type IrrigationRow, type SoilRow, type WeatherRow,
+  balanceDays, controlModes, irrigationEvents, meliorationFields, soilMoisture, weather,
+  type BalanceDayRow, type ControlModeRow, type FallbackMode, type FieldRow, type IrrigationRow, type SoilRow, type WeatherRow,
 } from './schema.js';
 
 export interface AlertChange {
@@ -33,10 +33,15 @@ export interface StationChange {
 export interface MeliorationService {
   /** The bucket from the field's balance_start to `to` (days before `from` are run, not returned). */
   balance(field: FieldRow, from: string, to: string): Promise<DayBalance[]>;
-  /** Recomputes the field's balance to its latest day with data, stores the state, raises or clears alerts. */
-  evaluate(field: FieldRow, actor: string, now?: Date): Promise<{ field: FieldRow; alerts: AlertChange[] }>;
-  /** Evaluates every field of a site (after its weather changed). */
-  evaluateSite(tenantId: string, siteId: string, actor: string): Promise<void>;
+  /**
+   * Brings the field's balance to its latest day with data, stores the state, raises or clears
+   * alerts. `changedFrom`: the earliest day whose inputs changed (an ingest's day); the bucket
+   * continues from the stored end of the day before it. Without it (new field, changed
+   * parameters) the whole season is run again from balance_start.
+   */
+  evaluate(field: FieldRow, actor: string, now?: Date, changedFrom?: string): Promise<{ field: FieldRow; alerts: AlertChange[] }>;
+  /** Evaluates every field of a site (after its weather of `changedFrom` changed). */
+  evaluateSite(tenantId: string, siteId: string, actor: string, changedFrom?: string): Promise<void>;
   /** The site's latest station telemetry (by observation time), if any. */
   stationState(tenantId: string, siteId: string): Promise<WeatherRow | undefined>;
   /** Degrades fields in C (unhealthy) or returns auto-degraded fields to C (healthy); the site's modes after. */
@@ -54,6 +59,7 @@ declare module '../../kernel/context.js' {
 }
 
 export const todayUtc = (now = new Date()) => now.toISOString().slice(0, 10);
+const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 export function fieldSoil(field: FieldRow) {
@@ -122,21 +128,52 @@ export function createMeliorationService(services: Services): MeliorationService
     });
   }
 
-  /** Evaluates a field with the site's weather already loaded (from its balance_start to today). */
-  async function evaluateWith(field: FieldRow, actor: string, now: Date, wxRows: readonly WeatherRow[]): Promise<{ field: FieldRow; alerts: AlertChange[] }> {
+  const fieldDays = (field: FieldRow) => and(eq(c(balanceDays, 'tenant_id'), field.tenant_id), eq(c(balanceDays, 'field_id'), field.id));
+
+  /**
+   * Where the bucket resumes for a change from `changedFrom`: the stored end of the latest
+   * computed day before it (days are stored without gaps from balance_start), else balance_start
+   * with the field's initial depletion.
+   */
+  async function resumePoint(field: FieldRow, changedFrom: string | undefined): Promise<{ from: string; depletion: number }> {
+    const start = { from: field.balance_start, depletion: field.initial_depletion_mm };
+    if (changedFrom === undefined || changedFrom <= field.balance_start) return start;
+    const [row] = (await db().orm.select().from(t(balanceDays))
+      .where(and(fieldDays(field), gte(c(balanceDays, 'day'), field.balance_start), lt(c(balanceDays, 'day'), changedFrom)))
+      .orderBy(desc(c(balanceDays, 'day'))).limit(1)) as BalanceDayRow[];
+    return row ? { from: nextDay(row.day), depletion: row.depletion_end_mm } : start;
+  }
+
+  /**
+   * Evaluates a field: the bucket from its resume point to the latest day with data (weather of
+   * the site, irrigation or probes of the field, or the day already computed), stored per day.
+   * `wxRows` holds the site's daily weather from at least the resume point.
+   */
+  async function evaluateWith(field: FieldRow, actor: string, now: Date, wxRows: readonly WeatherRow[], resume: { from: string; depletion: number }, full: boolean): Promise<{ field: FieldRow; alerts: AlertChange[] }> {
     const start = field.balance_start;
     const today = todayUtc(now);
     if (today < start) return { field, alerts: [] };
-    const rows = await fieldRows(field, start, today);
-    // The balance runs to the latest day with data: weather of the site, irrigation or probes of the field.
-    const end = [...wxRows, ...rows.irrigation, ...rows.soil].reduce<string | undefined>((latest, r) => (r.day >= start && (!latest || r.day > latest) ? r.day : latest), undefined);
+    const rows = await fieldRows(field, resume.from, today);
+    const computed = field.balance_day !== null && field.balance_day >= resume.from ? [field.balance_day] : [];
+    const end = [...wxRows.map((r) => r.day), ...rows.irrigation.map((r) => r.day), ...rows.soil.map((r) => r.day), ...computed]
+      .reduce<string | undefined>((latest, day) => (day >= resume.from && (!latest || day > latest) ? day : latest), undefined);
     if (!end) return { field, alerts: [] };
-    const days = runBalance(fieldSoil(field), field.initial_depletion_mm, toDays(start, end, wxRows, rows));
+    const days = runBalance(fieldSoil(field), resume.depletion, toDays(resume.from, end, wxRows.filter((r) => r.day >= resume.from), rows));
     const last = days.at(-1) as DayBalance;
     const soil = fieldSoil(field);
-    const [saved] = (await db().transaction(async () => db().orm.update(t(meliorationFields)).set({
-      depletion_mm: last.depletion_end_mm, surplus_mm: last.surplus_mm, balance_day: last.day, weather_source: last.weather_source, updated_at: now.toISOString(),
-    } as never).where(and(eq(c(meliorationFields, 'tenant_id'), field.tenant_id), eq(c(meliorationFields, 'id'), field.id))).returning())) as FieldRow[];
+    const [saved] = (await db().transaction(async () => {
+      // A full run replaces every stored day (the parameters may have changed); a resumed run the days from its resume point.
+      await db().orm.delete(t(balanceDays)).where(full ? fieldDays(field) : and(fieldDays(field), gte(c(balanceDays, 'day'), resume.from)));
+      const stored = days.map((d) => ({ tenant_id: field.tenant_id, field_id: field.id, day: d.day, depletion_end_mm: d.depletion_end_mm }));
+      // An upsert: a concurrent evaluation of the same field may have stored the same days first.
+      for (let i = 0; i < stored.length; i += 200) {
+        await db().orm.insert(t(balanceDays)).values(stored.slice(i, i + 200) as never)
+          .onConflictDoUpdate({ target: [c(balanceDays, 'tenant_id'), c(balanceDays, 'field_id'), c(balanceDays, 'day')] as never, set: { depletion_end_mm: sql`excluded.depletion_end_mm` } as never });
+      }
+      return db().orm.update(t(meliorationFields)).set({
+        depletion_mm: last.depletion_end_mm, surplus_mm: last.surplus_mm, balance_day: last.day, weather_source: last.weather_source, updated_at: now.toISOString(),
+      } as never).where(and(eq(c(meliorationFields, 'tenant_id'), field.tenant_id), eq(c(meliorationFields, 'id'), field.id))).returning();
+    })) as FieldRow[];
     const open = await need(services, 'industryAlarms').open({ tenant_id: field.tenant_id, industry_code: 'melioration', unit_id: field.id });
     const active = (kind: AlertKind) => open.some((e) => e.rule_id === kind);
     const details = { day: last.day, depletion_mm: last.depletion_end_mm, surplus_mm: last.surplus_mm, taw_mm: soil.taw_mm, raw_mm: soil.raw_mm, weather_source: last.weather_source };
@@ -174,18 +211,20 @@ export function createMeliorationService(services: Services): MeliorationService
       return runBalance(fieldSoil(field), field.initial_depletion_mm, toDays(start, to, wx, rows)).filter((d) => d.day >= from);
     },
 
-    async evaluate(field, actor, now = new Date()) {
-      return evaluateWith(field, actor, now, await siteWeather(field.tenant_id, field.site_id, field.balance_start, todayUtc(now)));
+    async evaluate(field, actor, now = new Date(), changedFrom) {
+      const resume = await resumePoint(field, changedFrom);
+      return evaluateWith(field, actor, now, await siteWeather(field.tenant_id, field.site_id, resume.from, todayUtc(now)), resume, changedFrom === undefined);
     },
 
-    async evaluateSite(tenantId, siteId, actor) {
+    async evaluateSite(tenantId, siteId, actor, changedFrom) {
       const fields = (await db().orm.select().from(t(meliorationFields)).where(and(eq(c(meliorationFields, 'tenant_id'), tenantId), eq(c(meliorationFields, 'site_id'), siteId)))) as FieldRow[];
       if (!fields.length) return;
-      // The site's weather is read once for all its fields.
+      // The site's weather is read once for all its fields, from the earliest day any of them resumes at.
       const now = new Date();
-      const from = fields.map((f) => f.balance_start).sort()[0] as string;
+      const resumes = await Promise.all(fields.map((f) => resumePoint(f, changedFrom)));
+      const from = resumes.map((r) => r.from).sort()[0] as string;
       const wx = await siteWeather(tenantId, siteId, from, todayUtc(now));
-      for (const f of fields) await evaluateWith(f, actor, now, wx.filter((r) => r.day >= f.balance_start));
+      for (const [i, f] of fields.entries()) await evaluateWith(f, actor, now, wx, resumes[i]!, changedFrom === undefined);
     },
 
     async stationState(tenantId, siteId) {

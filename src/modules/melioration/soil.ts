@@ -57,7 +57,7 @@ export const soilResource = defineResource<SoilRow>({
           observed_at: new Date(Date.parse(b.observed_at)).toISOString(), day: dayOf(b.observed_at), ...probeWater(field, b.vwc_pct), received_at: now.toISOString(),
         };
         await kit.store(ctx.services.db).insert(row);
-        await need(ctx.services, 'melioration').evaluate(field, ctx.caller?.subject ?? 'system');
+        await need(ctx.services, 'melioration').evaluate(field, ctx.caller?.subject ?? 'system', now, row.day);
         return row;
       },
     }),

@@ -137,7 +137,7 @@ export const weatherResource = defineResource<WeatherRow>({
           reported_healthy: b.healthy ?? null, telemetry_healthy: telemetryHealthy, healthy: reasons.length === 0, health_reasons: reasons, received_at: now.toISOString(),
         };
         await kit.store(ctx.services.db).insert(row);
-        await need(ctx.services, 'melioration').evaluateSite(tenant, site, ctx.caller?.subject ?? 'system');
+        await need(ctx.services, 'melioration').evaluateSite(tenant, site, ctx.caller?.subject ?? 'system', b.day);
         return row;
       },
     }),
