@@ -40,8 +40,10 @@ export class CovSubscriptions {
     const where = `device:${deviceInstance} obj:${String(type)}:${point.address} prop:${property}`;
     if (type === undefined) throw new FieldFailure('invalid', `Invalid point ${where} no bacnet_object_type`);
     if (property !== PRESENT_VALUE) throw new FieldFailure('invalid', `Invalid point ${where} COV reports the present value (85) only`);
-    if (!Number.isInteger(lifetimeS) || lifetimeS < 0) throw new FieldFailure('invalid', `Invalid point ${where} lifetime ${lifetimeS} s`);
-    const sub: Subscription = { id: this.allocate(), deviceInstance, type, instance: point.address, point, lifetimeS, onValue, timer: null, cancelled: false };
+    if (!Number.isFinite(lifetimeS) || lifetimeS < 0) throw new FieldFailure('invalid', `Invalid point ${where} lifetime ${lifetimeS} s`);
+    // The lifetime travels as an Unsigned number of seconds.
+    const lifetime = Math.ceil(lifetimeS);
+    const sub: Subscription = { id: this.allocate(), deviceInstance, type, instance: point.address, point, lifetimeS: lifetime, onValue, timer: null, cancelled: false };
     // Routable before the request goes out: the device sends its first notification right after its ack.
     this.subs.set(sub.id, sub);
     try {
@@ -63,8 +65,16 @@ export class CovSubscriptions {
     const pv = n.values.find((v) => v.property.id === PRESENT_VALUE);
     if (!pv) return;
     const x = engineering(pv.value[0], sub.point);
-    if (typeof x === 'number') sub.onValue(x, new Date());
-    else this.link.log('warn', 'bacnet COV notification without a number', { where: describePoint(sub.deviceInstance, { ...sub, property: PRESENT_VALUE }), why: x });
+    if (typeof x !== 'number') {
+      this.link.log('warn', 'bacnet COV notification without a number', { where: describePoint(sub.deviceInstance, { ...sub, property: PRESENT_VALUE }), why: x });
+      return;
+    }
+    // A throwing consumer must not take the socket's message handler down with it.
+    try {
+      sub.onValue(x, new Date());
+    } catch (err) {
+      this.link.log('error', 'bacnet COV consumer failed', { subscription: sub.id, error: errorText(err) });
+    }
   }
 
   close(): void {

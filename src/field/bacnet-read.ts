@@ -144,11 +144,10 @@ export class BacnetReader {
     if (!answer.ok) {
       const e = answer.error;
       const refused = e.bacnetAbortReason !== undefined || e.bacnetErrorClass === ERROR_CLASS_SERVICES;
-      if (refused) this.noRpm.add(d);
-      this.link.log('info', refused ? 'bacnet device refuses ReadPropertyMultiple, reading point by point' : 'bacnet RPM answered an error, reading point by point', {
-        device: d,
-        error: e.message,
-      });
+      if (refused) {
+        this.noRpm.add(d);
+        this.link.log('info', 'bacnet device refuses ReadPropertyMultiple, reading it point by point from now on', { device: d, error: e.message });
+      } else this.link.log('debug', 'bacnet RPM answered one error for all points, reading them one by one', { device: d, error: e.message });
       return false;
     }
     for (const t of targets) {

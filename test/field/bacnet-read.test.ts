@@ -11,7 +11,8 @@ import { startBacnetDevice, type BacnetDevice } from './peers/bacnet-device.js';
 // on loopback UDP ports.
 
 const DEVICE = 1234;
-const OLD = 1235; // refuses ReadPropertyMultiple
+const OLD = 1235; // rejects ReadPropertyMultiple (Reject PDU)
+const PLAIN = 1236; // answers ReadPropertyMultiple with Error services/reject-unrecognized-service
 const AI = 0;
 const AV = 2;
 const BV = 5;
@@ -21,6 +22,7 @@ const quiet = (): void => {};
 
 let device: BacnetDevice;
 let old: BacnetDevice;
+let plain: BacnetDevice;
 let gateway: BacnetGateway;
 let whoIsGateway: BacnetGateway;
 
@@ -67,9 +69,10 @@ function seed(d: BacnetDevice): void {
 beforeAll(async () => {
   device = await startBacnetDevice(DEVICE, await freeUdpPort(), objects);
   old = await startBacnetDevice(OLD, await freeUdpPort(), objects);
-  old.refuseRpm = true;
-  seed(device);
-  seed(old);
+  plain = await startBacnetDevice(PLAIN, await freeUdpPort(), objects);
+  old.refuseRpm = 'reject';
+  plain.refuseRpm = 'error';
+  for (const d of [device, old, plain]) seed(d);
   const base = { request_timeout_ms: TIMEOUT_MS, retries: RETRIES };
   gateway = new BacnetGateway(
     fieldConfig({
@@ -78,7 +81,7 @@ beforeAll(async () => {
         port: await freeUdpPort(),
         interface: '127.0.0.1',
         broadcast_address: '127.0.0.1:9',
-        devices: { [DEVICE]: `127.0.0.1:${device.port}`, [OLD]: `127.0.0.1:${old.port}` },
+        devices: { [DEVICE]: `127.0.0.1:${device.port}`, [OLD]: `127.0.0.1:${old.port}`, [PLAIN]: `127.0.0.1:${plain.port}` },
       },
     }),
     quiet,
@@ -90,13 +93,16 @@ beforeAll(async () => {
 });
 beforeEach(() => {
   device.mute = false;
-  for (const d of [device, old]) d.requests = { rp: 0, rpm: 0, subscribe: 0, cancel: 0 };
+  device.refuseRpm = false;
+  device.unconfirmedOnly = false;
+  for (const d of [device, old, plain]) d.requests = { rp: 0, rpm: 0, subscribe: 0, cancel: 0 };
 });
 afterAll(async () => {
   await gateway?.close();
   await whoIsGateway?.close();
   device?.close();
   old?.close();
+  plain?.close();
 });
 
 describe('BACnet readPoints', () => {
@@ -130,6 +136,22 @@ describe('BACnet readPoints', () => {
     // the memory is per device: the other one still gets RPM
     await gateway.readPoints(DEVICE, POINTS);
     expect(device.requests).toMatchObject({ rpm: 1, rp: 0 });
+  });
+
+  it('falls back the same way on an Error of class services (a node-bacnet device without an RPM handler)', async () => {
+    for (let i = 0; i < 2; i++) expect(Object.fromEntries((await gateway.readPoints(PLAIN, POINTS)).values)).toEqual(EXPECTED);
+    expect(plain.requests).toMatchObject({ rpm: 1, rp: 2 * POINTS.length });
+  });
+
+  it('reads point by point for one cycle only when RPM answers one object error for the whole request', async () => {
+    device.refuseRpm = 'object-error';
+    const ghost = point('ghost', AI, 99);
+    const r = await gateway.readPoints(DEVICE, [...POINTS, ghost]);
+    expect(Object.fromEntries(r.values)).toEqual(EXPECTED);
+    expect([...r.failures.keys()]).toEqual(['ghost']);
+    expect(device.requests).toMatchObject({ rpm: 1, rp: POINTS.length + 1 });
+    await gateway.readPoints(DEVICE, POINTS);
+    expect(device.requests).toMatchObject({ rpm: 2, rp: POINTS.length + 1 });
   });
 
   it('rejects with a timeout after the configured retries when the device is muted', async () => {
@@ -199,6 +221,21 @@ describe('BACnet COV', () => {
     expect(seen.length).toBe(got);
     expect(device.requests.subscribe).toBe(subscribes);
     device.setPresentValue(AI, 1, { type: 4, value: 21.5 });
+  });
+
+  it('accepts unconfirmed notifications too, and survives a consumer that throws', async () => {
+    device.unconfirmedOnly = true;
+    const seen: number[] = [];
+    const cancel = await gateway.subscribeCov(DEVICE, point('offset', AV, 4, { offset: 100 }), 60, (v) => {
+      seen.push(v);
+      if (seen.length === 1) throw new Error('consumer bug');
+    });
+    await waitFor(() => seen.length === 1, 2000, 'initial notification');
+    device.setPresentValue(AV, 4, { type: 3, value: -7 });
+    await waitFor(() => seen.length === 2, 2000, 'changed value');
+    expect(seen).toEqual([95, 93]);
+    await cancel();
+    device.setPresentValue(AV, 4, { type: 3, value: -5 });
   });
 
   it('rejects a subscription to an unknown object with the device error', async () => {

@@ -17,6 +17,8 @@ import Bacnet, {
 const ERROR_CLASS_OBJECT = 1;
 const ERROR_CODE_UNKNOWN_OBJECT = 31;
 const REJECT_UNRECOGNIZED_SERVICE = 9;
+const ERROR_CLASS_SERVICES = 5;
+const ERROR_CODE_REJECT_UNRECOGNIZED_SERVICE = 67;
 const NO_SEGMENTATION = 3;
 const PRESENT_VALUE = 85;
 const PRIORITY_ARRAY = 87;
@@ -57,8 +59,15 @@ export interface BacnetDevice {
   whoIsCount: number;
   /** Stop answering (a device that went away); requests are still recorded. */
   mute: boolean;
-  /** Answer ReadPropertyMultiple with a Reject (unrecognized service), like a device without RPM. */
-  refuseRpm: boolean;
+  /**
+   * How ReadPropertyMultiple is refused: 'reject' (a Reject PDU, unrecognized service, like an old
+   * device), 'error' (Error services/reject-unrecognized-service, what node-bacnet itself answers
+   * without a handler), 'object-error' (one Error unknown-object for the whole request, as some
+   * devices answer when one object is missing); false answers it.
+   */
+  refuseRpm: false | 'reject' | 'error' | 'object-error';
+  /** Send unconfirmed notifications even to subscribers that asked for confirmed ones. */
+  unconfirmedOnly: boolean;
   /** Requests received per service (cancellations counted apart from subscriptions). */
   requests: { rp: number; rpm: number; subscribe: number; cancel: number };
   /** COV notifications sent: subscriber process id, the present value, and (confirmed) whether acknowledged. */
@@ -96,7 +105,7 @@ export async function startBacnetDevice(deviceId: number, port: number, objects:
     device.notifications.push(sent);
     const remaining = Number.isFinite(s.expiresAt) ? Math.max(0, Math.round((s.expiresAt - Date.now()) / 1000)) : 0;
     const values = [{ property: { id: PRESENT_VALUE }, value: [value] }];
-    if (s.confirmed) server.confirmedCOVNotification(s.subscriber, s.objectId, s.processId, deviceId, remaining, values, {}, (err) => (sent.acked = !err));
+    if (s.confirmed && !device.unconfirmedOnly) server.confirmedCOVNotification(s.subscriber, s.objectId, s.processId, deviceId, remaining, values, {}, (err) => (sent.acked = !err));
     else server.unconfirmedCOVNotification(s.subscriber, s.processId, deviceId, s.objectId, remaining, values);
   };
   const changed = (type: number, instance: number, before: BacnetValue): void => {
@@ -113,6 +122,7 @@ export async function startBacnetDevice(deviceId: number, port: number, objects:
     whoIsCount: 0,
     mute: false,
     refuseRpm: false,
+    unconfirmedOnly: false,
     requests: { rp: 0, rpm: 0, subscribe: 0, cancel: 0 },
     notifications: [],
     subscriptions: live,
@@ -200,7 +210,11 @@ export async function startBacnetDevice(deviceId: number, port: number, objects:
   server.on('readPropertyMultiple', (c: ServiceContent<{ properties: ReadAccessSpecification[] }>) => {
     device.requests.rpm++;
     if (device.mute) return;
-    if (device.refuseRpm) return reject(c.header.sender.address, c.invokeId, REJECT_UNRECOGNIZED_SERVICE);
+    if (device.refuseRpm === 'reject') return reject(c.header.sender.address, c.invokeId, REJECT_UNRECOGNIZED_SERVICE);
+    if (device.refuseRpm === 'error') return server.errorResponse(c.header.sender, c.service, c.invokeId, ERROR_CLASS_SERVICES, ERROR_CODE_REJECT_UNRECOGNIZED_SERVICE);
+    if (device.refuseRpm === 'object-error' && c.payload.properties.some((p) => !store.has(`${p.objectId.type}:${p.objectId.instance}`))) {
+      return server.errorResponse(c.header.sender, c.service, c.invokeId, ERROR_CLASS_OBJECT, ERROR_CODE_UNKNOWN_OBJECT);
+    }
     const unknown = { type: 0, value: { type: 'BacnetError', errorClass: ERROR_CLASS_OBJECT, errorCode: ERROR_CODE_UNKNOWN_OBJECT } };
     const answer: ReadAccessResponse[] = c.payload.properties.map(({ objectId, properties }) => ({
       objectId,
