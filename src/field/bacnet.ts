@@ -1,13 +1,17 @@
-import Bacnet, { type BacnetValue, type ReadPropertyResult } from 'node-bacnet';
+import Bacnet, { type BacnetValue, type CovNotification, type ReadPropertyResult, type ServiceContent } from 'node-bacnet';
 import { BusQueue } from './queue.js';
 import { FieldFailure, isRetryable, errorText } from './errors.js';
 import { describeWrite, type BacnetPlan, type BacnetWrite } from './bacnet-plan.js';
 import { BACNET_TAGS } from './request.js';
 import type { FieldConfig } from './config.js';
 import type { Logger } from './types.js';
+import type { PollPoint } from './poll-types.js';
+import { BacnetReader, type BacnetLink, type ReadOutcome } from './bacnet-read.js';
+import { CovSubscriptions } from './bacnet-cov.js';
 
-// BACnet/IP writes through one node-bacnet client (one UDP socket), a queue per device address,
-// device_instance -> address by configuration first, then a Who-Is/I-Am cache.
+// BACnet/IP writes and reads through one node-bacnet client (one UDP socket), a queue per device
+// address, device_instance -> address by configuration first, then a Who-Is/I-Am cache.
+// Reading and COV are in bacnet-read.ts and bacnet-cov.ts (see the "BACnet reading" notes there).
 
 const PROPERTY_PRIORITY_ARRAY = 87;
 
@@ -29,11 +33,32 @@ export class BacnetGateway {
   private readonly waiters = new Map<number, Set<(address: string) => void>>();
   private readonly queues = new Map<string, BusQueue>();
   private closed = false;
+  private readonly link: BacnetLink = {
+    client: () => this.bacnet(),
+    resolve: (d) => this.resolve(d),
+    enqueue: (d, address, describe, transactions, run) => this.enqueue(d, address, describe, transactions, run),
+    attempt: (where, what, op) => this.retry(where, what, op),
+    log: (level, msg, data) => this.log(level, msg, data),
+  };
+  private readonly reader = new BacnetReader(this.link);
+  private readonly cov = new CovSubscriptions(this.link);
 
   constructor(
     private readonly config: FieldConfig,
     private readonly log: Logger,
   ) {}
+
+  /** Every point of a device in one ReadPropertyMultiple (or one ReadProperty each on devices that refuse RPM). */
+  readPoints(deviceInstance: number, points: readonly PollPoint[]): Promise<ReadOutcome> {
+    if (this.closed) return Promise.reject(new FieldFailure('queue_full', `Queue full device:${deviceInstance}`, 'service closing'));
+    return this.reader.readPoints(deviceInstance, points);
+  }
+
+  /** SubscribeCOV on the point's object; resolves (after the device's ack) to the cancel function. */
+  subscribeCov(deviceInstance: number, point: PollPoint, lifetimeS: number, onValue: (value: number, at: Date) => void): Promise<() => Promise<void>> {
+    if (this.closed) return Promise.reject(new FieldFailure('queue_full', `Queue full device:${deviceInstance}`, 'service closing'));
+    return this.cov.subscribe(deviceInstance, point, lifetimeS, onValue);
+  }
 
   /** Bound on first use, so a Modbus-only site never opens UDP 47808. */
   private bacnet(): Bacnet {
@@ -47,6 +72,8 @@ export class BacnetGateway {
     });
     client.on('error', (e: unknown) => this.log('warn', 'bacnet socket error', { error: errorText(e) }));
     client.on('iAm', (ev: IAmEvent) => this.learn(ev.payload.deviceId, ev.header.sender.address));
+    client.on('covNotify', (c: ServiceContent<CovNotification>) => this.cov.notify(c, true));
+    client.on('covNotifyUnconfirmed', (c: ServiceContent<CovNotification>) => this.cov.notify(c, false));
     this.client = client;
     return client;
   }
@@ -88,17 +115,23 @@ export class BacnetGateway {
   async write(plan: BacnetPlan, describe: string): Promise<BacnetOutcome> {
     if (this.closed) throw new FieldFailure('queue_full', `Queue full ${describe}`, 'service closing');
     const address = await this.resolve(plan.deviceInstance);
+    const transactions = 1 + (plan.verify ? plan.writes.length : 0);
+    return this.enqueue(plan.deviceInstance, address, describe, transactions, () => this.run(plan, address));
+  }
+
+  /** One job on the device's queue, watchdog sized for `transactions` requests with their retries. */
+  private async enqueue<T>(deviceInstance: number, address: string, describe: string, transactions: number, run: () => Promise<T>): Promise<T> {
+    if (this.closed) throw new FieldFailure('queue_full', `Queue full ${describe}`, 'service closing');
     let queue = this.queues.get(address);
     if (!queue) {
       queue = new BusQueue(`bacnet ${address}`, this.config.queue_max_length);
       this.queues.set(address, queue);
     }
     const { request_timeout_ms: t, retries } = this.config;
-    const transactions = 1 + (plan.verify ? plan.writes.length : 0);
     try {
       return await queue.push(
         {
-          run: () => this.run(plan, address),
+          run,
           abandon: () => new FieldFailure('timeout', `Timeout ${describe}`, 'watchdog'),
           watchdogMs: (t + 500) * (retries + 1) * transactions + 2000,
         },
@@ -106,7 +139,7 @@ export class BacnetGateway {
       );
     } catch (err) {
       // The device may have moved (DHCP): look it up again next time.
-      if (err instanceof FieldFailure && (err.kind === 'timeout' || err.kind === 'not_found')) this.cache.delete(plan.deviceInstance);
+      if (err instanceof FieldFailure && (err.kind === 'timeout' || err.kind === 'not_found')) this.cache.delete(deviceInstance);
       throw err;
     }
   }
@@ -225,6 +258,7 @@ export class BacnetGateway {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.cov.close();
     for (const q of this.queues.values()) q.close();
     const c = this.client;
     this.client = null;

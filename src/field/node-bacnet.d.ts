@@ -31,6 +31,40 @@ declare module 'node-bacnet' {
     objectId: BacnetObjectId;
     values: WpmProperty[];
   }
+  /** One object of a ReadPropertyMultiple request. */
+  export interface ReadAccessSpecification {
+    objectId: BacnetObjectId;
+    properties: { id: number; index?: number }[];
+  }
+  /** An RPM answer entry: the values, or one value of type 105 (ERROR) holding errorClass/errorCode. */
+  export interface ReadAccessResult {
+    objectId: BacnetObjectId;
+    values: { id: number; index: number; value: BacnetValue[] }[];
+  }
+  /** What a device sends in a ReadPropertyMultiple-ACK (an error entry: value.type 'BacnetError'). */
+  export interface ReadAccessResponse {
+    objectId: BacnetObjectId;
+    values: { property: { id: number; index: number }; value: BacnetValue[] }[];
+  }
+  export interface CovValue {
+    property: { id: number; index?: number };
+    value: BacnetValue[];
+    priority?: number;
+  }
+  export interface CovNotification {
+    subscriberProcessId: number;
+    initiatingDeviceId: BacnetObjectId;
+    monitoredObjectId: BacnetObjectId;
+    timeRemaining: number;
+    values: CovValue[];
+  }
+  export interface SubscribeCovRequest {
+    subscriberProcessId: number;
+    monitoredObjectId: BacnetObjectId;
+    cancellationRequest: boolean;
+    issueConfirmedNotifications?: boolean;
+    lifetime?: number;
+  }
   export interface ServiceContent<P> {
     header: { sender: BacnetAddress; expectingReply?: boolean };
     service: number;
@@ -66,6 +100,29 @@ declare module 'node-bacnet' {
       options: { arrayIndex?: number },
       next: Callback<ReadPropertyResult>,
     ): void;
+    readPropertyMultiple(receiver: Receiver, properties: ReadAccessSpecification[], options: object, next: Callback<{ values: ReadAccessResult[] }>): void;
+    subscribeCov(
+      receiver: Receiver,
+      objectId: BacnetObjectId,
+      subscribeId: number,
+      cancel: boolean,
+      issueConfirmedNotifications: boolean,
+      lifetime: number,
+      options: object,
+      next: Callback,
+    ): void;
+    confirmedCOVNotification(
+      receiver: Receiver,
+      monitoredObject: BacnetObjectId,
+      subscribeId: number,
+      initiatingDeviceId: number,
+      lifetime: number,
+      values: CovValue[],
+      options: object,
+      next: Callback,
+    ): void;
+    unconfirmedCOVNotification(receiver: Receiver, subscribeId: number, initiatingDeviceId: number, monitoredObject: BacnetObjectId, timeRemaining: number, values: CovValue[]): void;
+    readPropertyMultipleResponse(receiver: Receiver, invokeId: number, values: ReadAccessResponse[]): void;
     iAmResponse(receiver: Receiver | null, deviceId: number, segmentation: number, vendorId: number): void;
     simpleAckResponse(receiver: Receiver, service: number, invokeId: number): void;
     errorResponse(receiver: Receiver, service: number, invokeId: number, errorClass: number, errorCode: number): void;
