@@ -9,17 +9,21 @@ import type { AlarmEventRow } from './alarm-schema.js';
 
 const key = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200));
 
-/** `what` names one event in the view's words: "poultry alarm", "melioration alert". */
-export function alarmAckCommand(industry: AlarmEventRow['industry_code'], what: string) {
+/**
+ * `what` names one event in the view's words: "poultry alarm", "melioration alert". `industry`
+ * null: the view shows every industry (industry-alarms) and the event's own industry is used.
+ * `action`: the permission it takes ('acknowledge' lets an operator acknowledge without publishing).
+ */
+export function alarmAckCommand(industry: AlarmEventRow['industry_code'] | null, what: string, action = 'execute') {
   return command({
     summary: `Acknowledge a ${what} by id: status acked, acked_at and assignee set (default: the caller); it stops escalating. Once only: 409 alarm_already_acknowledged names the first; 404 alarm_not_found. A cleared event can still be acknowledged.`,
-    action: 'execute',
+    action,
     body: v.strictObject({ id: key, assignee: v.optional(key) }),
     errors: ['alarm_not_found', 'alarm_already_acknowledged'],
     handler: async (ctx, kit) => {
       const event = (await kit.load(ctx, ctx.body.id, 'alarm_not_found')) as AlarmEventRow;
       const actor = ctx.caller?.subject ?? 'system';
-      const row = await need(ctx.services, 'industryAlarms').ack({ id: event.id, tenant_id: event.tenant_id, industry_code: industry, assignee: ctx.body.assignee ?? actor, actor });
+      const row = await need(ctx.services, 'industryAlarms').ack({ id: event.id, tenant_id: event.tenant_id, industry_code: industry ?? event.industry_code, assignee: ctx.body.assignee ?? actor, actor });
       return kit.toItem(row);
     },
   });

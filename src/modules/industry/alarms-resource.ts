@@ -11,6 +11,7 @@ import { command, defineResource } from '../../kernel/resource.js';
 import { alarmEventRecord, INDUSTRY_CODES, INDUSTRY_SEVERITIES, PRIORITIES, type AlarmEventRow } from '../../industry/alarm-schema.js';
 import { servesIndustry } from '../../industry/profiles.js';
 import { ownerSite as writeSite } from '../../kernel/tenancy.js';
+import { alarmAckCommand } from '../../industry/alarm-commands.js';
 
 const text = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
 
@@ -32,6 +33,12 @@ const publishBody = v.strictObject({
   details: v.optional(v.record(v.string(), v.unknown())),
 });
 
+const silenceBody = v.strictObject({
+  minutes: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(60)),
+  tablet: text(100),
+  alarm_ids: v.pipe(v.array(text(200)), v.maxLength(200)),
+});
+
 export const industryAlarmResource = defineResource<AlarmEventRow>({
   name: 'industry-alarms',
   module: 'industry',
@@ -47,6 +54,25 @@ export const industryAlarmResource = defineResource<AlarmEventRow>({
   },
   defaultSort: { field: 'raised_at', order: 'desc' },
   commands: {
+    // The shell's annunciator and alarm inbox acknowledge any industry's alarm here; operators may
+    // acknowledge (their job at the panel) but not publish.
+    ack: alarmAckCommand(null, 'alarm of any industry', 'acknowledge'),
+    silence: command({
+      summary: 'Record that this tablet silenced its alarm tone for some minutes (1-60) while these alarms were unacknowledged. The silence itself is kept on the tablet (another tablet still sounds); the box keeps the audit record (action alarms.silence) with who, which tablet and which alarms. Nothing about the alarms changes.',
+      action: 'acknowledge',
+      body: silenceBody,
+      response: { type: 'object', required: ['silenced_until', 'alarm_ids'], properties: { silenced_until: { type: 'string', format: 'date-time' }, alarm_ids: { type: 'array', items: { type: 'string' } } } },
+      handler: async (ctx) => {
+        const b = ctx.body;
+        const caller = ctx.caller!;
+        const until = new Date(Date.now() + b.minutes * 60_000).toISOString();
+        await ctx.services.audit.record({
+          actor: caller.subject, action: 'alarms.silence', resource: 'industry-alarms', result: 'success', correlation_id: ctx.requestId, tenant_id: caller.tenant_id ?? null,
+          details: { minutes: b.minutes, silenced_until: until, tablet: b.tablet, alarm_ids: b.alarm_ids },
+        });
+        return { silenced_until: until, alarm_ids: b.alarm_ids };
+      },
+    }),
     publish: command({
       summary: 'Publish an industry alarm (tenant_id, industry_code, site_id, severity, correlation_id): stored active, audited, on the bus (MQTT) and bridged to the status stream for every severity with the contract mapping (critical, high -> error; medium -> warn; low, info -> ok) and the same correlation_id (generated when absent). industry_code must be an industry this installation serves (edge-single: its one industry; cloud-multi: installed industry modules), else 409 industry_policy_conflict.',
       action: 'execute',

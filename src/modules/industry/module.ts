@@ -1,6 +1,6 @@
 // Manifest of the industry module: the generic industry resources and the one alarm service of
 // the industry workspaces (src/industry/alarm-service.ts), whose events table it owns.
-import { defineModule, defineRuntime, managed } from '../../kernel/module.js';
+import { defineModule, defineRuntime, grant, managed } from '../../kernel/module.js';
 import { industryAlarmEvents } from '../../industry/alarm-schema.js';
 import { createIndustryAlarmService } from '../../industry/alarm-service.js';
 import { startEscalator, type Escalator } from '../../industry/escalator.js';
@@ -21,10 +21,10 @@ export default defineModule({
   provides_enrichment_for: ['poultry', 'swine', 'melioration'],
   routes: [...industryProfileRoutes, ...industryAlarmRoutes],
   tables: [industryAlarmEvents, industryProfiles],
-  permissions: managed([
-    'industry-profiles',
-    'industry-alarms',
-  ], 'read'),
+  permissions: [
+    ...managed('industry-profiles', 'read'),
+    ...grant('industry-alarms', { admin: ['read', 'create', 'update', 'delete', 'execute', 'acknowledge'], operator: ['read', 'acknowledge'], security: ['read'] }),
+  ],
   runtime: defineRuntime({
     needs: ['services', 'bus'],
     provides: ['industryAlarms'],

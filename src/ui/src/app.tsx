@@ -1,6 +1,8 @@
 // The shell: login, or the top bar + burger menu + the routed screen.
 import { useEffect, useState } from 'preact/hooks';
 import { TopBar } from './components/TopBar';
+import { AlarmBanner } from './components/Annunciator';
+import { startAnnunciator, stopAnnunciator } from './lib/alarms';
 import { Sidebar } from './components/Sidebar';
 import { StaleNote } from './components/StaleNote';
 import { startLive, stopLive } from './lib/live';
@@ -48,7 +50,11 @@ export function App() {
   useEffect(() => {
     if (!loggedIn) return;
     void startLive();
-    return () => stopLive();
+    startAnnunciator();
+    return () => {
+      stopAnnunciator();
+      stopLive();
+    };
   }, [loggedIn]);
   useEffect(() => setMenu(false), [r]);
 
@@ -58,6 +64,7 @@ export function App() {
   return (
     <div class={`shell ${full ? 'fullscreen' : ''}`} id="home">
       <TopBar onMenu={() => setMenu(!menu)} menuOpen={menu} />
+      <AlarmBanner />
       <div class="body">
         <Sidebar open={menu} onClose={() => setMenu(false)} />
         <main class="main" id="main">

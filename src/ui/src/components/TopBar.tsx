@@ -5,6 +5,7 @@ import { href } from '../lib/router';
 import { logout, prefs, session, staleSince } from '../lib/session';
 import { useObservable } from '../lib/store';
 import { humanise } from '../lib/format';
+import { AlarmCount } from './Annunciator';
 
 const LIVE_WORDS: Record<string, string> = { live: 'Live', polling: 'Polling', connecting: 'Connecting', offline: 'Offline', stopped: '' };
 
@@ -32,6 +33,7 @@ export function TopBar({ onMenu, menuOpen }: { onMenu: () => void; menuOpen: boo
           </a>
         ))}
       </nav>
+      <AlarmCount />
       <span class={`live-state state-${state}`} id="live-state" role="status" aria-live="polite" data-state={state}>
         {stale ? 'Offline (stale data)' : LIVE_WORDS[live]}
       </span>
