@@ -2,7 +2,7 @@
 // days, hours count, the first values hold before the curve and the last after it; drift is judged
 // per key against its deadband.
 import { describe, expect, it } from 'vitest';
-import { curveOfPhases, drifting, sampleCurve, valuesAt } from '../../src/industry/curve.js';
+import { curveOfPhases, drifting, sampleCurve, valuesAt, type CurvePoint } from '../../src/industry/curve.js';
 import { DEFAULT_BROILER_CURVE } from '../../src/modules/poultry/default-curve.js';
 import { SETPOINT_KEYS } from '../../src/modules/poultry/climate.js';
 
@@ -41,7 +41,7 @@ describe('curve interpolation', () => {
   });
 
   it('a key missing at one end takes the other end\'s value; a lone point is flat', () => {
-    const curve = [{ day: 0, values: { a: 10, b: 1 } }, { day: 10, values: { a: 20 } }];
+    const curve: CurvePoint[] = [{ day: 0, values: { a: 10, b: 1 } }, { day: 10, values: { a: 20 } }];
     expect(valuesAt(curve, 5)).toEqual({ a: 15, b: 1 });
     expect(valuesAt([{ day: 5, values: { a: 3 } }], 0)).toEqual({ a: 3 });
     expect(valuesAt([{ day: 5, values: { a: 3 } }], 9)).toEqual({ a: 3 });
