@@ -64,6 +64,8 @@ export interface CurveFollower {
   observe(ev: DeviceReadingEvent): Promise<void>;
   /** Resolves when every event and pass handed in so far is done. */
   idle(): Promise<void>;
+  /** Runs `fn` between passes and events (a switch must not interleave with a pass's write). */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
   /** The values a house's controller was last seen holding (before following was switched on too). */
   heldOf(tenant: string, house: string): { held: Record<string, number>; at: string } | undefined;
 }
@@ -85,9 +87,13 @@ export function createCurveFollower(services: Services): CurveFollower {
   const c = (n: string) => colOf(followRecord.table, db(), n);
   const lastHeld = new Map<string, { held: Record<string, number>; at: string }>();
   let chain: Promise<unknown> = Promise.resolve();
-  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+  // One at a time: events, passes and switches. The caller of a switch gets its own refusal; the
+  // follower's own failures are logged here, since nobody waits for them.
+  const serial = <T>(fn: () => Promise<T>, logged = true): Promise<T> => {
     const p = chain.then(fn);
-    chain = p.catch((err: unknown) => services.log.error('curve following failed', { error: (err as Error).message }));
+    chain = p.catch((err: unknown) => {
+      if (logged) services.log.error('curve following failed', { error: (err as Error).message });
+    });
     return p;
   };
 
@@ -180,7 +186,9 @@ export function createCurveFollower(services: Services): CurveFollower {
       await pause(row, 'write_failed', refused.length ? refused : keys, dispatch.message ?? 'the controller did not accept the write', correlation_id, values[refused[0] ?? keys[0]!] ?? null, now);
       return { ...base, action: 'failed', age_days: age, keys, correlation_id };
     }
-    await update(row, { ...checked, last_write_at: now.toISOString(), last_written: { ...numbers(row.last_written), ...values }, last_correlation_id: correlation_id });
+    // The write's time is when it was done: the poller shares the bus queue, so a poll answered
+    // after this moment was read after the write and must show it (observeNow judges from here).
+    await update(row, { ...checked, last_write_at: clockOf(services).toISOString(), last_written: { ...numbers(row.last_written), ...values }, last_correlation_id: correlation_id });
     return { ...base, action: 'written', age_days: age, keys, correlation_id };
   }
 
@@ -204,6 +212,7 @@ export function createCurveFollower(services: Services): CurveFollower {
     tick: () => serial(tickNow),
     observe: (ev) => serial(() => observeNow(ev)),
     idle: () => serial(async () => undefined),
+    exclusive: (fn) => serial(fn, false),
     heldOf: (tenant, house) => lastHeld.get(`${tenant}\u0000${house}`),
   };
 }

@@ -11,13 +11,14 @@ import * as v from 'valibot';
 import { randomUUID } from 'node:crypto';
 import { defineResource, itemSchema } from '../../kernel/resource.js';
 import { ApiError } from '../../kernel/errors.js';
-import { defineRoute, type AnyRoute } from '../../kernel/route.js';
+import { defineRoute, type AnyRoute, type HandlerContext } from '../../kernel/route.js';
 import type { Caller, Services } from '../../kernel/context.js';
 import { boundSite, requiredTenant } from '../../kernel/tenancy.js';
 import { curveOfPhases, sampleCurve, valuesAt } from '../../industry/curve.js';
 import { publishedPhases, SETPOINT_KEYS, unknownHouse } from './climate.js';
 import { findFlock } from './flock.js';
 import { followRecord, type FollowRow } from './follow-schema.js';
+import type { FlockRow } from './climate-schema.js';
 import { clockOf, DEFAULT_DEADBAND, FOLLOW_RULE, fractionalAge } from './follow-service.js';
 
 const key = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100));
@@ -114,31 +115,40 @@ const followRoute = defineRoute({
     const caller = ctx.caller!;
     const tenant = requiredTenant(caller, b.tenant_id);
     const flock = await houseFlock(services, caller, tenant, b.house_id);
-    const store = followResource.kit.store(services.db);
-    const before = await store.find({ tenant_id: tenant, house_id: b.house_id });
-    const now = clockOf(services).toISOString();
-    const seen = services.curveFollower?.heldOf(tenant, b.house_id);
-    // Switching (on, off, or on again after a pause) starts clean: what the box wrote before is no
-    // longer what the controller must hold, so a value changed by hand is not judged again.
-    const next: FollowRow = {
-      id: before?.id ?? randomUUID(), tenant_id: tenant, site_id: flock.site_id, house_id: b.house_id, enabled: b.enabled,
-      interval_s: b.interval_s ?? before?.interval_s ?? 900, deadband: { ...DEFAULT_DEADBAND, ...(before?.deadband ?? {}), ...(b.deadband ?? {}) },
-      paused: false, pause_reason: null, pause_message: null, alarm_id: null, last_check_at: null,
-      last_write_at: null, last_written: null, last_correlation_id: before?.last_correlation_id ?? null,
-      held: seen?.held ?? before?.held ?? null, held_at: seen?.at ?? before?.held_at ?? null, updated_by: caller.subject, updated_at: now,
-    };
-    const saved = before ? (await store.update({ tenant_id: tenant, id: before.id }, next))! : await store.insert(next);
-    if (!saved) throw new ApiError('lifecycle_conflict', `house ${b.house_id}: following was switched by someone else at the same moment; try again`, [{ field: 'house_id', reason: 'concurrent_switch' }]);
-    if (before?.paused || before?.alarm_id) {
-      await services.industryAlarms?.clear({ tenant_id: tenant, industry_code: 'poultry', unit_id: b.house_id, rule_id: FOLLOW_RULE, actor: caller.subject });
-    }
-    const view = (r: FollowRow | undefined) => (r ? { enabled: r.enabled, paused: r.paused, pause_reason: r.pause_reason, interval_s: r.interval_s, deadband: r.deadband } : null);
-    await services.audit.record({
-      actor: caller.subject, action: 'poultry-climate.follow', resource: 'poultry-climate', result: 'success', correlation_id: ctx.requestId, tenant_id: tenant,
-      details: { house_id: b.house_id, batch_id: flock.batch_id, old: view(before), new: view(saved), resumed: Boolean(before?.paused && saved.enabled) },
-    });
-    return saved;
+    const follower = services.curveFollower;
+    return follower ? follower.exclusive(() => switchFollowing(ctx, tenant, flock)) : switchFollowing(ctx, tenant, flock);
   },
 });
+
+/** Writes the switch; run between the follower's passes so a pass never writes over it. */
+async function switchFollowing(ctx: HandlerContext<v.InferOutput<typeof followBody>>, tenant: string, flock: FlockRow) {
+  const { services } = ctx;
+  const b = ctx.body;
+  const caller = ctx.caller!;
+  const store = followResource.kit.store(services.db);
+  const before = await store.find({ tenant_id: tenant, house_id: b.house_id });
+  const now = clockOf(services).toISOString();
+  const seen = services.curveFollower?.heldOf(tenant, b.house_id);
+  // Switching (on, off, or on again after a pause) starts clean: what the box wrote before is no
+  // longer what the controller must hold, so a value changed by hand is not judged again.
+  const next: FollowRow = {
+    id: before?.id ?? randomUUID(), tenant_id: tenant, site_id: flock.site_id, house_id: b.house_id, enabled: b.enabled,
+    interval_s: b.interval_s ?? before?.interval_s ?? 900, deadband: { ...DEFAULT_DEADBAND, ...(before?.deadband ?? {}), ...(b.deadband ?? {}) },
+    paused: false, pause_reason: null, pause_message: null, alarm_id: null, last_check_at: null,
+    last_write_at: null, last_written: null, last_correlation_id: before?.last_correlation_id ?? null,
+    held: seen?.held ?? before?.held ?? null, held_at: seen?.at ?? before?.held_at ?? null, updated_by: caller.subject, updated_at: now,
+  };
+  const saved = before ? (await store.update({ tenant_id: tenant, id: before.id }, next))! : await store.insert(next);
+  if (!saved) throw new ApiError('lifecycle_conflict', `house ${b.house_id}: following was switched by someone else at the same moment; try again`, [{ field: 'house_id', reason: 'concurrent_switch' }]);
+  if (before?.paused || before?.alarm_id) {
+    await services.industryAlarms?.clear({ tenant_id: tenant, industry_code: 'poultry', unit_id: b.house_id, rule_id: FOLLOW_RULE, actor: caller.subject });
+  }
+  const view = (r: FollowRow | undefined) => (r ? { enabled: r.enabled, paused: r.paused, pause_reason: r.pause_reason, interval_s: r.interval_s, deadband: r.deadband } : null);
+  await services.audit.record({
+    actor: caller.subject, action: 'poultry-climate.follow', resource: 'poultry-climate', result: 'success', correlation_id: ctx.requestId, tenant_id: tenant,
+    details: { house_id: b.house_id, batch_id: flock.batch_id, old: view(before), new: view(saved), resumed: Boolean(before?.paused && saved.enabled) },
+  });
+  return saved;
+}
 
 export const followRoutes: AnyRoute[] = [curveRoute, followRoute, ...followResource.routes];
