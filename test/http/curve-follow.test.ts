@@ -236,10 +236,54 @@ describe.each(DIALECTS)('curve following (%s)', (dialect) => {
     expect((await state()).paused).toBe(false);
   });
 
+  it('without read-back writes once, then when the curve leaves what it wrote; several keys go in one write', async () => {
+    expect((await admin.post('/api/v1/poultry-flock/commands/place', { house_id: 'H2', batch_id: 'B1', subtype: 'broiler', start_date: '2026-03-01' })).status).toBe(201);
+    expect((await admin.post('/api/v1/poultry-adapters', { item: {
+      unit_id: 'H2', controller_id: 'house-2-climate', transport: 'modbus-tcp', host: '127.0.0.1', port: peer.port, modbus_unit_id: 1,
+      points: [{ key: 'target_temp_c', address: 20, data_type: 'int16', scale: 10 }, { key: 'min_ventilation_pct', address: 21, data_type: 'uint16', scale: 10 }],
+    } })).status).toBe(201);
+    expect((await op.post('/api/v1/poultry-climate/commands/follow', { house_id: 'H2', enabled: true, interval_s: 3600 })).body.item).toMatchObject({ held: null, deadband: { target_temp_c: 0.2, min_ventilation_pct: 1 } });
+    await step();
+    const target = valuesAt(broiler, age());
+    expect(await peer.hr(20, 2)).toEqual([Math.round(target.target_temp_c! * 10), Math.round(target.min_ventilation_pct! * 10)]);
+    const [first] = (await master.get('/api/v1/audit/list?action=poultry-climate.follow-write&limit=200')).body.items.filter((w: Item) => w.details.house_id === 'H2');
+    expect(Object.keys(first.details.values).sort()).toEqual(['min_ventilation_pct', 'target_temp_c']);
+    const fieldWrites = (await master.get(`/api/v1/audit/list?correlation_id=${first.correlation_id}&action=field.write.modbus`)).body.items;
+    expect(fieldWrites).toHaveLength(2);
+
+    // A poll answered before that write (stale) is not a change at the controller.
+    const written = (await op.get('/api/v1/poultry-curve-follow/list?house_id=H2')).body.items[0];
+    server.services.bus.emit('device_readings', {
+      device_id: 'poultry:h2', industry: 'poultry', tenant_id: 'tA', site_id: 'farm-1', unit_id: 'H2', controller_id: 'house-2-climate',
+      at: new Date(Date.parse(written.last_write_at) - 1).toISOString(), values: {}, setpoints: { target_temp_c: 0, min_ventilation_pct: 0 }, source: 'device',
+    });
+    await follower.idle();
+    expect((await op.get('/api/v1/poultry-curve-follow/list?house_id=H2')).body.items[0]).toMatchObject({ paused: false, held: { target_temp_c: 0 } });
+
+    for (let h = 0; h < 36; h++) {
+      await step();
+      const t = valuesAt(broiler, age());
+      const [temp, vent] = await peer.hr(20, 2);
+      expect(Math.abs(temp! / 10 - t.target_temp_c!)).toBeLessThanOrEqual(0.2 + 1e-9);
+      expect(Math.abs(vent! / 10 - t.min_ventilation_pct!)).toBeLessThanOrEqual(1 + 1e-9);
+    }
+    const h2 = (await master.get('/api/v1/audit/list?action=poultry-climate.follow-write&limit=200')).body.items.filter((w: Item) => w.details.house_id === 'H2') as Item[];
+    // Ventilation (5 points a week here) moves past its 1-point deadband less often than the temperature does.
+    expect(h2.filter((w) => 'target_temp_c' in w.details.values).length).toBeGreaterThan(h2.filter((w) => 'min_ventilation_pct' in w.details.values).length);
+    expect(h2.filter((w) => 'min_ventilation_pct' in w.details.values).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('keeps other sites out', async () => {
+    const farm2 = await clientAs(env, server, { subject: 'op-2', role: 'operator', scope_type: 'tenant', tenant_id: 'tA', site_id: 'farm-2' }, master.contract);
+    expect((await farm2.get('/api/v1/poultry-curve-follow/list')).body.total).toBe(0);
+    expect((await farm2.post('/api/v1/poultry-climate/commands/follow', { house_id: 'H1', enabled: true })).body.error.code).toBe('not_found');
+    expect((await farm2.get('/api/v1/poultry-climate-curve?house_id=H1')).body.error.code).toBe('not_found');
+  });
+
   it('keeps tenants apart', async () => {
     expect((await other.get('/api/v1/poultry-curve-follow/list')).body.total).toBe(0);
     const on = await other.post('/api/v1/poultry-climate/commands/follow', { house_id: 'HB', enabled: true });
     expect(on.body.item).toMatchObject({ tenant_id: 'tB', house_id: 'HB', enabled: true });
-    expect((await op.get('/api/v1/poultry-curve-follow/list')).body.items.map((r: Item) => r.house_id)).toEqual(['H1']);
+    expect((await op.get('/api/v1/poultry-curve-follow/list')).body.items.map((r: Item) => r.house_id)).toEqual(['H1', 'H2']);
   });
 });

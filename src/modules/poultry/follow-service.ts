@@ -81,6 +81,20 @@ export function fractionalAge(startDate: string, services: Services, at: Date): 
 const num = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 const numbers = (o: unknown): Record<string, number> => Object.fromEntries(Object.entries((o ?? {}) as Record<string, unknown>).filter(([, x]) => num(x))) as Record<string, number>;
 
+const INTEGER_TYPES = new Set(['int16', 'uint16', 'int32', 'uint32']);
+
+/** Setpoint key -> the smallest step its Modbus register holds (1 / scale for integer types); BACnet and floats hold any value. */
+function resolutions(adapters: readonly AdapterRow[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const a of adapters) {
+    if (a.transport === 'bacnet') continue;
+    for (const p of a.points as { key: string; object_type?: string; data_type?: string; scale?: number }[]) {
+      if (p.object_type !== 'coil' && INTEGER_TYPES.has(p.data_type ?? 'int16')) out[p.key] = 1 / Math.abs(p.scale ?? 1);
+    }
+  }
+  return out;
+}
+
 export function createCurveFollower(services: Services): CurveFollower {
   const db = () => services.db;
   const t = () => tableOf(followRecord.table, db());
@@ -164,12 +178,17 @@ export function createCurveFollower(services: Services): CurveFollower {
     // (read back when written) wins over an older poll.
     const pollNewer = !row.last_write_at || (row.held_at !== null && Date.parse(row.held_at) >= Date.parse(row.last_write_at));
     const known = pollNewer ? { ...numbers(row.last_written), ...numbers(row.held) } : { ...numbers(row.held), ...numbers(row.last_written) };
-    const keys = drifting(target, known, numbers(row.deadband));
+    // Drift is judged on the curve itself; what is written is the nearest value the register can
+    // hold, so what the box wrote is what the controller holds (and reads back), and a deadband
+    // finer than the register never makes the box write the same value again and again.
+    const steps = resolutions(adapters);
+    const onRegister = (k: string) => (steps[k] ? Math.round(Math.round(target[k]! / steps[k]) * steps[k] * 1000) / 1000 : target[k]!);
+    const keys = drifting(target, known, numbers(row.deadband)).filter((k) => onRegister(k) !== known[k]);
     if (!keys.length) {
       await update(row, checked);
       return { ...base, action: 'in_band', age_days: age };
     }
-    const values = Object.fromEntries(keys.map((k) => [k, target[k]!]));
+    const values = Object.fromEntries(keys.map((k) => [k, onRegister(k)]));
     const correlation_id = randomUUID();
     const dispatch = await dispatchSetpoints(services, { adapters, values, correlation_id, actor: { id: FOLLOW_ACTOR, role: 'operator', tenant_id: row.tenant_id } });
     const failed = dispatch.status === 'failed';
