@@ -146,7 +146,12 @@ export function createCurveFollower(services: Services): CurveFollower {
     lastHeld.set(k, merged);
     const row = await rowOf(ev.tenant_id, ev.unit_id);
     if (!row) return;
-    await update(row, { held: merged.held, held_at: ev.at });
+    // A poller reads a house every few seconds: the row is written when the held values change, or
+    // when this is the first poll since the box's last write (the pass then trusts the poll).
+    const before = numbers(row.held);
+    const same = Object.keys(merged.held).length === Object.keys(before).length && Object.entries(merged.held).every(([key, x]) => before[key] === x);
+    const fresh = row.held_at !== null && (!row.last_write_at || Date.parse(row.held_at) >= Date.parse(row.last_write_at));
+    if (!same || !fresh) await update(row, { held: merged.held, held_at: ev.at });
     if (!row.enabled || row.paused || !row.last_write_at || Date.parse(ev.at) < Date.parse(row.last_write_at)) return;
     // A poll after the box's last write: what the box wrote must still be there.
     const written = numbers(row.last_written);
