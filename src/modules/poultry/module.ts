@@ -15,6 +15,12 @@ import { startRuleScheduler, type RuleScheduler } from '../../industry/rules.js'
 import { bridgeMqttClimate } from './mqtt-climate.js';
 import { purgeReadings } from './readings.js';
 import { hourlyRetention, type Retention } from '../../kernel/retention.js';
+import { followRoutes } from './follow.js';
+import { followRecord } from './follow-schema.js';
+import { startCurveFollower } from './follow-service.js';
+
+// A house's interval is at least 60 s; a pass every 30 s keeps each within half a minute of it.
+const FOLLOW_PASS_MS = 30_000;
 
 export default defineModule({
   id: 'poultry',
@@ -27,8 +33,8 @@ export default defineModule({
   industry_scope: 'industry',
   key_entity: 'flock',
   provides_enrichment_for: [],
-  routes: [...flockRoutes, ...climateRoutes, ...readingsRoutes, sensorsRoute, ...adapterRoutes, ...poultryAlarmRoutes, ...feedwaterResource.routes, ...feedwaterDaysResource.routes, productionKpiRoute, ...productionResource.routes, ...poultryProfileRoutes],
-  tables: [flockRecord.table, climateRecord.table, readingRecord.table, ruleStateRecord.table, adapterRecord.table, feedwaterRecord.table, feedwaterDayRecord.table, productionRecord.table],
+  routes: [...flockRoutes, ...climateRoutes, ...readingsRoutes, sensorsRoute, ...adapterRoutes, ...poultryAlarmRoutes, ...feedwaterResource.routes, ...feedwaterDaysResource.routes, productionKpiRoute, ...productionResource.routes, ...poultryProfileRoutes, ...followRoutes],
+  tables: [flockRecord.table, climateRecord.table, readingRecord.table, ruleStateRecord.table, adapterRecord.table, feedwaterRecord.table, feedwaterDayRecord.table, productionRecord.table, followRecord.table],
   permissions: managed([
     'poultry-climate',
     'poultry-flock',
@@ -39,10 +45,13 @@ export default defineModule({
   ], 'operate'),
   // The box raises alarm rules whose hold time has passed on its own, every
   // alarm_escalation_interval_ms (the industry module's escalator escalates breached SLAs on the
-  // same period); the state is in SQL, so the first pass after a restart catches up.
+  // same period); the state is in SQL, so the first pass after a restart catches up. Houses that
+  // follow their climate curve are compared every FOLLOW_PASS_MS (each at its own interval_s).
   runtime: defineRuntime({
     needs: ['services', 'bus'],
+    provides: ['curveFollower'],
     create({ services, bus }) {
+      let following: ReturnType<typeof startCurveFollower> | undefined;
       let scheduler: RuleScheduler | undefined;
       let unbridge: (() => Promise<void>) | undefined;
       let retention: Retention | undefined;
@@ -55,11 +64,14 @@ export default defineModule({
           scheduler = startRuleScheduler(services, services.config.alarm_escalation_interval_ms, (now) => poultryRules(services).tick(now));
           // House controllers' readings over MQTT take the telemetry path (mqtt-climate.ts).
           unbridge = bridgeMqttClimate(services, bus);
+          following = startCurveFollower(services, FOLLOW_PASS_MS);
+          return { curveFollower: following.follower };
         },
         async stop() {
           scheduler?.stop();
           await unbridge?.();
           retention?.stop();
+          await following?.stop();
         },
       };
     },
