@@ -49,6 +49,7 @@ describe('alarm annunciator in Chromium', () => {
     await context.addInitScript(COUNT_OSCILLATORS);
     await rfidLogin(page, server.url, operatorCard);
     await page.goto(`${server.url}/#settings`);
+    const oscillators = () => page.evaluate('window.__oscillators') as Promise<number>;
     await page.locator('#alarm-count').waitFor();
     expect(await page.locator('#alarm-count').getAttribute('data-total')).toBe('0');
     expect(await page.locator('#alarm-banner').count()).toBe(0);
@@ -57,7 +58,7 @@ describe('alarm annunciator in Chromium', () => {
     const p1 = await publish({ severity: 'critical', priority: 'P1', unit_id: '3', title: 'House 3: temperature far below target', message: '14.2 °C against 25.5 °C' });
 
     // The count and the banner, on the settings screen, within a poll of the live feed.
-    await page.waitForFunction(() => document.querySelector('#alarm-count')?.getAttribute('data-p1') === '1', undefined, { timeout: 15_000 });
+    await expect.poll(() => page.locator('#alarm-count').getAttribute('data-p1'), { timeout: 15_000 }).toBe('1');
     expect(await page.locator('#alarm-count').getAttribute('data-p2')).toBe('1');
     expect(await page.locator('#alarm-count').textContent()).toContain('1 P1 · 1 P2');
     const banner = page.locator('#alarm-banner');
@@ -67,16 +68,16 @@ describe('alarm annunciator in Chromium', () => {
     expect(await banner.getAttribute('data-sounding')).toBe('true');
     expect(page.url()).toContain('#settings');
     // The tone: beeps keep starting while the P1 is unacknowledged.
-    await page.waitForFunction(() => (window as unknown as { __oscillators: number }).__oscillators >= 2, undefined, { timeout: 10_000 });
+    await expect.poll(oscillators, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
     expect(await axeSerious(page)).toEqual([]);
     await shoot(page, 'annunciator-banner');
 
     // Silenced on this tablet: no new beeps, the banner stays, the box has the audit record.
     await page.locator('#alarm-silence').click();
-    await page.waitForFunction(() => document.querySelector('#alarm-banner')?.getAttribute('data-sounding') === 'false');
-    const silencedAt = await page.evaluate(() => (window as unknown as { __oscillators: number }).__oscillators);
+    await expect.poll(() => banner.getAttribute('data-sounding')).toBe('false');
+    const silencedAt = await oscillators();
     await page.waitForTimeout(3200);
-    expect(await page.evaluate(() => (window as unknown as { __oscillators: number }).__oscillators)).toBe(silencedAt);
+    expect(await oscillators()).toBe(silencedAt);
     expect(await banner.textContent()).toContain('tone silenced until');
     const audit = await admin.get('/api/v1/audit/list?action=alarms.silence');
     expect(audit.status).toBe(200);
@@ -87,7 +88,7 @@ describe('alarm annunciator in Chromium', () => {
     // Acknowledged from the banner: the banner goes, the count keeps the P2, the alarm is acked by the operator.
     await page.locator('#alarm-ack').click();
     await page.locator('#alarm-banner').waitFor({ state: 'detached' });
-    await page.waitForFunction(() => document.querySelector('#alarm-count')?.getAttribute('data-p1') === '0');
+    await expect.poll(() => page.locator('#alarm-count').getAttribute('data-p1')).toBe('0');
     expect(await page.locator('#alarm-count').getAttribute('data-p2')).toBe('1');
     const acked = await admin.get(`/api/v1/industry-alarms/${p1.id}`);
     expect(acked.body.item).toMatchObject({ status: 'acked' });
