@@ -344,6 +344,11 @@ function collectAssets() {
     files.push([`docs/${f}`, full]);
   }
   walk(join(ROOT, 'dist/web'), 'web/', files);
+  // The OpenAPI document, written once here (src/server.ts serves it instead of building it).
+  const openapi = join(ROOT, 'dist', '.build', 'openapi.yaml');
+  const made = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/openapi-yaml.ts'), openapi], { cwd: ROOT, encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`scripts/openapi-yaml.ts failed: ${made.stderr}`);
+  files.push(['openapi/openapi.yaml', openapi]);
   return files;
 }
 

@@ -1,6 +1,7 @@
 // Long reads run in the read worker thread inside the single executable too, not only under tsx:
 // the built dist/cabinet serves on port 0 with a temporary data directory, answers a list page and
-// its total, and its runtime snapshot says the worker (not the main thread) answered them.
+// its total, and its runtime snapshot says the worker (not the main thread) answered them. And the
+// OpenAPI document it serves is the one the build embedded, equal to the document of the routes.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../helpers/run.js';
 import { ensureExecutable } from './executable.js';
+import { openapiDocumentYaml } from '../../src/server.js';
 
 let binary: string;
 let dataDir: string;
@@ -112,5 +114,17 @@ describe('the read worker in the single executable', { timeout: 60_000 }, () => 
     const r = await api('/api/v1/audit/list?limit=-1');
     expect(r.status).toBe(400);
     expect((r.body.error as { code: string }).code).toBe('validation_error');
+  });
+});
+
+describe('the OpenAPI document in the single executable', { timeout: 60_000 }, () => {
+  it('is the document of the routes, embedded by the build (not built on the box at the first request)', async () => {
+    const res = await fetch(`${base}/openapi.yaml`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('application/yaml');
+    const served = await res.text();
+    // The same text the source's routes give: the embedded copy cannot drift from the routes.
+    expect(served).toBe(openapiDocumentYaml());
+    expect(served.length).toBeGreaterThan(1_000_000);
   });
 });
