@@ -148,12 +148,16 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+const NOISE_SD = { temp: 0.1, humidity: 0.5, co2: 10, nh3: 0.2 } as const;
+
 export interface HouseOptions {
   at_ms: number;
   age_days: number;
   birds: number;
   /** Sensor noise scale: 1 = realistic (±0.1 °C, ±0.5 % RH, ±10 ppm CO2), 0 = none. */
   noise?: number;
+  /** Draws the sensors' first noise, so that houses differ from the first read (default: none). */
+  random?: () => number;
 }
 
 /** A house at the start: pre-heated to the target, then settled for six hours (no noise) so that
@@ -168,10 +172,10 @@ export function createHouse(o: HouseOptions): HouseState {
     noise: { temp: 0, humidity: 0, co2: 0, nh3: 0 },
   };
   const settled = advance(initial, o.at_ms, () => 0.5, 0);
-  return { ...settled, age_days: o.age_days, water_l: 0, feed_kg: 0 };
+  const draw = (sd: number) => (o.random ? sd * (o.noise ?? 1) * gaussian(o.random) : 0);
+  const noise = { temp: draw(NOISE_SD.temp), humidity: draw(NOISE_SD.humidity), co2: draw(NOISE_SD.co2), nh3: draw(NOISE_SD.nh3) };
+  return { ...settled, age_days: o.age_days, water_l: 0, feed_kg: 0, noise };
 }
-
-const NOISE_SD = { temp: 0.1, humidity: 0.5, co2: 10, nh3: 0.2 } as const;
 
 /** Advances the house to simulated time `toMs` in steps of at most 10 s; `random` drives the noise. */
 export function advance(s: HouseState, toMs: number, random: () => number, noise = 1): HouseState {

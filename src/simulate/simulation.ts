@@ -27,8 +27,9 @@ export class Simulation {
     this.randoms = [];
     for (let k = 1; k <= o.houses; k++) {
       // Each house its own noise stream, all from the one seed: a run is reproducible as a whole.
-      this.randoms.push(seededRandom(o.seed * 1000 + k));
-      this.states.push(createHouse({ at_ms: this.startMs, age_days: o.age_days, birds: o.birds }));
+      const random = seededRandom(o.seed * 1000 + k);
+      this.randoms.push(random);
+      this.states.push(createHouse({ at_ms: this.startMs, age_days: o.age_days, birds: o.birds, noise: o.noise, random }));
     }
   }
 
