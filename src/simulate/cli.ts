@@ -89,9 +89,16 @@ export async function simulateCommand(args: string[]): Promise<number> {
   const sim = new Simulation({ houses: s.houses, age_days: s.age_days, birds: s.birds, speed: s.speed, seed: s.seed, noise: s.noise });
   const servers: RunningServer[] = [];
   try {
-    const tcp = await startTcpServer(sim, s.host, s.port);
-    servers.push(tcp);
-    if (s.serial !== undefined) servers.push(await startSerialServer(sim, s.serial, s.baud));
+    let tcp: RunningServer;
+    try {
+      tcp = await startTcpServer(sim, s.host, s.port);
+      servers.push(tcp);
+      if (s.serial !== undefined) servers.push(await startSerialServer(sim, s.serial, s.baud));
+    } catch (err) {
+      // A port in use or a serial device that cannot be opened: the user's to fix, one line.
+      process.stderr.write(`cabinet simulate: ${(err as Error).message}\n`);
+      return 1;
+    }
     const ready = {
       ready: true, host: s.host, port: tcp.where, houses: s.houses,
       unit_ids: Array.from({ length: s.houses }, (_, i) => i + 1),

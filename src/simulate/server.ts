@@ -122,6 +122,8 @@ export async function startTcpServer(sim: Simulation, host: string, port: number
 }
 
 export async function startSerialServer(sim: Simulation, path: string, baudRate: number): Promise<RunningServer> {
+  // modbus-serial leaves ServerSerial out when the serialport addon cannot load.
+  if (typeof ServerSerial !== 'function') throw new Error('Modbus RTU is not available here: the serialport addon did not load');
   let server: ServerSerial | undefined;
   await new Promise<void>((resolve, reject) => {
     server = new ServerSerial(serviceVector(sim), {

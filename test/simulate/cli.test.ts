@@ -86,4 +86,22 @@ describe('cabinet simulate (process)', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--houses must be an integer in 1\.\.247.*\n.*usage: cabinet simulate/);
   });
+
+  it('a port in use or a serial device that cannot be opened is one line on stderr and exit 1', async () => {
+    const { child, ready } = await start(['--port', '0']);
+    const run = promisify(execFile);
+    const fail = (args: string[]) => run(process.execPath, [...MAIN, ...args], { encoding: 'utf8', timeout: 20_000 }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    const busy = await fail(['--port', String(ready.port)]);
+    expect(busy).toMatchObject({ code: 1 });
+    expect(busy.stderr).toMatch(/^cabinet simulate: listen EADDRINUSE.*\n$/);
+    const noSerial = await fail(['--port', '0', '--serial', '/nonexistent/tty']);
+    expect(noSerial).toMatchObject({ code: 1 });
+    expect(noSerial.stderr).toMatch(/^cabinet simulate: .*\/nonexistent\/tty\n$/);
+    const code = exited(child);
+    child.kill('SIGTERM');
+    expect(await code).toBe(0);
+  });
 });
