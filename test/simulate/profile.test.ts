@@ -58,5 +58,7 @@ describe('simulator adapter profile', () => {
   it('docs/simulator.md carries the register map table generated from the same declaration', () => {
     const doc = readFileSync(new URL('../../docs/simulator.md', import.meta.url), 'utf8');
     expect(doc).toContain(registerMapMarkdown());
+    const shown = /## The adapter profile[\s\S]*?```json\n([\s\S]*?)\n```/.exec(doc)?.[1];
+    expect(JSON.parse(shown ?? 'null')).toEqual(adapterProfile({ house: 1 }));
   });
 });
