@@ -73,6 +73,7 @@ export async function simulateCommand(args: string[]): Promise<number> {
     return 0;
   }
   if (s.print_profile) {
+    if (s.serial === undefined && s.port === 0) throw new ConfigError('--print-profile needs the port the simulator listens on, not 0');
     // One create body per line: each line is what POST /api/v1/poultry-adapters takes.
     for (let k = 1; k <= s.houses; k++) {
       const link = s.serial !== undefined ? { serial_path: s.serial } : { host: s.host, port: s.port };

@@ -85,6 +85,8 @@ describe('cabinet simulate (process)', () => {
     );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--houses must be an integer in 1\.\.247.*\n.*usage: cabinet simulate/);
+    const anyPort = await run(process.execPath, [...MAIN, '--print-profile', '--port', '0'], { encoding: 'utf8' }).then(() => 0, (e: { code: number }) => e.code);
+    expect(anyPort).toBe(2);
   });
 
   it('a port in use or a serial device that cannot be opened is one line on stderr and exit 1', async () => {
