@@ -2,7 +2,16 @@ import { FieldFailure } from './errors.js';
 
 // One queue per bus: exactly one job on the wire at a time, a bounded backlog, and a watchdog so
 // that a job whose promise never settles (a driver callback lost when an adapter is unplugged)
-// cannot hold the bus forever.
+// cannot hold the bus forever. Two classes wait: writes (an operator or a setpoint dispatch is
+// waiting for the answer) go before reads (the poller), but never pre-empt the job on the wire.
+
+export type JobPriority = 'write' | 'read';
+
+/**
+ * Reads waiting per bus. The poller keeps at most one poll per device in flight and pushes a
+ * device's requests one after the other, so this bounds a runaway, not a normal site.
+ */
+export const READ_BACKLOG = 1024;
 
 export interface QueueJob<T> {
   run: () => Promise<T>;
@@ -16,7 +25,8 @@ interface Pending {
 }
 
 export class BusQueue {
-  private readonly waiting: Pending[] = [];
+  private readonly writes: Pending[] = [];
+  private readonly reads: Pending[] = [];
   private busy = false;
   private closed = false;
 
@@ -26,12 +36,22 @@ export class BusQueue {
   ) {}
 
   get length(): number {
-    return this.waiting.length + (this.busy ? 1 : 0);
+    return this.writes.length + this.reads.length + (this.busy ? 1 : 0);
   }
 
-  /** Resolves or rejects with the job's outcome; rejects with kind queue_full when the backlog is full. */
-  push<T>(job: QueueJob<T>, refusal: () => FieldFailure): Promise<T> {
-    if (this.closed || (this.busy && this.waiting.length >= this.maxLength)) {
+  /** Reads waiting (not counting one on the wire). */
+  get readsWaiting(): number {
+    return this.reads.length;
+  }
+
+  /**
+   * Resolves or rejects with the job's outcome; rejects with kind queue_full when the backlog of
+   * its class is full (writes: maxLength; reads: READ_BACKLOG, so polling never refuses a write).
+   */
+  push<T>(job: QueueJob<T>, refusal: () => FieldFailure, priority: JobPriority = 'write'): Promise<T> {
+    const line = priority === 'write' ? this.writes : this.reads;
+    const limit = priority === 'write' ? this.maxLength : READ_BACKLOG;
+    if (this.closed || (this.busy && line.length >= limit)) {
       return Promise.reject(refusal());
     }
     return new Promise<T>((resolve, reject) => {
@@ -75,13 +95,13 @@ export class BusQueue {
           },
         );
       };
-      if (this.busy) this.waiting.push({ start });
+      if (this.busy) line.push({ start });
       else start();
     });
   }
 
   private next(): void {
-    const item = this.waiting.shift();
+    const item = this.writes.shift() ?? this.reads.shift();
     if (item) item.start();
   }
 
