@@ -146,47 +146,63 @@ function removeOffset(value: number, offset: number): number {
   return Number.isFinite(d) ? Number(d.toPrecision(15)) : d;
 }
 
+/** Scratch bytes for decoding: decodeRaw runs for every polled value, so it allocates nothing. */
+const scratch = Buffer.alloc(8);
+
 /**
- * The raw value of one value's registers (wire order): the inverse of encodeValue before the
- * scale. Swapping bytes and reversing registers are each their own inverse and commute, so the
- * same two steps undo any layout. A bool register reads 1 for any non-zero content (controllers
- * differ on what they put in a "true" word).
+ * The raw value of one value's registers (wire order, from `start`): the inverse of encodeValue
+ * before the scale. Swapping bytes and reversing registers are each their own inverse and commute,
+ * so the same two steps undo any layout. A bool register reads 1 for any non-zero content
+ * (controllers differ on what they put in a "true" word).
  */
-export function decodeRaw(dataType: RegisterDataType, order: ByteOrder, registers: readonly number[]): number {
+export function decodeRaw(dataType: RegisterDataType, order: ByteOrder, registers: readonly number[], start = 0): number {
   const width = REGISTER_COUNT[dataType];
-  if (registers.length < width) throw new EncodingError(`${dataType} needs ${width} registers, got ${registers.length}`);
-  let regs = registers.slice(0, width);
-  if (order === 'BE' || order === 'BADC') regs = regs.map(swapBytes);
-  if (order === 'BE' || order === 'CDAB') regs.reverse();
-  const b = Buffer.alloc(width * 2);
-  regs.forEach((r, i) => b.writeUInt16BE(r & 0xffff, i * 2));
+  if (registers.length - start < width) throw new EncodingError(`${dataType} needs ${width} registers, got ${registers.length - start}`);
+  const reverse = order === 'BE' || order === 'CDAB';
+  const swap = order === 'BE' || order === 'BADC';
+  for (let i = 0; i < width; i++) {
+    const r = (registers[start + (reverse ? width - 1 - i : i)] ?? 0) & 0xffff;
+    scratch.writeUInt16BE(swap ? swapBytes(r) : r, i * 2);
+  }
   switch (dataType) {
     case 'bool':
-      return b.readUInt16BE(0) === 0 ? 0 : 1;
+      return scratch.readUInt16BE(0) === 0 ? 0 : 1;
     case 'int16':
-      return b.readInt16BE(0);
+      return scratch.readInt16BE(0);
     case 'uint16':
-      return b.readUInt16BE(0);
+      return scratch.readUInt16BE(0);
     case 'int32':
-      return b.readInt32BE(0);
+      return scratch.readInt32BE(0);
     case 'uint32':
-      return b.readUInt32BE(0);
+      return scratch.readUInt32BE(0);
     case 'float32':
-      return b.readFloatBE(0);
+      return scratch.readFloatBE(0);
     case 'float64':
-      return b.readDoubleBE(0);
+      return scratch.readDoubleBE(0);
   }
 }
 
 /**
- * raw / scale + offset, the engineering value of a raw reading. For integer types the quotient is
- * cleaned to 15 significant digits like the write side's product (1235 / 10 is 123.5, and
- * 3 / 0.1 must read 30, not 29.999999999999996); floating-point raw values keep the IEEE result.
+ * raw / scale + offset, the engineering value of a raw reading. For integer types the result is
+ * the decimal the device means, like the write side's clean-up: 1235 / 10 is 123.5, and 3 / 0.1
+ * must read 30, not 29.999999999999996. A division by an integer scale is correctly rounded (for
+ * 10, 100, 1000 that is the decimal itself), and a 0.1-like scale is a multiplication by an exact
+ * integer; only other scales and offsets pay for the 15-digit clean-up, which costs a string round
+ * trip per value. Floating-point raw values keep the IEEE result.
  */
 export function toEngineering(dataType: RegisterDataType, raw: number, scale = 1, offset = 0): number {
-  const clean = (x: number): number => (dataType in INTEGER_RANGE && Number.isFinite(x) ? Number(x.toPrecision(15)) : x);
-  const scaled = scale === 1 ? raw : clean(raw / scale);
-  return offset === 0 ? scaled : clean(scaled + offset);
+  const integer = INTEGER_RANGE[dataType] !== undefined;
+  let scaled: number;
+  if (scale === 1) scaled = raw;
+  else if (!integer || Number.isInteger(scale)) scaled = raw / scale;
+  else if (Number.isInteger(1 / scale)) scaled = raw * (1 / scale);
+  else scaled = fifteenDigits(raw / scale);
+  if (offset === 0) return scaled;
+  return integer ? fifteenDigits(scaled + offset) : scaled + offset;
+}
+
+function fifteenDigits(x: number): number {
+  return Number.isFinite(x) ? Number(x.toPrecision(15)) : x;
 }
 
 /** Engineering values of consecutive values of one type (the inverse of encodeRegisters). */
@@ -194,7 +210,7 @@ export function decodeRegisters(dataType: RegisterDataType, order: ByteOrder, re
   const width = REGISTER_COUNT[dataType];
   if (registers.length % width !== 0) throw new EncodingError(`${registers.length} registers do not hold whole ${dataType} values`);
   const out: number[] = [];
-  for (let i = 0; i < registers.length; i += width) out.push(toEngineering(dataType, decodeRaw(dataType, order, registers.slice(i, i + width)), scale, offset));
+  for (let i = 0; i < registers.length; i += width) out.push(toEngineering(dataType, decodeRaw(dataType, order, registers, i), scale, offset));
   return out;
 }
 

@@ -2,7 +2,7 @@ import type { EventBus } from '../realtime/bus.js';
 import { FieldFailure, errorText } from './errors.js';
 import type { Logger } from './types.js';
 import type { DeviceState, Poller, PolledDevice, PollPoint } from './poll-types.js';
-import { DEFAULT_MAX_GAP, planReads, ReadPlanError } from './read-plan.js';
+import { DEFAULT_MAX_GAP, planReads, ReadPlanError, type ReadRun } from './read-plan.js';
 import { bacnetReader, deviceBus, readBacnet, readModbus, type PollerField, type PollOutcome } from './poll-read.js';
 
 // The reading loop: every device on its own clock, on the field service's buses (poll-read.ts),
@@ -34,6 +34,8 @@ interface Entry {
   bus: string;
   /** Why the device cannot be polled as configured (no address, a point that cannot be planned). */
   problem: string | null;
+  /** The read plan of all the device's points (Modbus), the usual poll. */
+  runs: ReadRun[];
   /** The timer period: the shortest of the device's and its points' periods. */
   tick: number;
   nextAt: number;
@@ -74,26 +76,26 @@ export function createPoller(deps: PollerDeps): Poller {
   const iso = (): string => new Date(now()).toISOString();
   const base = (d: PolledDevice) => ({ device_id: d.id, industry: d.industry, tenant_id: d.tenant_id, site_id: d.site_id, unit_id: d.unit_id, controller_id: d.controller_id });
 
-  function problemOf(d: PolledDevice): string | null {
-    if (!(d.period_ms > 0)) return `period_ms must be positive, got ${d.period_ms}`;
-    if (d.transport === 'modbus-tcp' && !d.host) return 'a modbus-tcp device needs host';
-    if (d.transport === 'modbus-rtu' && !d.serial_path) return 'a modbus-rtu device needs serial_path';
-    if (d.transport === 'bacnet' && d.device_instance === undefined) return 'a bacnet device needs device_instance';
-    if (d.transport === 'bacnet') return null;
+  function check(d: PolledDevice): { problem: string | null; runs: ReadRun[] } {
+    const problem = (p: string) => ({ problem: p, runs: [] });
+    if (!(d.period_ms > 0)) return problem(`period_ms must be positive, got ${d.period_ms}`);
+    if (d.transport === 'modbus-tcp' && !d.host) return problem('a modbus-tcp device needs host');
+    if (d.transport === 'modbus-rtu' && !d.serial_path) return problem('a modbus-rtu device needs serial_path');
+    if (d.transport === 'bacnet' && d.device_instance === undefined) return problem('a bacnet device needs device_instance');
+    if (d.transport === 'bacnet') return { problem: null, runs: [] };
     try {
-      planReads(d.points, maxGap);
-      return null;
+      return { problem: null, runs: planReads(d.points, maxGap) };
     } catch (err) {
-      if (err instanceof ReadPlanError) return err.message;
+      if (err instanceof ReadPlanError) return problem(err.message);
       throw err;
     }
   }
 
   function add(d: PolledDevice, kept?: Entry): Entry {
-    const problem = problemOf(d);
+    const { problem, runs } = check(d);
     const tick = Math.min(d.period_ms, ...d.points.map((p) => p.period_ms ?? d.period_ms));
     const e: Entry = {
-      device: d, signature: JSON.stringify(d), bus: deviceBus(d), problem, tick, nextAt: now(), timer: null, running: null, removed: false,
+      device: d, signature: JSON.stringify(d), bus: deviceBus(d), problem, runs, tick, nextAt: now(), timer: null, running: null, removed: false,
       misses: kept?.misses ?? 0, state: kept?.state ?? 'unknown', lastOkAt: kept?.lastOkAt ?? null, lastMessage: problem ?? kept?.lastMessage ?? null,
       lastRead: new Map(), covKeys: new Set(), unsubscribe: [],
     };
@@ -150,7 +152,8 @@ export function createPoller(deps: PollerDeps): Poller {
     if (!points.length) return;
     let out: PollOutcome;
     try {
-      out = d.transport === 'bacnet' ? await readBacnet(field, d, points) : await readModbus(field, d, planReads(points, maxGap));
+      if (d.transport === 'bacnet') out = await readBacnet(field, d, points);
+      else out = await readModbus(field, d, points.length === d.points.length ? e.runs : planReads(points, maxGap));
     } catch (err) {
       if (!e.removed && !closed) missed(e, err instanceof FieldFailure ? err : new FieldFailure('link_lost', `Error ${e.bus} ${errorText(err)}`));
       return;

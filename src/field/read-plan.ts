@@ -79,7 +79,6 @@ function plannedPoint(p: PollPoint, bits: boolean): PlannedPoint {
 
 /** The engineering value of one planned point from its run's answer. */
 export function pointValue(pp: PlannedPoint, data: readonly number[]): number {
-  const slice = data.slice(pp.at, pp.at + pp.width);
-  const raw = pp.width === 1 && pp.dataType === 'bool' ? (slice[0] ? 1 : 0) : decodeRaw(pp.dataType, pp.order, slice);
+  const raw = pp.dataType === 'bool' ? (data[pp.at] ? 1 : 0) : decodeRaw(pp.dataType, pp.order, data, pp.at);
   return toEngineering(pp.dataType, raw, pp.point.scale ?? 1, pp.point.offset ?? 0);
 }
