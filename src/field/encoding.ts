@@ -158,8 +158,14 @@ const scratch = Buffer.alloc(8);
 export function decodeRaw(dataType: RegisterDataType, order: ByteOrder, registers: readonly number[], start = 0): number {
   const width = REGISTER_COUNT[dataType];
   if (registers.length - start < width) throw new EncodingError(`${dataType} needs ${width} registers, got ${registers.length - start}`);
-  const reverse = order === 'BE' || order === 'CDAB';
   const swap = order === 'BE' || order === 'BADC';
+  if (width === 1) {
+    const r = (registers[start] ?? 0) & 0xffff;
+    const v = swap ? swapBytes(r) : r;
+    if (dataType === 'int16') return v >= 0x8000 ? v - 0x10000 : v;
+    return dataType === 'bool' ? (v === 0 ? 0 : 1) : v;
+  }
+  const reverse = order === 'BE' || order === 'CDAB';
   for (let i = 0; i < width; i++) {
     const r = (registers[start + (reverse ? width - 1 - i : i)] ?? 0) & 0xffff;
     scratch.writeUInt16BE(swap ? swapBytes(r) : r, i * 2);

@@ -60,8 +60,12 @@ export abstract class ModbusBus {
   protected client: ModbusRTU | null = null;
   /** Set by the driver's close/error events; the next job reconnects. */
   protected linkUp = false;
-  /** Rejects when the current link closes, so a request in flight fails at once instead of at its deadline. */
-  private lost: Promise<never> = new Promise<never>(() => {});
+  /**
+   * Requests in flight on the current link, failed at once when it closes instead of at their
+   * deadline. A set emptied per request, not one shared promise raced by every request: a link that
+   * stays up for months of polling would keep a reaction (and the answer it resolved) per request.
+   */
+  private readonly lostWaiters = new Set<(why: string) => void>();
   private readonly queue: BusQueue;
 
   constructor(
@@ -173,10 +177,11 @@ export abstract class ModbusBus {
     const { retries } = this.timing;
     for (let attempt = 1; ; attempt++) {
       try {
-        const client = await this.connected(w);
+        // The usual case, a link that is up, without the extra turns of an async call.
+        const client = this.client && this.linkUp && this.client.isOpen ? this.client : await this.connected(w);
         client.setID(w.unitId);
         this.requests++;
-        const value = await this.deadline(Promise.race([op(client), this.lost]), w);
+        const value = await this.deadline(op(client), w, true);
         return { value, attempts: attempt };
       } catch (err) {
         const f = err instanceof FieldFailure ? err : this.classify(err, w);
@@ -197,15 +202,12 @@ export abstract class ModbusBus {
     const { default: ModbusClient } = await import('modbus-serial');
     const client = new ModbusClient();
     // Without a listener, a serial 'error' event (adapter unplugged) would crash the process.
-    let markLost: (f: FieldFailure) => void = () => {};
-    const lost = new Promise<never>((_, reject) => {
-      markLost = reject;
-    });
-    lost.catch(() => {});
     const onLost = (why: string) => {
       if (this.client !== client) return;
       this.linkUp = false;
-      markLost(this.failure('link_lost', 'Connection lost', w, undefined, why));
+      const waiters = [...this.lostWaiters];
+      this.lostWaiters.clear();
+      for (const fail of waiters) fail(why);
     };
     // Without a listener, a serial 'error' event (adapter unplugged) would crash the process.
     client.on('error', (e: unknown) => {
@@ -216,21 +218,28 @@ export abstract class ModbusBus {
     await this.deadline(this.open(client, w.unitId, w.address), w);
     if (this.client !== client) throw this.failure('link_lost', 'Connection lost', w);
     client.on('close', () => onLost('link closed'));
-    this.lost = lost;
     this.linkUp = true;
     return client;
   }
 
-  private deadline<T>(p: Promise<T>, w: Transaction): Promise<T> {
+  /** Settles with p, or fails at the deadline, or (a request on the wire) when the link closes. */
+  private deadline<T>(p: Promise<T>, w: Transaction, onLink = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(this.failure('timeout', 'Timeout', w)), this.timing.timeoutMs);
+      const fail = (why: string): void => reject(this.failure('link_lost', 'Connection lost', w, undefined, why));
+      if (onLink) this.lostWaiters.add(fail);
+      const timer = setTimeout(() => {
+        this.lostWaiters.delete(fail);
+        reject(this.failure('timeout', 'Timeout', w));
+      }, this.timing.timeoutMs);
       p.then(
         (v) => {
           clearTimeout(timer);
+          this.lostWaiters.delete(fail);
           resolve(v);
         },
         (e: unknown) => {
           clearTimeout(timer);
+          this.lostWaiters.delete(fail);
           reject(e);
         },
       );
