@@ -125,7 +125,7 @@ describe('poller on Modbus TCP', () => {
     // at most the read that was on the wire finished before the write; every other one after it
     await waitFor(() => waiting.every((r) => r.end > 0), 5000, 'reads done');
     expect(waiting.filter((r) => r.end <= writeDone).length).toBeLessThanOrEqual(1);
-    expect(writeDone - pushedAt).toBeLessThan(60 * 2 + 100);
+    expect(writeDone - pushedAt).toBeLessThan(60 * 2 + 250);
     expect(await peer.hr(150, 1)).toEqual([77]);
     await proxy.close();
   });
@@ -146,7 +146,7 @@ describe('poller on Modbus TCP', () => {
     const alive = events.readings.filter((r) => r.device_id === 'alive').map((r) => r.t);
     expect(alive.length).toBeGreaterThanOrEqual(7);
     const gaps = alive.slice(1).map((t, i) => t - alive[i]!);
-    for (const g of gaps) expect(Math.abs(g - period)).toBeLessThan(100);
+    for (const g of gaps) expect(Math.abs(g - period)).toBeLessThan(150);
     expect(events.links.filter((l) => l.state === 'lost').map((l) => l.device_id).sort()).toEqual(['refused', 'silent']);
     const lostRefused = events.links.find((l) => l.device_id === 'refused' && l.state === 'lost')!;
     expect(lostRefused.message).toBe(`Connection refused 127.0.0.1:${dead} addr:0`);
