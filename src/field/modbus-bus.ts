@@ -65,7 +65,7 @@ export abstract class ModbusBus {
    * deadline. A set emptied per request, not one shared promise raced by every request: a link that
    * stays up for months of polling would keep a reaction (and the answer it resolved) per request.
    */
-  private readonly lostWaiters = new Set<(why: string) => void>();
+  private readonly lostWaiters = new Set<{ t: Transaction; reject: (f: FieldFailure) => void }>();
   private readonly queue: BusQueue;
 
   constructor(
@@ -91,22 +91,23 @@ export abstract class ModbusBus {
   /** A read, queued behind any waiting write; same deadlines, retries and fresh-link rules. */
   read(r: ModbusRead): Promise<ModbusReadOutcome> {
     const { timeoutMs, retries } = this.timing;
+    // Bound methods, not named closures: see Slot in queue.ts (this runs for every poll request).
     return this.queue.push<ModbusReadOutcome>(
-      {
-        run: async () => {
-          this.beforeJob(r);
-          const { value, attempts } = await this.transactValue(r, (c) => this.sendRead(c, r));
-          return { data: value, attempts };
-        },
-        abandon: () => {
-          this.drop('watchdog');
-          return this.failure('timeout', 'Timeout', r);
-        },
-        watchdogMs: timeoutMs * 2 * (retries + 1) + 2000,
-      },
-      () => this.failure('queue_full', 'Queue full', r),
+      { run: this.runRead.bind(this, r), abandon: this.abandon.bind(this, r), watchdogMs: timeoutMs * 2 * (retries + 1) + 2000 },
+      this.failure.bind(this, 'queue_full', 'Queue full', r, undefined, undefined),
       'read',
     );
+  }
+
+  private async runRead(r: ModbusRead): Promise<ModbusReadOutcome> {
+    this.beforeJob(r);
+    const { value, attempts } = await this.transactValue(r, (c) => this.sendRead(c, r));
+    return { data: value, attempts };
+  }
+
+  private abandon(t: Transaction): FieldFailure {
+    this.drop('watchdog');
+    return this.failure('timeout', 'Timeout', t);
   }
 
   private async sendRead(c: ModbusRTU, r: ModbusRead): Promise<number[]> {
@@ -118,7 +119,8 @@ export abstract class ModbusBus {
     else data = (await c.readDiscreteInputs(r.address, n)).data;
     // Bits come padded to whole bytes; a short answer is a stale or foreign reply.
     if (data.length < n) throw this.failure('bad_reply', this.errorWhat(r), r, `Unexpected reply (${data.length} values for ${n})`);
-    return data.slice(0, n).map((x) => (typeof x === 'boolean' ? (x ? 1 : 0) : x));
+    if (!isBits(r)) return data.length === n ? (data as number[]) : (data.slice(0, n) as number[]);
+    return data.slice(0, n).map((x) => (x === true || x === 1 ? 1 : 0));
   }
 
   private errorWhat(t: Transaction): string {
@@ -207,7 +209,7 @@ export abstract class ModbusBus {
       this.linkUp = false;
       const waiters = [...this.lostWaiters];
       this.lostWaiters.clear();
-      for (const fail of waiters) fail(why);
+      for (const x of waiters) x.reject(this.failure('link_lost', 'Connection lost', x.t, undefined, why));
     };
     // Without a listener, a serial 'error' event (adapter unplugged) would crash the process.
     client.on('error', (e: unknown) => {
@@ -225,21 +227,21 @@ export abstract class ModbusBus {
   /** Settles with p, or fails at the deadline, or (a request on the wire) when the link closes. */
   private deadline<T>(p: Promise<T>, w: Transaction, onLink = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const fail = (why: string): void => reject(this.failure('link_lost', 'Connection lost', w, undefined, why));
-      if (onLink) this.lostWaiters.add(fail);
+      const waiter = { t: w, reject };
+      if (onLink) this.lostWaiters.add(waiter);
       const timer = setTimeout(() => {
-        this.lostWaiters.delete(fail);
+        this.lostWaiters.delete(waiter);
         reject(this.failure('timeout', 'Timeout', w));
       }, this.timing.timeoutMs);
       p.then(
         (v) => {
           clearTimeout(timer);
-          this.lostWaiters.delete(fail);
+          this.lostWaiters.delete(waiter);
           resolve(v);
         },
         (e: unknown) => {
           clearTimeout(timer);
-          this.lostWaiters.delete(fail);
+          this.lostWaiters.delete(waiter);
           reject(e);
         },
       );

@@ -21,7 +21,65 @@ export interface QueueJob<T> {
 }
 
 interface Pending {
-  start: () => void;
+  start(): void;
+}
+
+/**
+ * One job's life on the queue. A class rather than closures: this runs for every poll request, and
+ * the build keeps function names (esbuild keepNames), which costs a defineProperty per named closure.
+ */
+class Slot<T> implements Pending {
+  private settled = false;
+  private watchdog: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly queue: BusQueue,
+    private readonly job: QueueJob<T>,
+    private readonly resolve: (value: T) => void,
+    private readonly reject: (err: unknown) => void,
+  ) {}
+
+  start(): void {
+    this.queue.onStart();
+    this.watchdog = setTimeout(Slot.fire, this.job.watchdogMs, this);
+    let p: Promise<T>;
+    try {
+      p = this.job.run();
+    } catch (err) {
+      p = Promise.reject(err);
+    }
+    p.then(
+      (value) => {
+        if (this.settled) return;
+        this.resolve(value);
+        this.finish();
+      },
+      (err: unknown) => {
+        if (this.settled) return;
+        this.reject(err);
+        this.finish();
+      },
+    );
+  }
+
+  private static fire<U>(slot: Slot<U>): void {
+    if (slot.settled) return;
+    let failure: FieldFailure;
+    try {
+      failure = slot.job.abandon();
+    } catch (err) {
+      failure = new FieldFailure('timeout', `Timeout ${slot.queue.name}`, String(err));
+    }
+    slot.reject(failure);
+    slot.finish();
+  }
+
+  private finish(): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.watchdog);
+    this.queue.onFinish();
+  }
 }
 
 export class BusQueue {
@@ -55,49 +113,20 @@ export class BusQueue {
       return Promise.reject(refusal());
     }
     return new Promise<T>((resolve, reject) => {
-      const start = (): void => {
-        this.busy = true;
-        let settled = false;
-        const finish = (): void => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(watchdog);
-          this.busy = false;
-          this.next();
-        };
-        const watchdog = setTimeout(() => {
-          if (settled) return;
-          let failure: FieldFailure;
-          try {
-            failure = job.abandon();
-          } catch (err) {
-            failure = new FieldFailure('timeout', `Timeout ${this.name}`, String(err));
-          }
-          reject(failure);
-          finish();
-        }, job.watchdogMs);
-        let p: Promise<T>;
-        try {
-          p = job.run();
-        } catch (err) {
-          p = Promise.reject(err);
-        }
-        p.then(
-          (value) => {
-            if (settled) return;
-            resolve(value);
-            finish();
-          },
-          (err: unknown) => {
-            if (settled) return;
-            reject(err);
-            finish();
-          },
-        );
-      };
-      if (this.busy) line.push({ start });
-      else start();
+      const slot = new Slot<T>(this, job, resolve, reject);
+      if (this.busy) line.push(slot);
+      else slot.start();
     });
+  }
+
+  /** Called by a slot when its job goes on the wire / has settled. */
+  onStart(): void {
+    this.busy = true;
+  }
+
+  onFinish(): void {
+    this.busy = false;
+    this.next();
   }
 
   private next(): void {
