@@ -29,8 +29,12 @@ export function isBacnetReader(g: object): g is BacnetReader {
 }
 
 export interface PollOutcome {
-  /** Point key -> engineering value, for every point read in this poll. */
-  values: Map<string, number>;
+  /** Key -> engineering value of the points of kind 'reading' read in this poll. */
+  values: Record<string, number>;
+  /** The same for points of kind 'setpoint' (what the controller holds). */
+  setpoints: Record<string, number>;
+  /** How many values the two hold. */
+  count: number;
   /** Points the device answered for with an error (Modbus exception, BACnet property error). */
   failures: string[];
 }
@@ -59,7 +63,7 @@ export async function readModbus(field: PollerField, d: PolledDevice, runs: read
   if (!spec) throw new FieldFailure('invalid', `Device ${d.id} has no ${d.transport === 'modbus-rtu' ? 'serial_path' : 'host'}`);
   const bus = field.modbusBus(spec);
   const unitId = d.modbus_unit_id ?? 1;
-  const out: PollOutcome = { values: new Map(), failures: [] };
+  const out: PollOutcome = { values: {}, setpoints: {}, count: 0, failures: [] };
   for (const run of runs) {
     let data: number[];
     try {
@@ -75,7 +79,7 @@ export async function readModbus(field: PollerField, d: PolledDevice, runs: read
     for (const pp of run.points) {
       const value = pointValue(pp, data);
       // A NaN or infinite float is a sensor fault code on many controllers, not a reading.
-      if (Number.isFinite(value)) out.values.set(pp.point.key, value);
+      if (Number.isFinite(value)) put(out, pp.point, value);
       else out.failures.push(`point ${pp.point.key}: not a finite value (${value})`);
     }
   }
@@ -85,7 +89,17 @@ export async function readModbus(field: PollerField, d: PolledDevice, runs: read
 export async function readBacnet(field: PollerField, d: PolledDevice, points: readonly PollPoint[]): Promise<PollOutcome> {
   const g = await bacnetReader(field);
   const r = await g.readPoints(d.device_instance ?? 0, points);
-  return { values: r.values, failures: [...r.failures].map(([k, why]) => `point ${k}: ${why}`) };
+  const out: PollOutcome = { values: {}, setpoints: {}, count: 0, failures: [...r.failures].map(([k, why]) => `point ${k}: ${why}`) };
+  for (const p of points) {
+    const v = r.values.get(p.key);
+    if (v !== undefined && Number.isFinite(v)) put(out, p, v);
+  }
+  return out;
+}
+
+export function put(out: PollOutcome, p: PollPoint, value: number): void {
+  (p.kind === 'setpoint' ? out.setpoints : out.values)[p.key] = value;
+  out.count++;
 }
 
 export async function bacnetReader(field: PollerField): Promise<BacnetReader> {

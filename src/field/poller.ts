@@ -3,7 +3,7 @@ import { FieldFailure, errorText } from './errors.js';
 import type { Logger } from './types.js';
 import type { DeviceState, Poller, PolledDevice, PollPoint } from './poll-types.js';
 import { DEFAULT_MAX_GAP, planReads, ReadPlanError, type ReadRun } from './read-plan.js';
-import { bacnetReader, deviceBus, readBacnet, readModbus, type PollerField, type PollOutcome } from './poll-read.js';
+import { bacnetReader, deviceBus, put, readBacnet, readModbus, type PollerField, type PollOutcome } from './poll-read.js';
 
 // The reading loop: every device on its own clock, on the field service's buses (poll-read.ts),
 // turned into device_readings / device_link / bus_link events. See "Reading" in README.md.
@@ -161,10 +161,10 @@ export function createPoller(deps: PollerDeps): Poller {
     if (e.removed || closed) return;
     for (const p of points) e.lastRead.set(p.key, t);
     if (out.failures.length) log('warn', 'polled device answered with errors', { device: d.id, failures: out.failures });
-    answered(e, out.values);
+    answered(e, out);
   }
 
-  function answered(e: Entry, values: ReadonlyMap<string, number>): void {
+  function answered(e: Entry, out: PollOutcome): void {
     const at = iso();
     if (e.device.transport === 'modbus-rtu') busBack(e.bus, at);
     e.misses = 0;
@@ -174,14 +174,7 @@ export function createPoller(deps: PollerDeps): Poller {
       e.state = 'ok';
       bus.emit('device_link', { ...base(e.device), state: 'ok', misses: 0, message: null, bus: e.bus, at });
     }
-    if (!values.size) return;
-    const readings: Record<string, number> = {};
-    const setpoints: Record<string, number> = {};
-    for (const p of e.device.points) {
-      const v = values.get(p.key);
-      if (v !== undefined) (p.kind === 'setpoint' ? setpoints : readings)[p.key] = v;
-    }
-    bus.emit('device_readings', { ...base(e.device), at, values: readings, setpoints, source: 'device' });
+    if (out.count) bus.emit('device_readings', { ...base(e.device), at, values: out.values, setpoints: out.setpoints, source: 'device' });
   }
 
   function missed(e: Entry, f: FieldFailure): void {
@@ -227,7 +220,10 @@ export function createPoller(deps: PollerDeps): Poller {
       for (const p of covPoints) {
         if (e.removed || closed) return;
         const unsubscribe = await g.subscribeCov(d.device_instance ?? 0, p, deps.covLifetimeS ?? 300, (value) => {
-          if (!e.removed && !closed && Number.isFinite(value)) answered(e, new Map([[p.key, value]]));
+          if (e.removed || closed || !Number.isFinite(value)) return;
+          const out: PollOutcome = { values: {}, setpoints: {}, count: 0, failures: [] };
+          put(out, p, value);
+          answered(e, out);
         });
         if (e.removed || closed) await unsubscribe();
         else {
