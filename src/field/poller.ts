@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { EventBus } from '../realtime/bus.js';
 import { FieldFailure, errorText } from './errors.js';
 import type { Logger } from './types.js';
@@ -61,6 +62,8 @@ const realTimers: Timers = {
   },
   clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
 };
+
+const portExists = (path: string | undefined): boolean => path !== undefined && existsSync(path);
 
 export function createPoller(deps: PollerDeps): Poller {
   const { field, bus } = deps;
@@ -183,7 +186,9 @@ export function createPoller(deps: PollerDeps): Poller {
     e.lastMessage = f.message;
     if (e.device.transport === 'modbus-rtu') {
       // 'refused' on a serial bus is the port itself (adapter unplugged): one event for the bus.
-      if (f.kind === 'refused') return busLost(e.bus, f.message, at);
+      // So is a link lost under a request when the port's path has gone with it (no retry left
+      // to find the port missing).
+      if (f.kind === 'refused' || (f.kind === 'link_lost' && !portExists(e.device.serial_path))) return busLost(e.bus, f.message, at);
       busBack(e.bus, at);
     }
     if (e.misses >= e.device.loss_after_misses && e.state !== 'lost') {

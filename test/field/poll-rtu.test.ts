@@ -32,8 +32,8 @@ afterAll(async () => {
   if (pty) removeDir(pty.dir);
 });
 
-function start(timeoutMs = 250) {
-  field = createFieldService(fieldConfig({ request_timeout_ms: timeoutMs, retries: 0, modbus: { serial: { baud_rate: 19200 } } }), { audit: () => {} });
+function start(timeoutMs = 250, retries = 0) {
+  field = createFieldService(fieldConfig({ request_timeout_ms: timeoutMs, retries, modbus: { serial: { baud_rate: 19200 } } }), { audit: () => {} });
   bus = new EventBus();
   events = record(bus);
   const spy = spyField(field);
@@ -79,11 +79,29 @@ describe('poller on Modbus RTU', () => {
     expect(events.buses).toEqual([]);
   });
 
+  it('the adapter unplugged under a request in flight, no retry left: still the bus, not the device', async () => {
+    peer = await startModbusPeer('rtu', pty.b);
+    const { poller, spy } = start(3000);
+    poller.set([device('a', { transport: 'modbus-rtu', serial_path: pty.a, period_ms: 300, loss_after_misses: 1, points: [hr('t', 0)] })]);
+    await waitFor(() => events.readings.length >= 1, 5000, 'readings');
+    await peer.stop();
+    peer = null;
+    // a request now waits for a slave that is gone; the adapter goes while it waits
+    await waitFor(() => spy.reads.some((r) => r.end === 0 && r.start > events.readings[0]!.t), 5000, 'a request in flight');
+    await pty.stop();
+    await waitFor(() => spy.reads.every((r) => r.end > 0), 5000, 'the request failed');
+    expect(spy.reads.filter((r) => !r.ok).map((r) => r.kind)).toEqual(['link_lost']);
+    await waitFor(() => events.buses.length > 0, 5000, 'bus lost');
+    expect(events.buses.map((b) => b.state)).toEqual(['lost']);
+    expect(events.links.filter((l) => l.state === 'lost')).toEqual([]);
+    pty = await startPtyPair(pty.dir);
+  });
+
   it('the adapter unplugged and plugged back: one bus_link lost, then ok and readings again, no restart', async () => {
     peer = await startModbusPeer('rtu', pty.b);
     await peer.set('hr', 0, [215, 300]);
     const { poller } = start();
-    const onBus = (id: string, addr: number) => device(id, { transport: 'modbus-rtu', serial_path: pty.a, period_ms: 300, loss_after_misses: 2, points: [hr('t', addr, { scale: 10 })] });
+    const onBus = (id: string, addr: number) => device(id, { transport: 'modbus-rtu', serial_path: pty.a, period_ms: 300, loss_after_misses: 1, points: [hr('t', addr, { scale: 10 })] });
     poller.set([onBus('a', 0), onBus('b', 1)]);
     await waitFor(() => events.readings.length >= 4, 5000, 'readings');
     await peer.stop();
