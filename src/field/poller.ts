@@ -82,6 +82,8 @@ export function createPoller(deps: PollerDeps): Poller {
   function check(d: PolledDevice): { problem: string | null; runs: ReadRun[] } {
     const problem = (p: string) => ({ problem: p, runs: [] });
     if (!(d.period_ms > 0)) return problem(`period_ms must be positive, got ${d.period_ms}`);
+    const badPeriod = d.points.find((p) => p.period_ms !== undefined && !(p.period_ms > 0));
+    if (badPeriod) return problem(`point ${badPeriod.key}: period_ms must be positive, got ${badPeriod.period_ms}`);
     if (d.transport === 'modbus-tcp' && !d.host) return problem('a modbus-tcp device needs host');
     if (d.transport === 'modbus-rtu' && !d.serial_path) return problem('a modbus-rtu device needs serial_path');
     if (d.transport === 'bacnet' && d.device_instance === undefined) return problem('a bacnet device needs device_instance');
@@ -129,9 +131,11 @@ export function createPoller(deps: PollerDeps): Poller {
     e.timer = null;
     if (closed || e.removed) return;
     if (!e.running) {
-      e.running = poll(e).finally(() => {
-        e.running = null;
-      });
+      e.running = poll(e)
+        .catch((err: unknown) => log('error', 'poll failed unexpectedly', { device: e.device.id, error: errorText(err) }))
+        .finally(() => {
+          e.running = null;
+        });
     }
     // An overrun (or a stalled loop) skips the instants it missed instead of polling in a burst.
     const t = now();

@@ -106,12 +106,13 @@ describe('poller state', () => {
   it('a device that cannot be polled as configured is reported, not polled', async () => {
     const sim = simulated(() => 10);
     poller = createPoller({ field: sim.field, bus: new EventBus(), timers });
-    poller.set([device('bad', { points: [{ key: 'c', kind: 'reading', object_type: 'coil', address: 1, data_type: 'float32' }] }), device('nohost', { host: undefined, points: [hr('t', 0)] })]);
+    poller.set([device('bad', { points: [{ key: 'c', kind: 'reading', object_type: 'coil', address: 1, data_type: 'float32' }] }), device('nohost', { host: undefined, points: [hr('t', 0)] }), device('zero', { points: [hr('t', 0, { period_ms: 0 })] })]);
     await vi.advanceTimersByTimeAsync(1000);
     expect(sim.starts).toEqual([]);
     expect(poller.snapshot().map((s) => [s.device_id, s.state, s.last_message])).toEqual([
       ['bad', 'unknown', 'point c: a coil holds one bit, data_type must be bool, got float32'],
       ['nohost', 'unknown', 'a modbus-tcp device needs host'],
+      ['zero', 'unknown', 'point t: period_ms must be positive, got 0'],
     ]);
   });
 });
