@@ -4,7 +4,7 @@
 // extension does nothing until start(), one failing to start does not stop the rest.
 //
 //   shared (built here, always present once ready): db, sessions, security, bus, audit, alarms,
-//     field, upgrades, modules (static until the core runtime provides the persistent registry)
+//     field, poller (idle until a runtime calls set()), upgrades, modules (static until the core runtime provides the persistent registry)
 //   provided by runtimes (absent when their module is off or failed): status, mqtt, telemetry,
 //     industryAlarms, melioration, edgeSync, rpc
 import type { Config } from './config.js';
@@ -20,6 +20,7 @@ import { staticRegistry } from './modules/core/registry/static.js';
 import { createSqlAudit } from './modules/audit/service.js';
 import { createAlarmService, type AlarmService } from './modules/alarms/service.js';
 import { createFieldWrites } from './modules/field/writes.js';
+import { createPoller } from './field/poller.js';
 
 export class StartupError extends Error {}
 
@@ -47,6 +48,14 @@ export function composeServices(input: { config: Config; log: Logger; lifecycle:
   let audit: AuditService | undefined;
   let alarms: AlarmService | undefined;
   const notReady = (what: string) => new ApiError('service_unavailable', `${what} is not ready yet`);
+  const bus = new EventBus(log);
+  // `audit` is read at each write, so the sync's wrapper sees field writes too.
+  const field = createFieldWrites({ config, log, audit: () => services.audit });
+  const poller = createPoller({
+    field,
+    bus,
+    log: (level, msg, data) => log[level](msg, { component: 'poller', ...(data ?? {}) }),
+  });
   const services: Services = {
     config,
     log,
@@ -65,7 +74,7 @@ export function composeServices(input: { config: Config; log: Logger; lifecycle:
       return opened.security;
     },
     modules: staticRegistry(input.catalogue),
-    bus: new EventBus(log),
+    bus,
     get audit(): AuditService {
       return (audit ??= createSqlAudit(services));
     },
@@ -76,8 +85,8 @@ export function composeServices(input: { config: Config; log: Logger; lifecycle:
     get alarms(): AlarmService {
       return (alarms ??= createAlarmService(services));
     },
-    // `audit` is read at each write, so the sync's wrapper sees field writes too.
-    field: createFieldWrites({ config, log, audit: () => services.audit }),
+    field,
+    poller,
     upgrades: createUpgradeRouter((err) => log.error('websocket upgrade failed', { error: err.message })),
     openapiYaml: input.openapiYaml,
   };

@@ -75,6 +75,7 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
   const stopRuntimes = async () => {
     await runtimes.stop();
     // After the runtimes: a setpoint dispatch or device poll in flight may still be writing.
+    await services.poller.close().catch((err: Error) => log.error('poller failed to close', { error: err.message }));
     await services.field.close().catch((err: Error) => log.error('field service failed to close', { error: err.message }));
   };
   const stopListening = () =>

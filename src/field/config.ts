@@ -39,6 +39,8 @@ export const fieldConfigSchema = v.object({
   queue_max_length: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000)), 32),
   /** Largest params[] accepted in one request. */
   max_items: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000)), 100),
+  /** Consecutive missed polls that make a device's communication loss, for devices that do not say. */
+  loss_after_misses: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000)), 3),
   modbus: v.optional(
     v.object({
       unit_id: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(255)), 1),

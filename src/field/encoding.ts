@@ -107,8 +107,8 @@ const swapBytes = (r: number): number => ((r & 0xff) << 8) | (r >> 8);
  * ABCD); the other layouts are that with the register order reversed (CDAB), the bytes inside
  * each register swapped (BADC), or both, which reverses the whole byte sequence (BE, DCBA).
  */
-export function encodeValue(dataType: RegisterDataType, order: ByteOrder, value: number | boolean, scale: number): number[] {
-  const bytes = valueBytes(dataType, value, scale);
+export function encodeValue(dataType: RegisterDataType, order: ByteOrder, value: number | boolean, scale: number, offset = 0): number[] {
+  const bytes = valueBytes(dataType, offset === 0 || typeof value !== 'number' ? value : removeOffset(value, offset), scale);
   let regs: number[] = [];
   for (let i = 0; i < bytes.length; i += 2) regs.push(bytes.readUInt16BE(i));
   if (order === 'BE' || order === 'CDAB') regs.reverse();
@@ -122,18 +122,102 @@ export function encodeRegisters(
   order: ByteOrder,
   value: number | boolean | ReadonlyArray<number | boolean>,
   scale: number,
+  offset = 0,
 ): number[] {
-  if (!Array.isArray(value)) return encodeValue(dataType, order, value as number | boolean, scale);
+  if (!Array.isArray(value)) return encodeValue(dataType, order, value as number | boolean, scale, offset);
   const regs: number[] = [];
   (value as ReadonlyArray<number | boolean>).forEach((item, i) => {
     try {
-      regs.push(...encodeValue(dataType, order, item, scale));
+      regs.push(...encodeValue(dataType, order, item, scale, offset));
     } catch (err) {
       if (err instanceof EncodingError) throw new EncodingError(`value[${i}]: ${err.message}`);
       throw err;
     }
   });
   return regs;
+}
+
+/**
+ * value - offset with the subtraction's binary noise removed (21.6 - 0.1 is 21.500000000000004):
+ * the offset is a decimal the operator typed, and the difference is scaled and rounded next.
+ */
+function removeOffset(value: number, offset: number): number {
+  const d = value - offset;
+  return Number.isFinite(d) ? Number(d.toPrecision(15)) : d;
+}
+
+/** Scratch bytes for decoding: decodeRaw runs for every polled value, so it allocates nothing. */
+const scratch = Buffer.alloc(8);
+
+/**
+ * The raw value of one value's registers (wire order, from `start`): the inverse of encodeValue
+ * before the scale. Swapping bytes and reversing registers are each their own inverse and commute,
+ * so the same two steps undo any layout. A bool register reads 1 for any non-zero content
+ * (controllers differ on what they put in a "true" word).
+ */
+export function decodeRaw(dataType: RegisterDataType, order: ByteOrder, registers: readonly number[], start = 0): number {
+  const width = REGISTER_COUNT[dataType];
+  if (registers.length - start < width) throw new EncodingError(`${dataType} needs ${width} registers, got ${registers.length - start}`);
+  const swap = order === 'BE' || order === 'BADC';
+  if (width === 1) {
+    const r = (registers[start] ?? 0) & 0xffff;
+    const v = swap ? swapBytes(r) : r;
+    if (dataType === 'int16') return v >= 0x8000 ? v - 0x10000 : v;
+    return dataType === 'bool' ? (v === 0 ? 0 : 1) : v;
+  }
+  const reverse = order === 'BE' || order === 'CDAB';
+  for (let i = 0; i < width; i++) {
+    const r = (registers[start + (reverse ? width - 1 - i : i)] ?? 0) & 0xffff;
+    scratch.writeUInt16BE(swap ? swapBytes(r) : r, i * 2);
+  }
+  switch (dataType) {
+    case 'bool':
+      return scratch.readUInt16BE(0) === 0 ? 0 : 1;
+    case 'int16':
+      return scratch.readInt16BE(0);
+    case 'uint16':
+      return scratch.readUInt16BE(0);
+    case 'int32':
+      return scratch.readInt32BE(0);
+    case 'uint32':
+      return scratch.readUInt32BE(0);
+    case 'float32':
+      return scratch.readFloatBE(0);
+    case 'float64':
+      return scratch.readDoubleBE(0);
+  }
+}
+
+/**
+ * raw / scale + offset, the engineering value of a raw reading. For integer types the result is
+ * the decimal the device means, like the write side's clean-up: 1235 / 10 is 123.5, and 3 / 0.1
+ * must read 30, not 29.999999999999996. A division by an integer scale is correctly rounded (for
+ * 10, 100, 1000 that is the decimal itself), and a 0.1-like scale is a multiplication by an exact
+ * integer; only other scales and offsets pay for the 15-digit clean-up, which costs a string round
+ * trip per value. Floating-point raw values keep the IEEE result.
+ */
+export function toEngineering(dataType: RegisterDataType, raw: number, scale = 1, offset = 0): number {
+  const integer = INTEGER_RANGE[dataType] !== undefined;
+  let scaled: number;
+  if (scale === 1) scaled = raw;
+  else if (!integer || Number.isInteger(scale)) scaled = raw / scale;
+  else if (Number.isInteger(1 / scale)) scaled = raw * (1 / scale);
+  else scaled = fifteenDigits(raw / scale);
+  if (offset === 0) return scaled;
+  return integer ? fifteenDigits(scaled + offset) : scaled + offset;
+}
+
+function fifteenDigits(x: number): number {
+  return Number.isFinite(x) ? Number(x.toPrecision(15)) : x;
+}
+
+/** Engineering values of consecutive values of one type (the inverse of encodeRegisters). */
+export function decodeRegisters(dataType: RegisterDataType, order: ByteOrder, registers: readonly number[], scale = 1, offset = 0): number[] {
+  const width = REGISTER_COUNT[dataType];
+  if (registers.length % width !== 0) throw new EncodingError(`${registers.length} registers do not hold whole ${dataType} values`);
+  const out: number[] = [];
+  for (let i = 0; i < registers.length; i += width) out.push(toEngineering(dataType, decodeRaw(dataType, order, registers, i), scale, offset));
+  return out;
 }
 
 /** Coil states. Coils are bits: only 0/1/true/false, no scale, no byte order. */

@@ -4,6 +4,7 @@ import { FieldFailure, isRetryable, modbusExceptionText, errorText, type Failure
 import { registersHex } from './encoding.js';
 import type { Logger } from './types.js';
 import type { SerialSettings } from './config.js';
+import type { ModbusTable } from './poll-types.js';
 
 // A Modbus bus (one TCP endpoint or one serial port): its queue, its connection, and the
 // attempt/timeout/retry/reconnect policy shared by the TCP and RTU transports.
@@ -23,6 +24,27 @@ export interface ModbusWrite {
   serial?: SerialSettings;
 }
 
+/** One read request: FC03 holding, FC04 input registers, FC01 coils, FC02 discrete inputs. */
+export interface ModbusRead {
+  unitId: number;
+  table: ModbusTable;
+  address: number;
+  /** Registers (<= 125) or bits (<= 2000). */
+  count: number;
+  serial?: SerialSettings;
+}
+
+export interface ModbusReadOutcome {
+  /** Registers for the register tables, bits (0/1) for coils and discrete inputs; `count` long. */
+  data: number[];
+  attempts: number;
+}
+
+/** Whatever goes on the wire: both carry the unit, the first address and the RTU line settings. */
+type Transaction = ModbusWrite | ModbusRead;
+const isRead = (t: Transaction): t is ModbusRead => 'table' in t;
+const isBits = (t: Transaction): boolean => (isRead(t) ? t.table === 'coil' || t.table === 'discrete input' : t.objectType === 'coil');
+
 export interface ModbusWriteOutcome {
   attempts: number;
   verified: boolean;
@@ -38,8 +60,12 @@ export abstract class ModbusBus {
   protected client: ModbusRTU | null = null;
   /** Set by the driver's close/error events; the next job reconnects. */
   protected linkUp = false;
-  /** Rejects when the current link closes, so a request in flight fails at once instead of at its deadline. */
-  private lost: Promise<never> = new Promise<never>(() => {});
+  /**
+   * Requests in flight on the current link, failed at once when it closes instead of at their
+   * deadline. A set emptied per request, not one shared promise raced by every request: a link that
+   * stays up for months of polling would keep a reaction (and the answer it resolved) per request.
+   */
+  private readonly lostWaiters = new Set<{ t: Transaction; reject: (f: FieldFailure) => void }>();
   private readonly queue: BusQueue;
 
   constructor(
@@ -55,8 +81,50 @@ export abstract class ModbusBus {
   /** Opens a fresh client; rejects with a FieldFailure. */
   protected abstract open(client: ModbusRTU, unitId: number, address: number): Promise<void>;
 
+  /** Requests put on the wire (every attempt counts), for tests and benchmarks. */
+  requests = 0;
+
   get queueLength(): number {
     return this.queue.length;
+  }
+
+  /** A read, queued behind any waiting write; same deadlines, retries and fresh-link rules. */
+  read(r: ModbusRead): Promise<ModbusReadOutcome> {
+    const { timeoutMs, retries } = this.timing;
+    // Bound methods, not named closures: see Slot in queue.ts (this runs for every poll request).
+    return this.queue.push<ModbusReadOutcome>(
+      { run: this.runRead.bind(this, r), abandon: this.abandon.bind(this, r), watchdogMs: timeoutMs * 2 * (retries + 1) + 2000 },
+      this.failure.bind(this, 'queue_full', 'Queue full', r, undefined, undefined),
+      'read',
+    );
+  }
+
+  private async runRead(r: ModbusRead): Promise<ModbusReadOutcome> {
+    this.beforeJob(r);
+    const { value, attempts } = await this.transactValue(r, (c) => this.sendRead(c, r));
+    return { data: value, attempts };
+  }
+
+  private abandon(t: Transaction): FieldFailure {
+    this.drop('watchdog');
+    return this.failure('timeout', 'Timeout', t);
+  }
+
+  private async sendRead(c: ModbusRTU, r: ModbusRead): Promise<number[]> {
+    const n = r.count;
+    let data: readonly (number | boolean)[];
+    if (r.table === 'holding register') data = (await c.readHoldingRegisters(r.address, n)).data;
+    else if (r.table === 'input register') data = (await c.readInputRegisters(r.address, n)).data;
+    else if (r.table === 'coil') data = (await c.readCoils(r.address, n)).data;
+    else data = (await c.readDiscreteInputs(r.address, n)).data;
+    // Bits come padded to whole bytes; a short answer is a stale or foreign reply.
+    if (data.length < n) throw this.failure('bad_reply', this.errorWhat(r), r, `Unexpected reply (${data.length} values for ${n})`);
+    if (!isBits(r)) return data.length === n ? (data as number[]) : (data.slice(0, n) as number[]);
+    return data.slice(0, n).map((x) => (x === true || x === 1 ? 1 : 0));
+  }
+
+  private errorWhat(t: Transaction): string {
+    return `Error ${isRead(t) ? 'read' : 'write'} ${isBits(t) ? 'bit' : 'register'}`;
   }
 
   write(w: ModbusWrite): Promise<ModbusWriteOutcome> {
@@ -77,7 +145,7 @@ export abstract class ModbusBus {
   }
 
   /** Runs inside the job, before its first request. */
-  protected beforeJob(_w: ModbusWrite): void {}
+  protected beforeJob(_t: Transaction): void {}
 
   private async runWrite(w: ModbusWrite): Promise<ModbusWriteOutcome> {
     this.beforeJob(w);
@@ -102,18 +170,20 @@ export abstract class ModbusBus {
     return { attempts, verified: true };
   }
 
-  private async transact(w: ModbusWrite, op: (c: ModbusRTU) => Promise<unknown>): Promise<number> {
+  private async transact(w: Transaction, op: (c: ModbusRTU) => Promise<unknown>): Promise<number> {
     return (await this.transactValue(w, op)).attempts;
   }
 
   /** One Modbus transaction with the bounded retry; every attempt has its own deadline. */
-  private async transactValue<T>(w: ModbusWrite, op: (c: ModbusRTU) => Promise<T>): Promise<{ value: T; attempts: number }> {
+  private async transactValue<T>(w: Transaction, op: (c: ModbusRTU) => Promise<T>): Promise<{ value: T; attempts: number }> {
     const { retries } = this.timing;
     for (let attempt = 1; ; attempt++) {
       try {
-        const client = await this.connected(w);
+        // The usual case, a link that is up, without the extra turns of an async call.
+        const client = this.client && this.linkUp && this.client.isOpen ? this.client : await this.connected(w);
         client.setID(w.unitId);
-        const value = await this.deadline(Promise.race([op(client), this.lost]), w);
+        this.requests++;
+        const value = await this.deadline(op(client), w, true);
         return { value, attempts: attempt };
       } catch (err) {
         const f = err instanceof FieldFailure ? err : this.classify(err, w);
@@ -127,22 +197,19 @@ export abstract class ModbusBus {
     }
   }
 
-  private async connected(w: ModbusWrite): Promise<ModbusRTU> {
+  private async connected(w: Transaction): Promise<ModbusRTU> {
     if (this.client && this.linkUp && this.client.isOpen) return this.client;
     this.drop('reconnect');
     // modbus-serial (and serialport) load at the first connection, not at start.
     const { default: ModbusClient } = await import('modbus-serial');
     const client = new ModbusClient();
     // Without a listener, a serial 'error' event (adapter unplugged) would crash the process.
-    let markLost: (f: FieldFailure) => void = () => {};
-    const lost = new Promise<never>((_, reject) => {
-      markLost = reject;
-    });
-    lost.catch(() => {});
     const onLost = (why: string) => {
       if (this.client !== client) return;
       this.linkUp = false;
-      markLost(this.failure('link_lost', 'Connection lost', w, undefined, why));
+      const waiters = [...this.lostWaiters];
+      this.lostWaiters.clear();
+      for (const x of waiters) x.reject(this.failure('link_lost', 'Connection lost', x.t, undefined, why));
     };
     // Without a listener, a serial 'error' event (adapter unplugged) would crash the process.
     client.on('error', (e: unknown) => {
@@ -153,21 +220,28 @@ export abstract class ModbusBus {
     await this.deadline(this.open(client, w.unitId, w.address), w);
     if (this.client !== client) throw this.failure('link_lost', 'Connection lost', w);
     client.on('close', () => onLost('link closed'));
-    this.lost = lost;
     this.linkUp = true;
     return client;
   }
 
-  private deadline<T>(p: Promise<T>, w: ModbusWrite): Promise<T> {
+  /** Settles with p, or fails at the deadline, or (a request on the wire) when the link closes. */
+  private deadline<T>(p: Promise<T>, w: Transaction, onLink = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(this.failure('timeout', 'Timeout', w)), this.timing.timeoutMs);
+      const waiter = { t: w, reject };
+      if (onLink) this.lostWaiters.add(waiter);
+      const timer = setTimeout(() => {
+        this.lostWaiters.delete(waiter);
+        reject(this.failure('timeout', 'Timeout', w));
+      }, this.timing.timeoutMs);
       p.then(
         (v) => {
           clearTimeout(timer);
+          this.lostWaiters.delete(waiter);
           resolve(v);
         },
         (e: unknown) => {
           clearTimeout(timer);
+          this.lostWaiters.delete(waiter);
           reject(e);
         },
       );
@@ -218,12 +292,11 @@ export abstract class ModbusBus {
   }
 
   /** Maps a modbus-serial / serialport / socket error to the contract's message shapes. */
-  protected classify(err: unknown, w: ModbusWrite): FieldFailure {
+  protected classify(err: unknown, w: Transaction): FieldFailure {
     const e = (err ?? {}) as { modbusCode?: unknown; errno?: unknown; code?: unknown; message?: unknown };
     const message = typeof e.message === 'string' ? e.message : String(err);
     if (typeof e.modbusCode === 'number') {
-      const what = w.objectType === 'coil' ? 'Error write bit' : 'Error write register';
-      return this.failure('exception', what, w, modbusExceptionText(e.modbusCode), message);
+      return this.failure('exception', this.errorWhat(w), w, modbusExceptionText(e.modbusCode), message);
     }
     const code = typeof e.code === 'string' ? e.code : typeof e.errno === 'string' ? e.errno : '';
     if (code === 'ETIMEDOUT' || message === 'Timed out') return this.failure('timeout', 'Timeout', w, undefined, message);
@@ -235,13 +308,13 @@ export abstract class ModbusBus {
     }
     if (code === 'ECONNRESET' || code === 'EPIPE') return this.failure('link_lost', 'Connection lost', w, undefined, message);
     if (/Data length error|Unexpected data error/.test(message)) {
-      return this.failure('bad_reply', `Error write ${w.objectType === 'coil' ? 'bit' : 'register'}`, w, 'Unexpected reply', message);
+      return this.failure('bad_reply', this.errorWhat(w), w, 'Unexpected reply', message);
     }
     return this.failure('link_lost', 'Connection lost', w, undefined, message);
   }
 
   /** "<What> <target> addr:<n>[ <suffix>]" */
-  protected failure(kind: FailureKind, what: string, w: ModbusWrite, suffix?: string, detail?: string): FieldFailure {
+  protected failure(kind: FailureKind, what: string, w: Transaction, suffix?: string, detail?: string): FieldFailure {
     const text = `${what} ${this.target(w.unitId)} addr:${w.address}${suffix ? ` ${suffix}` : ''}`;
     return new FieldFailure(kind, text, detail ?? suffix);
   }

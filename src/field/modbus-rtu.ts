@@ -1,5 +1,5 @@
 import type ModbusRTU from 'modbus-serial';
-import { ModbusBus, type BusTiming, type ModbusWrite } from './modbus-bus.js';
+import { ModbusBus, type BusTiming, type ModbusRead, type ModbusWrite } from './modbus-bus.js';
 import type { SerialSettings } from './config.js';
 import type { Logger } from './types.js';
 import { FieldFailure } from './errors.js';
@@ -21,7 +21,7 @@ export class ModbusRtuBus extends ModbusBus {
   }
 
   /** Line settings come per item; a change reopens the port. Called inside the job (queue-serialised). */
-  protected override beforeJob(w: ModbusWrite): void {
+  protected override beforeJob(w: ModbusWrite | ModbusRead): void {
     const s = w.serial;
     if (!s) return;
     const cur = this.settings;

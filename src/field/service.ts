@@ -4,7 +4,7 @@ import { FieldFailure, errorText } from './errors.js';
 import { ModbusTcpBus } from './modbus-tcp.js';
 import { ModbusRtuBus } from './modbus-rtu.js';
 import type { ModbusBus, BusTiming } from './modbus-bus.js';
-import { planModbus, type ModbusPlan } from './modbus-plan.js';
+import { planModbus, type ModbusBusSpec, type ModbusPlan } from './modbus-plan.js';
 import { planBacnet, describeWrite, type BacnetPlan } from './bacnet-plan.js';
 import type { BacnetGateway } from './bacnet.js';
 import { registersHex } from './encoding.js';
@@ -52,7 +52,20 @@ export interface FieldServiceDeps {
 
 export interface FieldService {
   execute(request: unknown, actor: Actor, correlationId: string): Promise<ExecuteResult>;
+  /**
+   * The bus of a Modbus endpoint or serial port, shared with writes (one queue, writes first);
+   * the poller reads through it. Throws a FieldFailure once the service is closing.
+   */
+  modbusBus(spec: ModbusBusSpec): ModbusBus;
+  /** The BACnet gateway writes use (node-bacnet loads on first use). */
+  bacnet(): Promise<BacnetGateway>;
+  readonly config: FieldConfig;
   close(): Promise<void>;
+}
+
+/** "tcp:<host>:<port>" or "rtu:<path>": one queue per key, the `bus` of poll events. */
+export function busKey(spec: ModbusBusSpec): string {
+  return spec.kind === 'tcp' ? `tcp:${spec.host}:${spec.port}` : `rtu:${spec.serial.path}`;
 }
 
 type Planned =
@@ -66,9 +79,9 @@ export function createFieldService(config: FieldConfig, deps: FieldServiceDeps):
   let bacnet: BacnetGateway | null = null;
   let closed = false;
 
-  const busFor = (plan: ModbusPlan): ModbusBus => {
-    const spec = plan.bus;
-    const key = spec.kind === 'tcp' ? `tcp:${spec.host}:${spec.port}` : `rtu:${spec.serial.path}`;
+  const busFor = (plan: ModbusPlan): ModbusBus => busOf(plan.bus);
+  const busOf = (spec: ModbusBusSpec): ModbusBus => {
+    const key = busKey(spec);
     let bus = buses.get(key);
     if (!bus) {
       bus = spec.kind === 'tcp' ? new ModbusTcpBus(spec.host, spec.port, timing, log) : new ModbusRtuBus(spec.serial, timing, log);
@@ -189,10 +202,9 @@ export function createFieldService(config: FieldConfig, deps: FieldServiceDeps):
           const out = await busFor(item.plan).write(item.plan.write);
           r = { index: item.index, target, address: item.address, function: item.plan.write.functionCode, ...(wire === undefined ? {} : { wire }), attempts: out.attempts, verified: out.verified };
         } else {
-          // node-bacnet (and its encoding tables) load at the first BACnet write, not at start.
-          bacnet ??= new (await import('./bacnet.js')).BacnetGateway(config, log);
+          const gateway = await bacnetGateway();
           const first = item.plan.writes[0];
-          const out = await bacnet.write(item.plan, first ? describeWrite(item.plan.deviceInstance, first) : target);
+          const out = await gateway.write(item.plan, first ? describeWrite(item.plan.deviceInstance, first) : target);
           r = { index: item.index, target: `${target}@${out.address}`, address: item.address, attempts: out.attempts, verified: out.verified };
         }
         results.push(r);
@@ -209,8 +221,19 @@ export function createFieldService(config: FieldConfig, deps: FieldServiceDeps):
     return { ok: false, status: failure.kind === 'queue_full' ? 503 : 502, messages: failMessages, results };
   }
 
+  // node-bacnet (and its encoding tables) load at the first BACnet use, not at start.
+  let loading: Promise<BacnetGateway> | null = null;
+  const bacnetGateway = (): Promise<BacnetGateway> =>
+    (loading ??= import('./bacnet.js').then((m) => (bacnet = new m.BacnetGateway(config, log))));
+
   return {
     execute,
+    config,
+    modbusBus(spec) {
+      if (closed) throw new FieldFailure('link_lost', `Service closing ${busKey(spec)}`);
+      return busOf(spec);
+    },
+    bacnet: bacnetGateway,
     async close() {
       closed = true;
       await Promise.all([...buses.values()].map((b) => b.close()));

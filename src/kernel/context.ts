@@ -96,7 +96,7 @@ export interface Services {
   /** Writes to field devices (Modbus, BACnet), with or without the RPC listener. Built by the composition root. */
   field: FieldService;
   /** Reads the adapter profiles' devices on the field service's buses (src/field/poller.ts). Built by the composition root. */
-  poller?: Poller;
+  poller: Poller;
   openapiYaml(): string;
 }
 

@@ -29,6 +29,10 @@ export interface ModbusPeer {
   /** The value at addr as pymodbus's own decoder reads it with that layout. */
   decode(addr: number, type: 'int32' | 'uint32' | 'float32' | 'float64', order: string): Promise<number>;
   reset(): Promise<void>;
+  /** Places raw values in a table (hr, ir: registers; co, di: 0/1). */
+  set(table: 'hr' | 'ir' | 'co' | 'di', addr: number, values: number[]): Promise<void>;
+  /** Requests the peer handled, per function code. */
+  requests(): Promise<Record<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -80,6 +84,11 @@ export async function startModbusPeer(mode: 'tcp' | 'rtu', where: string, extra:
     reset: async () => {
       await ask({ op: 'reset' });
     },
+    set: async (table, addr, values) => {
+      const out = await ask<{ ok?: boolean; error?: string }>({ op: 'set', table, addr, values });
+      if (!out.ok) throw new Error(`modbus peer set: ${out.error}`);
+    },
+    requests: async () => (await ask<{ requests: Record<string, number> }>({ op: 'stats' })).requests,
     stop: () => kill(proc),
   };
   return peer;

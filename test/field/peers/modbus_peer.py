@@ -2,9 +2,12 @@
 """Modbus slave for cabinet's field tests, built on Debian's python3-pymodbus (3.0.x).
 
   modbus_peer.py tcp <port, 0 for any> [--disable-fc 15,16]
-  modbus_peer.py rtu <pty-path> [--disable-fc ...]
+  modbus_peer.py rtu <pty-path> [--disable-fc ...] [--units 1,2]
 
-Holding registers and coils 0..199 exist (zero-based addressing); anything else answers
+--units: answer only these unit ids (default: any). On RTU a request to another unit gets no
+answer at all, as on a real RS485 line where that address is absent.
+
+Holding registers, input registers, coils and discrete inputs 0..199 exist (zero-based addressing); anything else answers
 exception 02. --disable-fc removes function codes from pymodbus's decoder so the device answers
 exception 01 (a device without FC15/16 is common in the field).
 
@@ -12,6 +15,8 @@ Control channel on stdin/stdout, one JSON object per line:
   {"op":"hr","addr":a,"count":n}  -> {"hr":[...]}      raw holding registers
   {"op":"co","addr":a,"count":n}  -> {"co":[0,1,...]}  coils
   {"op":"reset"}                  -> {"ok":true}       zero everything
+  {"op":"set","table":"hr"|"ir"|"co"|"di","addr":a,"values":[...]} -> {"ok":true}  place raw values
+  {"op":"stats"}                  -> {"requests":{"3":n,...}}  requests handled per function code
   {"op":"decode","addr":a,"type":t,"order":o} -> {"value":x}
       the value at a as pymodbus's own BinaryPayloadDecoder reads it (t: int32, uint32, float32,
       float64; o: cabinet's order name, mapped below to pymodbus's byte order and word order), so
@@ -136,6 +141,9 @@ def main():
     disabled = set()
     if "--disable-fc" in sys.argv:
         disabled = {int(x) for x in sys.argv[sys.argv.index("--disable-fc") + 1].split(",")}
+    units = None
+    if "--units" in sys.argv:
+        units = [int(x) for x in sys.argv[sys.argv.index("--units") + 1].split(",")]
 
     install_serial_shim()
     from pymodbus.datastore import ModbusSequentialDataBlock, ModbusServerContext, ModbusSlaveContext
@@ -161,7 +169,21 @@ def main():
         ir=ModbusSequentialDataBlock(0, [0] * SIZE),
         zero_mode=True,
     )
-    context = ModbusServerContext(slaves=slave, single=True)
+    if units is None:
+        context = ModbusServerContext(slaves=slave, single=True)
+    else:
+        context = ModbusServerContext(slaves={u: slave for u in units}, single=False)
+
+    requests = {}
+    original_execute = aio.ModbusBaseRequestHandler.execute
+
+    def counting_execute(self, request, *addr):
+        fc = str(request.function_code)
+        requests[fc] = requests.get(fc, 0) + 1
+        return original_execute(self, request, *addr)
+
+    aio.ModbusBaseRequestHandler.execute = counting_execute
+    fcs = {"hr": 3, "ir": 4, "co": 1, "di": 2}
 
     def control():
         for line in sys.stdin:
@@ -178,9 +200,14 @@ def main():
                 elif op == "decode":
                     out = decode(slave, cmd)
                 elif op == "reset":
-                    slave.setValues(3, 0, [0] * SIZE)
-                    slave.setValues(1, 0, [0] * SIZE)
+                    for fc in fcs.values():
+                        slave.setValues(fc, 0, [0] * SIZE)
                     out = {"ok": True}
+                elif op == "set":
+                    slave.setValues(fcs[cmd["table"]], cmd["addr"], cmd["values"])
+                    out = {"ok": True}
+                elif op == "stats":
+                    out = {"requests": dict(requests)}
                 else:
                     out = {"error": "unknown op"}
             except Exception as exc:  # pylint: disable=broad-except
@@ -191,7 +218,8 @@ def main():
     async def run():
         if mode == "tcp":
             server = await aio.StartAsyncTcpServer(
-                context=context, address=("127.0.0.1", int(where)), framer=ModbusSocketFramer, defer_start=True
+                context=context, address=("127.0.0.1", int(where)), framer=ModbusSocketFramer, defer_start=True,
+                ignore_missing_slaves=True,
             )
             task = asyncio.create_task(server.serve_forever())
             while server.server is None:
@@ -204,7 +232,8 @@ def main():
             await task
         else:
             server = await aio.StartAsyncSerialServer(
-                context=context, port=where, framer=ModbusRtuFramer, baudrate=9600, defer_start=True
+                context=context, port=where, framer=ModbusRtuFramer, baudrate=9600, defer_start=True,
+                ignore_missing_slaves=True,
             )
             await server.start()
             print(json.dumps({"ready": True, "mode": "rtu", "port": where}), flush=True)

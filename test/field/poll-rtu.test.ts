@@ -1,0 +1,131 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { EventBus } from '../../src/realtime/bus.js';
+import { createFieldService, type FieldService } from '../../src/field/service.js';
+import { fieldConfig } from '../../src/field/config.js';
+import { createPoller } from '../../src/field/poller.js';
+import type { Poller } from '../../src/field/poll-types.js';
+import { removeDir, startModbusPeer, startPtyPair, stopAll, waitFor, type ModbusPeer, type PtyPair } from './helpers.js';
+import { device, expectedValues, hr, placeCases, record, spyField, type Recorded } from './poll-helpers.js';
+
+// The poller on Modbus RTU over a socat pty pair: values, a unit that never answers on the shared
+// line, and the adapter unplugged and plugged back (the pty pair removed and created again).
+
+let pty: PtyPair;
+let peer: ModbusPeer | null = null;
+let field: FieldService;
+let bus: EventBus;
+let poller: Poller | null = null;
+let events: Recorded;
+
+beforeAll(async () => {
+  pty = await startPtyPair();
+});
+afterEach(async () => {
+  await poller?.close();
+  poller = null;
+  await field?.close();
+  await peer?.stop();
+  peer = null;
+});
+afterAll(async () => {
+  await stopAll();
+  if (pty) removeDir(pty.dir);
+});
+
+function start(timeoutMs = 250, retries = 0) {
+  field = createFieldService(fieldConfig({ request_timeout_ms: timeoutMs, retries, modbus: { serial: { baud_rate: 19200 } } }), { audit: () => {} });
+  bus = new EventBus();
+  events = record(bus);
+  const spy = spyField(field);
+  poller = createPoller({ field: spy.field, bus });
+  return { poller, spy };
+}
+
+describe('poller on Modbus RTU', () => {
+  it('every data type and order arrives with its value, scale and offset applied', async () => {
+    peer = await startModbusPeer('rtu', pty.b);
+    const points = [...(await placeCases(peer, 'hr')), ...(await placeCases(peer, 'ir')).map((p) => ({ ...p, key: `ir.${p.key}` }))];
+    const { poller, spy } = start();
+    poller.set([device('r1', { transport: 'modbus-rtu', serial_path: pty.a, host: undefined, points })]);
+    await waitFor(() => events.readings.length > 0, 5000, 'readings');
+    const want = expectedValues();
+    expect(events.readings[0]!.values).toEqual({ ...want, ...Object.fromEntries(Object.entries(want).map(([k, v]) => [`ir.${k}`, v])) });
+    expect(events.links[0]).toMatchObject({ device_id: 'r1', state: 'ok', bus: `rtu:${pty.a}` });
+    expect(spy.reads.slice(0, 2).map((r) => [r.table, r.count])).toEqual([['holding register', 109], ['input register', 109]]);
+  });
+
+  it('a unit that never answers costs its timeout on the shared line and nothing more', async () => {
+    peer = await startModbusPeer('rtu', pty.b, ['--units', '1']);
+    await peer.set('hr', 0, [215]);
+    const timeout = 200;
+    const period = 600;
+    const { poller, spy } = start(timeout);
+    poller.set([
+      device('silent', { transport: 'modbus-rtu', serial_path: pty.a, modbus_unit_id: 2, period_ms: period, points: [hr('t', 0), hr('u', 50), hr('w', 100)] }),
+      device('alive', { transport: 'modbus-rtu', serial_path: pty.a, modbus_unit_id: 1, period_ms: period, points: [hr('t', 0, { scale: 10 })] }),
+    ]);
+    await new Promise((r) => setTimeout(r, 3500));
+    const alive = events.readings.filter((r) => r.device_id === 'alive');
+    expect(alive.length).toBeGreaterThanOrEqual(5);
+    expect(alive.every((r) => r.values.t === 21.5)).toBe(true);
+    // each poll of the alive unit waits at most for the silent unit's one request on the wire
+    const gaps = alive.slice(1).map((r, i) => r.t - alive[i]!.t);
+    for (const g of gaps) expect(Math.abs(g - period)).toBeLessThan(timeout + 100);
+    // the silent unit's poll stops at its first unanswered request: three runs planned, one sent
+    const silent = spy.reads.filter((r) => r.unitId === 2);
+    expect(silent.every((r) => r.address === 0 && r.kind === 'timeout')).toBe(true);
+    for (const r of silent) expect(r.end - r.start).toBeLessThan(timeout * 2 + 250);
+    expect(events.links.filter((l) => l.state === 'lost').map((l) => [l.device_id, l.misses])).toEqual([['silent', 3]]);
+    expect(events.buses).toEqual([]);
+  });
+
+  it('the adapter unplugged under a request in flight, no retry left: still the bus, not the device', async () => {
+    peer = await startModbusPeer('rtu', pty.b);
+    const { poller, spy } = start(3000);
+    poller.set([device('a', { transport: 'modbus-rtu', serial_path: pty.a, period_ms: 300, loss_after_misses: 1, points: [hr('t', 0)] })]);
+    await waitFor(() => events.readings.length >= 1, 5000, 'readings');
+    await peer.stop();
+    peer = null;
+    // a request now waits for a slave that is gone; the adapter goes while it waits
+    await waitFor(() => spy.reads.some((r) => r.end === 0 && r.start > events.readings[0]!.t), 5000, 'a request in flight');
+    await pty.stop();
+    await waitFor(() => spy.reads.every((r) => r.end > 0), 5000, 'the request failed');
+    expect(spy.reads.filter((r) => !r.ok).map((r) => r.kind)).toEqual(['link_lost']);
+    await waitFor(() => events.buses.length > 0, 5000, 'bus lost');
+    expect(events.buses.map((b) => b.state)).toEqual(['lost']);
+    expect(events.links.filter((l) => l.state === 'lost')).toEqual([]);
+    pty = await startPtyPair(pty.dir);
+  });
+
+  it('the adapter unplugged and plugged back: one bus_link lost, then ok and readings again, no restart', async () => {
+    peer = await startModbusPeer('rtu', pty.b);
+    await peer.set('hr', 0, [215, 300]);
+    const { poller } = start();
+    const onBus = (id: string, addr: number) => device(id, { transport: 'modbus-rtu', serial_path: pty.a, period_ms: 300, loss_after_misses: 1, points: [hr('t', addr, { scale: 10 })] });
+    poller.set([onBus('a', 0), onBus('b', 1)]);
+    await waitFor(() => events.readings.length >= 4, 5000, 'readings');
+    await peer.stop();
+    peer = null;
+    await pty.stop();
+    await waitFor(() => events.buses.length > 0, 5000, 'bus lost');
+    expect(events.buses[0]).toMatchObject({ bus: `rtu:${pty.a}`, state: 'lost', device_ids: ['a', 'b'] });
+    expect(events.buses[0]!.message).toMatch(/^Port unavailable /);
+    // several more polls while unplugged: still one bus event and no device_link lost
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(events.buses).toHaveLength(1);
+    expect(events.links.filter((l) => l.state === 'lost')).toEqual([]);
+    const before = events.readings.length;
+    pty = await startPtyPair(pty.dir);
+    peer = await startModbusPeer('rtu', pty.b);
+    await peer.set('hr', 0, [216, 301]);
+    await waitFor(() => events.readings.filter((r) => r.device_id === 'a').slice(before).length > 0 && events.readings.filter((r) => r.device_id === 'b').length > 0, 8000, 'readings again');
+    await waitFor(() => events.readings.some((r, i) => i >= before && r.device_id === 'b'), 5000, 'b again');
+    expect(events.buses.map((b) => b.state)).toEqual(['lost', 'ok']);
+    expect(events.buses[1]).toMatchObject({ bus: `rtu:${pty.a}`, message: null, device_ids: ['a', 'b'] });
+    const after = events.readings.slice(before);
+    expect(after.find((r) => r.device_id === 'a')!.values).toEqual({ t: 21.6 });
+    expect(after.find((r) => r.device_id === 'b')!.values).toEqual({ t: 30.1 });
+    expect(events.links.filter((l) => l.state === 'lost')).toEqual([]);
+    expect(poller.snapshot().map((s) => [s.device_id, s.state, s.misses])).toEqual([['a', 'ok', 0], ['b', 'ok', 0]]);
+  });
+});
