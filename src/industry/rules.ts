@@ -213,9 +213,40 @@ export function createRuleEngine(services: Services, opts: { table: NeutralTable
     return (await pgStates.execute({ tenant, unit: unitId })) as RuleStateRow[];
   };
 
-  // A state changes on a few readings of many (pending, raised, cleared); in a transaction so that
-  // on SQLite the write cannot land inside another caller's open transaction on the one connection.
-  const save = (row: RuleStateRow, exists: boolean) => services.db.transaction(async () => {
+  // A state changes on a few readings of many (pending, raised, cleared, and while pending or
+  // raised). On SQLite two statements prepared once, run at once when no transaction of anyone is
+  // open on the one connection (the single statement commits by itself, nothing interleaves),
+  // else under the writer lock, so the write never lands in another caller's transaction.
+  const key = table.primaryKey;
+  const columns = Object.entries(table.columns);
+  const rest = columns.map(([name]) => name).filter((name) => !key.includes(name));
+  let sqliteUpdate: SqliteStatement | undefined;
+  let sqliteUpsert: SqliteStatement | undefined;
+  const saveSqlite = (prepare: (text: string) => SqliteStatement, row: RuleStateRow, exists: boolean) => {
+    const value = (name: string) => {
+      const v = (row as Record<string, unknown>)[name];
+      return v === undefined || v === null ? null : table.columns[name]?.kind === 'json' ? JSON.stringify(v) : v;
+    };
+    if (exists) {
+      sqliteUpdate ??= prepare(`update "${table.name}" set ${rest.map((n) => `"${n}" = ?`).join(', ')} where ${key.map((n) => `"${n}" = ?`).join(' and ')}`);
+      sqliteUpdate.run(...rest.map(value), ...key.map(value));
+    } else {
+      sqliteUpsert ??= prepare(`insert into "${table.name}" (${columns.map(([n]) => `"${n}"`).join(', ')}) values (${columns.map(() => '?').join(', ')}) `
+        + `on conflict (${key.map((n) => `"${n}"`).join(', ')}) do update set ${rest.map((n) => `"${n}" = excluded."${n}"`).join(', ')}`);
+      sqliteUpsert.run(...columns.map(([n]) => value(n)));
+    }
+  };
+  const save = async (row: RuleStateRow, exists: boolean) => {
+    const db = services.db;
+    const prepare = db.prepareSqlite;
+    if (prepare) {
+      if (db.writerIdle?.()) saveSqlite(prepare, row, exists);
+      else await db.transaction(async () => saveSqlite(prepare, row, exists));
+      return;
+    }
+    await saveOrm(row, exists);
+  };
+  const saveOrm = (row: RuleStateRow, exists: boolean) => services.db.transaction(async () => {
     if (exists) {
       await services.db.orm.update(t()).set(row as never).where(and(
         eq(c('tenant_id'), row.tenant_id), eq(c('industry_code'), row.industry_code), eq(c('unit_id'), row.unit_id), eq(c('rule_id'), row.rule_id),
