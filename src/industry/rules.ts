@@ -246,7 +246,9 @@ export function createRuleEngine(services: Services, opts: { table: NeutralTable
     }
     await saveOrm(row, exists);
   };
-  const saveOrm = (row: RuleStateRow, exists: boolean) => services.db.transaction(async () => {
+  // PostgreSQL: a statement outside a transaction runs on a pool connection of its own, so it
+  // needs no transaction of its own either.
+  const saveOrm = async (row: RuleStateRow, exists: boolean) => {
     if (exists) {
       await services.db.orm.update(t()).set(row as never).where(and(
         eq(c('tenant_id'), row.tenant_id), eq(c('industry_code'), row.industry_code), eq(c('unit_id'), row.unit_id), eq(c('rule_id'), row.rule_id),
@@ -254,7 +256,7 @@ export function createRuleEngine(services: Services, opts: { table: NeutralTable
     } else {
       await services.db.orm.insert(t()).values(row as never).onConflictDoUpdate({ target: [c('tenant_id'), c('industry_code'), c('unit_id'), c('rule_id')] as never, set: row as never });
     }
-  });
+  };
 
   return {
     async evaluate(reading, rules) {
