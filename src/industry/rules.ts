@@ -276,6 +276,11 @@ export function createRuleEngine(services: Services, opts: { table: NeutralTable
           continue;
         }
         const breached = compare(rule.comparator, value, threshold);
+        if (state === 'normal' && !breached) {
+          // Steady and normal, the case of most readings: nothing to write, nothing to build.
+          outcomes.push({ rule_id: rule.id, metric: rule.metric, value, threshold, breached, state, action: 'none' });
+          continue;
+        }
         const back = recovered(rule.comparator, value, threshold, rule.hysteresis ?? 0);
         const base: RuleStateRow = prev ?? {
           tenant_id: reading.tenant_id, industry_code, unit_id: reading.unit_id, rule_id: rule.id, site_id: reading.site_id ?? null,
@@ -311,10 +316,6 @@ export function createRuleEngine(services: Services, opts: { table: NeutralTable
           await services.industryAlarms?.clear({ tenant_id: reading.tenant_id, industry_code, unit_id: reading.unit_id, rule_id: rule.id, actor: reading.actor, now });
           Object.assign(next, { state: 'normal', breach_since: null, hold_until: null, alarm_id: null });
           action = 'cleared';
-        } else if (state === 'normal') {
-          // Steady and normal: nothing to write.
-          outcomes.push({ rule_id: rule.id, metric: rule.metric, value, threshold, breached, state, action });
-          continue;
         }
         await save(next, Boolean(prev));
         outcomes.push({ rule_id: rule.id, metric: rule.metric, value, threshold, breached, state: next.state, action, ...(alarm ? { alarm } : {}) });
