@@ -1,13 +1,23 @@
-// Reading pipeline benchmark: `npx tsx bench/readings-pipeline.ts [points] [units] [concurrency]`.
+// Reading pipeline benchmark: `npx tsx bench/readings-pipeline.ts [points] [units] [concurrency] [rounds]`.
 // Not a test: prints figures only. A real server (SQLite file, or PostgreSQL with
-// CABINET_TEST_PG_URL; cloud-multi, so both industries are served) holds `units` broiler flocks and `units` swine rooms; `points` readings of
-// each industry go through HTTP (poultry-climate/commands/telemetry, swine-climate/commands/
-// telemetry: auth, validation, what is in force, judgement by band and rules, the rule engine,
-// the INSERT), every 50th reading out of norm so rules go pending/raised and clear. Then, in the
-// same run, the raw INSERT of the same number of rows of each table, one per transaction,
-// through the same database handle: the floor a reading costs. The ratio is the figure. And the
-// poultry pipeline called in process, one reading at a time, to tell its cost from the HTTP kit's.
+// CABINET_TEST_PG_URL; cloud-multi, so both industries are served) holds `units` broiler flocks
+// and `units` swine rooms; `points` readings of each industry go through HTTP
+// (poultry-climate/commands/telemetry, swine-climate/commands/telemetry: auth, validation, what
+// is in force, judgement by band and rules, the rule engine, the INSERT), every 50th reading out
+// of norm so rules go pending/raised and clear. Beside them, the raw INSERT of the same number of
+// rows of each table, one per transaction, through the same database handle: the floor a reading
+// costs. The ratio is the figure. Also the poultry pipeline called in process, one reading at a
+// time (its cost without the HTTP kit), and the HTTP floor: the same client against a bare Node
+// server that answers the same envelope at once (what the transport alone costs on this machine).
+//
+// The phases run interleaved in `rounds` slices (HTTP, raw, ... per slice), so a change of load on
+// a shared machine during the run weighs on every figure alike instead of on one phase.
+// The client: BENCH_CLIENT=http (default; node:http with a keep-alive agent, the lighter client)
+// or fetch (undici, as the first version of this benchmark used; it costs about twice as much per
+// request in this process).
 import { randomUUID } from 'node:crypto';
+import { Agent, createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createTestEnv } from '../test/helpers/server.js';
 import { tableOf } from '../src/db/sql.js';
 import { readingRecord, type ReadingRow } from '../src/modules/poultry/climate-schema.js';
@@ -17,28 +27,79 @@ import { climateRecord as swineRecord, type ClimateRow as SwineRow } from '../sr
 const POINTS = Number(process.argv[2] ?? 3000);
 const UNITS = Number(process.argv[3] ?? 8);
 const CONCURRENCY = Number(process.argv[4] ?? 8);
+const ROUNDS = Number(process.argv[5] ?? 10);
+const CLIENT = process.env.BENCH_CLIENT === 'fetch' ? 'fetch' : 'http';
 const dialect = process.env.CABINET_TEST_PG_URL ? 'postgres' : 'sqlite';
 
 const perSec = (n: number, ms: number) => (n / (ms / 1000)).toFixed(0);
+
+type Post = (url: string, token: string, body: unknown) => Promise<{ status: number; text: string }>;
+
+function client(): { post: Post; close(): void } {
+  if (CLIENT === 'fetch') {
+    return {
+      post: async (url, token, body) => {
+        const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        return { status: res.status, text: await res.text() };
+      },
+      close: () => undefined,
+    };
+  }
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  return {
+    post: (url, token, body) => new Promise((resolve, reject) => {
+      const text = JSON.stringify(body);
+      const req = request(url, { method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } }, (res) => {
+        let out = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => { out += chunk; });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: out }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(text);
+    }),
+    close: () => agent.destroy(),
+  };
+}
+
+/** A Node server that reads the body and answers a telemetry-sized envelope at once: the transport's floor. */
+async function bareServer() {
+  const answer = JSON.stringify({ item: { house_id: 'H0', batch_id: 'B1', site_id: 's1', ts: new Date().toISOString(), current_age_days: 10, age_phase_id: 'd08-14', profile_id: randomUUID(), version_id: 1, target_temp_c: 29, temp: 28, humidity: 62, co2: 1500, nh3: 8, ventilation: 30, status: 'ok', out_of_norm_flags: [], alarms: [] }, meta: { request_id: randomUUID() } });
+  const server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => { body += chunk; });
+    req.on('end', () => {
+      JSON.parse(body);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) });
+      res.end(answer);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
 
 async function main() {
   const env = await createTestEnv(dialect);
   const server = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off', log_level: 'warn', alarm_escalation_interval_ms: '3600000' });
   const token = await env.token(server, { subject: 'bench', role: 'admin', scope_type: 'tenant', tenant_id: 't1', site_id: 's1' });
-  const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as { item: { status: string } };
+  const http = client();
+  const bare = await bareServer();
+  const post = async (base: string, path: string, body: unknown) => {
+    const res = await http.post(`${base}${path}`, token, body);
+    if (res.status >= 300) throw new Error(`${path}: ${res.status} ${res.text}`);
+    return JSON.parse(res.text) as { item: { status: string } };
   };
-  /** `POINTS` requests from `CONCURRENCY` clients; answers elapsed ms and how many were not ok. */
-  const drive = async (make: (i: number) => [string, unknown]) => {
-    let next = 0;
+  /** Readings [from, to) from `CONCURRENCY` clients; answers elapsed ms and how many were not ok. */
+  const drive = async (base: string, from: number, to: number, make: (i: number) => [string, unknown]) => {
+    let next = from;
     let notOk = 0;
     const began = performance.now();
     await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      for (let i = next++; i < POINTS; i = next++) {
+      for (let i = next++; i < to; i = next++) {
         const [path, body] = make(i);
-        if ((await post(path, body)).item.status !== 'ok') notOk++;
+        if ((await post(base, path, body)).item.status !== 'ok') notOk++;
       }
     }));
     return { ms: performance.now() - began, notOk };
@@ -51,38 +112,55 @@ async function main() {
   };
   try {
     const start = new Date(Date.now() - 10 * 86_400_000).toISOString().slice(0, 10);
-    for (let h = 0; h < UNITS; h++) await post('/api/v1/poultry-flock/commands/place', { house_id: `H${h}`, batch_id: 'B1', subtype: 'broiler', start_date: start });
-    const t0 = Date.now() - POINTS * 1000;
+    for (let h = 0; h < UNITS; h++) await post(server.url, '/api/v1/poultry-flock/commands/place', { house_id: `H${h}`, batch_id: 'B1', subtype: 'broiler', start_date: start });
+    const t0 = Date.now() - 2 * POINTS * 1000;
     const ts = (i: number) => new Date(t0 + i * 1000).toISOString();
     const hot = (i: number) => i % 50 < 3;
-
-    const poultry = await drive((i) => ['/api/v1/poultry-climate/commands/telemetry', { house_id: `H${i % UNITS}`, ts: ts(i), temp: hot(i) ? 33 : 28 + (i % 7) / 10, humidity: 62, co2: 1500 + (i % 300), nh3: 8, ventilation: 30 }]);
-    const poultryRaw = await raw(readingRecord.table, Array.from({ length: POINTS }, (_, i): ReadingRow => ({
+    const now = new Date().toISOString();
+    const poultryRow = (i: number): ReadingRow => ({
       id: randomUUID(), tenant_id: 't1', site_id: 's1', house_id: `H${i % UNITS}`, batch_id: 'B1', ts: ts(i),
       age_days: 10, age_phase_id: 'd08-14', profile_id: null, temp: 28, humidity: 62, co2: 1500, nh3: 8, ventilation: 30, status: 'ok', out_of_norm_flags: [], source: 'bench',
-    })));
-
-    const swine = await drive((i) => ['/api/v1/swine-climate/commands/telemetry', { room_id: `R${i % UNITS}`, avg_weight_kg: 8, ts: ts(i), temp_c: hot(i) ? 32 : 27, humidity_pct: 60, nh3_ppm: 8, co2_ppm: 1800 }]);
-    const now = new Date().toISOString();
-    const swineRaw = await raw(swineRecord.table, Array.from({ length: POINTS }, (_, i): SwineRow => ({
+    });
+    const swineRow = (i: number): SwineRow => ({
       id: randomUUID(), tenant_id: 't1', site_id: 's1', room_id: `R${i % UNITS}`, pen_id: null, batch_id: null, category: null, phase_id: 'weaner-early',
       avg_weight_kg: 8, age_days: null, temp_c: 27, humidity_pct: 60, nh3_ppm: 8, co2_ppm: 1800, ventilation_pct: null,
       targets: { temp_min_c: 26, temp_max_c: 28 }, targets_source: 'default', status: 'ok', out_of_norm_flags: [], alarm_ids: [], source: 'telemetry', ts: ts(i), received_at: now,
-    })));
-
-    // The pipeline alone, in process (no HTTP, auth or validation): what a reading costs in it.
-    // Last, so that idle keep-alive connections of the HTTP phase are not reused after the server closed them.
+    });
+    const poultryBody = (i: number): [string, unknown] => ['/api/v1/poultry-climate/commands/telemetry', { house_id: `H${i % UNITS}`, ts: ts(i), temp: hot(i) ? 33 : 28 + (i % 7) / 10, humidity: 62, co2: 1500 + (i % 300), nh3: 8, ventilation: 30 }];
+    const swineBody = (i: number): [string, unknown] => ['/api/v1/swine-climate/commands/telemetry', { room_id: `R${i % UNITS}`, avg_weight_kg: 8, ts: ts(i), temp_c: hot(i) ? 32 : 27, humidity_pct: 60, nh3_ppm: 8, co2_ppm: 1800 }];
+    // The pipeline alone, in process (no HTTP, auth or validation), on readings of its own time range.
     const who = { tenant: 't1', actor: 'bench', correlation_id: 'bench' };
-    const inProcBegan = performance.now();
-    for (let i = 0; i < POINTS; i++) await ingestClimate(server.services, who, { house_id: `H${i % UNITS}`, ts: ts(i), temp: hot(i) ? 33 : 28, humidity: 62, co2: 1500, nh3: 8, ventilation: 30 }, 'bench');
-    const inProc = performance.now() - inProcBegan;
+    const inProcess = async (from: number, to: number) => {
+      const began = performance.now();
+      for (let i = from; i < to; i++) await ingestClimate(server.services, who, { house_id: `H${i % UNITS}`, ts: ts(POINTS + i), temp: hot(i) ? 33 : 28, humidity: 62, co2: 1500, nh3: 8, ventilation: 30 }, 'bench');
+      return performance.now() - began;
+    };
 
-    console.log(`reading pipeline on ${dialect}${dialect === 'postgres' ? '' : ' (file)'}; ${POINTS} readings per industry over ${UNITS} units, ${CONCURRENCY} concurrent clients, Node ${process.version}`);
-    console.log(`  poultry pipeline in process, one at a time (no HTTP): ${perSec(POINTS, inProc)} readings/s; ratio to the raw INSERT ${(poultryRaw / inProc).toFixed(2)}x`);
-    for (const [name, api, rawMs] of [['poultry', poultry, poultryRaw], ['swine', swine, swineRaw]] as const) {
-      console.log(`  ${name}: through HTTP ${perSec(POINTS, api.ms)} readings/s (${api.notOk} not ok); raw INSERT of the same rows ${perSec(POINTS, rawMs)} rows/s; ratio ${(rawMs / api.ms).toFixed(2)}x`);
+    const sum = { poultry: 0, poultryNotOk: 0, poultryRaw: 0, swine: 0, swineNotOk: 0, swineRaw: 0, floor: 0, inProc: 0 };
+    for (let r = 0; r < ROUNDS; r++) {
+      const from = Math.floor((r * POINTS) / ROUNDS);
+      const to = Math.floor(((r + 1) * POINTS) / ROUNDS);
+      const p = await drive(server.url, from, to, poultryBody);
+      sum.poultry += p.ms;
+      sum.poultryNotOk += p.notOk;
+      sum.poultryRaw += await raw(readingRecord.table, Array.from({ length: to - from }, (_, k) => poultryRow(from + k)));
+      const s = await drive(server.url, from, to, swineBody);
+      sum.swine += s.ms;
+      sum.swineNotOk += s.notOk;
+      sum.swineRaw += await raw(swineRecord.table, Array.from({ length: to - from }, (_, k) => swineRow(from + k)));
+      sum.floor += (await drive(bare.url, from, to, poultryBody)).ms;
+      sum.inProc += await inProcess(from, to);
+    }
+    const rawBoth = (sum.poultryRaw + sum.swineRaw) / 2;
+    console.log(`reading pipeline on ${dialect}${dialect === 'postgres' ? '' : ' (file)'}; ${POINTS} readings per industry over ${UNITS} units, ${CONCURRENCY} concurrent ${CLIENT} clients, ${ROUNDS} interleaved rounds, Node ${process.version}`);
+    console.log(`  HTTP floor (bare Node server, same client and bodies): ${perSec(POINTS, sum.floor)} requests/s; ratio to the raw INSERT ${(rawBoth / sum.floor).toFixed(2)}x`);
+    console.log(`  poultry pipeline in process, one at a time (no HTTP): ${perSec(POINTS, sum.inProc)} readings/s; ratio to the raw INSERT ${(sum.poultryRaw / sum.inProc).toFixed(2)}x`);
+    for (const [name, ms, notOk, rawMs] of [['poultry', sum.poultry, sum.poultryNotOk, sum.poultryRaw], ['swine', sum.swine, sum.swineNotOk, sum.swineRaw]] as const) {
+      console.log(`  ${name}: through HTTP ${perSec(POINTS, ms)} readings/s (${notOk} not ok); raw INSERT of the same rows ${perSec(POINTS, rawMs)} rows/s; ratio ${(rawMs / ms).toFixed(2)}x`);
     }
   } finally {
+    http.close();
+    await bare.close();
     await env.cleanup();
   }
 }

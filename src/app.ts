@@ -80,12 +80,10 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
     else services.log.info('request', entry);
   });
 
-  const limit = bodyLimit({
-    maxSize: services.config.max_body_bytes,
-    onError: () => {
-      throw new ApiError('payload_too_large', `request body exceeds ${services.config.max_body_bytes} bytes`);
-    },
-  });
+  const tooLarge = () => {
+    throw new ApiError('payload_too_large', `request body exceeds ${services.config.max_body_bytes} bytes`);
+  };
+  const limit = bodyLimit({ maxSize: services.config.max_body_bytes, onError: tooLarge });
   // One middleware for the lifecycle gate of /api and the body limit: each level of middleware
   // is a closure and a promise more on every request.
   app.use('*', (c, next) => {
@@ -96,7 +94,16 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
         throw new ApiError('service_unavailable', `service is ${services.lifecycle.state}: ${services.lifecycle.reason ?? ''}`.trim());
       }
     }
-    return c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limit(c, next);
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+    // A body with a Content-Length is exactly that long (Node's parser reads no more): its size is
+    // checked from the Node headers, as bodyLimit would, because bodyLimit asks the web Request,
+    // which @hono/node-server then builds (with a stream around the body) for every POST. A
+    // chunked body goes through bodyLimit, which counts it.
+    const length = requestHeader(c, 'content-length');
+    if (length !== undefined && requestHeader(c, 'transfer-encoding') === undefined) {
+      return parseInt(length, 10) > services.config.max_body_bytes ? tooLarge() : next();
+    }
+    return limit(c, next);
   });
 
   for (const route of routes) mountRoute(app, route, guards);

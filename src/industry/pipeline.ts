@@ -17,6 +17,9 @@
 //
 // What is in force (phase, profile, rules) is the caller's to look up through in-force.ts, so a
 // reading costs its INSERT, one SELECT of the unit's rule states and writes only on change.
+import type { Database } from '../db/client.js';
+import { Store } from '../db/store.js';
+import type { NeutralTable } from '../db/table.js';
 import type { AlarmRule, RuleEngine, RuleOutcome } from './rules.js';
 import { breaches, flagOf } from './rules.js';
 import { toCanonical, type Industry, type Values } from './vocabulary.js';
@@ -84,5 +87,23 @@ export function readingPipeline(industry: Industry, engine: RuleEngine): Reading
       const stored = await store(judged, outcomes);
       return { judged, outcomes, stored };
     },
+  };
+}
+
+/**
+ * The INSERT of an industry's reading rows: its id is new by construction, so no lookup first,
+ * and on SQLite one statement prepared once instead of a query built per reading. With no
+ * transaction of anyone open on SQLite's one connection (writerIdle) the single insert commits by
+ * itself and runs synchronously, so nothing can interleave with it; otherwise it waits for the
+ * writer lock, so it never lands in (and rolls back with) another caller's transaction.
+ */
+export function readingWriter<Row extends Record<string, unknown>>(table: NeutralTable): (db: Database, row: Row) => Promise<void> {
+  const stores = new WeakMap<Database, Store<Row>>();
+  return async (db, row) => {
+    let s = stores.get(db);
+    if (!s) stores.set(db, (s = new Store<Row>(db, table)));
+    const store = s;
+    if (!db.writerIdle || db.writerIdle()) await store.append(row);
+    else await db.transaction(() => store.append(row));
   };
 }

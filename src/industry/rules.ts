@@ -21,9 +21,10 @@
 // written only when something changed (a steady normal reading costs one SELECT per unit).
 // A reading without the rule's metric (or limit) leaves the rule's state as it is.
 import * as v from 'valibot';
-import { and, eq, lte } from 'drizzle-orm';
+import { and, eq, lte, sql } from 'drizzle-orm';
 import { defineRecord } from '../kernel/record.js';
 import type { Services } from '../kernel/context.js';
+import type { SqliteStatement } from '../db/client.js';
 import type { NeutralTable } from '../db/table.js';
 import { colOf, tableOf } from '../db/sql.js';
 import { INDUSTRY_SEVERITIES, PRIORITIES, type AlarmEventRow, type IndustrySeverity, type Priority } from './alarm-schema.js';
@@ -167,6 +168,10 @@ export const flagOf = (rule: Pick<AlarmRule, 'id'>): string => rule.id.slice(rul
 /** An alarm's title in the operator's words: what the unit is, which one, what happened. */
 export const unitTitle = (noun: string, unitId: string, text: string): string => `${noun} ${unitId}: ${text}`;
 
+/** A PostgreSQL builder's prepare(name) and what it answers (the SQLite builder's takes no name). */
+interface PreparedQuery { execute(params: Record<string, unknown>): Promise<unknown> }
+interface Preparable { prepare(name: string): PreparedQuery }
+
 /** `unit` names what unit_id identifies ("House", "Room"): an alarm's title starts with it. */
 export function createRuleEngine(services: Services, opts: { table: NeutralTable; industry_code: AlarmEventRow['industry_code']; source: string; unit: string }): RuleEngine {
   const { table, industry_code, source, unit } = opts;
@@ -187,7 +192,63 @@ export function createRuleEngine(services: Services, opts: { table: NeutralTable
     return event;
   };
 
+  // Every reading reads its unit's states: one statement prepared once instead of a query built
+  // and prepared per reading (on SQLite the read connection's statement, rows decoded here as
+  // Drizzle would; on PostgreSQL a named prepared statement). Inside a transaction PostgreSQL
+  // needs the transaction's connection, so the query is built there.
+  const jsonColumns = Object.entries(table.columns).filter(([, spec]) => spec.kind === 'json').map(([name]) => name);
+  let sqliteStates: SqliteStatement | undefined;
+  let pgStates: PreparedQuery | undefined;
+  const statesOf = async (tenant: string, unitId: string): Promise<RuleStateRow[]> => {
+    const db = services.db;
+    if (db.prepareSqlite) {
+      sqliteStates ??= db.prepareSqlite(`select * from "${table.name}" where "tenant_id" = ? and "industry_code" = ? and "unit_id" = ?`);
+      const rows = sqliteStates.all(tenant, industry_code, unitId) as Record<string, unknown>[];
+      for (const row of rows) for (const name of jsonColumns) if (typeof row[name] === 'string') row[name] = JSON.parse(row[name]);
+      return rows as RuleStateRow[];
+    }
+    const where = (tenantValue: unknown, unitValue: unknown) => and(eq(c('tenant_id'), tenantValue), eq(c('industry_code'), industry_code), eq(c('unit_id'), unitValue));
+    if (db.inTransaction()) return (await db.orm.select().from(t()).where(where(tenant, unitId))) as RuleStateRow[];
+    pgStates ??= (db.baseOrm.select().from(t()).where(where(sql.placeholder('tenant'), sql.placeholder('unit'))) as unknown as Preparable).prepare(`${table.name}_unit_states`);
+    return (await pgStates.execute({ tenant, unit: unitId })) as RuleStateRow[];
+  };
+
+  // A state changes on a few readings of many (pending, raised, cleared, and while pending or
+  // raised). On SQLite two statements prepared once, run at once when no transaction of anyone is
+  // open on the one connection (the single statement commits by itself, nothing interleaves),
+  // else under the writer lock, so the write never lands in another caller's transaction.
+  const key = table.primaryKey;
+  const columns = Object.entries(table.columns);
+  const rest = columns.map(([name]) => name).filter((name) => !key.includes(name));
+  let sqliteUpdate: SqliteStatement | undefined;
+  let sqliteUpsert: SqliteStatement | undefined;
+  const saveSqlite = (prepare: (text: string) => SqliteStatement, row: RuleStateRow, exists: boolean) => {
+    const value = (name: string) => {
+      const v = (row as Record<string, unknown>)[name];
+      return v === undefined || v === null ? null : table.columns[name]?.kind === 'json' ? JSON.stringify(v) : v;
+    };
+    if (exists) {
+      sqliteUpdate ??= prepare(`update "${table.name}" set ${rest.map((n) => `"${n}" = ?`).join(', ')} where ${key.map((n) => `"${n}" = ?`).join(' and ')}`);
+      sqliteUpdate.run(...rest.map(value), ...key.map(value));
+    } else {
+      sqliteUpsert ??= prepare(`insert into "${table.name}" (${columns.map(([n]) => `"${n}"`).join(', ')}) values (${columns.map(() => '?').join(', ')}) `
+        + `on conflict (${key.map((n) => `"${n}"`).join(', ')}) do update set ${rest.map((n) => `"${n}" = excluded."${n}"`).join(', ')}`);
+      sqliteUpsert.run(...columns.map(([n]) => value(n)));
+    }
+  };
   const save = async (row: RuleStateRow, exists: boolean) => {
+    const db = services.db;
+    const prepare = db.prepareSqlite;
+    if (prepare) {
+      if (db.writerIdle?.()) saveSqlite(prepare, row, exists);
+      else await db.transaction(async () => saveSqlite(prepare, row, exists));
+      return;
+    }
+    await saveOrm(row, exists);
+  };
+  // PostgreSQL: a statement outside a transaction runs on a pool connection of its own, so it
+  // needs no transaction of its own either.
+  const saveOrm = async (row: RuleStateRow, exists: boolean) => {
     if (exists) {
       await services.db.orm.update(t()).set(row as never).where(and(
         eq(c('tenant_id'), row.tenant_id), eq(c('industry_code'), row.industry_code), eq(c('unit_id'), row.unit_id), eq(c('rule_id'), row.rule_id),
@@ -200,9 +261,7 @@ export function createRuleEngine(services: Services, opts: { table: NeutralTable
   return {
     async evaluate(reading, rules) {
       const now = reading.at ?? new Date();
-      const existing = (await services.db.orm.select().from(t()).where(and(
-        eq(c('tenant_id'), reading.tenant_id), eq(c('industry_code'), industry_code), eq(c('unit_id'), reading.unit_id),
-      ))) as RuleStateRow[];
+      const existing = await statesOf(reading.tenant_id, reading.unit_id);
       const byRule = new Map(existing.map((r) => [r.rule_id, r]));
       const outcomes: RuleOutcome[] = [];
       for (const rule of rules) {
@@ -217,6 +276,11 @@ export function createRuleEngine(services: Services, opts: { table: NeutralTable
           continue;
         }
         const breached = compare(rule.comparator, value, threshold);
+        if (state === 'normal' && !breached) {
+          // Steady and normal, the case of most readings: nothing to write, nothing to build.
+          outcomes.push({ rule_id: rule.id, metric: rule.metric, value, threshold, breached, state, action: 'none' });
+          continue;
+        }
         const back = recovered(rule.comparator, value, threshold, rule.hysteresis ?? 0);
         const base: RuleStateRow = prev ?? {
           tenant_id: reading.tenant_id, industry_code, unit_id: reading.unit_id, rule_id: rule.id, site_id: reading.site_id ?? null,
@@ -252,10 +316,6 @@ export function createRuleEngine(services: Services, opts: { table: NeutralTable
           await services.industryAlarms?.clear({ tenant_id: reading.tenant_id, industry_code, unit_id: reading.unit_id, rule_id: rule.id, actor: reading.actor, now });
           Object.assign(next, { state: 'normal', breach_since: null, hold_until: null, alarm_id: null });
           action = 'cleared';
-        } else if (state === 'normal') {
-          // Steady and normal: nothing to write.
-          outcomes.push({ rule_id: rule.id, metric: rule.metric, value, threshold, breached, state, action });
-          continue;
         }
         await save(next, Boolean(prev));
         outcomes.push({ rule_id: rule.id, metric: rule.metric, value, threshold, breached, state: next.state, action, ...(alarm ? { alarm } : {}) });

@@ -108,6 +108,27 @@ describe.each(DIALECTS)('one reading pipeline, one setpoint program (%s)', (dial
     expect((await c.get('/api/v1/industry-alarms/list?industry_code=swine&status=active')).body.items.map((a: Item) => a.unit_id)).toEqual(['default-room']);
   });
 
+  it('keeps a reading and its rule state that arrive while another caller\'s transaction is open, when that transaction rolls back', async () => {
+    const { c, target } = await poultryTenant('tX', [tempRule(1)]);
+    const db = server.services.db;
+    let answer: Promise<{ status: number; body: Item }> | undefined;
+    // Another caller opens a transaction, lets the event loop run (the reading is served
+    // meanwhile), then fails: only its own writes may roll back.
+    await expect(db.transaction(async () => {
+      answer = c.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', temp: target + 0.5 });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      throw new Error('the other caller fails');
+    })).rejects.toThrow('the other caller fails');
+    expect((await answer!).body.item).toMatchObject({ status: 'ok' });
+    // A breach of the tightened rule (no hold): raised, and its state written.
+    expect((await c.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', temp: target + 2 })).body.item).toMatchObject({ status: 'alarm', alarms: [{ action: 'raised' }] });
+    // Still beyond the rule: the state read back is raised, so nothing is raised twice.
+    expect((await c.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', temp: target + 2.5 })).body.item).toMatchObject({ status: 'alarm', alarms: [] });
+    const stored = (await c.get('/api/v1/poultry-climate-readings/list?house_id=H1&sort=ts')).body.items.map((r: Item) => r.status);
+    expect(stored).toEqual(['ok', 'alarm', 'alarm']);
+    expect((await c.get('/api/v1/poultry-alarms/list')).body.total).toBe(1);
+  });
+
   it('runs the same setpoint program for poultry and swine: audited draft, failed write keeps the draft and the version in force', async () => {
     const closed = await closedTcpPort();
     const adapter = (unit: string) => ({ item: { unit_id: unit, controller_id: `${unit}-ctl`, transport: 'modbus-tcp', host: '127.0.0.1', port: closed, points: [{ key: 'target_temp_c', address: 10, scale: 10 }] } });

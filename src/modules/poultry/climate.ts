@@ -31,7 +31,7 @@ import { climateVersions } from './climate-versions.js';
 import { ageOf, checkPhases, findFlock } from './flock.js';
 import { climateBandFlags, climateLimits, DEFAULT_CLIMATE_RULES } from './climate-eval.js';
 import { inForce, inForceKey } from '../../industry/in-force.js';
-import { readingPipeline, type ReadingPipeline } from '../../industry/pipeline.js';
+import { readingPipeline, readingWriter, type ReadingPipeline } from '../../industry/pipeline.js';
 import { rulesInForce } from './rules-in-force.js';
 
 const key = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100));
@@ -111,6 +111,8 @@ export async function unknownHouse(house: string): Promise<never> {
   throw new ApiError('not_found', `house ${house} has no flock: place a flock first (poultry-flock/commands/place)`, [{ field: 'house_id', reason: 'unknown_house' }]);
 }
 
+const insertReading = readingWriter<ReadingRow>(readingRecord.table);
+
 const pipelines = new WeakMap<Services, ReadingPipeline>();
 const pipelineOf = (services: Services): ReadingPipeline => {
   let p = pipelines.get(services);
@@ -140,7 +142,7 @@ export async function ingestClimate(services: Services, who: { tenant: string; s
       temp: b.temp ?? null, humidity: b.humidity ?? null, co2: b.co2 ?? null, nh3: b.nh3 ?? null, ventilation: b.ventilation ?? null,
       status: j.status, out_of_norm_flags: j.out_of_norm_flags, source,
     };
-    await services.db.orm.insert(tableOf(readingRecord.table, services.db)).values(row as never);
+    await insertReading(services.db, row);
     return row;
   });
   return {

@@ -55,9 +55,24 @@ export const climatePhasesSchema = v.pipe(v.array(phaseSchema), v.minLength(1), 
 /** Whole days from `from` to `to` (both YYYY-MM-DD). */
 export const daysBetween = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 
+// Every reading asks for its flock's age, and formatting a date in a time zone costs more than
+// the rest of the judgement. Zone offsets and their changes fall on quarter hours, so the site's
+// date is the same for every moment of one UTC quarter hour: it is worked out once per quarter.
+const QUARTER_MS = 15 * 60_000;
+let lastDate: { quarter: number; config: Services['config']; tz: string | undefined; date: string } | undefined;
+function siteDate(at: Date, services: Services): string {
+  const quarter = Math.floor(at.getTime() / QUARTER_MS);
+  const { config } = services;
+  const tz = (config as { site_timezone?: string }).site_timezone;
+  if (lastDate && lastDate.quarter === quarter && lastDate.config === config && lastDate.tz === tz) return lastDate.date;
+  const date = siteDay(at, config).date;
+  lastDate = { quarter, config, tz, date };
+  return date;
+}
+
 /** The flock's age in days at `at` on the site's calendar; a closed flock stays at its closing day. */
 export function ageOf(flock: Pick<FlockRow, 'start_date' | 'closed_date'>, services: Services, at = new Date()): number {
-  const today = siteDay(at, services.config).date;
+  const today = siteDate(at, services);
   const end = flock.closed_date && flock.closed_date < today ? flock.closed_date : today;
   return daysBetween(flock.start_date, end);
 }

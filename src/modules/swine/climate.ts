@@ -10,14 +10,12 @@ import { command, defineResource, itemSchema } from '../../kernel/resource.js';
 import { defineRecord } from '../../kernel/record.js';
 import type { AnyRoute, HandlerContext, JsonSchema } from '../../kernel/route.js';
 import { timeId } from '../../kernel/ids.js';
-import { Store } from '../../db/store.js';
-import type { Database } from '../../db/client.js';
 import { ownerSite as writeSite } from '../../kernel/tenancy.js';
 import { judgeClimate, selectPhase, SWINE_CATEGORIES, type ClimateReading } from './norms.js';
 import { climateTargets } from './climate-targets.js';
 import { raisedView, type RaisedAlarm } from './alarms.js';
 import { climateRules, limitsOf } from './climate-rules.js';
-import { readingPipeline, type Judged, type PipelineReading, type ReadingPipeline } from '../../industry/pipeline.js';
+import { readingPipeline, readingWriter, type Judged, type PipelineReading, type ReadingPipeline } from '../../industry/pipeline.js';
 import { need, type Services } from '../../kernel/context.js';
 import { setpointCommand } from './setpoints.js';
 import { normaliseReadings, SENSOR_KINDS } from './sensors.js';
@@ -81,12 +79,8 @@ const sensorsBody = v.strictObject({
   readings: v.pipe(v.array(v.strictObject({ kind: v.picklist(SENSOR_KINDS), value: v.pipe(v.number(), v.finite()), unit: v.pipe(v.string(), v.maxLength(20)) })), v.minLength(1), v.maxLength(20)),
 });
 
-const stores = new WeakMap<Database, Store<ClimateRow>>();
-const storeOf = (db: Database) => {
-  let s = stores.get(db);
-  if (!s) stores.set(db, (s = new Store<ClimateRow>(db, climateRecord.table)));
-  return s;
-};
+/** A reading's id is a new time id: no lookup before the INSERT. */
+const insertReading = readingWriter<ClimateRow>(climateRecord.table);
 
 const climateItem = itemSchema(climateRecord.fields);
 const alarmRef: JsonSchema = { type: 'object', properties: { id: { type: 'string' }, rule_id: { type: ['string', 'null'] }, severity: { type: 'string' }, priority: { type: ['string', 'null'] }, correlation_id: { type: 'string' }, status: { type: 'string' } } };
@@ -132,7 +126,7 @@ export async function judgeReading(ctx: HandlerContext<unknown>, input: Telemetr
       targets_source: targets.source, status: j.status, out_of_norm_flags: j.out_of_norm_flags, alarm_ids: alarmIds,
       source, ts: input.ts ? new Date(input.ts).toISOString() : now, received_at: now,
     };
-    return storeOf(ctx.services.db).insert(row).then((r) => r!);
+    return insertReading(ctx.services.db, row).then(() => row);
   });
   return { reading: { ...saved }, status: judged.status, out_of_norm_flags: judged.out_of_norm_flags, alarms };
 }
