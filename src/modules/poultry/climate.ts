@@ -28,11 +28,13 @@ import { createRuleEngine, type RuleEngine } from '../../industry/rules.js';
 import { ownerSite as writeSite, requiredTenant } from '../../kernel/tenancy.js';
 import { adapterRecord, climateRecord, readingRecord, ruleStateRecord, type ClimateRow, type ReadingRow } from './climate-schema.js';
 import { climateVersions } from './climate-versions.js';
-import { ageOf, checkPhases, findFlock } from './flock.js';
+import { ageOf, checkPhases, findFlock, fractionalAge } from './flock.js';
 import { climateBandFlags, climateLimits, DEFAULT_CLIMATE_RULES } from './climate-eval.js';
 import { inForce, inForceKey } from '../../industry/in-force.js';
 import { readingPipeline, readingWriter, type ReadingPipeline } from '../../industry/pipeline.js';
 import { rulesInForce } from './rules-in-force.js';
+import { curveOfPhases, valuesAt } from '../../industry/curve.js';
+import { followRecord } from './follow-schema.js';
 
 const key = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100));
 const num = (min: number, max: number) => v.pipe(v.number(), v.finite(), v.minValue(min), v.maxValue(max));
@@ -113,6 +115,27 @@ export async function unknownHouse(house: string): Promise<never> {
 
 const insertReading = readingWriter<ReadingRow>(readingRecord.table);
 
+/** Whether the box follows the house's curve now (switched on, not paused), through the in-force cache. */
+const followingNow = (services: Services, tenant: string, house: string) =>
+  inForce(services.db, inForceKey('poultry-follow', tenant, house), async () => {
+    const c = (n: string) => colOf(followRecord.table, services.db, n);
+    const [row] = (await services.db.orm.select({ enabled: c('enabled'), paused: c('paused') }).from(tableOf(followRecord.table, services.db))
+      .where(and(eq(c('tenant_id'), tenant), eq(c('house_id'), house))).limit(1)) as { enabled: boolean | number; paused: boolean | number }[];
+    return Boolean(row?.enabled) && !row?.paused;
+  });
+
+/**
+ * The phase a reading is judged by: the published phase in force for the age, and for a house
+ * whose controller follows the interpolated curve (the box writes it), that phase with the curve's
+ * values at the reading's fractional age, so the band is what the controller holds.
+ */
+async function judgedPhase(services: Services, tenant: string, flock: { house_id: string; batch_id: string; start_date: string }, age: number, at: Date): Promise<ClimateRow | undefined> {
+  const phase = await activePhase(services, tenant, flock.house_id, flock.batch_id, age);
+  if (!phase || !(await followingNow(services, tenant, flock.house_id))) return phase;
+  const phases = await inForce(services.db, inForceKey('poultry-phases', tenant, flock.house_id, flock.batch_id), () => publishedPhases(services, tenant, flock.house_id, flock.batch_id));
+  return { ...phase, ...valuesAt(curveOfPhases(phases, SETPOINT_KEYS), fractionalAge(flock.start_date, services, at)) };
+}
+
 const pipelines = new WeakMap<Services, ReadingPipeline>();
 const pipelineOf = (services: Services): ReadingPipeline => {
   let p = pipelines.get(services);
@@ -127,7 +150,7 @@ export async function ingestClimate(services: Services, who: { tenant: string; s
   if (!flock) return unknownHouse(b.house_id);
   if (who.site_bound && flock.site_id !== who.site_bound) return unknownHouse(b.house_id);
   const age = ageOf(flock, services, at);
-  const phase = await activePhase(services, who.tenant, flock.house_id, flock.batch_id, age);
+  const phase = await judgedPhase(services, who.tenant, flock, age, at);
   const rules = await rulesInForce(services, who.tenant, flock.site_id, DEFAULT_CLIMATE_RULES);
   const values = { temp: b.temp, humidity: b.humidity, co2: b.co2, nh3: b.nh3, ventilation: b.ventilation };
   const { judged, outcomes, stored: reading } = await pipelineOf(services).run({

@@ -77,6 +77,12 @@ export function ageOf(flock: Pick<FlockRow, 'start_date' | 'closed_date'>, servi
   return daysBetween(flock.start_date, end);
 }
 
+/** The flock's age at `at` in days, fractional: whole days on the site calendar plus the part of today gone. */
+export function fractionalAge(startDate: string, services: Services, at: Date): number {
+  const day = siteDay(at, services.config);
+  return daysBetween(startDate, day.date) + day.fraction;
+}
+
 export const flockItem = (row: FlockRow, services: Services) => ({ ...row, current_age_days: ageOf(row, services) });
 
 const flocks = (services: Services) => flockResource.kit.store(services.db);

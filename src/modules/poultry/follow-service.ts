@@ -19,10 +19,10 @@ import type { DeviceReadingEvent } from '../../field/poll-types.js';
 import { colOf, tableOf } from '../../db/sql.js';
 import { dispatchSetpoints, type AdapterRow } from '../../industry/dispatch.js';
 import { curveOfPhases, drifting, valuesAt } from '../../industry/curve.js';
+import { inForceChanged } from '../../industry/in-force.js';
 import { adapterRecord } from './climate-schema.js';
 import { publishedPhases, SETPOINT_KEYS } from './climate.js';
-import { daysBetween, findFlock } from './flock.js';
-import { siteDay } from './site-day.js';
+import { findFlock, fractionalAge } from './flock.js';
 import { followRecord, type FollowRow, type PauseReason } from './follow-schema.js';
 
 declare module '../../kernel/context.js' {
@@ -70,13 +70,9 @@ export interface CurveFollower {
   heldOf(tenant: string, house: string): { held: Record<string, number>; at: string } | undefined;
 }
 
+export { fractionalAge };
 export const clockOf = (services: Services): Date => services.poultryClock?.() ?? new Date();
 
-/** The flock's age at `at` in days, fractional: whole days on the site calendar plus the part of today gone. */
-export function fractionalAge(startDate: string, services: Services, at: Date): number {
-  const day = siteDay(at, services.config);
-  return daysBetween(startDate, day.date) + day.fraction;
-}
 
 const num = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 const numbers = (o: unknown): Record<string, number> => Object.fromEntries(Object.entries((o ?? {}) as Record<string, unknown>).filter(([, x]) => num(x))) as Record<string, number>;
@@ -131,6 +127,7 @@ export function createCurveFollower(services: Services): CurveFollower {
       details: { reason, keys },
     });
     await update(row, { paused: true, pause_reason: reason, pause_message: message, alarm_id: raised?.event.id ?? null, updated_at: now.toISOString() });
+    inForceChanged(db());
     await services.audit.record({
       actor: FOLLOW_ACTOR, action: 'poultry-climate.follow-pause', resource: 'poultry-climate', result: 'success', correlation_id, tenant_id: row.tenant_id,
       details: { house_id: row.house_id, reason, keys, message, alarm_id: raised?.event.id ?? null },

@@ -9,6 +9,7 @@
 //   GET  /api/v1/poultry-curve-follow/list          the state per house (tenant and site scoped).
 import * as v from 'valibot';
 import { randomUUID } from 'node:crypto';
+import { inForceChanged } from '../../industry/in-force.js';
 import { defineResource, itemSchema } from '../../kernel/resource.js';
 import { ApiError } from '../../kernel/errors.js';
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../kernel/route.js';
@@ -139,6 +140,8 @@ async function switchFollowing(ctx: HandlerContext<v.InferOutput<typeof followBo
     held: seen?.held ?? before?.held ?? null, held_at: seen?.at ?? before?.held_at ?? null, updated_by: caller.subject, updated_at: now,
   };
   const saved = before ? (await store.update({ tenant_id: tenant, id: before.id }, next))! : await store.insert(next);
+  // Readings of a following house are judged by the curve (climate.ts): what is in force changed.
+  inForceChanged(ctx.services.db);
   if (!saved) throw new ApiError('lifecycle_conflict', `house ${b.house_id}: following was switched by someone else at the same moment; try again`, [{ field: 'house_id', reason: 'concurrent_switch' }]);
   if (before?.paused || before?.alarm_id) {
     await services.industryAlarms?.clear({ tenant_id: tenant, industry_code: 'poultry', unit_id: b.house_id, rule_id: FOLLOW_RULE, actor: caller.subject });
