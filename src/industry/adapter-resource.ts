@@ -40,7 +40,7 @@ export function defineAdapterResource(o: { name: string; module: string; title: 
     delete: true,
   });
   const notifying = (r: AnyRoute): AnyRoute => (r.method === 'post' && !r.path.includes('/commands/')) || r.method === 'delete'
-    ? { ...r, handler: async (ctx) => { const out = await r.handler(ctx); adapterChanged(ctx.services); return out; } } as AnyRoute
+    ? { ...r, handler: async (ctx) => { const out = await r.handler(ctx); await adapterChanged(ctx.services); return out; } } as AnyRoute
     : r;
   return { ...resource, routes: resource.routes.map(notifying) };
 }

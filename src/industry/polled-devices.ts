@@ -50,17 +50,17 @@ export function toPolledDevices(industry: PolledIndustry, rows: readonly Adapter
 }
 
 // Adapter profile changes, per Services (one server's bag): the adapter resource tells, the
-// device-polling runtime listens. In-process and synchronous: the poller gets the new set before
-// the create's answer leaves.
-const listeners = new WeakMap<object, Set<() => void>>();
+// device-polling runtime listens. In-process and awaited: the poller has the new set before the
+// create's answer leaves.
+const listeners = new WeakMap<object, Set<() => Promise<void>>>();
 
-export function onAdapterChange(services: Services, fn: () => void): () => void {
+export function onAdapterChange(services: Services, fn: () => Promise<void>): () => void {
   let set = listeners.get(services);
   if (!set) listeners.set(services, (set = new Set()));
   set.add(fn);
   return () => set.delete(fn);
 }
 
-export function adapterChanged(services: Readonly<Services>): void {
-  for (const fn of listeners.get(services) ?? []) fn();
+export async function adapterChanged(services: Readonly<Services>): Promise<void> {
+  for (const fn of listeners.get(services) ?? []) await fn();
 }

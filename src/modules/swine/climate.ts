@@ -21,6 +21,7 @@ import { readingPipeline, type Judged, type PipelineReading, type ReadingPipelin
 import { need, type Services } from '../../kernel/context.js';
 import { setpointCommand } from './setpoints.js';
 import { normaliseReadings, SENSOR_KINDS } from './sensors.js';
+import { staleAware, staleFields } from '../../industry/stale.js';
 
 const STATUSES = ['ok', 'warn', 'alarm'] as const;
 
@@ -45,7 +46,7 @@ export const climateRecord = defineRecord('swine_climate_readings', {
   status: { type: 'string', label: 'Status', enum: STATUSES, readOnly: true, filter: true, sortable: true, ui: { badge: true } },
   out_of_norm_flags: { type: 'array', items: 'string', label: 'Out of norm', readOnly: true, ui: { chips: true } },
   alarm_ids: { type: 'array', items: 'string', label: 'Alarms raised', readOnly: true, ui: { hidden: true } },
-  source: { type: 'string', label: 'Source', enum: ['telemetry', 'sensors'], readOnly: true, filter: true },
+  source: { type: 'string', label: 'Source', enum: ['telemetry', 'sensors', 'device'], readOnly: true, filter: true, description: 'telemetry (commands/telemetry), sensors (sensors/commands/ingest) or device (read by the poller from the room controller).' },
   ts: { type: 'datetime', label: 'Measured', sortable: true },
   received_at: { type: 'datetime', label: 'Received', readOnly: true },
 }, { indexes: [{ name: 'swine_climate_room_ts', columns: ['tenant_id', 'room_id', 'ts'] }] });
@@ -160,7 +161,9 @@ export const climateResource = defineResource<ClimateRow>({
   name: 'swine-climate',
   module: 'swine',
   title: 'Swine room climate',
-  record: climateRecord,
+  // Items carry age_s and stale (src/industry/stale.ts): computed when answered, never stored.
+  table: climateRecord.table,
+  fields: { ...climateRecord.fields, ...staleFields },
   access: { resource: 'swine-climate', scope: 'tenant' },
   tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
@@ -191,4 +194,4 @@ export const sensorsIngestRoute: AnyRoute = {
   },
 };
 
-export const climateRoutes = [sensorsIngestRoute, ...climateResource.routes];
+export const climateRoutes = [sensorsIngestRoute, ...staleAware(climateResource.routes, '/api/v1/swine-climate')];
