@@ -13,7 +13,7 @@ export default defineModule({
   description: 'Reads the house and room controllers of the adapter profiles: their readings into the industries (source device), communication loss as comm_loss alarms, MQTT silence, the link state of every polled controller.',
   version: '1.0.0',
   core: false,
-  dependencies: ['industry'],
+  dependencies: [],
   industry_code: null,
   industry_scope: 'global',
   key_entity: 'polled_device',
