@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
 import { clientAs, type Client } from '../helpers/client.js';
-import { waitFor } from '../field/helpers.js';
+import { startModbusPeer, stopAll, waitFor } from '../field/helpers.js';
 import type { RunningServer } from '../../src/server.js';
 import type { DeviceLinkEvent, DeviceReadingEvent } from '../../src/field/poll-types.js';
 import type { TelemetryPoint } from '../../src/realtime/bus.js';
@@ -34,6 +34,7 @@ const profile = (extra: Item = {}): Item => ({
 describe.each(DIALECTS)('polled readings (%s)', (dialect) => {
   let env: TestEnv;
   let server: RunningServer;
+  let master: Client;
   let admin: Client;
   let other: Client;
   let adapterId = '';
@@ -53,7 +54,7 @@ describe.each(DIALECTS)('polled readings (%s)', (dialect) => {
   beforeAll(async () => {
     env = await createTestEnv(dialect);
     server = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off', alarm_escalation_interval_ms: '3600000', stale_after_s: String(STALE_S) });
-    const master = await clientAs(env, server);
+    master = await clientAs(env, server);
     admin = await clientAs(env, server, { subject: 'admin-a', role: 'admin', scope_type: 'tenant', tenant_id: 'tA', site_id: 's1' }, master.contract);
     other = await clientAs(env, server, { subject: 'admin-b', role: 'admin', scope_type: 'tenant', tenant_id: 'tB' }, master.contract);
     for (const house of ['H1', 'H2', 'H3']) {
@@ -61,7 +62,10 @@ describe.each(DIALECTS)('polled readings (%s)', (dialect) => {
       expect(r.status, JSON.stringify(r.body)).toBe(201);
     }
   }, 120_000);
-  afterAll(async () => env.cleanup());
+  afterAll(async () => {
+    await env.cleanup();
+    await stopAll();
+  });
 
   it('stores a profile with readings and polling settings, and lists it as a polled device', async () => {
     const res = await admin.post('/api/v1/poultry-adapters', { item: profile() });
@@ -186,4 +190,36 @@ describe.each(DIALECTS)('polled readings (%s)', (dialect) => {
     await waitFor(async () => (await commLoss('H2', 'comm_loss:mqtt'))[0]?.status === 'cleared', 10_000, 'the clear by the next reading');
     expect(await commLoss('H2', 'comm_loss:mqtt')).toHaveLength(1);
   }, 30_000);
+
+  it('writes a setpoint through its offset and scale, as the poller reads it back', async () => {
+    const peer = await startModbusPeer('tcp', '0');
+    const a = await admin.post('/api/v1/swine-adapters', { item: {
+      unit_id: 'R2', controller_id: 'room-2-climate', transport: 'modbus-tcp', host: '127.0.0.1', port: peer.port, modbus_unit_id: 1, loss_after_misses: 100, poll_period_s: 3600,
+      points: [{ key: 'target_temp_c', address: 20, data_type: 'int16', scale: 10, offset: -40 }],
+    } });
+    expect(a.status, JSON.stringify(a.body)).toBe(201);
+    const sp = await admin.post('/api/v1/swine-climate/commands/setpoint', { room_id: 'R2', target_temp_c: 26.5 });
+    expect(sp.body.item.adapter_dispatch).toMatchObject({ status: 'verified' });
+    // raw = (26.5 - (-40)) * 10; read back: 665 / 10 + (-40) = 26.5.
+    expect(await peer.hr(20, 1)).toEqual([665]);
+    const device = ((await admin.get('/api/v1/device-polling/list?industry=swine')).body.items as Item[]).find((d) => d.controller_id === 'room-2-climate');
+    expect(device).toMatchObject({ unit_id: 'R2', transport: 'modbus-tcp' });
+  });
+
+  it('finds its open alarms again after a restart and rebuilds the MQTT last-seen from the stored readings', async () => {
+    link({});
+    await waitFor(async () => (await commLoss('H1', 'comm_loss:house-1-climate')).some((a) => a.status === 'active'), 10_000, 'the second loss');
+    await server.close();
+    server = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off', alarm_escalation_interval_ms: '3600000', stale_after_s: String(STALE_S) });
+    admin = await clientAs(env, server, { subject: 'admin-a', role: 'admin', scope_type: 'tenant', tenant_id: 'tA', site_id: 's1' }, master.contract);
+    link({ misses: 7 });
+    link({ misses: 8 });
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await commLoss('H1', 'comm_loss:house-1-climate')).filter((a) => a.status === 'active')).toHaveLength(1);
+    link({ state: 'ok', misses: 0, message: null });
+    await waitFor(async () => (await commLoss('H1', 'comm_loss:house-1-climate')).every((a) => a.status === 'cleared'), 10_000, 'the clear after restart');
+    // H2's last MQTT reading is in the table and older than stale_after_s: silent again, without a new event.
+    await waitFor(async () => (await commLoss('H2', 'comm_loss:mqtt')).some((a) => a.status === 'active'), 15_000, 'the silence after restart');
+    expect(await commLoss('H2', 'comm_loss:mqtt')).toHaveLength(2);
+  }, 40_000);
 });
