@@ -67,7 +67,7 @@ async function main() {
     const swineRaw = await raw(swineRecord.table, Array.from({ length: POINTS }, (_, i): SwineRow => ({
       id: randomUUID(), tenant_id: 't1', site_id: 's1', room_id: `R${i % UNITS}`, pen_id: null, batch_id: null, category: null, phase_id: 'weaner-early',
       avg_weight_kg: 8, age_days: null, temp_c: 27, humidity_pct: 60, nh3_ppm: 8, co2_ppm: 1800, ventilation_pct: null,
-      targets: { temp_min_c: 26, temp_max_c: 28 }, targets_source: 'default', status: 'ok', out_of_norm_flags: [], alarm_ids: [], source: 'telemetry', ts: ts(i), received_at: now,
+      targets: { temp_min_c: 26, temp_max_c: 28 }, targets_source: 'default', status: 'ok', out_of_norm_flags: [], alarm_ids: [], source: 'api', ts: ts(i), received_at: now,
     })));
 
     // The pipeline alone, in process (no HTTP, auth or validation): what a reading costs in it.

@@ -24,7 +24,7 @@ export const readingsResource = defineResource<ReadingRow>({
   table: readingRecord.table,
   fields: {
     ...readingRecord.fields,
-    source: { ...readingRecord.fields.source, description: 'How the reading came: device (read by the poller from the house controller), mqtt, telemetry (poultry-climate/commands/telemetry) or sensors (sensors/commands/ingest).' },
+    source: { ...readingRecord.fields.source, enum: ['device', 'mqtt', 'api', 'manual'], description: 'How the reading came: device (read by the poller from the house controller), mqtt, api (poultry-climate/commands/telemetry, sensors/commands/ingest) or manual (typed in).' },
     ...staleFields,
   },
   access: { resource: 'poultry-climate', scope: 'tenant' },

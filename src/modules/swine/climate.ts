@@ -46,7 +46,7 @@ export const climateRecord = defineRecord('swine_climate_readings', {
   status: { type: 'string', label: 'Status', enum: STATUSES, readOnly: true, filter: true, sortable: true, ui: { badge: true } },
   out_of_norm_flags: { type: 'array', items: 'string', label: 'Out of norm', readOnly: true, ui: { chips: true } },
   alarm_ids: { type: 'array', items: 'string', label: 'Alarms raised', readOnly: true, ui: { hidden: true } },
-  source: { type: 'string', label: 'Source', enum: ['telemetry', 'sensors', 'device'], readOnly: true, filter: true, description: 'telemetry (commands/telemetry), sensors (sensors/commands/ingest) or device (read by the poller from the room controller).' },
+  source: { type: 'string', label: 'Source', enum: ['device', 'mqtt', 'api', 'manual'], readOnly: true, filter: true, description: 'How the reading came: device (read by the poller from the room controller), mqtt, api (commands/telemetry, sensors/commands/ingest) or manual (typed in).' },
   ts: { type: 'datetime', label: 'Measured', sortable: true },
   received_at: { type: 'datetime', label: 'Received', readOnly: true },
 }, { indexes: [{ name: 'swine_climate_room_ts', columns: ['tenant_id', 'room_id', 'ts'] }] });
@@ -175,7 +175,7 @@ export const climateResource = defineResource<ClimateRow>({
       body: telemetryBody,
       status: 201,
       response: judgedResponse,
-      handler: async (ctx) => judgeReading(ctx as HandlerContext<unknown>, ctx.body, 'telemetry'),
+      handler: async (ctx) => judgeReading(ctx as HandlerContext<unknown>, ctx.body, 'api'),
     }),
     setpoint: setpointCommand,
   },
@@ -190,7 +190,7 @@ export const sensorsIngestRoute: AnyRoute = {
   response: { kind: 'single', item: judgedResponse },
   handler: async (ctx: HandlerContext<v.InferOutput<typeof sensorsBody>>) => {
     const { readings, ...rest } = ctx.body;
-    return judgeReading(ctx as HandlerContext<unknown>, { ...rest, ...normaliseReadings(readings) }, 'sensors');
+    return judgeReading(ctx as HandlerContext<unknown>, { ...rest, ...normaliseReadings(readings) }, 'api');
   },
 };
 
