@@ -139,15 +139,17 @@ describe.each(DIALECTS)('polled readings (%s)', (dialect) => {
     const third = await admin.post('/api/v1/poultry-adapters', { item: profile({ unit_id: 'H3', controller_id: 'house-3-climate', transport: 'modbus-rtu', host: undefined, serial_path: '/dev/ttyUSB7', modbus_unit_id: 2 }) });
     await waitFor(async () => (await admin.get('/api/v1/device-polling/list')).body.total === 3, 10_000, 'the poller set');
     const ids = [`poultry:${second.body.item.id}`, `poultry:${third.body.item.id}`];
-    const bus = (state: 'lost' | 'ok') => server.services.bus!.emit('bus_link', { bus: 'rtu:/dev/ttyUSB7', state, message: state === 'lost' ? 'No such file or directory' : null, device_ids: ids, at: new Date().toISOString() });
+    // The bus as the events name it; a different name from the profiles' port, so a real poller's
+    // own events about /dev/ttyUSB7 (it does not exist here) are other alarms than the test's.
+    const bus = (state: 'lost' | 'ok') => server.services.bus!.emit('bus_link', { bus: 'rtu:/dev/serial/by-id/usb-test-bus', state, message: state === 'lost' ? 'No such file or directory' : null, device_ids: ids, at: new Date().toISOString() });
     bus('lost');
     bus('lost');
-    const busAlarms = async () => ((await admin.get('/api/v1/poultry-alarms/list?limit=100')).body.items as Item[]).filter((a) => a.rule_id === 'comm_loss:bus:rtu:/dev/ttyUSB7');
+    const busAlarms = async () => ((await admin.get('/api/v1/poultry-alarms/list?limit=100')).body.items as Item[]).filter((a) => a.rule_id === 'comm_loss:bus:rtu:/dev/serial/by-id/usb-test-bus');
     await waitFor(async () => (await busAlarms()).length === 1, 10_000, 'the bus alarm');
     await new Promise((r) => setTimeout(r, 300));
     const [a] = await busAlarms();
     expect(await busAlarms()).toHaveLength(1);
-    expect(a).toMatchObject({ status: 'active', unit_id: null, metric: 'comm_loss', title: 'RS-485 bus /dev/ttyUSB7 lost: House H2, House H3 not answering' });
+    expect(a).toMatchObject({ status: 'active', unit_id: null, metric: 'comm_loss', title: 'RS-485 bus /dev/serial/by-id/usb-test-bus lost: House H2, House H3 not answering' });
     bus('ok');
     await waitFor(async () => (await busAlarms())[0]?.status === 'cleared', 10_000, 'the bus clear');
     // Deleting a profile takes its device off the poller's list at once.
