@@ -36,15 +36,18 @@ export function toPolledDevices(industry: PolledIndustry, rows: readonly Adapter
       ...(row.points as AdapterPoint[]).filter((p) => p.read_back !== false).map(setpointPoint),
     ];
     if (!points.length) continue;
-    out.push(defined({
+    out.push({
       id: deviceIdOf(industry, row.id), industry, tenant_id: row.tenant_id, site_id: row.site_id, unit_id: row.unit_id, controller_id: row.controller_id,
       transport: row.transport as PolledDevice['transport'],
-      host: row.host ?? undefined, port: row.transport === 'modbus-tcp' ? (row.port ?? 502) : undefined, serial_path: row.serial_path ?? undefined,
-      modbus_unit_id: row.modbus_unit_id ?? undefined, device_instance: row.device_instance ?? undefined,
+      // Only the address fields of the transport: absent, not null, elsewhere.
+      ...defined({
+        host: row.host ?? undefined, port: row.transport === 'modbus-tcp' ? (row.port ?? 502) : undefined, serial_path: row.serial_path ?? undefined,
+        modbus_unit_id: row.modbus_unit_id ?? undefined, device_instance: row.device_instance ?? undefined,
+      }),
       period_ms: (row.poll_period_s ?? defaults.poll_period_s) * 1000,
       loss_after_misses: row.loss_after_misses ?? defaults.loss_after_misses,
       points,
-    }) as PolledDevice);
+    });
   }
   return out;
 }

@@ -30,8 +30,10 @@ describe('toPolledDevices', () => {
     const devices = toPolledDevices('swine', [
       row({ id: 'b', poll_period_s: 2, loss_after_misses: 5 }),
       row({ id: 'quiet', readings: [], points: [{ key: 'target_temp_c', address: 1, read_back: false }] }),
-      row({ id: 'old', readings: null }),
+      row({ id: 'old', readings: null, site_id: null }),
     ]);
+    // A profile of no site keeps site_id null: the device's events and the list say so.
+    expect(devices[1]!.site_id).toBeNull();
     expect(devices.map((d) => [d.id, d.period_ms, d.loss_after_misses, d.points.length])).toEqual([['swine:b', 2000, 5, 3], ['swine:old', 10_000, 3, 1]]);
   });
 
