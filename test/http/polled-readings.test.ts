@@ -177,6 +177,27 @@ describe.each(DIALECTS)('polled readings (%s)', (dialect) => {
     expect(items[1]!.age_s).toBeGreaterThanOrEqual(600);
   });
 
+  it('stores a swine room controller\'s reading with source device, judged by the room\'s phase', async () => {
+    const swineReadings = async () => (await admin.get('/api/v1/swine-climate/list?room_id=R1&source=device')).body.items as Item[];
+    // The room's last judged reading (the test before) named phase finisher: 26 °C is out of its band, 18 °C is in.
+    server.services.bus!.emit('device_readings', {
+      device_id: 'swine:room-1', industry: 'swine', tenant_id: 'tA', site_id: 's1', unit_id: 'R1', controller_id: 'room-1-climate',
+      at: new Date().toISOString(), values: { temp: 26, humidity: 65, nh3: 5 }, setpoints: {}, source: 'device',
+    });
+    await waitFor(async () => (await swineReadings()).length === 1, 10_000, 'the swine device reading');
+    const [r] = await swineReadings();
+    expect(r).toMatchObject({ room_id: 'R1', phase_id: 'finisher', temp_c: 26, humidity_pct: 65, nh3_ppm: 5, source: 'device', stale: false });
+    expect(r!.status).not.toBe('ok');
+    expect(r!.out_of_norm_flags.length).toBeGreaterThan(0);
+    // A room with no judged reading has no phase to judge by: logged, not stored.
+    server.services.bus!.emit('device_readings', {
+      device_id: 'swine:room-9', industry: 'swine', tenant_id: 'tA', site_id: 's1', unit_id: 'R9', controller_id: 'room-9-climate',
+      at: new Date().toISOString(), values: { temp: 20 }, setpoints: {}, source: 'device',
+    });
+    await waitFor(() => env.logs.some((l) => l.msg === 'device reading refused: the room has no judged reading to take its phase from' && l.room_id === 'R9'), 10_000, 'the refusal log');
+    expect((await admin.get('/api/v1/swine-climate/list?room_id=R9')).body.total).toBe(0);
+  });
+
   it('a house fed over MQTT that falls silent gets one comm_loss alarm, cleared by its next reading', async () => {
     const send = () => {
       const now = new Date().toISOString();
