@@ -152,9 +152,13 @@ describe.each(DIALECTS)('polled readings (%s)', (dialect) => {
     expect(a).toMatchObject({ status: 'active', unit_id: null, metric: 'comm_loss', title: 'RS-485 bus /dev/serial/by-id/usb-test-bus lost: House H2, House H3 not answering' });
     bus('ok');
     await waitFor(async () => (await busAlarms())[0]?.status === 'cleared', 10_000, 'the bus clear');
-    // Deleting a profile takes its device off the poller's list at once.
+    // Deleting a profile takes its device off the poller's list at once, and its open loss with it
+    // (nothing could clear it any more).
+    server.services.bus!.emit('device_link', { device_id: ids[1]!, industry: 'poultry', tenant_id: 'tA', site_id: 's1', unit_id: 'H3', controller_id: 'house-3-climate', state: 'lost', misses: 3, message: 'Timeout', bus: 'rtu:/dev/ttyUSB7', at: new Date().toISOString() });
+    await waitFor(async () => (await commLoss('H3', 'comm_loss:house-3-climate'))[0]?.status === 'active', 10_000, 'the loss of house 3');
     expect((await admin.delete(`/api/v1/poultry-adapters/${third.body.item.id}`)).status).toBe(200);
-    await waitFor(async () => (await admin.get('/api/v1/device-polling/list')).body.total === 2, 10_000, 'the poller set after delete');
+    expect((await admin.get('/api/v1/device-polling/list')).body.total).toBe(2);
+    expect((await commLoss('H3', 'comm_loss:house-3-climate')).map((x) => x.status)).toEqual(['cleared']);
   });
 
   it('says how old each reading is and marks the old ones stale (poultry and swine)', async () => {

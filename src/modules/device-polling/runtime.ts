@@ -12,6 +12,7 @@ import { adapterRecord as poultryAdapters } from '../poultry/climate-schema.js';
 import { adapterRecord as swineAdapters } from '../swine/setpoints.js';
 import { ingestDeviceReading } from './ingest.js';
 import { onBusLink, onDeviceLink, type KnownDevice } from './links.js';
+import { clearCommLoss, controllerRule } from '../../industry/comm-loss.js';
 import { watchMqttSilence, type MqttSilence } from './mqtt-silence.js';
 
 /** A polled device as the API shows it: the profile's names with the poller's link state. */
@@ -49,8 +50,13 @@ export function createDevicePolling(services: Services) {
       const priorities = new Map(rows.map((r) => [r.id, (r.comm_loss_priority ?? 'P1') as Priority]));
       for (const d of toPolledDevices(industry, rows)) next.set(d.id, { device: d, priority: priorities.get(d.id.slice(industry.length + 1)) ?? 'P1' });
     }
+    const gone = [...known.values()].filter((k) => !next.has(k.device.id));
     known = next;
     services.poller?.set([...next.values()].map((k) => k.device));
+    // A controller taken off the box cannot answer again: its open loss would never clear.
+    for (const { device: d } of gone) {
+      await clearCommLoss(services, { tenant_id: d.tenant_id, industry_code: d.industry, unit_id: d.unit_id, rule_id: controllerRule(d.controller_id) });
+    }
   };
   let loading = Promise.resolve();
   const reload = () => (loading = loading.then(load).catch((err: Error) => services.log.error('device polling: loading adapter profiles failed', { error: err.message })));
