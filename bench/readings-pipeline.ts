@@ -124,7 +124,7 @@ async function main() {
     const swineRow = (i: number): SwineRow => ({
       id: randomUUID(), tenant_id: 't1', site_id: 's1', room_id: `R${i % UNITS}`, pen_id: null, batch_id: null, category: null, phase_id: 'weaner-early',
       avg_weight_kg: 8, age_days: null, temp_c: 27, humidity_pct: 60, nh3_ppm: 8, co2_ppm: 1800, ventilation_pct: null,
-      targets: { temp_min_c: 26, temp_max_c: 28 }, targets_source: 'default', status: 'ok', out_of_norm_flags: [], alarm_ids: [], source: 'telemetry', ts: ts(i), received_at: now,
+      targets: { temp_min_c: 26, temp_max_c: 28 }, targets_source: 'default', status: 'ok', out_of_norm_flags: [], alarm_ids: [], source: 'api', ts: ts(i), received_at: now,
     });
     const poultryBody = (i: number): [string, unknown] => ['/api/v1/poultry-climate/commands/telemetry', { house_id: `H${i % UNITS}`, ts: ts(i), temp: hot(i) ? 33 : 28 + (i % 7) / 10, humidity: 62, co2: 1500 + (i % 300), nh3: 8, ventilation: 30 }];
     const swineBody = (i: number): [string, unknown] => ['/api/v1/swine-climate/commands/telemetry', { room_id: `R${i % UNITS}`, avg_weight_kg: 8, ts: ts(i), temp_c: hot(i) ? 32 : 27, humidity_pct: 60, nh3_ppm: 8, co2_ppm: 1800 }];

@@ -1,17 +1,21 @@
 // The adapter profiles of an industry's controllers as a resource (poultry-adapters,
 // swine-adapters): which controller holds which setpoint key, over which transport, at which
 // register or BACnet object. Admins create (the contract's {item}), read and delete them; the
-// setpoint dispatch (dispatch.ts) reads them. One declaration for every industry.
+// setpoint dispatch (dispatch.ts) and the poller (polled-devices.ts) read them. One declaration
+// for every industry. A create or delete tells the device-polling runtime (adapterChanged), which
+// hands the poller the new set at once instead of finding it on a timer.
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import { defineResource } from '../kernel/resource.js';
 import { ownerSite, requiredTenant } from '../kernel/tenancy.js';
+import type { AnyRoute } from '../kernel/route.js';
 import { adapterBodySchema, type AdapterRow, type defineAdapterRecord } from './dispatch.js';
+import { adapterChanged, POLL_DEFAULTS } from './polled-devices.js';
 
 const createBody = v.strictObject({ item: adapterBodySchema });
 
 export function defineAdapterResource(o: { name: string; module: string; title: string; record: ReturnType<typeof defineAdapterRecord>; accessResource: string }) {
-  return defineResource<AdapterRow, v.InferOutput<typeof createBody>>({
+  const resource = defineResource<AdapterRow, v.InferOutput<typeof createBody>>({
     name: o.name,
     module: o.module,
     title: o.title,
@@ -27,10 +31,16 @@ export function defineAdapterResource(o: { name: string; module: string; title: 
         return {
           id: b.id ?? randomUUID(), tenant_id: requiredTenant(ctx.caller, b.tenant_id), site_id: ownerSite(ctx.caller, b.site_id), unit_id: b.unit_id,
           controller_id: b.controller_id, transport: b.transport, host: b.host ?? null, port: b.port ?? null, serial_path: b.serial_path ?? null,
-          modbus_unit_id: b.modbus_unit_id ?? null, device_instance: b.device_instance ?? null, points: b.points, created_at: now, updated_at: now,
+          modbus_unit_id: b.modbus_unit_id ?? null, device_instance: b.device_instance ?? null, points: b.points,
+          readings: b.readings ?? [], poll_period_s: b.poll_period_s ?? POLL_DEFAULTS.poll_period_s, loss_after_misses: b.loss_after_misses ?? POLL_DEFAULTS.loss_after_misses,
+          comm_loss_priority: b.comm_loss_priority ?? 'P1', created_at: now, updated_at: now,
         };
       },
     },
     delete: true,
   });
+  const notifying = (r: AnyRoute): AnyRoute => (r.method === 'post' && !r.path.includes('/commands/')) || r.method === 'delete'
+    ? { ...r, handler: async (ctx) => { const out = await r.handler(ctx); await adapterChanged(ctx.services); return out; } } as AnyRoute
+    : r;
+  return { ...resource, routes: resource.routes.map(notifying) };
 }

@@ -14,7 +14,14 @@
 //                    modbus_unit_id; line settings from the field config) | bacnet (device_instance)
 //   points           [{ key, address, object_type?, data_type?, order?, scale?,            (Modbus)
 //                       bacnet_object_type?, property?, priority?, tag? }]                 (BACnet)
-//                    key = the setpoint's field name (target_temp_c, min_ventilation_pct, ...)
+//                    key = the setpoint's field name (target_temp_c, min_ventilation_pct, ...);
+//                    offset? (engineering = raw / scale + offset, a write sends (value - offset) * scale),
+//                    read_back? (default true: the poller reads the setpoint back)
+//   readings         [{ key, address, object_type?, data_type?, order?, scale?, offset?,
+//                       bacnet_object_type?, property?, period_s?, cov? }]: what the poller reads
+//                    (src/industry/polled-devices.ts turns a profile into a PolledDevice)
+//   poll_period_s, loss_after_misses, comm_loss_priority: how often, when a silence is a
+//                    communication loss, and how urgent its alarm is (default 10 s, 3, P1)
 //
 // Outcome (DispatchResult.status): `verified` when the device read back every value written;
 // `written` when the device accepted every write but read-back was not possible (BACnet without
@@ -46,8 +53,33 @@ export const adapterPointSchema = v.strictObject({
   property: v.optional(int(0, 4_194_303)),
   priority: v.optional(int(1, 16)),
   tag: v.optional(int(0, 12)),
+  offset: v.optional(v.pipe(v.number(), v.finite())),
+  read_back: v.optional(v.boolean()),
 });
 export type AdapterPoint = v.InferOutput<typeof adapterPointSchema>;
+
+/** Reading keys of the industries (poultry and swine share the climate names). */
+export const READING_KEYS = ['temp', 'humidity', 'co2', 'nh3', 'ventilation', 'water_l', 'feed_kg', 'outside_temp'] as const;
+export type ReadingKey = (typeof READING_KEYS)[number];
+const BIT_TABLES = ['coil', 'discrete input'];
+
+export const adapterReadingSchema = v.pipe(v.strictObject({
+  key: v.picklist(READING_KEYS, `key must be one of ${READING_KEYS.join(', ')}`),
+  object_type: v.optional(v.picklist(['holding register', 'input register', 'coil', 'discrete input'])),
+  address: int(0, 4_194_303),
+  data_type: v.optional(v.picklist(['int16', 'uint16', 'bool', 'int32', 'uint32', 'float32', 'float64'])),
+  order: v.optional(v.picklist(['LE', 'BE', 'CDAB', 'BADC'])),
+  scale: v.optional(v.pipe(v.number(), v.finite(), v.check((s) => s !== 0, 'scale must not be 0'))),
+  offset: v.optional(v.pipe(v.number(), v.finite())),
+  bacnet_object_type: v.optional(int(0, 1023)),
+  property: v.optional(int(0, 4_194_303)),
+  period_s: v.optional(int(1, 86_400)),
+  cov: v.optional(v.boolean()),
+}),
+// A coil or discrete input is one bit: a word type there is a profile that reads garbage.
+v.check((r) => !BIT_TABLES.includes(r.object_type ?? '') || r.data_type === undefined || r.data_type === 'bool', 'a coil or discrete input reading is a bool (no word data_type)'),
+v.check((r) => r.data_type !== 'bool' || BIT_TABLES.includes(r.object_type ?? 'input register'), 'data_type bool is for coil or discrete input readings'));
+export type AdapterReading = v.InferOutput<typeof adapterReadingSchema>;
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
@@ -65,11 +97,18 @@ export const adapterBodySchema = v.pipe(v.strictObject({
   modbus_unit_id: v.optional(int(0, 255)),
   device_instance: v.optional(int(0, 4_194_302)),
   points: v.pipe(v.array(adapterPointSchema), v.minLength(1), v.maxLength(100)),
+  readings: v.optional(v.pipe(v.array(adapterReadingSchema), v.maxLength(100))),
+  poll_period_s: v.optional(int(1, 3600)),
+  loss_after_misses: v.optional(int(1, 100)),
+  comm_loss_priority: v.optional(v.picklist(['P1', 'P2'])),
 }),
 v.check((b) => b.transport !== 'modbus-tcp' || b.host !== undefined, 'modbus-tcp needs host'),
 v.check((b) => b.transport !== 'modbus-rtu' || b.serial_path !== undefined, 'modbus-rtu needs serial_path'),
 v.check((b) => b.transport !== 'bacnet' || (b.device_instance !== undefined && b.points.every((p) => p.bacnet_object_type !== undefined)), 'bacnet needs device_instance and bacnet_object_type on every point'),
-v.check((b) => new Set(b.points.map((p) => p.key)).size === b.points.length, 'each setpoint key once per controller'));
+v.check((b) => new Set(b.points.map((p) => p.key)).size === b.points.length, 'each setpoint key once per controller'),
+v.check((b) => b.transport !== 'bacnet' || (b.readings ?? []).every((r) => r.bacnet_object_type !== undefined), 'bacnet needs bacnet_object_type on every reading'),
+v.check((b) => b.transport === 'bacnet' || (b.readings ?? []).every((r) => r.address <= 65535 && r.cov === undefined), 'a Modbus reading has an address 0..65535 and no cov'),
+v.check((b) => { const keys = (b.readings ?? []).map((r) => r.key); return new Set(keys).size === keys.length; }, 'each reading key once per controller'));
 export type AdapterBody = v.InferOutput<typeof adapterBodySchema>;
 
 /** An industry's adapter profile table (poultry: poultry_adapter_profiles). */
@@ -86,7 +125,11 @@ export function defineAdapterRecord(name: string, unitLabel = 'Unit') {
     serial_path: { type: 'string', label: 'Serial port', nullable: true, description: 'Modbus RTU: the RS-485 adapter (e.g. /dev/ttyUSB0).' },
     modbus_unit_id: { type: 'integer', label: 'Modbus unit id', nullable: true },
     device_instance: { type: 'integer', label: 'BACnet device', nullable: true },
-    points: { type: 'array', label: 'Setpoints', description: '[{key, address, object_type, data_type, order, scale, bacnet_object_type, property, priority, tag}]: where each setpoint key lives.' },
+    points: { type: 'array', label: 'Setpoints', description: '[{key, address, object_type, data_type, order, scale, offset, bacnet_object_type, property, priority, tag, read_back}]: where each setpoint key lives (read_back, default true: the poller reads it back).' },
+    readings: { type: 'array', label: 'Readings', nullable: true, description: `[{key (${READING_KEYS.join(', ')}), object_type, address, data_type, order, scale, offset, bacnet_object_type, property, period_s, cov}]: what the poller reads (engineering = raw / scale + offset).` },
+    poll_period_s: { type: 'integer', label: 'Poll period', nullable: true, description: 'How often the controller is read (default 10 s).', ui: { unit: 's' } },
+    loss_after_misses: { type: 'integer', label: 'Loss after misses', nullable: true, description: 'Consecutive missed polls that are a communication loss (default 3).' },
+    comm_loss_priority: { type: 'string', label: 'Communication loss priority', nullable: true, enum: ['P1', 'P2'], description: 'Priority of the comm_loss alarm when the controller stops answering (default P1).' },
     created_at: { type: 'datetime', label: 'Created', readOnly: true, sortable: true },
     updated_at: { type: 'datetime', label: 'Updated', readOnly: true },
   }, { indexes: [{ name: `${name}_unit`, columns: ['tenant_id', 'unit_id'] }] });
@@ -119,7 +162,7 @@ export function rpcRequest(adapter: AdapterRow, values: Record<string, number>):
         jsonrpc: '2.0', protocol: 'bacnet',
         params: points.map((p) => ({
           device_instance: adapter.device_instance, object_type: p.bacnet_object_type, object_instance: p.address,
-          property: p.property ?? 85, priority: p.priority ?? 8, tag: p.tag ?? 4, value: values[p.key]! * (p.scale ?? 1), verify: true,
+          property: p.property ?? 85, priority: p.priority ?? 8, tag: p.tag ?? 4, value: (values[p.key]! - (p.offset ?? 0)) * (p.scale ?? 1), verify: true,
         })),
       },
     };
@@ -128,7 +171,8 @@ export function rpcRequest(adapter: AdapterRow, values: Record<string, number>):
     object_type: p.object_type ?? 'holding register', object_address: p.address,
     ...(p.object_type === 'coil' ? {} : { data_type: p.data_type ?? 'int16' }),
     ...(p.order ? { order: p.order } : {}), ...(p.scale !== undefined ? { scale: p.scale } : {}),
-    value: p.object_type === 'coil' ? values[p.key] !== 0 : values[p.key],
+    // The field service multiplies by scale before encoding: (value - offset) * scale overall.
+    value: p.object_type === 'coil' ? values[p.key] !== 0 : values[p.key]! - (p.offset ?? 0),
     ...(adapter.modbus_unit_id !== null ? { unit_id: adapter.modbus_unit_id } : {}),
     // Read back what was written: the dispatch status is the device-confirmed outcome.
     verify: true,

@@ -135,7 +135,7 @@ describe.each(DIALECTS)('swine workspace (%s)', (dialect) => {
     }, rid());
     expect(r.status).toBe(201);
     // 68 F = 20 C; 0.65 = 65 %; 14.17 mg/m3 x 24.04 / 17.031 = 20.002 ppm; 0.25 % = 2,500 ppm.
-    expect(r.body.item.reading).toMatchObject({ source: 'sensors', phase_id: 'grower', temp_c: 20, humidity_pct: 65, nh3_ppm: 20.002, co2_ppm: 2500 });
+    expect(r.body.item.reading).toMatchObject({ source: 'api', phase_id: 'grower', temp_c: 20, humidity_pct: 65, nh3_ppm: 20.002, co2_ppm: 2500 });
     expect(r.body.item.out_of_norm_flags).toEqual(['nh3_high']);
     const kelvin = await opA.post('/api/v1/swine-climate/sensors/commands/ingest', { room_id: 'room-4', avg_weight_kg: 45, readings: [{ kind: 'temperature', value: 293.15, unit: 'K' }, { kind: 'co2', value: 3600, unit: 'mg/m3' }] });
     expect(kelvin.body.item.reading).toMatchObject({ temp_c: 20, co2_ppm: 1966.462 });

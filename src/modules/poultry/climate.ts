@@ -235,7 +235,7 @@ export const climateResource: ReturnType<typeof defineResource<ClimateRow>> = de
       body: telemetryBody,
       response: telemetryAnswer,
       errors: ['not_found'],
-      handler: async (ctx) => ingestClimate(ctx.services, { tenant: requiredTenant(ctx.caller, ctx.body.tenant_id), site_bound: boundSiteOf(ctx.caller, ctx.body.site_id), actor: ctx.caller!.subject, correlation_id: ctx.requestId }, ctx.body, 'telemetry'),
+      handler: async (ctx) => ingestClimate(ctx.services, { tenant: requiredTenant(ctx.caller, ctx.body.tenant_id), site_bound: boundSiteOf(ctx.caller, ctx.body.site_id), actor: ctx.caller!.subject, correlation_id: ctx.requestId }, ctx.body, 'api'),
     }),
   },
 });

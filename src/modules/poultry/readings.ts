@@ -1,7 +1,7 @@
 // poultry-climate-readings: the stored climate readings (poultry_climate_readings, written by
 // poultry-climate/commands/telemetry, the sensors ingest and MQTT), read-only: scheme, list and
 // {id}, tenant-scoped and site-bound through the kit, newest first, with the range filters
-// from/to on ts. And the hourly roll-up a batch chart needs (GET poultry-climate-readings/hourly):
+// from/to on ts; every item says its age_s and whether it is stale (src/industry/stale.ts). And the hourly roll-up a batch chart needs (GET poultry-climate-readings/hourly):
 // one row per hour computed in SQL (GROUP BY the hour; ts is RFC 3339 UTC text in both engines, so
 // substr(ts, 1, 13) is the hour), ~1,000 points for a 42-day batch instead of 60,000 readings.
 import { and, asc, count, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
@@ -11,6 +11,7 @@ import { ApiError } from '../../kernel/errors.js';
 import type { Services } from '../../kernel/context.js';
 import { colOf, tableOf } from '../../db/sql.js';
 import { readingRecord, type ReadingRow } from './climate-schema.js';
+import { staleAware, staleFields } from '../../industry/stale.js';
 
 const HOUR_MS = 3_600_000;
 /** The longest window of the hourly roll-up: a batch with room to spare (2,880 hours). */
@@ -20,7 +21,12 @@ export const readingsResource = defineResource<ReadingRow>({
   name: 'poultry-climate-readings',
   module: 'poultry',
   title: 'Poultry climate readings',
-  record: readingRecord,
+  table: readingRecord.table,
+  fields: {
+    ...readingRecord.fields,
+    source: { ...readingRecord.fields.source, enum: ['device', 'mqtt', 'api', 'manual'], description: 'How the reading came: device (read by the poller from the house controller), mqtt, api (poultry-climate/commands/telemetry, sensors/commands/ingest) or manual (typed in).' },
+    ...staleFields,
+  },
   access: { resource: 'poultry-climate', scope: 'tenant' },
   tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
@@ -90,7 +96,7 @@ export const hourlyRoute: AnyRoute = defineRoute({
 });
 
 /** The roll-up is declared before the resource's {id} so that /hourly is not read as an id. */
-export const readingsRoutes: AnyRoute[] = [hourlyRoute, ...readingsResource.routes];
+export const readingsRoutes: AnyRoute[] = [hourlyRoute, ...staleAware(readingsResource.routes, '/api/v1/poultry-climate-readings')];
 
 /** Deletes readings taken before `before` (poultry_readings_retention_days, hourly). */
 export async function purgeReadings(services: Services, before: Date): Promise<void> {

@@ -19,6 +19,7 @@ import { readingPipeline, readingWriter, type Judged, type PipelineReading, type
 import { need, type Services } from '../../kernel/context.js';
 import { setpointCommand } from './setpoints.js';
 import { normaliseReadings, SENSOR_KINDS } from './sensors.js';
+import { staleAware, staleFields } from '../../industry/stale.js';
 
 const STATUSES = ['ok', 'warn', 'alarm'] as const;
 
@@ -43,7 +44,7 @@ export const climateRecord = defineRecord('swine_climate_readings', {
   status: { type: 'string', label: 'Status', enum: STATUSES, readOnly: true, filter: true, sortable: true, ui: { badge: true } },
   out_of_norm_flags: { type: 'array', items: 'string', label: 'Out of norm', readOnly: true, ui: { chips: true } },
   alarm_ids: { type: 'array', items: 'string', label: 'Alarms raised', readOnly: true, ui: { hidden: true } },
-  source: { type: 'string', label: 'Source', enum: ['telemetry', 'sensors'], readOnly: true, filter: true },
+  source: { type: 'string', label: 'Source', enum: ['device', 'mqtt', 'api', 'manual'], readOnly: true, filter: true, description: 'How the reading came: device (read by the poller from the room controller), mqtt, api (commands/telemetry, sensors/commands/ingest) or manual (typed in).' },
   ts: { type: 'datetime', label: 'Measured', sortable: true },
   received_at: { type: 'datetime', label: 'Received', readOnly: true },
 }, { indexes: [{ name: 'swine_climate_room_ts', columns: ['tenant_id', 'room_id', 'ts'] }] });
@@ -154,7 +155,9 @@ export const climateResource = defineResource<ClimateRow>({
   name: 'swine-climate',
   module: 'swine',
   title: 'Swine room climate',
-  record: climateRecord,
+  // Items carry age_s and stale (src/industry/stale.ts): computed when answered, never stored.
+  table: climateRecord.table,
+  fields: { ...climateRecord.fields, ...staleFields },
   access: { resource: 'swine-climate', scope: 'tenant' },
   tenantColumn: 'tenant_id',
   siteColumn: 'site_id',
@@ -166,7 +169,7 @@ export const climateResource = defineResource<ClimateRow>({
       body: telemetryBody,
       status: 201,
       response: judgedResponse,
-      handler: async (ctx) => judgeReading(ctx as HandlerContext<unknown>, ctx.body, 'telemetry'),
+      handler: async (ctx) => judgeReading(ctx as HandlerContext<unknown>, ctx.body, 'api'),
     }),
     setpoint: setpointCommand,
   },
@@ -181,8 +184,8 @@ export const sensorsIngestRoute: AnyRoute = {
   response: { kind: 'single', item: judgedResponse },
   handler: async (ctx: HandlerContext<v.InferOutput<typeof sensorsBody>>) => {
     const { readings, ...rest } = ctx.body;
-    return judgeReading(ctx as HandlerContext<unknown>, { ...rest, ...normaliseReadings(readings) }, 'sensors');
+    return judgeReading(ctx as HandlerContext<unknown>, { ...rest, ...normaliseReadings(readings) }, 'api');
   },
 };
 
-export const climateRoutes = [sensorsIngestRoute, ...climateResource.routes];
+export const climateRoutes = [sensorsIngestRoute, ...staleAware(climateResource.routes, '/api/v1/swine-climate')];

@@ -5,13 +5,13 @@
 // a resource that is not served simply leaves its part out.
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, getList, query } from '../lib/api';
-import { formatTime, formatValue, humanise } from '../lib/format';
+import { formatValue, humanise } from '../lib/format';
 import { dataTick } from '../lib/live';
 import { href } from '../lib/router';
 import { session, type Session } from '../lib/session';
 import { useObservable } from '../lib/store';
 import { LiveFeed } from '../components/LiveFeed';
-import { StaleNote } from '../components/StaleNote';
+import { ReadingAge, readingAge, StaleNote } from '../components/StaleNote';
 
 type Row = Record<string, unknown>;
 export type Tone = 'alarm' | 'warn' | 'ok' | 'none';
@@ -123,6 +123,8 @@ export function houseTone(h: House): Tone {
   const fw = h.feedwater?.operational_status as string | undefined;
   const fwTone: Tone = fw === 'alarm' ? 'alarm' : fw === 'warn' ? 'warn' : fw === 'ok' ? 'ok' : 'none';
   const alarmTone: Tone = h.alarms.some((a) => a.priority === 'P1' || a.severity === 'critical') ? 'alarm' : h.alarms.length ? 'warn' : 'none';
+  // An old reading is not the house's climate now: its colours no longer count, its silence does.
+  if (readingAge(h.reading)?.stale) return worst(['warn', fwTone, alarmTone]);
   return worst([...climate, readingTone, fwTone, alarmTone]);
 }
 
@@ -211,6 +213,7 @@ export function HouseCard({ house }: { house: House }) {
   const fw = house.feedwater;
   const fwStatus = fw?.operational_status as string | undefined;
   const p1 = house.alarms.filter((a) => a.priority === 'P1').length;
+  const age = readingAge(house.reading);
   return (
     <li class={`house-card card tone-edge-${tone}`} data-house={house.id} data-tone={tone}>
       <a class="house-link" href={href('house', house.id)}>
@@ -223,12 +226,13 @@ export function HouseCard({ house }: { house: House }) {
           {house.subtype ? ` · ${humanise(house.subtype)}` : ''}
         </span>
         {house.climate || house.reading ? (
-          <dl class="metrics">
+          <dl class={`metrics${age?.stale ? ' metrics-stale' : ''}`}>
             {METRICS.map((m) => {
               const c = climateOf(house.climate, house.reading, m);
               if (c.now === undefined && c.target === undefined) return null;
+              const tone = age?.stale ? 'none' : c.tone;
               return (
-                <div key={m.key} class={`metric tone-${c.tone}`} data-metric={m.key} data-tone={c.tone}>
+                <div key={m.key} class={`metric tone-${tone}`} data-metric={m.key} data-tone={tone}>
                   <dt>{m.label}</dt>
                   <dd>
                     <span class="metric-now">{c.now !== undefined ? `${formatValue({ type: 'number' }, c.now)} ${m.unit}` : '—'}</span>
@@ -237,12 +241,7 @@ export function HouseCard({ house }: { house: House }) {
                 </div>
               );
             })}
-            {typeof house.reading?.ts === 'string' ? (
-              <div class="reading-at" data-reading-ts={house.reading.ts}>
-                <dt>Measured</dt>
-                <dd>{formatTime(house.reading.ts)}</dd>
-              </div>
-            ) : null}
+            {age && typeof house.reading?.ts === 'string' ? <ReadingAge ts={house.reading.ts} ageS={age.ageS} stale={age.stale} /> : null}
           </dl>
         ) : null}
         {fw ? (

@@ -1,0 +1,5 @@
+ALTER TABLE "swine_adapter_profiles" ADD COLUMN "readings" jsonb;--> statement-breakpoint
+ALTER TABLE "swine_adapter_profiles" ADD COLUMN "poll_period_s" bigint;--> statement-breakpoint
+ALTER TABLE "swine_adapter_profiles" ADD COLUMN "loss_after_misses" bigint;--> statement-breakpoint
+ALTER TABLE "swine_adapter_profiles" ADD COLUMN "comm_loss_priority" text;--> statement-breakpoint
+UPDATE swine_climate_readings SET source = 'api' WHERE source IN ('telemetry', 'sensors');

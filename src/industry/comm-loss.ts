@@ -1,0 +1,61 @@
+// Communication loss as an industry alarm: a controller that stopped answering the poller, an
+// RS-485 bus that went away, a house whose MQTT readings stopped. One alarm per thing lost, in
+// the one alarm service (so it is stored, audited, on MQTT and bridged to status like any other),
+// metric `comm_loss`. The alarm service refuses a second open event of the same rule on the same
+// unit, so a repeated "lost" (or one after a restart) finds the open alarm instead of adding one.
+//
+// rule_id says what was lost, so two controllers of one house, the house's MQTT feed and the bus
+// are separate alarms that clear separately:
+//   comm_loss:<controller_id>   a polled controller (unit_id = its house or room)
+//   comm_loss:mqtt              a house's MQTT readings (unit_id = the house)
+//   comm_loss:bus:<bus>         a serial bus (unit_id null: it is not one house's)
+import type { Services } from '../kernel/context.js';
+import { need } from '../kernel/context.js';
+import type { IndustrySeverity, Priority } from './alarm-schema.js';
+
+export const COMM_LOSS = 'comm_loss';
+const ACTOR = 'device-polling';
+
+export const controllerRule = (controllerId: string) => `${COMM_LOSS}:${controllerId}`;
+export const MQTT_RULE = `${COMM_LOSS}:mqtt`;
+export const busRule = (bus: string) => `${COMM_LOSS}:bus:${bus}`;
+
+const LABEL: Record<string, string> = { poultry: 'House', swine: 'Room', melioration: 'Field' };
+
+/** "house-3" -> "House 3", "3" -> "House 3", "north" -> "House north": how the crew names it. */
+export function unitName(industry: string, unitId: string): string {
+  const label = LABEL[industry] ?? 'Unit';
+  const m = new RegExp(`^${label}[-_ ]*(.+)$`, 'i').exec(unitId);
+  return `${label} ${m ? m[1] : unitId}`;
+}
+
+export interface CommLoss {
+  tenant_id: string;
+  site_id: string | null;
+  industry_code: 'poultry' | 'swine' | 'melioration';
+  unit_id: string | null;
+  rule_id: string;
+  priority: Priority;
+  source: string;
+  title: string;
+  message: string | null;
+  details: Record<string, unknown>;
+}
+
+const severityOf = (p: Priority): IndustrySeverity => (p === 'P1' ? 'high' : 'medium');
+
+/** Raises the loss unless its alarm is open already; answers whether a new alarm was raised. */
+export async function raiseCommLoss(services: Readonly<Services>, loss: CommLoss, now = new Date()): Promise<boolean> {
+  const { created } = await need(services, 'industryAlarms').raise({
+    tenant_id: loss.tenant_id, site_id: loss.site_id, industry_code: loss.industry_code, unit_id: loss.unit_id,
+    rule_id: loss.rule_id, metric: COMM_LOSS, severity: severityOf(loss.priority), priority: loss.priority,
+    source: loss.source, title: loss.title, message: loss.message, details: loss.details, actor: ACTOR, now,
+  });
+  return created;
+}
+
+/** Clears the loss's open alarm; answers whether one was open. */
+export async function clearCommLoss(services: Readonly<Services>, loss: Pick<CommLoss, 'tenant_id' | 'industry_code' | 'unit_id' | 'rule_id'>): Promise<boolean> {
+  const row = await need(services, 'industryAlarms').clear({ tenant_id: loss.tenant_id, industry_code: loss.industry_code, unit_id: loss.unit_id, rule_id: loss.rule_id, actor: ACTOR });
+  return row !== undefined;
+}

@@ -1,0 +1,100 @@
+// The industry side of the reading loop: loads every industry's adapter profiles into the poller
+// (at start and whenever a profile is created or deleted), and turns the poller's bus events into
+// the industries' readings and comm_loss alarms. Events of one device (or one bus) are handled in
+// order, one after the other; different devices do not wait for each other.
+import type { Services } from '../../kernel/context.js';
+import type { DeviceState, PolledDevice } from '../../field/poll-types.js';
+import type { AdapterRow } from '../../industry/dispatch.js';
+import type { Priority } from '../../industry/alarm-schema.js';
+import { onAdapterChange, toPolledDevices, type PolledIndustry } from '../../industry/polled-devices.js';
+import { tableOf } from '../../db/sql.js';
+import { adapterRecord as poultryAdapters } from '../poultry/climate-schema.js';
+import { adapterRecord as swineAdapters } from '../swine/setpoints.js';
+import { ingestDeviceReading } from './ingest.js';
+import { onBusLink, onDeviceLink, type KnownDevice } from './links.js';
+import { clearCommLoss, controllerRule } from '../../industry/comm-loss.js';
+import { watchMqttSilence, type MqttSilence } from './mqtt-silence.js';
+
+/** A polled device as the API shows it: the profile's names with the poller's link state. */
+export type PolledDeviceView = Omit<DeviceState, 'device_id'> & { device_id: string; industry: PolledDevice['industry']; tenant_id: string; site_id: string | null; unit_id: string; controller_id: string; transport: PolledDevice['transport']; period_ms: number };
+
+export interface DevicePolling {
+  /** Every device loaded from the profiles, with the poller's state (unknown without a poller). */
+  list(): PolledDeviceView[];
+  /** Reloads the profiles into the poller; resolves when the poller has the new set. */
+  reload(): Promise<void>;
+}
+
+declare module '../../kernel/context.js' {
+  interface Services {
+    devicePolling?: DevicePolling;
+  }
+}
+
+const TABLES: [PolledIndustry, typeof poultryAdapters.table][] = [['poultry', poultryAdapters.table], ['swine', swineAdapters.table]];
+
+export function createDevicePolling(services: Services) {
+  let known = new Map<string, KnownDevice>();
+  const chains = new Map<string, Promise<void>>();
+  /** Runs fn after the earlier work of the same key; failures are logged (the bus must not throw). */
+  const inOrder = (key: string, what: string, fn: () => Promise<void>) => {
+    const next = (chains.get(key) ?? Promise.resolve()).then(fn).catch((err: Error) => services.log.warn(`device polling: ${what} failed`, { key, error: err.message }));
+    chains.set(key, next);
+    void next.then(() => { if (chains.get(key) === next) chains.delete(key); });
+  };
+
+  const load = async () => {
+    const next = new Map<string, KnownDevice>();
+    for (const [industry, table] of TABLES) {
+      const rows = (await services.db.orm.select().from(tableOf(table, services.db))) as AdapterRow[];
+      const priorities = new Map(rows.map((r) => [r.id, (r.comm_loss_priority ?? 'P1') as Priority]));
+      for (const d of toPolledDevices(industry, rows)) next.set(d.id, { device: d, priority: priorities.get(d.id.slice(industry.length + 1)) ?? 'P1' });
+    }
+    const gone = [...known.values()].filter((k) => !next.has(k.device.id));
+    known = next;
+    services.poller?.set([...next.values()].map((k) => k.device));
+    // A controller taken off the box cannot answer again: its open loss would never clear.
+    for (const { device: d } of gone) {
+      await clearCommLoss(services, { tenant_id: d.tenant_id, industry_code: d.industry, unit_id: d.unit_id, rule_id: controllerRule(d.controller_id) });
+    }
+  };
+  let loading = Promise.resolve();
+  const reload = () => (loading = loading.then(load).catch((err: Error) => services.log.error('device polling: loading adapter profiles failed', { error: err.message })));
+
+  const service: DevicePolling = {
+    list() {
+      const states = new Map((services.poller?.snapshot() ?? []).map((s) => [s.device_id, s]));
+      return [...known.values()].map(({ device: d }) => {
+        const s = states.get(d.id);
+        return {
+          device_id: d.id, industry: d.industry, tenant_id: d.tenant_id, site_id: d.site_id, unit_id: d.unit_id, controller_id: d.controller_id, transport: d.transport, period_ms: d.period_ms,
+          bus: s?.bus ?? '', state: s?.state ?? 'unknown', misses: s?.misses ?? 0, last_ok_at: s?.last_ok_at ?? null, last_message: s?.last_message ?? null,
+        };
+      });
+    },
+    reload,
+  };
+
+  let offs: (() => void)[] = [];
+  let silence: MqttSilence | undefined;
+  return {
+    service,
+    async start() {
+      await reload();
+      const bus = services.bus!;
+      offs = [
+        onAdapterChange(services, reload),
+        bus.on('device_readings', (e) => inOrder(e.device_id, 'reading', () => ingestDeviceReading(services, e))),
+        bus.on('device_link', (e) => inOrder(e.device_id, 'link', () => onDeviceLink(services, e, known.get(e.device_id)))),
+        bus.on('bus_link', (e) => inOrder(`bus:${e.bus}`, 'bus link', () => onBusLink(services, e, (id) => known.get(id)))),
+      ];
+      silence = await watchMqttSilence(services, services.config.stale_after_s);
+    },
+    async stop() {
+      for (const off of offs) off();
+      await silence?.stop();
+      await loading;
+      await Promise.all([...chains.values()]);
+    },
+  };
+}

@@ -1,0 +1,57 @@
+// The house card in Chromium says how old the climate it shows is, and does not present an old
+// reading as the house's climate now: a house whose last reading is 12 minutes old (stale_after_s
+// 300) shows "No reading for 12 min — check the controller", its out-of-norm values without the
+// alarm colour and the card in warn; a house that reported a moment ago shows its age and no mark.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { createTestEnv, type TestEnv } from '../helpers/server.js';
+import { clientAs } from '../helpers/client.js';
+import type { RunningServer } from '../../src/server.js';
+import { axeSerious, launch, newPage, rfidLogin } from './browser.js';
+
+const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+
+describe('house card age and stale mark in Chromium', () => {
+  let env: TestEnv;
+  let server: RunningServer;
+  let browser: Browser;
+  let card = '';
+
+  beforeAll(async () => {
+    env = await createTestEnv('sqlite');
+    server = await env.start({ mqtt_broker: 'off', alarm_escalation_interval_ms: '3600000' });
+    const master = await clientAs(env, server);
+    const farm = await clientAs(env, server, { role: 'admin', scope_type: 'tenant', tenant_id: 'farm-1' }, master.contract);
+    card = (await master.post('/api/v1/passkeys/commands/issue', { type: 'rfid', holder: 'Barn admin', scope: 'tenant', tenant_id: 'farm-1', role: 'admin', ttl_minutes: 60, card_uid: '04C0000001' })).body.item.credential as string;
+    for (const house of ['5', '6']) {
+      expect((await farm.post('/api/v1/poultry-flock/commands/place', { house_id: house, batch_id: `B${house}`, subtype: 'broiler', start_date: daysAgo(20), birds_placed: 20_000 })).status).toBe(201);
+    }
+    // House 5 fell silent 12 minutes ago on a reading far out of norm; house 6 reported just now.
+    const old = await farm.post('/api/v1/poultry-climate/commands/telemetry', { house_id: '5', ts: new Date(Date.now() - 12 * 60_000 - 5_000).toISOString(), temp: 31.5, humidity: 60 });
+    expect(old.body.item.status).toBe('alarm');
+    expect((await farm.post('/api/v1/poultry-climate/commands/telemetry', { house_id: '6', temp: 25.5, humidity: 60 })).status).toBe(200);
+    browser = await launch();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await env?.cleanup();
+  });
+
+  it('marks the silent house stale in farm words and shows the fresh one\'s age', async () => {
+    const { page } = await newPage(browser);
+    await rfidLogin(page, server.url, card);
+    const silent = page.locator('#houses li[data-house="5"]');
+    const fresh = page.locator('#houses li[data-house="6"]');
+    await silent.waitFor();
+    expect(await silent.locator('.reading-at').getAttribute('data-stale')).toBe('true');
+    expect(await silent.locator('.stale-reading').textContent()).toBe('No reading for 12 min — check the controller');
+    expect(await silent.locator('.reading-age').textContent()).toBe('(12 min ago)');
+    // 31.5 °C is still shown, but not as the climate now: no alarm colour, the card in warn.
+    expect(await silent.locator('[data-metric="temp"]').getAttribute('data-tone')).toBe('none');
+    expect(await silent.getAttribute('data-tone')).toBe('warn');
+    expect(await fresh.locator('.reading-at').getAttribute('data-stale')).toBe('false');
+    expect(await fresh.locator('.stale-reading').count()).toBe(0);
+    expect(await fresh.locator('.reading-age').textContent()).toBe('(just now)');
+    expect(await axeSerious(page)).toEqual([]);
+  }, 60_000);
+});
