@@ -38,6 +38,20 @@ describe.each(DIALECTS)('poultry feed/water and production (%s)', (dialect) => {
     expect(noon.body.item).toMatchObject({ status: 'ok', water_today_l: 675, feed_today_kg: 375, expected_water_today_l: 675, water_deviation_pct: 0, feed_deviation_pct: 0, water_feed_ratio: 1.8, anomaly_flags: [] });
   });
 
+  it('takes a new meter\'s first reading in the afternoon as its baseline: status ok, no alarm, and judges from there', async () => {
+    // The reading the issue reported: a flock's first feed/water reading raised water_drop P1 and feed_drop P2.
+    const fwB = (body: Item) => opA.post('/api/v1/poultry-feedwater/commands/ingest', { house_id: 'house-new', batch_id: 'b7', birds: 10_000, age_days: 14, ...body });
+    const first = await fwB({ ts: at(14.4), water_counter_l: 9500, feed_counter_kg: 4800 });
+    expect(first.status).toBe(200);
+    expect(first.body.item).toMatchObject({ status: 'ok', anomaly_flags: [], counter_events: { water: 'first', feed: 'first' }, water_today_l: 0, expected_water_today_l: null, water_baseline_at: at(14.4), feed_baseline_at: at(14.4) });
+    const open = async () => (await server.services.industryAlarms!.open({ tenant_id: 'tA', industry_code: 'poultry' })).filter((e) => e.unit_id === 'house-new');
+    expect(await open()).toEqual([]);
+    // 6 h on: 0.25 of a day since the baseline, 337.5 L and 187.5 kg expected, and that is what was used.
+    const later = await fwB({ ts: at(20.4), water_counter_l: 9837.5, feed_counter_kg: 4987.5 });
+    expect(later.body.item).toMatchObject({ status: 'ok', water_today_l: 337.5, expected_water_today_l: 337.5, water_deviation_pct: 0, feed_deviation_pct: 0 });
+    expect(await open()).toEqual([]);
+  });
+
   it('raises a leak and low pressure as alarms through the industry alarm service', async () => {
     // 13 h: expected 0.135 × 10,000 × 13/24 = 731.25 L; 1,075 L is +47 %
     const r = await fw(opA, { ts: at(13), water_counter_l: 2075, feed_counter_kg: 900, pressure_bar: 1.2 });

@@ -30,6 +30,17 @@ describe('expected consumption', () => {
 
 describe('judgement', () => {
   const base = { birds: 10_000, age_days: 14, day_fraction: 0.5, thresholds: DEFAULT_THRESHOLDS, curve: DEFAULT_BROILER_CURVE };
+  it('measures a counter from its baseline when that was set today, and judges nothing on the baseline itself', () => {
+    // The meter's first reading at 14:24 (fraction 0.6): nothing measured yet, nothing judged.
+    expect(judge({ ...base, day_fraction: 0.6, water_from_fraction: 0.6, feed_from_fraction: 0.6, water_today_l: 0, feed_today_kg: 0, pressure_bar: 2.5 }))
+      .toMatchObject({ status: 'ok', anomaly_flags: [], expected_water_today_l: null, water_deviation_pct: null });
+    // 6 h later (fraction 0.85): 0.25 of a day since the baseline, 0.135 L × 10,000 × 0.25 = 337.5 L expected.
+    const later = judge({ ...base, day_fraction: 0.85, water_from_fraction: 0.6, feed_from_fraction: 0.6, water_today_l: 337.5, feed_today_kg: 187.5, pressure_bar: 2.5 });
+    expect(later).toMatchObject({ status: 'ok', expected_water_today_l: 337.5, expected_feed_today_kg: 187.5, water_deviation_pct: 0, feed_deviation_pct: 0 });
+    // The same litres judged from the day's start would have been a drop: the baseline is what spares it.
+    expect(judge({ ...base, day_fraction: 0.85, water_today_l: 337.5, feed_today_kg: 187.5, pressure_bar: 2.5 }).anomaly_flags).toContain('water_drop');
+  });
+
   it('flags a water spike (a leak) and low line pressure as alarms', () => {
     // expected so far: 0.135 L × 10,000 × 0.5 = 675 L water, 0.075 kg × 10,000 × 0.5 = 375 kg feed
     const j = judge({ ...base, water_today_l: 900, feed_today_kg: 370, pressure_bar: 1.2 });

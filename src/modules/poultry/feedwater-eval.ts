@@ -9,8 +9,12 @@
 //   counter maximum is set, the previous reading was in the top 10 % and the new one in the
 //   bottom 10 % of it. Anything else going backwards is refused: the reading is wrong.
 // - Today's consumption is compared with the expected consumption *so far today*: the expected
-//   daily amount per bird at this age × birds × the fraction of the site's day elapsed. Before
-//   `min_day_fraction` of the day has passed the deviation is not judged (too few litres).
+//   daily amount per bird at this age × birds × the fraction of the site's day elapsed since the
+//   counter was measured from (the day's start, or the counter's baseline when it was set today).
+//   Before `min_day_fraction` of the day has passed that way the deviation is not judged (too few
+//   litres).
+// - A counter's first reading, and a reset, set its baseline and judge nothing: a new meter or a
+//   new flock has consumed nothing *measured* yet, which is not a drop (issue 22, item 3).
 // - Expected daily amounts per bird come from a curve by age (default: an approximate broiler
 //   curve, feed from 12 g at placement to 210 g at day 42, water 1.8 ml per g of feed); a site's
 //   profile can replace the curve.
@@ -115,15 +119,23 @@ export function judge(input: {
   birds: number | null;
   age_days: number | null;
   day_fraction: number;
+  /** Where today's measurement of each counter starts: 0, or the day fraction of a baseline set today. */
+  water_from_fraction?: number;
+  feed_from_fraction?: number;
   pressure_bar: number | null;
   thresholds: FeedwaterThresholds;
   curve: CurvePoint[];
 }): Judgement {
   const t = input.thresholds;
-  const judged = input.birds !== null && input.birds > 0 && input.age_days !== null && input.day_fraction >= t.min_day_fraction;
-  const exp = judged ? expectedAt(input.curve, input.age_days!) : null;
-  const expWater = exp ? (exp.water_ml / 1000) * input.birds! * input.day_fraction : null;
-  const expFeed = exp ? (exp.feed_g / 1000) * input.birds! * input.day_fraction : null;
+  const known = input.birds !== null && input.birds > 0 && input.age_days !== null;
+  const exp = known ? expectedAt(input.curve, input.age_days!) : null;
+  const span = (from: number | undefined) => input.day_fraction - (from ?? 0);
+  const judgedSpan = (from: number | undefined) => (exp && span(from) >= t.min_day_fraction ? span(from) : null);
+  const waterSpan = judgedSpan(input.water_from_fraction);
+  const feedSpan = judgedSpan(input.feed_from_fraction);
+  const expWater = exp && waterSpan !== null ? (exp.water_ml / 1000) * input.birds! * waterSpan : null;
+  const expFeed = exp && feedSpan !== null ? (exp.feed_g / 1000) * input.birds! * feedSpan : null;
+  const judged = expWater !== null && expFeed !== null;
   const dev = (actual: number | null, expected: number | null) => (actual === null || !expected ? null : r(((actual - expected) / expected) * 100, 1));
   const waterDev = dev(input.water_today_l, expWater);
   const feedDev = dev(input.feed_today_kg, expFeed);

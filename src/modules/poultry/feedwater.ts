@@ -85,7 +85,7 @@ function initialProfile(tenant: string, site: string | null, house: string, batc
     operational_status: 'unknown', anomaly_flags: [], age_days: null, birds: null, local_date: null,
     water_today_l: 0, feed_today_kg: 0, expected_water_today_l: null, expected_feed_today_kg: null,
     water_deviation_pct: null, feed_deviation_pct: null, water_feed_ratio: null,
-    last_water_counter_l: null, last_feed_counter_kg: null, last_pressure_bar: null, last_counter_at: null, last_counter_event: null,
+    last_water_counter_l: null, last_feed_counter_kg: null, last_pressure_bar: null, last_counter_at: null, last_counter_event: null, water_baseline_at: null, feed_baseline_at: null,
   };
 }
 const { min_day_fraction: _minDay, ...DEFAULT_THRESHOLDS_ROW } = DEFAULT_THRESHOLDS;
@@ -158,10 +158,20 @@ export const feedwaterResource: ReturnType<typeof defineResource<FeedwaterRow>> 
         const thresholds = { ...DEFAULT_THRESHOLDS, ...pickThresholds(current) };
         const curve = (current.curve as CurvePoint[] | null) ?? defaultCurve(subtype);
         const pressure = b.pressure_bar ?? current.last_pressure_bar;
+        // A first reading or a reset is the counter's new baseline: measured from there on.
+        const baseline = (c: typeof water, before: string | null) => (c && 'event' in c && (c.event === 'first' || c.event === 'reset') ? ts.toISOString() : before);
+        const waterBaseline = baseline(water, current.water_baseline_at);
+        const feedBaseline = baseline(feed, current.feed_baseline_at);
+        const fromToday = (at: string | null) => {
+          if (!at) return 0;
+          const d = siteDay(new Date(at), ctx.services.config);
+          return d.date === day.date ? d.fraction : 0;
+        };
         const j = judge({
           water_today_l: current.last_water_counter_l !== null || water ? waterToday : null,
           feed_today_kg: current.last_feed_counter_kg !== null || feed ? feedToday : null,
-          birds, age_days: age, day_fraction: day.fraction, pressure_bar: pressure, thresholds, curve,
+          birds, age_days: age, day_fraction: day.fraction, water_from_fraction: fromToday(waterBaseline), feed_from_fraction: fromToday(feedBaseline),
+          pressure_bar: pressure, thresholds, curve,
         });
         const changes: Partial<FeedwaterRow> = {
           subtype, age_days: age, birds, local_date: day.date, water_today_l: Number(waterToday.toFixed(3)), feed_today_kg: Number(feedToday.toFixed(3)),
@@ -169,7 +179,7 @@ export const feedwaterResource: ReturnType<typeof defineResource<FeedwaterRow>> 
           water_deviation_pct: j.water_deviation_pct, feed_deviation_pct: j.feed_deviation_pct, water_feed_ratio: j.water_feed_ratio,
           operational_status: j.status, anomaly_flags: j.anomaly_flags,
           last_water_counter_l: b.water_counter_l ?? current.last_water_counter_l, last_feed_counter_kg: b.feed_counter_kg ?? current.last_feed_counter_kg,
-          last_pressure_bar: pressure, last_counter_at: ts.toISOString(),
+          last_pressure_bar: pressure, last_counter_at: ts.toISOString(), water_baseline_at: waterBaseline, feed_baseline_at: feedBaseline,
           last_counter_event: water && 'event' in water ? water.event : feed && 'event' in feed ? feed.event : current.last_counter_event,
           ...(b.age_phase_id ? { age_phase_id: b.age_phase_id } : {}),
         };
