@@ -13,8 +13,9 @@
 //   counter was measured from (the day's start, or the counter's baseline when it was set today).
 //   Before `min_day_fraction` of the day has passed that way the deviation is not judged (too few
 //   litres).
-// - A counter's first reading, and a reset, set its baseline and judge nothing: a new meter or a
-//   new flock has consumed nothing *measured* yet, which is not a drop (issue 22, item 3).
+// - A counter's first reading sets its baseline and judges nothing: a new meter or a new flock has
+//   consumed nothing *measured* yet, which is not a drop. A reset is different: the meter counts
+//   again from zero, its reading is what was drunk since, and the day stays measured from its start.
 // - Expected daily amounts per bird come from a curve by age (default: an approximate broiler
 //   curve, feed from 12 g at placement to 210 g at day 42, water 1.8 ml per g of feed); a site's
 //   profile can replace the curve.

@@ -46,8 +46,8 @@ export const feedwaterRecord = defineRecord('poultry_feedwater', {
   last_pressure_bar: { type: 'number', label: 'Last line pressure', nullable: true, readOnly: true, ui: { unit: 'bar' } },
   last_counter_at: { type: 'datetime', label: 'Last reading', nullable: true, readOnly: true, sortable: true },
   last_counter_event: { type: 'string', label: 'Last counter event', nullable: true, readOnly: true, enum: ['first', 'normal', 'reset', 'rollover'] },
-  water_baseline_at: { type: 'datetime', label: 'Water measured from', nullable: true, readOnly: true, description: 'The water counter\'s first reading or last reset: consumption is judged from there (nothing on that reading itself).' },
-  feed_baseline_at: { type: 'datetime', label: 'Feed measured from', nullable: true, readOnly: true, description: 'The feed counter\'s first reading or last reset.' },
+  water_baseline_at: { type: 'datetime', label: 'Water measured from', nullable: true, readOnly: true, description: 'The water counter\'s first reading: consumption is judged from there (nothing on that reading itself).' },
+  feed_baseline_at: { type: 'datetime', label: 'Feed measured from', nullable: true, readOnly: true, description: 'The feed counter\'s first reading.' },
 }, {
   indexes: [{ name: 'poultry_feedwater_lineage', columns: ['tenant_id', 'house_id', 'batch_id', 'state'] }],
 });

@@ -158,8 +158,9 @@ export const feedwaterResource: ReturnType<typeof defineResource<FeedwaterRow>> 
         const thresholds = { ...DEFAULT_THRESHOLDS, ...pickThresholds(current) };
         const curve = (current.curve as CurvePoint[] | null) ?? defaultCurve(subtype);
         const pressure = b.pressure_bar ?? current.last_pressure_bar;
-        // A first reading or a reset is the counter's new baseline: measured from there on.
-        const baseline = (c: typeof water, before: string | null) => (c && 'event' in c && (c.event === 'first' || c.event === 'reset') ? ts.toISOString() : before);
+        // A counter's first reading is its baseline: measured from there on. A reset is not: the
+        // meter counts again from zero, so the day stays measured from its start (decision in docs/poultry.md).
+        const baseline = (c: typeof water, before: string | null) => (c && 'event' in c && c.event === 'first' ? ts.toISOString() : before);
         const waterBaseline = baseline(water, current.water_baseline_at);
         const feedBaseline = baseline(feed, current.feed_baseline_at);
         const fromToday = (at: string | null) => {
