@@ -48,7 +48,7 @@ describe('the box reads a simulated house', () => {
   });
 
   const deviceReadings = async () => (await admin.get('/api/v1/poultry-climate-readings/list?house_id=house-1&limit=5')).body.items as Item[];
-  const commLoss = async () => ((await admin.get('/api/v1/industry-alarms/list?unit_id=house-1&rule_id=comm_loss')).body.items as Item[]);
+  const commLoss = async () => ((await admin.get('/api/v1/industry-alarms/list?unit_id=house-1&rule_id=comm_loss:sim-house-1')).body.items as Item[]);
   const link = async () => ((await admin.get('/api/v1/device-polling/list')).body.items as Item[]).find((d) => String(d.device_id).includes(':'));
 
   it('polls the house through its own profile: readings with source device, judged, with their age', async () => {
@@ -79,7 +79,8 @@ describe('the box reads a simulated house', () => {
       return open.length ? open : undefined;
     });
     expect(raised).toHaveLength(1);
-    expect(raised[0]).toMatchObject({ priority: 'P1', unit_id: 'house-1', industry_code: 'poultry' });
+    expect(raised[0]).toMatchObject({ priority: 'P1', unit_id: 'house-1', industry_code: 'poultry', metric: 'comm_loss' });
+    expect(raised[0]!.title).toMatch(/not answering/);
     expect(await link()).toMatchObject({ state: 'lost' });
     const stale = await until('stale readings', async () => {
       const items = await deviceReadings();
