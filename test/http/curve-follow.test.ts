@@ -55,7 +55,9 @@ describe.each(DIALECTS)('curve following (%s)', (dialect) => {
   const addAdapter = async (port: number) => {
     const res = await admin.post('/api/v1/poultry-adapters', { item: {
       unit_id: 'H1', controller_id: 'house-1-climate', transport: 'modbus-tcp', host: '127.0.0.1', port, modbus_unit_id: 1,
-      points: [{ key: 'target_temp_c', address: REG, data_type: 'int16', scale: 10 }],
+      // The poller's read-back is what emitHeld() plays, on the injected clock: the box's own poller
+      // (wall clock) stays off this controller.
+      points: [{ key: 'target_temp_c', address: REG, data_type: 'int16', scale: 10, read_back: false }],
     } });
     expect(res.status).toBe(201);
     adapterId = res.body.item.id;
@@ -242,7 +244,8 @@ describe.each(DIALECTS)('curve following (%s)', (dialect) => {
     expect((await admin.post('/api/v1/poultry-flock/commands/place', { house_id: 'H2', batch_id: 'B1', subtype: 'broiler', start_date: '2026-03-01' })).status).toBe(201);
     expect((await admin.post('/api/v1/poultry-adapters', { item: {
       unit_id: 'H2', controller_id: 'house-2-climate', transport: 'modbus-tcp', host: '127.0.0.1', port: peer.port, modbus_unit_id: 1,
-      points: [{ key: 'target_temp_c', address: 20, data_type: 'int16', scale: 10 }, { key: 'min_ventilation_pct', address: 21, data_type: 'uint16', scale: 10 }],
+      // Not read back: the box's poller leaves this controller alone, so only what the test emits is seen.
+      points: [{ key: 'target_temp_c', address: 20, data_type: 'int16', scale: 10, read_back: false }, { key: 'min_ventilation_pct', address: 21, data_type: 'uint16', scale: 10, read_back: false }],
     } })).status).toBe(201);
     expect((await op.post('/api/v1/poultry-climate/commands/follow', { house_id: 'H2', enabled: true, interval_s: 3600 })).body.item).toMatchObject({ held: null, deadband: { target_temp_c: 0.2, min_ventilation_pct: 1 } });
     await step();
@@ -287,5 +290,19 @@ describe.each(DIALECTS)('curve following (%s)', (dialect) => {
     const on = await other.post('/api/v1/poultry-climate/commands/follow', { house_id: 'HB', enabled: true });
     expect(on.body.item).toMatchObject({ tenant_id: 'tB', house_id: 'HB', enabled: true });
     expect((await op.get('/api/v1/poultry-curve-follow/list')).body.items.map((r: Item) => r.house_id)).toEqual(['H1', 'H2']);
+  });
+
+  it('judges a following house\'s readings by the curve at their age, a house that does not follow by its phase', async () => {
+    // HB follows (switched on above). At 3.9 days the curve holds 32.5 + (30.5 - 32.5) x 3.9 / 4 = 30.55 °C,
+    // where the phase d00-03 still says 32.5: 30.4 °C is in norm for the controller's target, low for the phase's.
+    const ts = new Date(START + 3.9 * 86_400_000).toISOString();
+    const reading = async () => (await other.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'HB', ts, temp: 30.4 })).body.item as Item;
+    const following = await reading();
+    expect(following).toMatchObject({ age_phase_id: 'd00-03', target_temp_c: 30.55, status: 'ok' });
+    expect(following.out_of_norm_flags).not.toContain('temp_low');
+    expect((await other.post('/api/v1/poultry-climate/commands/follow', { house_id: 'HB', enabled: false })).status).toBe(200);
+    const stepped = await reading();
+    expect(stepped).toMatchObject({ age_phase_id: 'd00-03', target_temp_c: 32.5 });
+    expect(stepped.out_of_norm_flags).toContain('temp_low');
   });
 });
