@@ -267,11 +267,20 @@ export function HouseCard({ house }: { house: House }) {
   );
 }
 
+const REFRESH_MS = 10_000;
+
 export function PoultryHouses() {
   const s = useObservable(session);
   const tick = useObservable(dataTick);
   const [data, setData] = useState<{ houses: House[]; staleAt: string | null } | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Polled readings arrive without a status event, and a reading ages on its own: the cards are
+  // reloaded every 10 s (the default poll period) besides on live news.
+  const [beat, setBeat] = useState(0);
+  useEffect(() => {
+    const t = setInterval(() => setBeat((b) => b + 1), REFRESH_MS);
+    return () => clearInterval(t);
+  }, []);
   useEffect(() => {
     if (!s) return;
     let cancelled = false;
@@ -292,7 +301,7 @@ export function PoultryHouses() {
       cancelled = true;
       clearTimeout(t);
     };
-  }, [s, tick]);
+  }, [s, tick, beat]);
   const alarms = alarmSource(s);
   return (
     <div class="workspace" data-workspace="poultry">
