@@ -90,7 +90,11 @@ async function adminQuery(text: string): Promise<void> {
   }
 }
 
-export async function createTestEnv(dialect: TestDialect): Promise<TestEnv> {
+/**
+ * `empty`: a database with nothing in it, for tests that build an older layout themselves (on PGlite
+ * every other environment starts from a copy of a database with every migration applied).
+ */
+export async function createTestEnv(dialect: TestDialect, opts: { empty?: boolean } = {}): Promise<TestEnv> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cabinet-test-'));
   let databaseUrl = '';
   let dropDb: string | undefined;
@@ -104,7 +108,7 @@ export async function createTestEnv(dialect: TestDialect): Promise<TestEnv> {
     } else {
       const dir = join(dataDir, 'pglite');
       const template = process.env.CABINET_TEST_PGLITE_TEMPLATE;
-      if (template && existsSync(template)) cpSync(template, dir, { recursive: true });
+      if (template && existsSync(template) && !opts.empty) cpSync(template, dir, { recursive: true });
       databaseUrl = `pglite:${dir}`;
     }
   }

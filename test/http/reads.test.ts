@@ -94,7 +94,9 @@ describe.each(DIALECTS)('reads (%s)', (dialect) => {
     expect((await op.get('/api/v1/devices/telemetry/kpi?device_id=kpi&status=online')).body.item.total_points).toBe(3 * 3600 - 90 * 60);
   });
 
-  it('a long read leaves the event loop free: /live answers while it runs', async () => {
+  // PGlite runs PostgreSQL inside this process, on its main thread: a long query there holds the
+  // loop by nature. The box's engines (SQLite, a PostgreSQL server) are what this is about.
+  it.skipIf(dialect === 'postgres' && !process.env.CABINET_TEST_PG_URL)('a long read leaves the event loop free: /live answers while it runs', async () => {
     // A read that takes long on any engine: a million-row recursive count (same SQL on both).
     const long = sql`with recursive k(i) as (select 1 union all select i + 1 from k where i < 3000000) select count(*) as n from k`;
     const t0 = performance.now();

@@ -134,8 +134,8 @@ describe.each(DIALECTS)('telemetry migration of text-timestamp rows (%s)', (dial
   afterAll(async () => env.cleanup());
 
   it('moves rows of the previous layout into series, integer points and roll-ups, and the API answers them as before', async () => {
-    env = await createTestEnv(dialect);
     // A box of the previous release: only the devices module's first migration, with rows in it.
+    env = await createTestEnv(dialect, { empty: true });
     const old = await openDatabase({ databaseUrl: env.databaseUrl, dataDir: env.dataDir });
     await migrate(old, moduleMigrations(old.dialect, 'devices').slice(0, 1));
     const base = Math.floor((Date.now() - DAY) / HOUR) * HOUR;
