@@ -119,7 +119,7 @@ async function main() {
     const now = new Date().toISOString();
     const poultryRow = (i: number): ReadingRow => ({
       id: randomUUID(), tenant_id: 't1', site_id: 's1', house_id: `H${i % UNITS}`, batch_id: 'B1', ts: ts(i),
-      age_days: 10, age_phase_id: 'd08-14', profile_id: null, temp: 28, humidity: 62, co2: 1500, nh3: 8, ventilation: 30, status: 'ok', out_of_norm_flags: [], source: 'bench',
+      age_days: 10, age_phase_id: 'd08-14', profile_id: null, temp: 28, humidity: 62, co2: 1500, nh3: 8, ventilation: 30, status: 'ok', out_of_norm_flags: [], source: 'api',
     });
     const swineRow = (i: number): SwineRow => ({
       id: randomUUID(), tenant_id: 't1', site_id: 's1', room_id: `R${i % UNITS}`, pen_id: null, batch_id: null, category: null, phase_id: 'weaner-early',
@@ -132,7 +132,7 @@ async function main() {
     const who = { tenant: 't1', actor: 'bench', correlation_id: 'bench' };
     const inProcess = async (from: number, to: number) => {
       const began = performance.now();
-      for (let i = from; i < to; i++) await ingestClimate(server.services, who, { house_id: `H${i % UNITS}`, ts: ts(POINTS + i), temp: hot(i) ? 33 : 28, humidity: 62, co2: 1500, nh3: 8, ventilation: 30 }, 'bench');
+      for (let i = from; i < to; i++) await ingestClimate(server.services, who, { house_id: `H${i % UNITS}`, ts: ts(POINTS + i), temp: hot(i) ? 33 : 28, humidity: 62, co2: 1500, nh3: 8, ventilation: 30 }, 'api');
       return performance.now() - began;
     };
 

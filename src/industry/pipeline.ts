@@ -49,8 +49,20 @@ export interface PipelineReading {
   limits: Record<string, number>;
   correlation_id: string;
   actor: string;
+  /** How the reading came (device, mqtt, api, manual); a manual one never ends a condition (rules.ts). */
+  source?: ReadingSource;
   details?: Record<string, unknown>;
 }
+
+export const READING_SOURCES = ['device', 'mqtt', 'api', 'manual'] as const;
+export type ReadingSource = (typeof READING_SOURCES)[number];
+
+/**
+ * The source of a reading sent through the API: `manual` when a person typed it, which is a
+ * session opened with a card or a QR badge (its subject is the passkey id, PK-..., also after a
+ * hand-off to a phone), `api` for an integration's token.
+ */
+export const apiReadingSource = (caller: { subject: string } | undefined): ReadingSource => (caller?.subject.startsWith('PK-') ? 'manual' : 'api');
 
 /** The values a rule may name: the API names and the canonical ones. */
 export function ruleMetrics(industry: Industry, values: Values): Values {
@@ -82,7 +94,7 @@ export function readingPipeline(industry: Industry, engine: RuleEngine): Reading
       const outcomes = await engine.evaluate({
         tenant_id: reading.tenant_id, site_id: reading.site_id, unit_id: reading.unit_id, batch_id: reading.batch_id ?? null,
         ...(reading.at ? { at: reading.at } : {}), metrics: ruleMetrics(industry, reading.values), limits: reading.limits,
-        correlation_id: reading.correlation_id, actor: reading.actor, details: { ...reading.details, out_of_norm_flags: judged.out_of_norm_flags },
+        correlation_id: reading.correlation_id, actor: reading.actor, source: reading.source, details: { ...reading.details, out_of_norm_flags: judged.out_of_norm_flags },
       }, reading.rules);
       const stored = await store(judged, outcomes);
       return { judged, outcomes, stored };

@@ -111,6 +111,11 @@ export interface RuleReading {
   correlation_id?: string | null;
   /** Who or what supplied the reading (subject, or "poultry-rules" for the scheduler). */
   actor: string;
+  /**
+   * How the reading came. A `manual` one (typed in by a person) may raise a condition but never
+   * ends one: a condition is seen to end only by a device, a publisher or an integration.
+   */
+  source?: 'device' | 'mqtt' | 'api' | 'manual';
   /** Extra details stored on a raised alarm event. */
   details?: Record<string, unknown>;
 }
@@ -281,7 +286,8 @@ export function createRuleEngine(services: Services, opts: { table: NeutralTable
           outcomes.push({ rule_id: rule.id, metric: rule.metric, value, threshold, breached, state, action: 'none' });
           continue;
         }
-        const back = recovered(rule.comparator, value, threshold, rule.hysteresis ?? 0);
+        // A typed reading back in range ends nothing: the equipment's own readings must show it.
+        const back = reading.source !== 'manual' && recovered(rule.comparator, value, threshold, rule.hysteresis ?? 0);
         const base: RuleStateRow = prev ?? {
           tenant_id: reading.tenant_id, industry_code, unit_id: reading.unit_id, rule_id: rule.id, site_id: reading.site_id ?? null,
           batch_id: reading.batch_id ?? null, state: 'normal', breach_since: null, last_value: null, threshold_value: null,

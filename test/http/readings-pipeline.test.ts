@@ -83,6 +83,29 @@ describe.each(DIALECTS)('one reading pipeline, one setpoint program (%s)', (dial
     expect((await loose.c.get('/api/v1/poultry-alarms/list')).body.total).toBe(0);
   });
 
+  it('a reading typed by a person (a card session) is manual: it may be stored and judged, but never ends a condition the equipment raised', async () => {
+    const t = await poultryTenant('tM', [tempRule(1)]);
+    // The session a card login opens: its subject is the card's passkey id.
+    const card = (await master.post('/api/v1/passkeys/commands/issue', { type: 'rfid', holder: 'Night shift', scope: 'tenant', tenant_id: 'tM', role: 'admin', ttl_minutes: 60, card_uid: '04E0000001' })).body.item as Item;
+    expect(card.id).toMatch(/^PK-/);
+    const person = await clientAs(env, server, { subject: card.id as string, role: 'admin', scope_type: 'tenant', tenant_id: 'tM' }, master.contract);
+    const tele = (c: Client, delta: number) => c.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', temp: t.target + delta });
+    const raised = (await tele(t.c, 3)).body.item;
+    expect(raised).toMatchObject({ status: 'alarm', alarms: [{ rule_id: 'climate:temp_high', action: 'raised' }] });
+    // Typed at the tablet, back at the target: judged ok, stored as manual, and the alarm stays.
+    const typedRes = await tele(person, 0);
+    const typed = typedRes.body.item;
+    expect(typedRes.status, JSON.stringify(typedRes.body)).toBe(200);
+    expect(typed).toMatchObject({ status: 'ok', alarms: [] });
+    const open = async () => (await t.c.get('/api/v1/poultry-alarms/list?house_id=H1&status=active')).body.items as Item[];
+    expect((await open()).map((a) => a.rule_id)).toEqual(['climate:temp_high']);
+    const sources = async () => (await t.c.get('/api/v1/poultry-climate-readings/list?house_id=H1&sort=ts')).body.items.map((r: Item) => r.source);
+    expect(await sources()).toEqual(['api', 'manual']);
+    // The integration's reading back in range ends it.
+    expect((await tele(t.c, 0)).body.item).toMatchObject({ status: 'ok', alarms: [{ rule_id: 'climate:temp_high', action: 'cleared' }] });
+    expect(await open()).toEqual([]);
+  });
+
   it('judges a swine reading by the room profile\'s rules in force the same way', async () => {
     const c = await as('tS', 'admin', 'farm-1');
     const imp = async (room: string, rules: Item[]) => expect((await c.post('/api/v1/industry-profiles/commands/import', { yaml: swineProfile(room, rules), site_id: 'farm-1', publish: true })).status).toBeLessThan(300);

@@ -31,7 +31,7 @@ import { climateVersions } from './climate-versions.js';
 import { ageOf, checkPhases, findFlock, fractionalAge } from './flock.js';
 import { climateBandFlags, climateLimits, DEFAULT_CLIMATE_RULES } from './climate-eval.js';
 import { inForce, inForceKey } from '../../industry/in-force.js';
-import { readingPipeline, readingWriter, type ReadingPipeline } from '../../industry/pipeline.js';
+import { apiReadingSource, readingPipeline, readingWriter, type ReadingPipeline, type ReadingSource } from '../../industry/pipeline.js';
 import { rulesInForce } from './rules-in-force.js';
 import { curveOfPhases, valuesAt } from '../../industry/curve.js';
 import { followRecord } from './follow-schema.js';
@@ -144,7 +144,7 @@ const pipelineOf = (services: Services): ReadingPipeline => {
 };
 
 /** One climate reading through the reading pipeline (src/industry/pipeline.ts). Used by telemetry, sensors and MQTT. */
-export async function ingestClimate(services: Services, who: { tenant: string; site_bound?: string; actor: string; correlation_id: string }, b: TelemetryInput, source: string) {
+export async function ingestClimate(services: Services, who: { tenant: string; site_bound?: string; actor: string; correlation_id: string }, b: TelemetryInput, source: ReadingSource) {
   const at = tsOf(b.ts);
   const flock = await flockInForce(services, who.tenant, b.house_id, b.batch_id);
   if (!flock) return unknownHouse(b.house_id);
@@ -156,7 +156,7 @@ export async function ingestClimate(services: Services, who: { tenant: string; s
   const { judged, outcomes, stored: reading } = await pipelineOf(services).run({
     tenant_id: who.tenant, site_id: flock.site_id, unit_id: flock.house_id, batch_id: flock.batch_id, at, values,
     band_flags: phase ? climateBandFlags(b, phase) : [], rules, limits: phase ? climateLimits(phase) : {},
-    correlation_id: who.correlation_id, actor: who.actor,
+    correlation_id: who.correlation_id, actor: who.actor, source,
     details: { age_days: age, age_phase_id: phase?.age_phase_id ?? null, target_temp_c: phase?.target_temp_c ?? null },
   }, async (j) => {
     const row: ReadingRow = {
@@ -235,7 +235,7 @@ export const climateResource: ReturnType<typeof defineResource<ClimateRow>> = de
       body: telemetryBody,
       response: telemetryAnswer,
       errors: ['not_found'],
-      handler: async (ctx) => ingestClimate(ctx.services, { tenant: requiredTenant(ctx.caller, ctx.body.tenant_id), site_bound: boundSiteOf(ctx.caller, ctx.body.site_id), actor: ctx.caller!.subject, correlation_id: ctx.requestId }, ctx.body, 'api'),
+      handler: async (ctx) => ingestClimate(ctx.services, { tenant: requiredTenant(ctx.caller, ctx.body.tenant_id), site_bound: boundSiteOf(ctx.caller, ctx.body.site_id), actor: ctx.caller!.subject, correlation_id: ctx.requestId }, ctx.body, apiReadingSource(ctx.caller)),
     }),
   },
 });

@@ -12,6 +12,7 @@ import { defineRoute } from '../../kernel/route.js';
 import { ApiError } from '../../kernel/errors.js';
 import type { Caller } from '../../kernel/context.js';
 import { ownerSite as writeSite, requiredTenant } from '../../kernel/tenancy.js';
+import { apiReadingSource } from '../../industry/pipeline.js';
 import { ingestClimate, telemetryAnswer, telemetryBody } from './climate.js';
 
 export const SENSOR_UNITS = {
@@ -74,7 +75,7 @@ export const sensorsRoute = defineRoute({
     if (Object.keys(climate).length === 0) throw new ApiError('validation_error', 'no climate reading (temperature, humidity, co2, nh3) in readings', [{ field: 'readings', reason: 'no_climate_reading' }]);
     const checked = v.safeParse(telemetryBody, telemetry);
     if (!checked.success) throw new ApiError('validation_error', `normalised reading out of range: ${checked.issues[0]!.message}`, checked.issues.map((i) => ({ field: (i.path ?? []).map((p) => String(p.key)).join('.'), reason: 'out_of_range' })));
-    const answer = await ingestClimate(ctx.services, { tenant, site_bound: writeSite(caller, b.site_id) ?? undefined, actor: caller.subject, correlation_id: ctx.requestId }, checked.output, 'api');
+    const answer = await ingestClimate(ctx.services, { tenant, site_bound: writeSite(caller, b.site_id) ?? undefined, actor: caller.subject, correlation_id: ctx.requestId }, checked.output, apiReadingSource(caller));
     return { ...answer, normalised: climate, pressure_pa: pressure_pa ?? null };
   },
 });

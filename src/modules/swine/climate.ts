@@ -15,7 +15,7 @@ import { judgeClimate, selectPhase, SWINE_CATEGORIES, type ClimateReading } from
 import { climateTargets } from './climate-targets.js';
 import { raisedView, type RaisedAlarm } from './alarms.js';
 import { climateRules, limitsOf } from './climate-rules.js';
-import { readingPipeline, readingWriter, type Judged, type PipelineReading, type ReadingPipeline } from '../../industry/pipeline.js';
+import { apiReadingSource, readingPipeline, readingWriter, type Judged, type PipelineReading, type ReadingPipeline } from '../../industry/pipeline.js';
 import { need, type Services } from '../../kernel/context.js';
 import { setpointCommand } from './setpoints.js';
 import { normaliseReadings, SENSOR_KINDS } from './sensors.js';
@@ -114,7 +114,7 @@ export async function judgeReading(ctx: HandlerContext<unknown>, input: Telemetr
   const { judged, stored: saved, alarms } = await runPipeline(ctx, {
     tenant_id: tenant, site_id: site, unit_id: input.room_id, batch_id: input.batch_id ?? null,
     values: { temp_c: input.temp_c, humidity_pct: input.humidity_pct, nh3_ppm: input.nh3_ppm, co2_ppm: input.co2_ppm, ventilation_pct: input.ventilation_pct },
-    band_flags: findings.map((f) => f.flag), rules: targets.rules, limits: limitsOf(phase), correlation_id: ctx.requestId, actor: caller.subject,
+    band_flags: findings.map((f) => f.flag), rules: targets.rules, limits: limitsOf(phase), correlation_id: ctx.requestId, actor: caller.subject, source,
     details: { phase_id: phase.phase_id, targets_source: targets.source },
   }, (j, alarmIds) => {
     const now = new Date().toISOString();
@@ -169,7 +169,7 @@ export const climateResource = defineResource<ClimateRow>({
       body: telemetryBody,
       status: 201,
       response: judgedResponse,
-      handler: async (ctx) => judgeReading(ctx as HandlerContext<unknown>, ctx.body, 'api'),
+      handler: async (ctx) => judgeReading(ctx as HandlerContext<unknown>, ctx.body, apiReadingSource(ctx.caller)),
     }),
     setpoint: setpointCommand,
   },
@@ -184,7 +184,7 @@ export const sensorsIngestRoute: AnyRoute = {
   response: { kind: 'single', item: judgedResponse },
   handler: async (ctx: HandlerContext<v.InferOutput<typeof sensorsBody>>) => {
     const { readings, ...rest } = ctx.body;
-    return judgeReading(ctx as HandlerContext<unknown>, { ...rest, ...normaliseReadings(readings) }, 'api');
+    return judgeReading(ctx as HandlerContext<unknown>, { ...rest, ...normaliseReadings(readings) }, apiReadingSource(ctx.caller));
   },
 };
 
