@@ -69,6 +69,10 @@ describe('poultry workspace in Chromium', () => {
     }
     expect((await tele(Date.now() - 30_000, 31.5)).status).toBe('alarm');
     dayReadings++;
+    // A partial reading after it (humidity only): it must not blank the house's temperature.
+    const partial = await farm.post('/api/v1/poultry-climate/commands/telemetry', { house_id: '3', ts: new Date(Date.now() - 10_000).toISOString(), humidity: 60 });
+    expect(partial.status, JSON.stringify(partial.body)).toBe(200);
+    dayReadings++;
     // its climate controller: a pymodbus Modbus TCP peer holding the target temperature at 100 (x10)
     peer = await startModbusPeer('tcp', '0');
     const adapter = await farm.post('/api/v1/poultry-adapters', { item: { unit_id: '3', controller_id: 'house-3-climate', transport: 'modbus-tcp', host: '127.0.0.1', port: peer.port, modbus_unit_id: 1, points: [{ key: 'target_temp_c', address: 100, data_type: 'int16', scale: 10 }] } });
@@ -107,6 +111,7 @@ describe('poultry workspace in Chromium', () => {
     // climate now: house 3's latest reading, 31.5 °C against 25.5 ± 1.5, in the alarm colour
     const temp3 = page.locator('#houses li[data-house="3"] [data-metric="temp"]');
     expect(await temp3.getAttribute('data-tone')).toBe('alarm');
+    // The newest reading had no temperature: the card keeps the one before it (not stale), in alarm colour.
     expect(await temp3.locator('.metric-now').textContent()).toMatch(/^31\.5\s*°C$/);
     expect(await temp3.textContent()).toMatch(/target 25\.5 \(24–27\)/);
     expect(await page.evaluate(`getComputedStyle(document.querySelector('#houses li[data-house="3"] [data-metric="temp"] .metric-now')).color`)).toBe(hexToRgb(alarmVar as string));

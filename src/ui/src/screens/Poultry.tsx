@@ -177,6 +177,20 @@ export async function loadHouses(s: Session): Promise<{ houses: House[]; staleAt
     if (!h.reading || String(r.ts ?? '') > String(h.reading.ts ?? '')) h.reading = r;
   };
   readings.forEach(latest);
+  // A partial reading (humidity only, say) must not blank the rest of the house's climate: each
+  // metric it lacks comes from the newest earlier reading that has it, while that one is not stale.
+  for (const h of houses.values()) {
+    if (!h.reading) continue;
+    const merged: Row = { ...h.reading };
+    for (const m of METRICS) {
+      if (m.now.some((k) => num(merged[k]) !== undefined)) continue;
+      const earlier = readings
+        .filter((r) => String(r.house_id) === h.id && r.stale !== true && m.now.some((k) => num(r[k]) !== undefined))
+        .sort((a, b) => String(b.ts ?? '').localeCompare(String(a.ts ?? '')))[0];
+      if (earlier) for (const k of m.now) if (num(earlier[k]) !== undefined) merged[k] = earlier[k];
+    }
+    h.reading = merged;
+  }
   // A house that reported less recently than the newest page of readings: its own latest one.
   const quiet = rp && readings.length ? [...houses.values()].filter((h) => h.flock && !h.reading) : [];
   if (rp && quiet.length) {
