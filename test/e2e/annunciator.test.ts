@@ -90,6 +90,9 @@ describe('alarm annunciator in Chromium', () => {
     await page.locator('#alarm-banner').waitFor({ state: 'detached' });
     await expect.poll(() => page.locator('#alarm-count').getAttribute('data-p1')).toBe('0');
     expect(await page.locator('#alarm-count').getAttribute('data-p2')).toBe('1');
+    // The live feed names the house and the cause, not only "Alarm raised".
+    await page.goto(`${server.url}/#home`);
+    await expect.poll(() => page.locator('#events').textContent(), { timeout: 10_000 }).toContain('Alarm raised — House 3: temperature far below target');
     const acked = await admin.get(`/api/v1/industry-alarms/${p1.id}`);
     expect(acked.body.item).toMatchObject({ status: 'acked' });
     expect(problems).toEqual([]);

@@ -16,6 +16,12 @@ function sourceName(source: string, s: Session | null | undefined): string {
   return source;
 }
 
+/** What an alarm event is about, in its own words ("House 3: temperature far below target"), when it says. */
+function titleOf(e: { details?: unknown }): string | undefined {
+  const t = e.details && typeof e.details === 'object' ? (e.details as Record<string, unknown>).title : undefined;
+  return typeof t === 'string' && t.trim() ? t : undefined;
+}
+
 export function LiveFeed({ limit = 12 }: { limit?: number }) {
   const events = useObservable(recentEvents);
   const s = useObservable(session);
@@ -26,7 +32,8 @@ export function LiveFeed({ limit = 12 }: { limit?: number }) {
       <ol class="events" id="events">
         {events.slice(0, limit).map((e) => (
           <li key={e.id} class={`tone-${toneOf(e.status) ?? 'muted'}`} data-status={e.status}>
-            <time dateTime={e.timestamp}>{formatTime(e.timestamp)}</time> <strong>{sourceName(e.source, s)}</strong>: {humanise(e.event)} <span class={`badge tone-${toneOf(e.status) ?? 'muted'}`}>{STATUS_WORDS[e.status] ?? humanise(e.status)}</span>
+            <time dateTime={e.timestamp}>{formatTime(e.timestamp)}</time> <strong>{sourceName(e.source, s)}</strong>: {humanise(e.event)}
+            {titleOf(e) ? <span class="event-title"> — {titleOf(e)}</span> : null} <span class={`badge tone-${toneOf(e.status) ?? 'muted'}`}>{STATUS_WORDS[e.status] ?? humanise(e.status)}</span>
           </li>
         ))}
       </ol>
