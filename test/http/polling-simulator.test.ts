@@ -81,6 +81,9 @@ describe('the box reads a simulated house', () => {
     expect(raised).toHaveLength(1);
     expect(raised[0]).toMatchObject({ priority: 'P1', unit_id: 'house-1', industry_code: 'poultry', metric: 'comm_loss' });
     expect(raised[0]!.title).toMatch(/not answering/);
+    // Farm words on the screens; what the bus said is kept for the installer.
+    expect(raised[0]!.message).toBe('The box could not read controller sim-house-1 3 times in a row — check its power and its cable');
+    expect((raised[0]!.details as Item).last_message).toMatch(/^Connection refused 127\.0\.0\.1:\d+ addr:0$/);
     expect(await link()).toMatchObject({ state: 'lost' });
     const stale = await until('stale readings', async () => {
       const items = await deviceReadings();

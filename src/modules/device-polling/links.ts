@@ -21,7 +21,8 @@ export async function onDeviceLink(services: Services, e: DeviceLinkEvent, known
   await raiseCommLoss(services, {
     ...key, site_id: e.site_id, priority: known?.priority ?? 'P1', source: 'device',
     title: `${unitName(e.industry, e.unit_id)} controller not answering`,
-    message: `${e.controller_id} missed ${e.misses} polls on ${e.bus}${e.message ? `: ${e.message}` : ''}`,
+    // Farm words for the screens; what the bus said stays in details for the installer.
+    message: `The box could not read controller ${e.controller_id} ${e.misses} times in a row — check its power and its cable`,
     details: { device_id: e.device_id, controller_id: e.controller_id, bus: e.bus, misses: e.misses, last_message: e.message, at: e.at },
   }, new Date(e.at));
 }
@@ -50,8 +51,8 @@ export async function onBusLink(services: Services, e: BusLinkEvent, lookup: (de
     await raiseCommLoss(services, {
       ...key, site_id: first.site_id, priority: list.some((k) => k.priority === 'P1') ? 'P1' : 'P2', source: 'device',
       title: `${busName(e.bus)} lost: ${units.join(', ')} not answering`,
-      message: e.message,
-      details: { bus: e.bus, device_ids: list.map((k) => k.device.id), controllers: list.map((k) => k.device.controller_id), at: e.at },
+      message: e.bus.startsWith('rtu:') ? 'The RS-485 adapter does not answer — check that it is plugged in' : 'The bus does not answer — check the network to the controllers',
+      details: { bus: e.bus, last_message: e.message, device_ids: list.map((k) => k.device.id), controllers: list.map((k) => k.device.controller_id), at: e.at },
     }, new Date(e.at));
   }
 }
