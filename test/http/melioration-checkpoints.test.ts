@@ -95,3 +95,28 @@ describe.each(DIALECTS)('melioration balance checkpoints (%s)', (dialect) => {
     expect((await stored()).find((d) => d.day === daysAgo(2))?.depletion_end_mm).not.toBe(0);
   });
 });
+
+describe('melioration days follow the site\'s time zone', () => {
+  let env: TestEnv;
+  let server: RunningServer;
+  const zone = 'Pacific/Auckland';
+  const localDay = (at: Date) => new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+  beforeAll(async () => {
+    env = await createTestEnv('sqlite');
+    server = await env.start({ industry: 'melioration', mqtt_broker: 'off', site_timezone: zone });
+  });
+  afterAll(async () => env.cleanup());
+
+  it('counts an irrigation for the local day it ended on, and starts a new field today at the site', async () => {
+    const master = await clientAs(env, server);
+    const admin = await clientAs(env, server, { subject: 'anna', role: 'admin', scope_type: 'tenant', tenant_id: 'tZ' }, master.contract);
+    const field = (await admin.post('/api/v1/melioration-field', { item: { id: 'kiwi', site_id: 's1', name: 'Kiwi block', area_ha: 5, crop: 'kiwifruit', field_capacity_pct: 30, wilting_point_pct: 15, root_depth_m: 0.6 } })).body.item;
+    expect(field.balance_start).toBe(localDay(new Date()));
+    // 22:00 UTC yesterday is the next morning in Auckland: the balance day is Auckland's.
+    const ended = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()) - 2 * 3_600_000);
+    const r = await admin.post('/api/v1/melioration-irrigation-drip/commands/ingest', { item: { field_id: 'kiwi', equipment_id: 'line-1', observed_at: ended.toISOString(), depth_mm: 6 } });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    expect(r.body.item.day).toBe(localDay(ended));
+    expect(r.body.item.day).not.toBe(ended.toISOString().slice(0, 10));
+  });
+});

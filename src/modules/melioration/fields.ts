@@ -10,7 +10,7 @@ import { totals, type DayBalance } from './balance.js';
 import { mmToM3 } from './water.js';
 import { dayString, ident, num, opt, writeSite } from './inputs.js';
 import { boundSite } from '../../kernel/tenancy.js';
-import { fieldSoil, todayUtc } from './service.js';
+import { fieldSoil, siteToday } from './service.js';
 import { controlModes, fieldRecord, FALLBACK_MODES, type ControlModeRow, type FieldRow } from './schema.js';
 import { Store } from '../../db/store.js';
 
@@ -88,12 +88,12 @@ export const fieldResource = defineResource<FieldRow, v.InferOutput<typeof creat
         name: b.name, crop: b.crop, area_ha: b.area_ha ?? null,
         field_capacity_pct: b.field_capacity_pct ?? null, wilting_point_pct: b.wilting_point_pct ?? null, available_water_mm_per_m: b.available_water_mm_per_m ?? null,
         root_depth_m: b.root_depth_m, depletion_fraction: b.depletion_fraction, kc: b.kc,
-        balance_start: b.balance_start ?? todayUtc(), initial_depletion_mm: b.initial_depletion_mm,
+        balance_start: b.balance_start ?? siteToday(ctx.services.config), initial_depletion_mm: b.initial_depletion_mm,
         depletion_mm: null, surplus_mm: null, balance_day: null, weather_source: null, created_at: now, updated_at: now,
       };
       checkSoil(row);
       // A season may be planned ahead, not years ahead.
-      if (row.balance_start > todayUtc(new Date(Date.now() + 366 * 86_400_000))) throw new ApiError('validation_error', `balance_start ${row.balance_start} is more than a year ahead`, [{ field: 'item.balance_start', reason: 'too_far_ahead' }]);
+      if (row.balance_start > siteToday(ctx.services.config, new Date(Date.now() + 366 * 86_400_000))) throw new ApiError('validation_error', `balance_start ${row.balance_start} is more than a year ahead`, [{ field: 'item.balance_start', reason: 'too_far_ahead' }]);
       return row;
     },
   },
@@ -197,12 +197,12 @@ const balanceRoute: RouteDef<unknown> = {
     'Daily root-zone bucket (FAO-56 Eq. 85): depletion = previous + ETc - effective rain - irrigation, bounded by 0 (field capacity; the excess is deep percolation) and TAW.',
     'ETc = Ks x Kc x ET0; ET0 by Penman-Monteith when the day has radiation and wind, else Hargreaves. Each day names the weather source it used: the station when its record is healthy, else the weather service (fallback), else none (no ET that day).',
     'Rain below 0.2 x ET0 is lost to interception; irrigation counts as depth over the whole field (a pass over part of it: depth x covered share). A day with probe readings ends at the measured depletion.',
-    'unit=m3 converts every amount with the field area (1 mm on 1 ha = 10 m3); a field without an area answers 400 validation_error (unit, field_has_no_area). Window: from/to (UTC days, default the last 7 days up to today), clipped to the field\'s balance_start, at most 366 days.',
+    'unit=m3 converts every amount with the field area (1 mm on 1 ha = 10 m3); a field without an area answers 400 validation_error (unit, field_has_no_area). Window: from/to (days of the site, site_timezone; default the last 7 days up to today), clipped to the field\'s balance_start, at most 366 days.',
   ].join(' '),
   access: { resource: 'melioration-field', action: 'read', scope: 'tenant' },
   query: {
-    from: { type: 'string', description: 'First day (YYYY-MM-DD, UTC).' },
-    to: { type: 'string', description: 'Last day (YYYY-MM-DD, UTC); default today.' },
+    from: { type: 'string', description: 'First day (YYYY-MM-DD, a day of the site: site_timezone, UTC when not set).' },
+    to: { type: 'string', description: 'Last day (YYYY-MM-DD, a day of the site); default today at the site.' },
     unit: { type: 'string', enum: ['mm', 'm3'], default: 'mm', description: 'mm (primary) or m3 (needs the field area).' },
   },
   errors: ['not_found'],
@@ -215,7 +215,7 @@ const balanceRoute: RouteDef<unknown> = {
     }
     const unit = ctx.query.unit as 'mm' | 'm3';
     if (unit === 'm3' && field.area_ha === null) throw new ApiError('validation_error', `field ${field.id} has no area: its balance is available in mm only`, [{ field: 'unit', reason: 'field_has_no_area' }]);
-    const to = (ctx.query.to as string | undefined) ?? todayUtc();
+    const to = (ctx.query.to as string | undefined) ?? siteToday(ctx.services.config);
     const fromAsked = (ctx.query.from as string | undefined) ?? new Date(Date.parse(`${to}T00:00:00Z`) - 6 * 86_400_000).toISOString().slice(0, 10);
     if (fromAsked > to) throw new ApiError('validation_error', `from ${fromAsked} is after to ${to}`, [{ field: 'from', reason: 'after_to' }]);
     if (Date.parse(to) - Date.parse(fromAsked) > 365 * 86_400_000) throw new ApiError('validation_error', 'the window is longer than 366 days', [{ field: 'from', reason: 'window_too_long' }]);

@@ -1,5 +1,7 @@
 // Input pieces shared by the melioration commands: valibot schemas for ids, amounts and times,
 // and the checks valibot cannot make alone (readings from the future, the caller's site).
+import type { Config } from '../../config.js';
+import { siteDay, siteTimeZone } from '../../industry/site-day.js';
 import * as v from 'valibot';
 import { ApiError } from '../../kernel/errors.js';
 import type { Caller } from '../../kernel/context.js';
@@ -27,12 +29,13 @@ export function notFuture(field: string, iso: string, now: Date): void {
   }
 }
 
-export function dayNotFuture(field: string, day: string, now: Date): void {
-  if (day > now.toISOString().slice(0, 10)) throw future(field, `${field} ${day} is in the future (today is ${now.toISOString().slice(0, 10)} UTC)`);
+export function dayNotFuture(field: string, day: string, now: Date, config: Config): void {
+  const today = siteDay(now, config).date;
+  if (day > today) throw future(field, `${field} ${day} is in the future (today is ${today} at the site, ${siteTimeZone(config)})`);
 }
 
-/** The UTC day of a timestamp. */
-export const dayOf = (iso: string) => new Date(Date.parse(iso)).toISOString().slice(0, 10);
+/** The site's day of a timestamp (setting site_timezone; UTC when not set), as poultry ages count. */
+export const dayOf = (iso: string, config: Config) => siteDay(new Date(Date.parse(iso)), config).date;
 
 /** The site a write is for (the session's site when bound, see kernel/tenancy.ts ownerSite); required. */
 export function writeSite(caller: Caller | undefined, named: string | null | undefined, field = 'item.site_id'): string {

@@ -54,7 +54,7 @@ function irrigationResource(kind: IrrigationRow['kind'], name: string, title: st
           const amount = resolveIrrigation(b, field.area_ha);
           const row: IrrigationRow = {
             id: timeId(), tenant_id: field.tenant_id, site_id: field.site_id, field_id: field.id, kind, equipment_id: b.equipment_id,
-            started_at: b.started_at ?? null, observed_at: new Date(Date.parse(b.observed_at)).toISOString(), day: dayOf(b.observed_at),
+            started_at: b.started_at ?? null, observed_at: new Date(Date.parse(b.observed_at)).toISOString(), day: dayOf(b.observed_at, ctx.services.config),
             ...amount, note: b.note ?? null, received_at: now.toISOString(),
           };
           await kit.store(ctx.services.db).insert(row);

@@ -16,7 +16,7 @@ export type FallbackMode = (typeof FALLBACK_MODES)[number];
 
 const tenant = { type: 'string', label: 'Tenant', readOnly: true, filter: { description: 'Master callers only; a tenant caller always sees its own tenant.' } } as const;
 const site = { type: 'string', label: 'Site', filter: true, sortable: true } as const;
-const day = { type: 'string', label: 'Day', filter: true, sortable: true, description: 'UTC day (YYYY-MM-DD) the record counts for in the daily water balance.', ui: { format: 'date' } } as const;
+const day = { type: 'string', label: 'Day', filter: true, sortable: true, description: 'The site\'s day (YYYY-MM-DD, in site_timezone; UTC when not set) the record counts for in the daily water balance.', ui: { format: 'date' } } as const;
 
 export const fieldRecord = defineRecord('melioration_fields', {
   id: { type: 'string', label: 'ID', readOnly: true },
@@ -31,7 +31,7 @@ export const fieldRecord = defineRecord('melioration_fields', {
   root_depth_m: { type: 'number', label: 'Root depth', description: 'Depth of the root zone (the bucket).', ui: { unit: 'm' } },
   depletion_fraction: { type: 'number', label: 'Depletion fraction p', description: 'Share of the total available water the crop uses without stress (FAO-56 Table 22; 0.5 for most crops). Also the water_deficit threshold.' },
   kc: { type: 'number', label: 'Crop coefficient Kc', description: 'ETc = Kc x ET0 (single crop coefficient, FAO-56 Table 12); change it as the season advances.' },
-  balance_start: { type: 'string', label: 'Balance start', description: 'First day (UTC, YYYY-MM-DD) of the water balance.', ui: { format: 'date' } },
+  balance_start: { type: 'string', label: 'Balance start', description: 'First day (YYYY-MM-DD, a day of the site) of the water balance.', ui: { format: 'date' } },
   initial_depletion_mm: { type: 'number', label: 'Initial depletion', description: 'Root-zone depletion at the start of balance_start (0 = at field capacity).', ui: { unit: 'mm' } },
   taw_mm: { type: 'number', label: 'Total available water', readOnly: true, column: false, description: 'TAW = (field capacity - wilting point) x root depth, or available water x root depth.', ui: { unit: 'mm' } },
   raw_mm: { type: 'number', label: 'Readily available water', readOnly: true, column: false, description: 'RAW = p x TAW; depletion beyond it raises water_deficit.', ui: { unit: 'mm' } },

@@ -1,6 +1,8 @@
 // The melioration service: the water balance of a field from what is stored (weather of its
 // site, irrigation and probes of the field), the field's derived state, the two alert rules
 // through the one industry alarm service, and the control modes that follow station health.
+import type { Config } from '../../config.js';
+import { siteDay } from '../../industry/site-day.js';
 import { and, asc, desc, eq, gte, lt, lte, sql } from 'drizzle-orm';
 import type { Services } from '../../kernel/context.js';
 import { need } from '../../kernel/context.js';
@@ -58,7 +60,8 @@ declare module '../../kernel/context.js' {
   }
 }
 
-export const todayUtc = (now = new Date()) => now.toISOString().slice(0, 10);
+/** Today at the site (setting site_timezone; UTC when not set): balance days are the site's days. */
+export const siteToday = (config: Config, now = new Date()) => siteDay(now, config).date;
 const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
@@ -151,7 +154,7 @@ export function createMeliorationService(services: Services): MeliorationService
    */
   async function evaluateWith(field: FieldRow, actor: string, now: Date, wxRows: readonly WeatherRow[], resume: { from: string; depletion: number }, full: boolean): Promise<{ field: FieldRow; alerts: AlertChange[] }> {
     const start = field.balance_start;
-    const today = todayUtc(now);
+    const today = siteToday(services.config, now);
     if (today < start) return { field, alerts: [] };
     const rows = await fieldRows(field, resume.from, today);
     const computed = field.balance_day !== null && field.balance_day >= resume.from ? [field.balance_day] : [];
@@ -213,7 +216,7 @@ export function createMeliorationService(services: Services): MeliorationService
 
     async evaluate(field, actor, now = new Date(), changedFrom) {
       const resume = await resumePoint(field, changedFrom);
-      return evaluateWith(field, actor, now, await siteWeather(field.tenant_id, field.site_id, resume.from, todayUtc(now)), resume, changedFrom === undefined);
+      return evaluateWith(field, actor, now, await siteWeather(field.tenant_id, field.site_id, resume.from, siteToday(services.config, now)), resume, changedFrom === undefined);
     },
 
     async evaluateSite(tenantId, siteId, actor, changedFrom) {
@@ -223,7 +226,7 @@ export function createMeliorationService(services: Services): MeliorationService
       const now = new Date();
       const resumes = await Promise.all(fields.map((f) => resumePoint(f, changedFrom)));
       const from = resumes.map((r) => r.from).sort()[0] as string;
-      const wx = await siteWeather(tenantId, siteId, from, todayUtc(now));
+      const wx = await siteWeather(tenantId, siteId, from, siteToday(services.config, now));
       for (const [i, f] of fields.entries()) await evaluateWith(f, actor, now, wx, resumes[i]!, changedFrom === undefined);
     },
 

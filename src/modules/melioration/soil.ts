@@ -54,7 +54,7 @@ export const soilResource = defineResource<SoilRow>({
         }
         const row: SoilRow = {
           id: timeId(), tenant_id: field.tenant_id, site_id: field.site_id, field_id: field.id, probe_id: b.probe_id, depth_cm: b.depth_cm, vwc_pct: b.vwc_pct,
-          observed_at: new Date(Date.parse(b.observed_at)).toISOString(), day: dayOf(b.observed_at), ...probeWater(field, b.vwc_pct), received_at: now.toISOString(),
+          observed_at: new Date(Date.parse(b.observed_at)).toISOString(), day: dayOf(b.observed_at, ctx.services.config), ...probeWater(field, b.vwc_pct), received_at: now.toISOString(),
         };
         await kit.store(ctx.services.db).insert(row);
         await need(ctx.services, 'melioration').evaluate(field, ctx.caller?.subject ?? 'system', now, row.day);

@@ -98,7 +98,7 @@ export const weatherResource = defineResource<WeatherRow>({
         const b = ctx.body.item;
         const now = new Date();
         const site = writeSite(ctx.caller, b.site_id);
-        dayNotFuture('item.day', b.day, now);
+        dayNotFuture('item.day', b.day, now, ctx.services.config);
         const endOfDay = `${b.day}T23:59:59.000Z`;
         const observed = b.observed_at ? new Date(Date.parse(b.observed_at)).toISOString() : (Date.parse(endOfDay) < now.getTime() ? endOfDay : now.toISOString());
         notFuture('item.observed_at', observed, now);
@@ -158,7 +158,7 @@ export const weatherResource = defineResource<WeatherRow>({
         const melioration = need(ctx.services, 'melioration');
         const latest = await melioration.stationState(tenant, site);
         const row: WeatherRow = {
-          ...empty, id: timeId(), tenant_id: tenant, site_id: site, kind: 'telemetry', source: 'station', station_id: b.station_id, day: dayOf(observed),
+          ...empty, id: timeId(), tenant_id: tenant, site_id: site, kind: 'telemetry', source: 'station', station_id: b.station_id, day: dayOf(observed, ctx.services.config),
           ...frame, rain_mm: b.rain_mm ?? null, reported_healthy: b.healthy ?? null, telemetry_healthy: judged.telemetry_healthy, healthy: judged.healthy,
           health_reasons: judged.reasons, received_at: now.toISOString(),
         };

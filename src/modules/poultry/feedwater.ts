@@ -15,7 +15,7 @@ import { counterDelta, defaultCurve, DEFAULT_THRESHOLDS, expectedAt, judge, type
 import { feedwaterDayRecord, feedwaterRecord, OPERATIONAL_STATUSES, type FeedwaterDayRow, type FeedwaterRow } from './feedwater-schema.js';
 import { SUBTYPES } from './climate-schema.js';
 import { flockFacts } from './flock.js';
-import { siteDay } from './site-day.js';
+import { siteDay } from '../../industry/site-day.js';
 
 const versions = versioned<FeedwaterRow>(feedwaterRecord.table, ['tenant_id', 'house_id', 'batch_id']);
 

@@ -19,7 +19,7 @@ import { ownerSite as writeSite, requiredTenant } from '../../kernel/tenancy.js'
 import { climateRecord, flockRecord, SUBTYPES, type ClimateRow, type FlockRow } from './climate-schema.js';
 import { DEFAULT_BROILER_CURVE, overlapping, type ClimatePhase } from './default-curve.js';
 import { climateVersions } from './climate-versions.js';
-import { siteDay } from './site-day.js';
+import { siteDay } from '../../industry/site-day.js';
 
 const key = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100));
 const date = v.pipe(v.string(), v.isoDate('a date YYYY-MM-DD'));

@@ -1,6 +1,6 @@
 // The site's calendar: which day a moment belongs to and how much of that day has passed, in
 // the site's time zone (setting site_timezone, an IANA name; UTC when it is not set).
-import type { Config } from '../../config.js';
+import type { Config } from '../config.js';
 
 const formats = new Map<string, Intl.DateTimeFormat>();
 
