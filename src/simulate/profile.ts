@@ -41,7 +41,7 @@ export interface ProfileOptions {
   port?: number;
   /** Modbus RTU instead of TCP: the box's end of the serial line. */
   serial_path?: string;
-  /** The box's house id (default `house-<k>`). */
+  /** The box's house id (default `<k>`: the card reads "House 1"). */
   unit_id?: string;
   poll_period_s?: number;
 }
@@ -52,7 +52,7 @@ export function adapterProfile(o: ProfileOptions): { item: AdapterProfileItem } 
     : { transport: 'modbus-tcp' as const, host: o.host ?? '127.0.0.1', port: o.port ?? 5020 };
   return {
     item: {
-      unit_id: o.unit_id ?? `house-${o.house}`,
+      unit_id: o.unit_id ?? String(o.house),
       controller_id: `sim-house-${o.house}`,
       ...link,
       modbus_unit_id: o.house,

@@ -30,7 +30,7 @@ describe('a polled house in Chromium', () => {
     const master = await clientAs(env, server);
     const farm = await clientAs(env, server, { role: 'admin', scope_type: 'tenant', tenant_id: 'farm-1' }, master.contract);
     card = (await master.post('/api/v1/passkeys/commands/issue', { type: 'rfid', holder: 'Night shift', scope: 'tenant', tenant_id: 'farm-1', role: 'operator', ttl_minutes: 60, card_uid: '04D0000001' })).body.item.credential as string;
-    expect((await farm.post('/api/v1/poultry-flock/commands/place', { house_id: 'house-1', batch_id: 'B1', subtype: 'broiler', start_date: daysAgo(20), birds_placed: 20_000 })).status).toBe(201);
+    expect((await farm.post('/api/v1/poultry-flock/commands/place', { house_id: '1', batch_id: 'B1', subtype: 'broiler', start_date: daysAgo(20), birds_placed: 20_000 })).status).toBe(201);
     const created = await farm.post('/api/v1/poultry-adapters', adapterProfile({ house: 1, port: simServer.where as number, poll_period_s: 1 }));
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     browser = await launch();
@@ -44,7 +44,7 @@ describe('a polled house in Chromium', () => {
   it('shows the controller\'s climate with its age, then the comm_loss alarm and the stale mark when it stops', async () => {
     const { page, problems } = await newPage(browser);
     await rfidLogin(page, server.url, card);
-    const house = page.locator('#houses li[data-house="house-1"]');
+    const house = page.locator('#houses li[data-house="1"]');
     await house.waitFor();
     // The polled reading: the simulated house's temperature, with its age.
     await expect.poll(async () => house.locator('[data-metric="temp"] .metric-now').textContent(), { timeout: 20_000 }).toMatch(/°C/);

@@ -109,10 +109,10 @@ describe('first run', () => {
     expect(houses.status, await houses.clone().text()).toBe(200);
     // The README's first five minutes: place a flock, propose a setpoint and confirm it.
     const today = new Date().toISOString().slice(0, 10);
-    const placed = await post('/api/v1/poultry-flock/commands/place', { house_id: 'house-1', batch_id: 'B1', subtype: 'broiler', start_date: today }, cookie);
+    const placed = await post('/api/v1/poultry-flock/commands/place', { house_id: '1', batch_id: 'B1', subtype: 'broiler', start_date: today }, cookie);
     expect(placed.status, await placed.clone().text()).toBe(201);
     const phases = (await (await fetch(`${url}/api/v1/poultry-climate/list?age_mode=active`, { headers: { cookie } })).json()) as { items: { id: string; house_id: string }[] };
-    const phase = phases.items.find((p) => p.house_id === 'house-1');
+    const phase = phases.items.find((p) => p.house_id === '1');
     expect(phase).toBeDefined();
     const draft = await post('/api/v1/poultry-climate/commands/setpoint', { profile_id: phase!.id, target_temp_c: 33 }, cookie);
     expect(draft.status, await draft.clone().text()).toBe(201);

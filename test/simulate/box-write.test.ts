@@ -35,7 +35,7 @@ afterAll(async () => {
 
 describe('the box writes a simulated house', () => {
   it('a confirmed target temperature reaches house 2 through its profile, is verified, and moves the house', async () => {
-    expect((await admin.post('/api/v1/poultry-flock/commands/place', { house_id: 'house-2', batch_id: 'B1', subtype: 'broiler', start_date: daysAgo(10) })).status).toBe(201);
+    expect((await admin.post('/api/v1/poultry-flock/commands/place', { house_id: '2', batch_id: 'B1', subtype: 'broiler', start_date: daysAgo(10) })).status).toBe(201);
     const { item } = adapterProfile({ house: 2, port: simServer.where as number });
     // The reading declaration (readings, poll settings, read_back) arrives with the industry
     // helper's schema; until then the profile's setpoint part is what the API takes.
@@ -44,7 +44,7 @@ describe('the box writes a simulated house', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
 
     const before = sim.state(2)!.temp_c;
-    const proposed = await op.post('/api/v1/poultry-climate/commands/setpoint', { house_id: 'house-2', batch_id: 'B1', age_phase_id: 'd08-14', target_temp_c: 24.5 });
+    const proposed = await op.post('/api/v1/poultry-climate/commands/setpoint', { house_id: '2', batch_id: 'B1', age_phase_id: 'd08-14', target_temp_c: 24.5 });
     expect(proposed.status, JSON.stringify(proposed.body)).toBe(201);
     expect(sim.state(2)!.setpoints.target_temp_c).not.toBe(24.5); // nothing moves before the confirmation
     const ack = await op.post('/api/v1/poultry-climate/commands/ack', { id: proposed.body.item.id });

@@ -78,7 +78,7 @@ describe('cabinet simulate (process)', () => {
     const run = promisify(execFile);
     const out = await run(process.execPath, [...MAIN, '--print-profile', '--houses', '2', '--port', '5021'], { encoding: 'utf8' });
     const bodies = out.stdout.trim().split('\n').map((l) => JSON.parse(l) as { item: { port: number; modbus_unit_id: number; unit_id: string } });
-    expect(bodies.map((b) => [b.item.unit_id, b.item.modbus_unit_id, b.item.port])).toEqual([['house-1', 1, 5021], ['house-2', 2, 5021]]);
+    expect(bodies.map((b) => [b.item.unit_id, b.item.modbus_unit_id, b.item.port])).toEqual([['1', 1, 5021], ['2', 2, 5021]]);
     const bad = await run(process.execPath, [...MAIN, '--houses', 'many'], { encoding: 'utf8' }).then(
       () => ({ code: 0, stderr: '' }),
       (e: { code: number; stderr: string }) => e,

@@ -22,7 +22,7 @@ describe('simulator adapter profile', () => {
       expect(POULTRY_READINGS).toContain(r.key);
     }
     expect(item.points.map((p) => p.key).sort()).toEqual([...POULTRY_SETPOINTS].sort());
-    expect(item).toMatchObject({ transport: 'modbus-tcp', host: '127.0.0.1', port: 5020, modbus_unit_id: 3, unit_id: 'house-3', poll_period_s: 10 });
+    expect(item).toMatchObject({ transport: 'modbus-tcp', host: '127.0.0.1', port: 5020, modbus_unit_id: 3, unit_id: '3', poll_period_s: 10 });
     expect(item.poll_period_s).toBeGreaterThanOrEqual(1);
     expect(item.loss_after_misses).toBeGreaterThanOrEqual(1);
   });
