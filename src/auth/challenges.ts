@@ -7,6 +7,7 @@
 //   a 4-digit code for phone browsers that cannot use the QR. The phone completes with the
 //   secret, or with the code alone, and gets a session of the same holder.
 // Every refusal is `login_refused`; the reason goes to the security log only.
+import { isPasskeySubject } from './scope.js';
 import { randomInt, randomUUID, randomBytes } from 'node:crypto';
 import { and, eq, gt } from 'drizzle-orm';
 import { Store } from '../db/store.js';
@@ -62,7 +63,7 @@ export class Challenges {
       code = await this.freeCode();
       Object.assign(row, {
         nonce_hash: this.digest(secret), code_hash: this.digest(`code:${code}`),
-        bound_passkey_id: by.subject.startsWith('PK-') ? by.subject : null, bound_subject: by.subject, bound_role: by.role,
+        bound_passkey_id: isPasskeySubject(by.subject) ? by.subject : null, bound_subject: by.subject, bound_role: by.role,
         bound_scope_type: by.scope_type, bound_tenant_id: by.tenant_id ?? null, bound_site_id: by.site_id ?? null,
       });
     }

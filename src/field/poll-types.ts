@@ -56,14 +56,11 @@ export interface PolledDevice {
   points: PollPoint[];
 }
 
+/** Which device an event is about: the adapter profile's device, its unit and its tenant. */
+export type DeviceRef = Pick<PolledDevice, 'industry' | 'tenant_id' | 'site_id' | 'unit_id' | 'controller_id'> & { device_id: string };
+
 /** One poll of a device that answered: every point read in this cycle, engineering values. */
-export interface DeviceReadingEvent {
-  device_id: string;
-  industry: PolledDevice['industry'];
-  tenant_id: string;
-  site_id: string | null;
-  unit_id: string;
-  controller_id: string;
+export interface DeviceReadingEvent extends DeviceRef {
   /** When the answer arrived (RFC 3339). */
   at: string;
   /** Reading keys -> values (kind 'reading'). */
@@ -74,13 +71,7 @@ export interface DeviceReadingEvent {
 }
 
 /** A device's link changed: lost after loss_after_misses missed polls, ok at the first good answer. */
-export interface DeviceLinkEvent {
-  device_id: string;
-  industry: PolledDevice['industry'];
-  tenant_id: string;
-  site_id: string | null;
-  unit_id: string;
-  controller_id: string;
+export interface DeviceLinkEvent extends DeviceRef {
   state: 'lost' | 'ok';
   /** Consecutive missed polls when lost; 0 when ok. */
   misses: number;

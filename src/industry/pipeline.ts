@@ -17,6 +17,7 @@
 //
 // What is in force (phase, profile, rules) is the caller's to look up through in-force.ts, so a
 // reading costs its INSERT, one SELECT of the unit's rule states and writes only on change.
+import { isPasskeySubject } from '../auth/scope.js';
 import type { Database } from '../db/client.js';
 import { Store } from '../db/store.js';
 import type { NeutralTable } from '../db/table.js';
@@ -62,7 +63,7 @@ export type ReadingSource = (typeof READING_SOURCES)[number];
  * session opened with a card or a QR badge (its subject is the passkey id, PK-..., also after a
  * hand-off to a phone), `api` for an integration's token.
  */
-export const apiReadingSource = (caller: { subject: string } | undefined): ReadingSource => (caller?.subject.startsWith('PK-') ? 'manual' : 'api');
+export const apiReadingSource = (caller: { subject: string } | undefined): ReadingSource => (caller && isPasskeySubject(caller.subject) ? 'manual' : 'api');
 
 /** The values a rule may name: the API names and the canonical ones. */
 export function ruleMetrics(industry: Industry, values: Values): Values {

@@ -11,16 +11,10 @@
 //                 above their maxima), bounded by min_ventilation_pct and 100 %
 //   CO2, NH3, RH  rise with the birds (NH3 also with the litter's age) and fall with airflow
 //   feed, water   counters: feed per bird per day 15 g at day 1 to 200 g at day 42; water 1.8x
+import type { ClimatePhase } from '../modules/poultry/default-curve.js';
 
-export interface Setpoints {
-  target_temp_c: number;
-  temp_tolerance_c: number;
-  humidity_min_pct: number;
-  humidity_max_pct: number;
-  co2_max_ppm: number;
-  nh3_max_ppm: number;
-  min_ventilation_pct: number;
-}
+/** What a house controller holds: the setpoints of a poultry climate phase. */
+export type Setpoints = Omit<ClimatePhase, 'age_phase_id' | 'day_from' | 'day_to'>;
 export type SetpointKey = keyof Setpoints;
 
 export interface HouseState {

@@ -7,7 +7,7 @@ import { defineRoute, type AnyRoute, type HandlerContext } from '../../kernel/ro
 import type { Caller, Services } from '../../kernel/context.js';
 import { Store } from '../../db/store.js';
 import { clientAddress, SESSION_COOKIE } from '../../auth/guard.js';
-import { scopeString } from '../../auth/scope.js';
+import { scopeString, isPasskeySubject } from '../../auth/scope.js';
 import { Challenges, publicStatus, type ChallengeRow } from '../../auth/challenges.js';
 import { Throttle } from '../../auth/throttle.js';
 import { passkeys, type PasskeyRow } from '../passkeys/schema.js';
@@ -143,7 +143,7 @@ export const loginRoutes: AnyRoute[] = [
       if (!row) return refuse(ctx, 'unknown_challenge');
       if (row.status !== 'pending') return refuse(ctx, `challenge_${row.status}`);
       if (row.expires_at <= now) return refuse(ctx, 'challenge_expired');
-      if (credential.startsWith('PK-')) {
+      if (isPasskeySubject(credential)) {
         await challenges.failAttempt(row);
         return refuse(ctx, 'passkey_id_is_not_a_credential');
       }

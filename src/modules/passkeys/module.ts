@@ -1,3 +1,4 @@
+import { isPasskeySubject } from '../../auth/scope.js';
 import { defineModule, defineRuntime, grant } from '../../kernel/module.js';
 import { Store } from '../../db/store.js';
 import { passkeys, type PasskeyRow } from './schema.js';
@@ -26,7 +27,7 @@ export default defineModule({
           // A session opened with a passkey ends when the passkey is revoked or expires.
           const store = new Store<PasskeyRow>(db, passkeys);
           sessions.setSubjectCheck(async (subject) => {
-            if (!subject.startsWith('PK-')) return true;
+            if (!isPasskeySubject(subject)) return true;
             const row = await store.find({ id: subject });
             return Boolean(row && row.status === 'active' && row.expires_at > new Date().toISOString());
           });
