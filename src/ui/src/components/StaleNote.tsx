@@ -39,7 +39,9 @@ export function ReadingAge({ ts, ageS, stale }: { ts: string; ageS: number; stal
     <div class={`reading-at${stale ? ' reading-stale' : ''}`} data-reading-ts={ts} data-stale={stale ? 'true' : 'false'}>
       <dt>Measured</dt>
       <dd>
-        {formatTime(ts)} <span class="muted reading-age">({words === 'just now' ? words : `${words} ago`})</span>
+        {formatTime(ts)}{' '}
+        {/* A stale reading's age is in its mark below; "(just now)" beside "No reading for 10 s" would contradict it. */}
+        {stale && ageS < 60 ? null : <span class="muted reading-age">({words === 'just now' ? words : `${words} ago`})</span>}
         {stale ? <p class="stale-reading" role="status"><strong>No reading for {ageS < 60 ? `${ageS} s` : words}</strong> — check the controller</p> : null}
       </dd>
     </div>
