@@ -40,6 +40,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'mode', schema: oneOf(MODES), allowed: MODES.join(' | '), default: 'edge-single', description: 'Deployment mode: one fixed industry on a site box, or the multi-tenant master cloud.' },
   { key: 'industry', schema: oneOf(INDUSTRIES), allowed: INDUSTRIES.join(' | '), default: 'poultry', description: 'The workspace opened by default (the fixed industry in edge-single).' },
   { key: 'http_port', schema: int(0, 65535), allowed: 'an integer from 0 to 65535 (0 = any free port)', default: 8080, description: 'HTTP port of the API, the docs and the web shell.' },
+  { key: 'https_port', schema: v.union([v.literal('off'), v.literal('auto'), int(0, 65535)]), allowed: 'an integer from 0 to 65535 (0 = any free port), auto or off', default: 'auto', description: 'HTTPS port of the same API and web shell, with a certificate from the box\'s own certificate authority (see docs/https.md); auto = 8443 in edge-single and off in cloud-multi (the master sits behind a proxy with a public certificate); off serves plain HTTP only. Plain HTTP then redirects LAN clients to it (not loopback, not the probes).' },
   { key: 'host', schema: v.pipe(text(), v.minLength(1)), allowed: 'an IP address or host name', default: '0.0.0.0', description: 'Address the HTTP listener binds to.' },
   { key: 'data_dir', schema: v.pipe(text(), v.minLength(1)), allowed: 'a writable directory path', default: process.env.STATE_DIRECTORY?.split(':')[0] ?? './data', defaultText: '`$STATE_DIRECTORY` (systemd) or `./data`', description: 'Where the SQLite file and generated secrets live.' },
   { key: 'database_url', schema: text(), allowed: 'empty (SQLite in data_dir), postgres://user@host:port/db, or pglite:memory / pglite:/path', default: '', description: 'Database to use instead of the SQLite file.', secret: true },
@@ -87,6 +88,7 @@ export interface Config {
   mode: (typeof MODES)[number];
   industry: (typeof INDUSTRIES)[number];
   http_port: number;
+  https_port: number | 'off' | 'auto';
   host: string;
   data_dir: string;
   database_url: string;
@@ -200,4 +202,11 @@ export function loadConfig(flagValues: Record<string, string> = {}, env: NodeJS.
     merged[k] = check(k, value, `option ${flagOf(k)}`);
   }
   return merged as unknown as Config;
+}
+
+/** The HTTPS port to listen on, or undefined when HTTPS is off (auto: 8443 on a site box, off on the master). */
+export function httpsPortOf(config: Pick<Config, 'https_port' | 'mode'>): number | undefined {
+  if (config.https_port === 'off') return undefined;
+  if (config.https_port === 'auto') return config.mode === 'edge-single' ? 8443 : undefined;
+  return config.https_port;
 }

@@ -4,6 +4,7 @@
 // shutdown_timeout_ms, stops the runtimes in reverse and closes the database.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { serve } from '@hono/node-server';
 import { createApp, allRoutes } from './app.js';
 import { openDatabase, type Database } from './db/client.js';
@@ -21,27 +22,58 @@ import { MODULES } from './modules/index.js';
 import { readAsset } from './runtime/assets.js';
 import { isBundled } from './runtime/native.js';
 import { composeServices, Runtimes, StartupError } from './compose.js';
-import type { Config } from './config.js';
+import { httpsPortOf, type Config } from './config.js';
+import { BoxTls } from './runtime/tls.js';
+import { plainHttpFetch, type NodeFetch } from './runtime/tls-http.js';
 import pkg from '../package.json' with { type: 'json' };
 
 export interface RunningServer {
   url: string;
   port: number;
+  /** The HTTPS listener (https_port), once the database is open; absent when off or its port was taken. */
+  https?: { url: string; port: number; tls: BoxTls };
   services: Services;
   close(): Promise<void>;
 }
 
 export { StartupError };
 
-function listen(app: ReturnType<typeof createApp>, config: Config): Promise<Server> {
+function listen(fetch: NodeFetch, config: Config): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, port: config.http_port, hostname: config.host }) as Server;
+    const server = serve({ fetch, port: config.http_port, hostname: config.host }) as Server;
     server.once('listening', () => resolve(server));
     server.once('error', (err: NodeJS.ErrnoException) =>
       reject(new StartupError(`cannot listen on ${config.host}:${config.http_port}: ${err.code ?? err.message}${err.code === 'EADDRINUSE' ? ' (the port is taken: choose another with --http-port, CABINET_HTTP_PORT or http_port in the config file)' : ''}`)),
     );
   });
 }
+
+/**
+ * The HTTPS listener with the box's certificate (src/runtime/tls.ts), swapped in place when it is
+ * issued anew. A taken port is logged and the box goes on over HTTP (without redirects), as with
+ * the MQTT port: the panel and the LAN keep the service while someone frees the port.
+ */
+async function listenHttps(fetch: NodeFetch, config: Config, port: number, tls: BoxTls, log: Logger): Promise<HttpsServer | undefined> {
+  await tls.check();
+  const { certPem, keyPem } = tls.material;
+  return new Promise((resolve) => {
+    const server = serve({ fetch, port, hostname: config.host, createServer: createHttpsServer, serverOptions: { cert: certPem, key: keyPem } }) as HttpsServer;
+    server.once('listening', () => {
+      tls.onChange((m) => server.setSecureContext({ cert: m.certPem, key: m.keyPem }));
+      tls.start();
+      resolve(server);
+    });
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      log.error('HTTPS is off: cannot listen', { host: config.host, port, error: err.code ?? err.message, hint: 'choose another port with --https-port, CABINET_HTTPS_PORT or https_port' });
+      resolve(undefined);
+    });
+  });
+}
+
+const shownUrl = (scheme: string, host: string, port: number) => {
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `${scheme}://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+};
 
 /** The OpenAPI document of this binary's routes, as YAML (about a second of CPU for 2 MB). */
 export function openapiDocumentYaml(): string {
@@ -64,12 +96,14 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
     openapiYaml: () => (yaml ??= embeddedOpenApi() ?? openapiDocumentYaml()),
   });
   const app = createApp(services, MODULES, opts.guards ?? createAccessGuards(services, () => services.security));
-  const server = await listen(app, config);
+  // LAN clients are sent to HTTPS once it listens (services.tls set); until then HTTP serves all.
+  const server = await listen(plainHttpFetch(app.fetch, () => services.tls?.httpsPort), config);
   server.on('upgrade', services.upgrades.handle);
   server.on('clientError', clientErrorHandler(log));
   const port = (server.address() as AddressInfo).port;
-  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  const url = `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`;
+  const url = shownUrl('http', config.host, port);
+  let secure: HttpsServer | undefined;
+  let https: RunningServer['https'];
 
   const runtimes = new Runtimes(services, MODULES, { starting: (id) => { lifecycle.reason = `starting module ${id}`; } });
   const stopRuntimes = async () => {
@@ -78,11 +112,15 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
     await services.poller.close().catch((err: Error) => log.error('poller failed to close', { error: err.message }));
     await services.field.close().catch((err: Error) => log.error('field service failed to close', { error: err.message }));
   };
-  const stopListening = () =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections?.();
-    });
+  const stopListening = () => {
+    services.tls?.box.stop();
+    return Promise.all([server, secure].map((s) =>
+      new Promise<void>((resolve) => {
+        if (!s) return resolve();
+        s.close(() => resolve());
+        s.closeIdleConnections?.();
+      }))).then(() => undefined);
+  };
 
   try {
     db = await openDatabase({
@@ -98,6 +136,18 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
     if (key.source === 'generated') log.info('generated a new session key', { file: 'session.key in the data directory', mode: '0600' });
     security = new SecurityLog(db, log, config.security_log_retention_days);
     open({ db, sessions: createSessionService(db, key.key, config.session_ttl_minutes), security });
+    const httpsPort = httpsPortOf(config);
+    if (httpsPort !== undefined) {
+      const tls = new BoxTls({ dataDir: config.data_dir, log });
+      secure = await listenHttps(app.fetch, config, httpsPort, tls, log);
+      if (secure) {
+        secure.on('upgrade', services.upgrades.handle);
+        secure.on('clientError', clientErrorHandler(log));
+        const sport = (secure.address() as AddressInfo).port;
+        https = { url: shownUrl('https', config.host, sport), port: sport, tls };
+        services.tls = { box: tls, httpPort: port, httpsPort: sport };
+      }
+    }
     await runtimes.start();
   } catch (err) {
     await stopRuntimes();
@@ -107,7 +157,7 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
   }
   lifecycle.state = 'ready';
   delete lifecycle.reason;
-  log.info(`cabinet listening on ${url}`, { port, host: config.host, url, mode: config.mode, industry: config.industry, engine: db.engine, version: pkg.version });
+  log.info(`cabinet listening on ${url}${https ? ` and ${https.url}` : ''}`, { port, host: config.host, url, ...(https ? { https_port: https.port, https_url: https.url } : {}), mode: config.mode, industry: config.industry, engine: db.engine, version: pkg.version });
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -119,11 +169,12 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
       const timer = new Promise<void>((resolve) => setTimeout(resolve, config.shutdown_timeout_ms).unref());
       await Promise.race([drained, timer]);
       server.closeAllConnections?.();
+      secure?.closeAllConnections?.();
       await stopRuntimes();
       await security?.flush();
       await db?.close();
       log.info('cabinet stopped', { port });
     })());
 
-  return { url, port, services, close };
+  return { url, port, ...(https ? { https } : {}), services, close };
 }

@@ -120,7 +120,7 @@ export async function createTestEnv(dialect: TestDialect, opts: { empty?: boolea
     databaseUrl,
     logs,
     config(overrides = {}) {
-      return loadConfig({ http_port: '0', host: '127.0.0.1', data_dir: dataDir, database_url: databaseUrl, log_level: 'debug', rpc_port: '0', ...overrides }, {});
+      return loadConfig({ http_port: '0', https_port: 'off', host: '127.0.0.1', data_dir: dataDir, database_url: databaseUrl, log_level: 'debug', rpc_port: '0', ...overrides }, {});
     },
     async start(overrides = {}) {
       const log = createLogger('debug', (line) => logs.push(JSON.parse(line) as Record<string, unknown>));

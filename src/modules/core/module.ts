@@ -4,6 +4,7 @@ import { registryRuntime } from './registry/runtime.js';
 import { systemRoutes } from './system.js';
 import { registryRoutes } from './registry-routes.js';
 import { registryTables } from './registry/tables.js';
+import { tlsRoutes } from '../../runtime/tls-routes.js';
 
 export default defineModule({
   id: 'core',
@@ -16,7 +17,7 @@ export default defineModule({
   industry_scope: 'global',
   key_entity: 'module',
   provides_enrichment_for: [],
-  routes: [...systemRoutes, ...registryRoutes],
+  routes: [...systemRoutes, ...registryRoutes, ...tlsRoutes],
   tables: [...kernelTables, ...registryTables],
   permissions: [
     ...grant('operability', { admin: ['read'], security: ['read'] }),
