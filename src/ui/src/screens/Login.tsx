@@ -1,12 +1,44 @@
 // Login at the panel: an RFID reader types the card and Enter into the focused field; a phone logs
 // in with the 4-digit code shown on the tablet (or opens the QR link, handled at start-up). On a
-// first run (no admin card yet) the backend's setup hint is shown.
+// first run (no admin card yet) the backend's setup hint is shown. "Trust this box" offers the box's
+// own certificate authority (QR to its download, fingerprint to compare) so tablets reach it over HTTPS.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, describeError, get, post } from '../lib/api';
 import { endedReason, loadSession } from '../lib/session';
 import { useObservable } from '../lib/store';
 
 interface PasskeyStatus { authenticated: boolean; setup_required?: boolean; setup_hint?: string }
+interface CaInfo { fingerprint_sha256: string; download_url: string; https_url: string; qr_svg: string }
+
+/** "AB:CD:...": 32 bytes in 8 groups of 4, so the line breaks where a person compares. */
+const groupFingerprint = (fp: string) => (fp.match(/([0-9A-F]{2}:?){1,4}/gi) ?? []).map((g) => g.replace(/:$/, '')).join(' ');
+
+function TrustBox() {
+  const [ca, setCa] = useState<CaInfo | null>(null);
+  useEffect(() => {
+    // Not through the API client: public, never cached per user; absent (404) when HTTPS is off.
+    fetch('/ca.json')
+      .then((r) => (r.ok ? (r.json() as Promise<CaInfo>) : null))
+      .then(setCa)
+      .catch(() => undefined);
+  }, []);
+  if (!ca) return null;
+  // The SVG is drawn by our own server (qrcode library) from its own link, not from user input.
+  const qr = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(ca.qr_svg)}`;
+  return (
+    <section id="trust-box" class="panel" aria-labelledby="trust-h">
+      <h2 id="trust-h">Trust this box</h2>
+      <img id="trust-qr" class="qr" src={qr} alt="QR code: link to this box's certificate" width={176} height={176} />
+      <p>
+        On a tablet: scan the code or open <a href={ca.download_url}>{ca.download_url}</a>, install the certificate, then
+        use <a id="trust-https" href={ca.https_url}>{ca.https_url}</a>.
+      </p>
+      <p>
+        The tablet must show this fingerprint (SHA-256): <code id="ca-fingerprint">{groupFingerprint(ca.fingerprint_sha256)}</code>
+      </p>
+    </section>
+  );
+}
 
 function loginError(err: unknown): string {
   if (err instanceof ApiError) {
@@ -105,6 +137,7 @@ export function Login() {
             Log in with code
           </button>
         </form>
+        <TrustBox />
       </div>
       <p id="login-error" class="error" role="alert">
         {error}
