@@ -51,10 +51,17 @@ function listen(fetch: NodeFetch, config: Config): Promise<Server> {
 /**
  * The HTTPS listener with the box's certificate (src/runtime/tls.ts), swapped in place when it is
  * issued anew. A taken port is logged and the box goes on over HTTP (without redirects), as with
- * the MQTT port: the panel and the LAN keep the service while someone frees the port.
+ * the MQTT port: the panel and the LAN keep the service while someone frees the port. So are
+ * certificates that cannot be written or read.
  */
 async function listenHttps(fetch: NodeFetch, config: Config, port: number, tls: BoxTls, log: Logger): Promise<HttpsServer | undefined> {
-  await tls.check();
+  try {
+    await tls.check();
+  } catch (err) {
+    // A full disk or a data directory someone made read-only: the box still serves, over HTTP.
+    log.error('HTTPS is off: cannot make or read the certificates', { dir: 'tls in the data directory', error: (err as Error).message });
+    return undefined;
+  }
   const { certPem, keyPem } = tls.material;
   return new Promise((resolve) => {
     const server = serve({ fetch, port, hostname: config.host, createServer: createHttpsServer, serverOptions: { cert: certPem, key: keyPem } }) as HttpsServer;

@@ -5,7 +5,7 @@
 // or taken. SQLite only: nothing here touches the database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { X509Certificate } from 'node:crypto';
-import { copyFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
@@ -184,6 +184,16 @@ describe('HTTPS off or its port taken', () => {
     expect(env.logs.find((l) => l.msg === 'HTTPS is off: cannot listen')).toMatchObject({ level: 'error', port, error: 'EADDRINUSE' });
     expect((await get(`${server.url}/health`)).status).toBe(200);
     expect((await get(`${server.url}/ca.json`)).status).toBe(404);
+    await server.close();
+  });
+
+  it('certificates that cannot be written: says so in the log and HTTP goes on', async () => {
+    rmSync(tlsDir(env.dataDir), { recursive: true, force: true });
+    writeFileSync(tlsDir(env.dataDir), 'not a folder');
+    const server = await env.start({ host: '127.0.0.1', https_port: '0', mqtt_broker: 'off', rpc_port: 'off' });
+    expect(server.https).toBeUndefined();
+    expect(env.logs.find((l) => l.msg === 'HTTPS is off: cannot make or read the certificates')).toMatchObject({ level: 'error' });
+    expect((await get(`${server.url}/ready`)).status).toBe(200);
     await server.close();
   });
 });
