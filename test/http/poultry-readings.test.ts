@@ -59,9 +59,9 @@ describe.each(DIALECTS)('poultry climate readings (%s)', (dialect) => {
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       return r.body.item as Item;
     };
-    for (const { m, ...values } of H1) await tele(opA, { house_id: 'H1', ts: at(m), ...values });
-    await tele(opA, { house_id: 'H2', ts: at(10), temp: 29 });
-    await tele(opA, { house_id: 'H2', ts: at(20), temp: 29.5 });
+    for (const { m, ...values } of H1) await tele(adminA, { house_id: 'H1', ts: at(m), ...values });
+    await tele(adminA, { house_id: 'H2', ts: at(10), temp: 29 });
+    await tele(adminA, { house_id: 'H2', ts: at(20), temp: 29.5 });
     await tele(opB, { house_id: 'H1', ts: at(5), temp: 40 });
     await tele(opB, { house_id: 'H1', ts: at(25), temp: 41 });
     const listed = (await opA.get('/api/v1/poultry-climate-readings/list?house_id=H1&sort=ts&order=asc')).body.items as Item[];
