@@ -79,6 +79,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'sync_request_timeout_ms', schema: int(100, 600_000), allowed: 'an integer from 100 to 600000', default: 15_000, description: 'Timeout of one request of the edge to the master.' },
   { key: 'sync_stale_ms', schema: int(100, 86_400_000), allowed: 'an integer from 100 to 86400000', default: 60_000, description: 'Master: a site not heard from for longer is out of contact (its tenant\'s sync record is degraded or stopped).' },
   { key: 'alarm_escalation_interval_ms', schema: int(50, 3_600_000), allowed: 'an integer from 50 to 3600000', default: 15_000, description: 'How often the box escalates industry alarms whose SLA deadline has passed unacknowledged (on its own, no cloud needed).' },
+  { key: 'alarm_flood_count', schema: int(0, 1000), allowed: 'an integer from 0 (no grouping) to 1000', default: 5, description: 'Flood/chatter grouping: a rule raising more than this many alarms on one unit within alarm_flood_window_min becomes one grouped alarm whose raise_count counts the raises (docs/alarms.md).' },
+  { key: 'alarm_flood_window_min', schema: int(1, 1440), allowed: 'an integer from 1 to 1440', default: 10, description: 'The window, in minutes, of alarm_flood_count.' },
   { key: 'stale_after_s', schema: int(1, 86_400), allowed: 'an integer from 1 to 86400', default: 300, description: 'A climate reading older than this is stale: the API marks it (age_s, stale), the house card says "No reading for ..." instead of showing it as the climate now, and a house whose MQTT readings stop for longer gets a comm_loss alarm.' },
   { key: 'site_timezone', schema: v.pipe(text(), v.check((tz) => { try { new Intl.DateTimeFormat('en', { timeZone: tz }); return true; } catch { return false; } }, 'an IANA time zone name')), allowed: 'an IANA time zone name (Europe/Berlin, America/Chicago, UTC)', default: 'UTC', description: 'Time zone of the site: the calendar day of a flock\'s age (day 0 = placement day), of the poultry day figures and of the melioration water balance.' },
   { key: 'debug_errors', schema: bool(), allowed: 'true | false', default: false, description: 'Log stack traces of unexpected errors (never sent to clients).' },
@@ -128,6 +130,8 @@ export interface Config {
   sync_request_timeout_ms: number;
   sync_stale_ms: number;
   alarm_escalation_interval_ms: number;
+  alarm_flood_count: number;
+  alarm_flood_window_min: number;
   stale_after_s: number;
   site_timezone: string;
 }

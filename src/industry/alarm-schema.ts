@@ -8,10 +8,16 @@ export const INDUSTRY_SEVERITIES = ['critical', 'high', 'medium', 'low', 'info']
 export const PRIORITIES = ['P1', 'P2'] as const;
 export const ALARM_EVENT_STATUSES = ['active', 'acked', 'cleared'] as const;
 export const INDUSTRY_CODES = ['poultry', 'swine', 'melioration'] as const;
+/** The condition of the process (OPC UA Part 9 ActiveState), apart from its acknowledgement. */
+export const ALARM_CONDITIONS = ['active', 'cleared'] as const;
+/** The four states of ISA-18.2 / IEC 62682 (see docs/alarms.md and alarm-states.ts). */
+export const ALARM_STATES = ['unacknowledged_active', 'acknowledged_active', 'unacknowledged_cleared', 'normal'] as const;
 
 export type IndustrySeverity = (typeof INDUSTRY_SEVERITIES)[number];
 export type Priority = (typeof PRIORITIES)[number];
 export type AlarmEventStatus = (typeof ALARM_EVENT_STATUSES)[number];
+export type AlarmCondition = (typeof ALARM_CONDITIONS)[number];
+export type AlarmState = (typeof ALARM_STATES)[number];
 
 export const alarmEventRecord = defineRecord('industry_alarm_events', {
   id: { type: 'string', label: 'ID', readOnly: true },
@@ -25,7 +31,20 @@ export const alarmEventRecord = defineRecord('industry_alarm_events', {
   value: { type: 'number', label: 'Value', nullable: true, description: 'The reading that raised the alarm.' },
   severity: { type: 'string', label: 'Severity', enum: INDUSTRY_SEVERITIES, filter: true, sortable: true, ui: { badge: true } },
   priority: { type: 'string', label: 'Priority', enum: PRIORITIES, nullable: true, filter: true, sortable: true, ui: { badge: true } },
-  status: { type: 'string', label: 'Status', enum: ALARM_EVENT_STATUSES, readOnly: true, filter: true, sortable: true, ui: { badge: true } },
+  status: { type: 'string', label: 'Status', enum: ALARM_EVENT_STATUSES, readOnly: true, filter: true, sortable: true, ui: { badge: true }, description: 'The contract\'s status: cleared once the condition is cleared, else acked once acknowledged, else active. condition and alarm_state tell acknowledgement and condition apart.' },
+  condition: { type: 'string', label: 'Condition', enum: ALARM_CONDITIONS, readOnly: true, filter: true, sortable: true, ui: { badge: true }, description: 'Whether the condition is present (active) or returned to normal (cleared), whatever the acknowledgement. A latched alarm stays active after its process returned (returned_at) until an admin resets it.' },
+  alarm_state: { type: 'string', label: 'Alarm state', enum: ALARM_STATES, readOnly: true, filter: true, sortable: true, ui: { badge: true }, description: 'The ISA-18.2 state: unacknowledged_active, acknowledged_active, unacknowledged_cleared, or normal (cleared and acknowledged; or cleared unacknowledged with no priority and severity low/info, which needs no acknowledgement).' },
+  listed: { type: 'boolean', label: 'On the operator\'s list', readOnly: true, filter: true, description: 'The operator\'s default list (listed=true): every alarm not in the normal state. An alarm leaves it when acknowledged and cleared; a cleared P1/P2 (or critical/high/medium) stays until acknowledged.' },
+  latched: { type: 'boolean', label: 'Latched', readOnly: true, filter: true, description: 'Stays active after its condition returned to normal, until an admin resets it (commands/reset).' },
+  resettable: { type: 'boolean', label: 'Resettable', readOnly: true, description: 'An admin may end its condition by commands/reset (audited).' },
+  returned_at: { type: 'datetime', label: 'Process returned', nullable: true, readOnly: true, description: 'Latched alarms: when the readings showed the condition ended; the alarm stays active until reset.' },
+  shelved: { type: 'boolean', label: 'Shelved', readOnly: true, filter: true, description: 'Shelved by an operator until shelved_until: listed as such, not annunciated, not escalated.' },
+  shelved_until: { type: 'datetime', label: 'Shelved until', nullable: true, readOnly: true, ui: { countdown: true } },
+  shelved_by: { type: 'string', label: 'Shelved by', nullable: true, readOnly: true },
+  shelve_reason: { type: 'string', label: 'Shelve reason', nullable: true, readOnly: true },
+  out_of_service: { type: 'boolean', label: 'Out of service', readOnly: true, filter: true, description: 'Its unit is out of service for maintenance (commands/out-of-service): listed as such, not annunciated, not escalated.' },
+  raise_count: { type: 'integer', label: 'Raised', readOnly: true, sortable: true, ui: { unit: 'times' }, description: 'How many raises this alarm stands for: above 1 a chattering rule was grouped into it (alarm_flood_count raises within alarm_flood_window_min).' },
+  last_raised_at: { type: 'datetime', label: 'Last raised', readOnly: true, sortable: true },
   source: { type: 'string', label: 'Source', searchable: true },
   title: { type: 'string', label: 'Title', searchable: true, sortable: true, ui: { primary: true } },
   message: { type: 'string', label: 'Message', nullable: true, searchable: true },
@@ -48,8 +67,21 @@ export const alarmEventRecord = defineRecord('industry_alarm_events', {
     { name: 'industry_alarm_events_open_rule', columns: ['tenant_id', 'industry_code', 'unit_id', 'rule_id', 'status'] },
     { name: 'industry_alarm_events_deadline', columns: ['status', 'sla_deadline_at'] },
     { name: 'industry_alarm_events_correlation', columns: ['correlation_id'] },
+    { name: 'industry_alarm_events_listed', columns: ['tenant_id', 'listed', 'alarm_state'] },
   ],
 });
 
 export const industryAlarmEvents = alarmEventRecord.table;
 export type AlarmEventRow = typeof alarmEventRecord.row;
+
+/** Units out of service for maintenance: their alarms are raised and kept, but marked and not annunciated. */
+export const outOfServiceRecord = defineRecord('industry_alarm_out_of_service', {
+  tenant_id: { type: 'string', label: 'Tenant', readOnly: true },
+  industry_code: { type: 'string', label: 'Industry', enum: INDUSTRY_CODES },
+  unit_id: { type: 'string', label: 'Unit' },
+  site_id: { type: 'string', label: 'Site', nullable: true },
+  reason: { type: 'string', label: 'Reason' },
+  since: { type: 'datetime', label: 'Since' },
+  by: { type: 'string', label: 'By' },
+}, { primaryKey: ['tenant_id', 'industry_code', 'unit_id'] });
+export type OutOfServiceRow = typeof outOfServiceRecord.row;

@@ -14,14 +14,26 @@
 //   audit record. Acknowledged or cleared events are not escalated.
 // - ack is allowed once, on an active or cleared (never acknowledged) event; a second ack is 409
 //   alarm_already_acknowledged naming the first.
+// - The condition (active|cleared, cleared_at) is kept apart from the acknowledgement (acked_at):
+//   clear never touches acked_at, ack never touches the condition. status, alarm_state and listed
+//   are derived from both on every change (alarm-states.ts), in the transaction of the change.
+//   Invariant other parts rely on: unacknowledged and active <=> acked_at IS NULL AND
+//   cleared_at IS NULL (the annunciator also leaves out shelved and out_of_service ones).
+// - Latched: clear() on a latched alarm only notes returned_at; the alarm stays active until
+//   reset(). reset is refused (409) where resettable is false, and on a latched alarm whose
+//   process has not returned yet.
+// - Flood: a rule that raised alarm_flood_count times on one unit within alarm_flood_window_min
+//   raises no new alarm: its latest one is raised again (raise_count + 1, acknowledgement
+//   reset), so a chattering rule is one alarm with a count.
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, isNull, lte, type SQL } from 'drizzle-orm';
 import { ApiError } from '../kernel/errors.js';
 import type { Services } from '../kernel/context.js';
 import type { AlarmEvent, StatusEvent } from '../realtime/bus.js';
 import { timeId } from '../kernel/ids.js';
 import { colOf, tableOf } from '../db/sql.js';
-import { industryAlarmEvents, type AlarmEventRow, type IndustrySeverity, type Priority } from './alarm-schema.js';
+import { industryAlarmEvents, outOfServiceRecord, type AlarmEventRow, type IndustrySeverity, type OutOfServiceRow, type Priority } from './alarm-schema.js';
+import { alarmStateOf, listedIn } from './alarm-states.js';
 
 export interface RaiseEventInput {
   tenant_id: string;
@@ -43,9 +55,16 @@ export interface RaiseEventInput {
   /** Who raises it (a subject, or a rule engine such as "poultry-rules"). */
   actor: string;
   bridge?: 'severe' | 'all';
+  /** Stays active after its condition ends until an admin resets it. */
+  latched?: boolean;
+  /** Whether an admin may reset it (default true). */
+  resettable?: boolean;
   /** For tests and replays: when the condition was observed. */
   now?: Date;
 }
+
+/** The maximum shelving time (decision): a shelved alarm always comes back within a shift. */
+export const SHELVE_MAX_MIN = 8 * 60;
 
 /** Which events a caller may touch: a tenant caller passes its tenant; a master caller none. */
 export interface EventRef {
@@ -55,14 +74,23 @@ export interface EventRef {
 }
 
 export interface IndustryAlarmService {
-  raise(input: RaiseEventInput): Promise<{ event: AlarmEventRow; created: boolean }>;
+  /** created: a new alarm row; grouped: a flood folded this raise into an earlier alarm (raise_count + 1). */
+  raise(input: RaiseEventInput): Promise<{ event: AlarmEventRow; created: boolean; grouped?: boolean }>;
+  /** Ends an active alarm's condition by hand (admin): 409 where not resettable, or latched and not yet returned. */
+  reset(input: EventRef & { actor: string; comment?: string; now?: Date }): Promise<AlarmEventRow>;
+  shelve(input: EventRef & { actor: string; reason: string; minutes: number; now?: Date }): Promise<AlarmEventRow>;
+  unshelve(input: EventRef & { actor: string }): Promise<AlarmEventRow>;
+  /** Ends every shelve whose time is up at `now`; answers the alarms unshelved. */
+  expireShelves(now: Date): Promise<AlarmEventRow[]>;
+  /** Takes a unit out of service (its open and future alarms are marked) or returns it. */
+  setOutOfService(input: { tenant_id: string; site_id?: string | null; industry_code: AlarmEventRow['industry_code']; unit_id: string; reason?: string; actor: string; out: boolean; correlation_id?: string }): Promise<{ unit: OutOfServiceRow | null; alarms: number }>;
   ack(input: EventRef & { assignee: string; actor: string }): Promise<AlarmEventRow>;
   escalate(input: EventRef & { actor: string; force?: boolean; now?: Date }): Promise<AlarmEventRow>;
   /** Clears the open event of a rule on a unit (the condition ended), or one event by id. Undefined when none is open. */
   clear(input: ({ id: string; tenant_id?: string } | { tenant_id: string; industry_code: string; unit_id: string | null; rule_id: string }) & { actor: string; now?: Date }): Promise<AlarmEventRow | undefined>;
   /** Open (active or acknowledged) events matching the equality filter. */
   open(filter: Partial<Record<'tenant_id' | 'site_id' | 'industry_code' | 'unit_id' | 'rule_id', string>>): Promise<AlarmEventRow[]>;
-  /** Active (unacknowledged) events whose SLA deadline has passed, oldest deadline first. */
+  /** Active (unacknowledged, neither shelved nor out of service) events whose SLA deadline has passed, oldest deadline first. */
   overdue(now: Date, limit?: number): Promise<AlarmEventRow[]>;
 }
 
@@ -114,6 +142,41 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
   const audit = (row: AlarmEventRow, actor: string, action: string, details: Record<string, unknown> = {}, result: 'success' | 'denied' = 'success') =>
     services.audit.record({ actor, action, resource: `${row.industry_code}-alarms`, result, correlation_id: row.correlation_id, tenant_id: row.tenant_id, details: { id: row.id, ...details } });
 
+  /** status, alarm_state and listed from the condition and the acknowledgement (alarm-states.ts). */
+  const derived = (row: AlarmEventRow) => {
+    const alarm_state = alarmStateOf({ condition: row.condition, acked: row.acked_at !== null, severity: row.severity, priority: row.priority });
+    return { alarm_state, listed: listedIn(alarm_state), status: row.condition === 'cleared' ? 'cleared' as const : row.acked_at !== null ? 'acked' as const : 'active' as const };
+  };
+  /** Inside the transaction of a change: brings the derived columns in line with it. */
+  const settle = async (rows: AlarmEventRow[]): Promise<AlarmEventRow[]> => {
+    const out: AlarmEventRow[] = [];
+    for (const row of rows) {
+      const d = derived(row);
+      if (d.alarm_state === row.alarm_state && d.listed === row.listed && d.status === row.status) { out.push(row); continue; }
+      const [saved] = (await services.db.orm.update(t()).set(d as never).where(eq(c('id'), row.id)).returning()) as AlarmEventRow[];
+      out.push(saved!);
+    }
+    return out;
+  };
+  const oc = (n: string) => colOf(outOfServiceRecord.table, services.db, n);
+  const ot = () => tableOf(outOfServiceRecord.table, services.db);
+  const unitOut = async (tenant: string, industry: string, unit: string | null | undefined) => {
+    if (!unit) return false;
+    const [row] = await services.db.orm.select().from(ot()).where(and(eq(oc('tenant_id'), tenant), eq(oc('industry_code'), industry), eq(oc('unit_id'), unit))).limit(1);
+    return row !== undefined;
+  };
+  const floodGroup = async (input: RaiseEventInput, now: Date): Promise<AlarmEventRow | undefined> => {
+    const n = services.config.alarm_flood_count;
+    if (!input.rule_id || !n) return undefined;
+    const since = new Date(now.getTime() - services.config.alarm_flood_window_min * 60_000).toISOString();
+    const recent = (await services.db.orm.select().from(t()).where(and(
+      eq(c('tenant_id'), input.tenant_id), eq(c('industry_code'), input.industry_code),
+      input.unit_id ? eq(c('unit_id'), input.unit_id) : isNull(c('unit_id')), eq(c('rule_id'), input.rule_id), gte(c('last_raised_at'), since),
+    )).orderBy(desc(c('last_raised_at'))).limit(n + 1)) as AlarmEventRow[];
+    const raises = recent.reduce((sum, r) => sum + r.raise_count, 0);
+    return raises >= n ? recent[0] : undefined;
+  };
+
   const service: IndustryAlarmService = {
     async raise(input) {
       const { db } = services;
@@ -127,7 +190,17 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
             eq(c('rule_id'), input.rule_id), inArray(c('status'), ['active', 'acked']),
           )).limit(1)) as AlarmEventRow[];
           if (open) return { event: open, created: false };
+          const group = await floodGroup(input, now);
+          if (group) {
+            // A new occurrence of the chattering rule: the grouped alarm is active and unacknowledged again.
+            const [again] = await stage('raised', await settle((await db.orm.update(t()).set({
+              condition: 'active', cleared_at: null, returned_at: null, acked_at: null, acked_by: null, value: input.value ?? null,
+              raise_count: group.raise_count + 1, last_raised_at: now.toISOString(),
+            } as never).where(eq(c('id'), group.id)).returning()) as AlarmEventRow[]));
+            return { event: again!, created: false, grouped: true };
+          }
         }
+        const out = await unitOut(input.tenant_id, input.industry_code, input.unit_id);
         const row: AlarmEventRow = {
           id: timeId(),
           tenant_id: input.tenant_id,
@@ -141,6 +214,19 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
           severity: input.severity,
           priority: input.priority ?? null,
           status: 'active',
+          condition: 'active',
+          alarm_state: 'unacknowledged_active',
+          listed: true,
+          latched: input.latched ?? false,
+          resettable: input.resettable ?? true,
+          returned_at: null,
+          shelved: false,
+          shelved_until: null,
+          shelved_by: null,
+          shelve_reason: null,
+          out_of_service: out,
+          raise_count: 1,
+          last_raised_at: now.toISOString(),
           source: input.source,
           title: input.title,
           message: input.message ?? null,
@@ -161,9 +247,14 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
         const [saved] = await stage('raised', (await db.orm.insert(t()).values(row as never).returning()) as AlarmEventRow[]);
         return { event: saved!, created: true };
       });
-      if (!result.created) return result;
       const row = result.event;
-      await audit(row, input.actor, 'alarm.raise', { severity: row.severity, priority: row.priority, rule_id: row.rule_id, unit_id: row.unit_id, value: row.value });
+      if (result.grouped) {
+        await audit(row, input.actor, 'alarm.raise', { grouped: true, raise_count: row.raise_count, rule_id: row.rule_id, unit_id: row.unit_id, value: row.value });
+        emit('raised', row);
+        return result;
+      }
+      if (!result.created) return result;
+      await audit(row, input.actor, 'alarm.raise', { severity: row.severity, priority: row.priority, rule_id: row.rule_id, unit_id: row.unit_id, value: row.value, latched: row.latched, out_of_service: row.out_of_service });
       emit('raised', row);
       if (row.bridged_to_status) await toStatus(row, 'alarm_raised', statusOfSeverity(row.severity));
       return result;
@@ -173,15 +264,15 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
       const { db } = services;
       const now = new Date().toISOString();
       // Conditional on "never acknowledged": two tablets acknowledging at once cannot both win.
-      const [row] = await db.transaction(async () => stage('acknowledged', (await db.orm.update(t())
-        .set({ status: sql`case when ${c('status')} = 'active' then 'acked' else ${c('status')} end`, acked_at: now, acked_by: input.actor, assignee: input.assignee } as never)
-        .where(and(...mine(input), isNull(c('acked_at')))).returning()) as AlarmEventRow[]));
+      const [row] = await db.transaction(async () => stage('acknowledged', await settle((await db.orm.update(t())
+        .set({ acked_at: now, acked_by: input.actor, assignee: input.assignee } as never)
+        .where(and(...mine(input), isNull(c('acked_at')))).returning()) as AlarmEventRow[])));
       if (!row) {
         const existing = await load(input);
         await audit(existing, input.actor, 'alarm.ack', { reason: 'already_acknowledged' }, 'denied');
         throw new ApiError('alarm_already_acknowledged', `alarm ${input.id} was already acknowledged by ${existing.acked_by} at ${existing.acked_at} (assignee ${existing.assignee}); the first acknowledgement is kept`, [{ field: 'id', reason: 'already_acknowledged' }]);
       }
-      await audit(row, input.actor, 'alarm.ack', { assignee: row.assignee });
+      await audit(row, input.actor, 'alarm.ack', { assignee: row.assignee, alarm_state: row.alarm_state });
       emit('acknowledged', row);
       return row;
     },
@@ -204,6 +295,7 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
       const [row] = await db.transaction(async () => stage('escalated', (await db.orm.update(t())
         .set({ escalation_level: current.escalation_level + 1, sla_breached: due || current.sla_breached, escalated_at: now.toISOString(), sla_deadline_at: next } as never)
         .where(and(...mine(input), eq(c('status'), 'active'), eq(c('escalation_level'), current.escalation_level))).returning()) as AlarmEventRow[]));
+      // (shelved and out-of-service alarms are left out by overdue(); a person may still escalate one with force)
       if (!row) return load(input);
       await audit(row, input.actor, 'alarm.escalate', { escalation_level: row.escalation_level, sla_breached: row.sla_breached, forced: !due });
       emit('escalated', row);
@@ -215,15 +307,101 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
       const { db } = services;
       const now = (input.now ?? new Date()).toISOString();
       const where = 'id' in input
-        ? and(...mine(input), inArray(c('status'), ['active', 'acked']))
+        ? and(...mine(input), eq(c('condition'), 'active'))
         : and(eq(c('tenant_id'), input.tenant_id), eq(c('industry_code'), input.industry_code),
-          input.unit_id ? eq(c('unit_id'), input.unit_id) : isNull(c('unit_id')), eq(c('rule_id'), input.rule_id), inArray(c('status'), ['active', 'acked']));
-      const [row] = await db.transaction(async () => stage('cleared', (await db.orm.update(t()).set({ status: 'cleared', cleared_at: now } as never).where(where).returning()) as AlarmEventRow[]));
+          input.unit_id ? eq(c('unit_id'), input.unit_id) : isNull(c('unit_id')), eq(c('rule_id'), input.rule_id), eq(c('condition'), 'active'));
+      const [open] = (await db.orm.select().from(t()).where(where).limit(1)) as AlarmEventRow[];
+      if (!open) return undefined;
+      if (open.latched) {
+        // The process returned, the alarm stays: an admin resets it (commands/reset).
+        if (open.returned_at) return open;
+        const [row] = (await db.orm.update(t()).set({ returned_at: now } as never).where(and(eq(c('id'), open.id), eq(c('condition'), 'active'))).returning()) as AlarmEventRow[];
+        if (!row) return undefined;
+        await audit(row, input.actor, 'alarm.return', { latched: true });
+        return row;
+      }
+      const [row] = await db.transaction(async () => stage('cleared', await settle((await db.orm.update(t()).set({ condition: 'cleared', cleared_at: now } as never).where(and(eq(c('id'), open.id), eq(c('condition'), 'active'))).returning()) as AlarmEventRow[])));
       if (!row) return undefined;
-      await audit(row, input.actor, 'alarm.clear');
+      await audit(row, input.actor, 'alarm.clear', { alarm_state: row.alarm_state });
       emit('cleared', row);
       if (row.bridged_to_status) await toStatus(row, 'alarm_cleared', 'ok');
       return row;
+    },
+
+    async reset(input) {
+      const { db } = services;
+      const now = (input.now ?? new Date()).toISOString();
+      const current = await load(input);
+      const refuse = async (reason: string, message: string): Promise<never> => {
+        await audit(current, input.actor, 'alarm.reset', { reason }, 'denied');
+        throw new ApiError('lifecycle_conflict', message, [{ field: 'id', reason }]);
+      };
+      if (current.condition !== 'active') await refuse('condition_cleared', `alarm ${current.id} is cleared already; nothing to reset`);
+      if (!current.resettable) await refuse('not_resettable', `alarm ${current.id} does not allow a reset: its condition ends only by readings from its device or publisher`);
+      if (current.latched && !current.returned_at) await refuse('condition_present', `latched alarm ${current.id}: its condition is still present; it can be reset once the readings show it ended`);
+      const [row] = await db.transaction(async () => stage('cleared', await settle((await db.orm.update(t()).set({ condition: 'cleared', cleared_at: now } as never)
+        .where(and(...mine(input), eq(c('condition'), 'active'))).returning()) as AlarmEventRow[])));
+      if (!row) return load(input);
+      await audit(row, input.actor, 'alarm.reset', { comment: input.comment ?? null, latched: row.latched, returned_at: row.returned_at, alarm_state: row.alarm_state });
+      emit('cleared', row);
+      if (row.bridged_to_status) await toStatus(row, 'alarm_cleared', 'ok');
+      return row;
+    },
+
+    async shelve(input) {
+      const now = input.now ?? new Date();
+      const current = await load(input);
+      if (current.condition !== 'active') {
+        await audit(current, input.actor, 'alarm.shelve', { reason: 'condition_cleared' }, 'denied');
+        throw new ApiError('lifecycle_conflict', `alarm ${current.id} is cleared; only an active alarm is shelved`, [{ field: 'id', reason: 'condition_cleared' }]);
+      }
+      const until = new Date(now.getTime() + Math.min(input.minutes, SHELVE_MAX_MIN) * 60_000).toISOString();
+      const [row] = (await services.db.orm.update(t()).set({ shelved: true, shelved_until: until, shelved_by: input.actor, shelve_reason: input.reason } as never)
+        .where(and(...mine(input))).returning()) as AlarmEventRow[];
+      await audit(row!, input.actor, 'alarm.shelve', { reason: input.reason, minutes: input.minutes, shelved_until: until });
+      return row!;
+    },
+
+    async unshelve(input) {
+      const current = await load(input);
+      if (!current.shelved) throw new ApiError('lifecycle_conflict', `alarm ${current.id} is not shelved`, [{ field: 'id', reason: 'not_shelved' }]);
+      const [row] = (await services.db.orm.update(t()).set({ shelved: false, shelved_until: null, shelved_by: null, shelve_reason: null } as never)
+        .where(and(...mine(input), eq(c('shelved'), true))).returning()) as AlarmEventRow[];
+      if (!row) return load(input);
+      await audit(row, input.actor, 'alarm.unshelve', { expired: false });
+      return row;
+    },
+
+    async expireShelves(now) {
+      const rows = (await services.db.orm.update(t()).set({ shelved: false, shelved_until: null, shelved_by: null, shelve_reason: null } as never)
+        .where(and(eq(c('shelved'), true), lte(c('shelved_until'), now.toISOString()))).returning()) as AlarmEventRow[];
+      for (const row of rows) {
+        await audit(row, 'alarm-shelve-expiry', 'alarm.unshelve', { expired: true });
+      }
+      return rows;
+    },
+
+    async setOutOfService(input) {
+      const { db } = services;
+      const key = and(eq(oc('tenant_id'), input.tenant_id), eq(oc('industry_code'), input.industry_code), eq(oc('unit_id'), input.unit_id));
+      const unitWhere = and(eq(c('tenant_id'), input.tenant_id), eq(c('industry_code'), input.industry_code), eq(c('unit_id'), input.unit_id), eq(c('condition'), 'active'));
+      const result = await db.transaction(async () => {
+        let unit: OutOfServiceRow | null = null;
+        if (input.out) {
+          unit = { tenant_id: input.tenant_id, industry_code: input.industry_code, unit_id: input.unit_id, site_id: input.site_id ?? null, reason: input.reason ?? '', since: new Date().toISOString(), by: input.actor };
+          await db.orm.insert(ot()).values(unit as never).onConflictDoUpdate({ target: [oc('tenant_id'), oc('industry_code'), oc('unit_id')] as never, set: { reason: unit.reason, by: unit.by, site_id: unit.site_id } as never });
+          unit = ((await db.orm.select().from(ot()).where(key).limit(1)) as OutOfServiceRow[])[0] ?? null;
+        } else {
+          await db.orm.delete(ot()).where(key);
+        }
+        const marked = (await db.orm.update(t()).set({ out_of_service: input.out } as never).where(unitWhere).returning()) as AlarmEventRow[];
+        return { unit: unit ?? null, alarms: marked.length };
+      });
+      await services.audit.record({
+        actor: input.actor, action: input.out ? 'alarm.out_of_service' : 'alarm.return_to_service', resource: `${input.industry_code}-alarms`, result: 'success',
+        correlation_id: input.correlation_id ?? randomUUID(), tenant_id: input.tenant_id, details: { unit_id: input.unit_id, reason: input.reason ?? null, alarms: result.alarms },
+      });
+      return result;
     },
 
     async open(filter) {
@@ -233,7 +411,7 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
 
     async overdue(now, limit = 100) {
       return (await services.db.orm.select().from(t())
-        .where(and(eq(c('status'), 'active'), lte(c('sla_deadline_at'), now.toISOString())))
+        .where(and(eq(c('status'), 'active'), eq(c('shelved'), false), eq(c('out_of_service'), false), lte(c('sla_deadline_at'), now.toISOString())))
         .orderBy(asc(c('sla_deadline_at'))).limit(limit)) as AlarmEventRow[];
     },
   };

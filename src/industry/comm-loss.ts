@@ -44,14 +44,17 @@ export interface CommLoss {
 
 const severityOf = (p: Priority): IndustrySeverity => (p === 'P1' ? 'high' : 'medium');
 
-/** Raises the loss unless its alarm is open already; answers whether a new alarm was raised. */
+/**
+ * Raises the loss unless its alarm is open already; answers whether an alarm was raised (a new
+ * one, or a flapping link's grouped alarm raised again: alarm_flood_count).
+ */
 export async function raiseCommLoss(services: Readonly<Services>, loss: CommLoss, now = new Date()): Promise<boolean> {
-  const { created } = await need(services, 'industryAlarms').raise({
+  const { created, grouped } = await need(services, 'industryAlarms').raise({
     tenant_id: loss.tenant_id, site_id: loss.site_id, industry_code: loss.industry_code, unit_id: loss.unit_id,
     rule_id: loss.rule_id, metric: COMM_LOSS, severity: severityOf(loss.priority), priority: loss.priority,
     source: loss.source, title: loss.title, message: loss.message, details: loss.details, actor: ACTOR, now,
   });
-  return created;
+  return created || grouped === true;
 }
 
 /** Clears the loss's open alarm; answers whether one was open. */

@@ -1,7 +1,8 @@
 // Escalates industry alarms whose SLA deadline passed unacknowledged, on the box, by itself: no
 // cloud and no person needed. Its state is the alarm rows (status, sla_deadline_at), so a restart
 // loses nothing: the first tick after start escalates whatever fell due while the box was down.
-// Each escalation is a status event and an audit record (alarm-service.ts).
+// Each escalation is a status event and an audit record (alarm-service.ts). Expired shelves end
+// in the same pass.
 import type { Services } from '../kernel/context.js';
 
 export interface Escalator {
@@ -15,6 +16,9 @@ export function startEscalator(services: Services, intervalMs: number): Escalato
   const tick = async (now = new Date()): Promise<number> => {
     const alarms = services.industryAlarms;
     if (!alarms || services.lifecycle.state !== 'ready') return 0;
+    // Shelves whose time is up end here too, before the pass, so an alarm back from its shelf
+    // escalates in the same pass if its deadline passed meanwhile.
+    await alarms.expireShelves(now);
     let escalated = 0;
     for (const due of await alarms.overdue(now, 200)) {
       try {

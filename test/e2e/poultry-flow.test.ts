@@ -85,10 +85,10 @@ describe.each(DIALECTS)('poultry flow end to end (%s)', (dialect) => {
     ws.on('message', (data) => streamed.push(JSON.parse(String(data)) as Item));
     await waitFor(() => streamed.some((m) => m.type === 'ready'), 10_000, 'status stream ready');
     // Hold time 120 s: the breach starts 110 s ago, and a reading 15 s ahead (clock skew allowed up to 60 s) completes it.
-    const first = await op.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', ts: secondsAgo(110), temp: 36.2, humidity: 65, co2: 1800, nh3: 8, ventilation: 40 });
+    const first = await admin.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', ts: secondsAgo(110), temp: 36.2, humidity: 65, co2: 1800, nh3: 8, ventilation: 40 });
     expect(first.status).toBe(200);
     expect(first.body.item).toMatchObject({ status: 'alarm', out_of_norm_flags: ['temp_high'], age_phase_id: 'd00-03', alarms: [{ rule_id: 'climate:temp_high', action: 'pending' }] });
-    const second = await op.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', ts: secondsAgo(-15), temp: 36.4 });
+    const second = await admin.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', ts: secondsAgo(-15), temp: 36.4 });
     const raised = second.body.item.alarms[0];
     expect(raised).toMatchObject({ rule_id: 'climate:temp_high', action: 'raised', priority: 'P1' });
     const alarm = (await op.get(`/api/v1/poultry-alarms/list?house_id=H1&status=active`)).body.items[0];
@@ -128,9 +128,9 @@ describe.each(DIALECTS)('poultry flow end to end (%s)', (dialect) => {
 
   it('escalates an unacknowledged alarm on its own once its SLA has passed', async () => {
     // A controller's buffered readings from 20 minutes ago: the ventilation breach (hold 60 s, SLA 600 s) is overdue already.
-    await op.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', ts: secondsAgo(1300), ventilation: 2 });
+    await admin.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', ts: secondsAgo(1300), ventilation: 2 });
     // The hold time has passed: this reading raises it, unless the rule scheduler did first.
-    await op.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', ts: secondsAgo(1200), ventilation: 1 });
+    await admin.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', ts: secondsAgo(1200), ventilation: 1 });
     const open = (await op.get('/api/v1/poultry-alarms/list?house_id=H1&status=active')).body.items;
     const id = open.find((a: Item) => a.rule_id === 'climate:ventilation_low').id;
     const escalated = await (async () => {
@@ -159,7 +159,7 @@ describe.each(DIALECTS)('poultry flow end to end (%s)', (dialect) => {
       const peer = transport === 'modbus-tcp' ? tcp : rtu;
       await peer.reset(); // the peers serve both dialects' runs
       expect((await peer.hr(100, 1))[0]).not.toBe(275);
-      const ack = await op.post('/api/v1/poultry-climate/commands/ack', { id: proposed.body.item.id });
+      const ack = await admin.post('/api/v1/poultry-climate/commands/ack', { id: proposed.body.item.id });
       expect(ack.status).toBe(200);
       expect(ack.body.item).toMatchObject({ state: 'published', version_id: 2, adapter_dispatch: { status: 'verified', controller_id: `${house}-climate`, transport, message: null } });
       expect(ack.body.item.adapter_dispatch.written).toEqual([{ key: 'target_temp_c', value: 27.5, address: '100', verified: true }]);
@@ -177,7 +177,7 @@ describe.each(DIALECTS)('poultry flow end to end (%s)', (dialect) => {
     await admin.post('/api/v1/poultry-flock/commands/place', { house_id: 'H4', batch_id: 'B1', subtype: 'broiler', start_date: daysAgo(10) });
     await admin.post('/api/v1/poultry-adapters', { item: { unit_id: 'H4', controller_id: 'H4-climate', transport: 'modbus-tcp', host: '127.0.0.1', port, points: [{ key: 'target_temp_c', address: 100, scale: 10 }] } });
     const proposed = await op.post('/api/v1/poultry-climate/commands/setpoint', { house_id: 'H4', batch_id: 'B1', age_phase_id: 'd08-14', target_temp_c: 26 });
-    const ack = await op.post('/api/v1/poultry-climate/commands/ack', { id: proposed.body.item.id });
+    const ack = await admin.post('/api/v1/poultry-climate/commands/ack', { id: proposed.body.item.id });
     expect(ack.status).toBe(200);
     expect(ack.body.item).toMatchObject({ state: 'draft', version_id: 2, adapter_dispatch: { status: 'failed', controller_id: 'H4-climate', transport: 'modbus-tcp' } });
     expect(ack.body.item.adapter_dispatch.message).toBe(`Connection refused 127.0.0.1:${port} addr:100`);

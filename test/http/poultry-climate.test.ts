@@ -76,14 +76,14 @@ describe.each(DIALECTS)('poultry climate, flocks and alarms (%s)', (dialect) => 
     const unknown = await opA.post('/api/v1/poultry-climate/commands/setpoint', { house_id: 'H404', batch_id: 'B1', age_phase_id: 'd04-07', target_temp_c: 30 });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toMatchObject({ code: 'not_found', details: [{ field: 'house_id', reason: 'unknown_house' }] });
-    const tele = await opA.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H404', temp: 25 });
+    const tele = await adminA.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H404', temp: 25 });
     expect(tele.body.error.details).toEqual([{ field: 'house_id', reason: 'unknown_house' }]);
     expect((await opA.post('/api/v1/poultry-climate/commands/setpoint', { house_id: 'H1', batch_id: 'B1', age_phase_id: 'd04-07' })).body.error.code).toBe('validation_error');
     expect((await opA.post('/api/v1/poultry-climate/commands/setpoint', { house_id: 'H1', batch_id: 'B1', age_phase_id: 'new', target_temp_c: 19 })).body.error.details).toEqual([{ field: 'age_phase_id', reason: 'new_phase_needs_days' }]);
     expect((await opA.post('/api/v1/poultry-climate/commands/setpoint', { profile_id: 'nope', target_temp_c: 19 })).status).toBe(404);
-    expect((await opA.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1' })).status).toBe(400);
-    expect((await opA.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', humidity: 140 })).status).toBe(400);
-    expect((await opA.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', temp: 25, ts: new Date(Date.now() + 3_600_000).toISOString() })).body.error.details).toEqual([{ field: 'ts', reason: 'in_future' }]);
+    expect((await adminA.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1' })).status).toBe(400);
+    expect((await adminA.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', humidity: 140 })).status).toBe(400);
+    expect((await adminA.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', temp: 25, ts: new Date(Date.now() + 3_600_000).toISOString() })).body.error.details).toEqual([{ field: 'ts', reason: 'in_future' }]);
     expect((await opA.get('/api/v1/poultry-climate/list?age_mode=sometimes')).status).toBe(400);
     expect((await opA.get('/api/v1/poultry-climate/list?house_id=H1&limit=100')).body).toMatchObject({ total: before.total, items: before.items });
     expect((await opA.get('/api/v1/poultry-climate/list?state=draft')).body.total).toBe(0);
@@ -93,30 +93,30 @@ describe.each(DIALECTS)('poultry climate, flocks and alarms (%s)', (dialect) => 
     const draft = await opA.post('/api/v1/poultry-climate/commands/setpoint', { house_id: 'H1', batch_id: 'B1', age_phase_id: 'd57-63', day_from: 57, day_to: 63, target_temp_c: 19 });
     expect(draft.status).toBe(201);
     expect(draft.body.item).toMatchObject({ state: 'draft', version_id: 1, adapter_dispatch: { status: 'not_configured' } });
-    const ack = await opA.post('/api/v1/poultry-climate/commands/ack', { id: draft.body.item.id });
+    const ack = await adminA.post('/api/v1/poultry-climate/commands/ack', { id: draft.body.item.id });
     expect(ack.body.item).toMatchObject({ state: 'published', active_by_age: false, adapter_dispatch: { status: 'skipped' } });
-    expect((await opA.post('/api/v1/poultry-climate/commands/ack', { id: draft.body.item.id })).body.error.code).toBe('lifecycle_conflict');
+    expect((await adminA.post('/api/v1/poultry-climate/commands/ack', { id: draft.body.item.id })).body.error.code).toBe('lifecycle_conflict');
   });
 
   it('normalises sensor readings (units) into climate telemetry judged against the active phase', async () => {
     // day 5 of the default curve: d04-07, 30.5 °C ± 1.5, 60-70 %RH, CO2 ≤ 3000, NH3 ≤ 20
-    const r = await opA.post('/api/v1/poultry-climate/sensors/commands/ingest', { house_id: 'H1', readings: [
+    const r = await adminA.post('/api/v1/poultry-climate/sensors/commands/ingest', { house_id: 'H1', readings: [
       { kind: 'temperature', value: 86, unit: 'F' }, { kind: 'humidity', value: 0.65, unit: 'fraction' }, { kind: 'co2', value: 0.12, unit: 'percent' },
       { kind: 'nh3', value: 10, unit: 'mg/m3' }, { kind: 'pressure', value: 0.3, unit: 'hPa' },
     ] });
     expect(r.status).toBe(200);
     expect(r.body.item.normalised).toEqual({ temp: 30, humidity: 65, co2: 1200, nh3: 14.356 });
     expect(r.body.item).toMatchObject({ pressure_pa: 30, age_phase_id: 'd04-07', current_age_days: 5, status: 'ok', out_of_norm_flags: [] });
-    const k = await opA.post('/api/v1/poultry-climate/sensors/commands/ingest', { house_id: 'H1', readings: [{ kind: 'temperature', value: 300.65, unit: 'K' }, { kind: 'humidity', value: 80 }] });
+    const k = await adminA.post('/api/v1/poultry-climate/sensors/commands/ingest', { house_id: 'H1', readings: [{ kind: 'temperature', value: 300.65, unit: 'K' }, { kind: 'humidity', value: 80 }] });
     expect(k.body.item).toMatchObject({ temp: 27.5, status: 'warn', out_of_norm_flags: ['temp_low', 'humidity_high'] });
-    const bad = await opA.post('/api/v1/poultry-climate/sensors/commands/ingest', { house_id: 'H1', readings: [{ kind: 'temperature', value: 30, unit: 'R' }] });
+    const bad = await adminA.post('/api/v1/poultry-climate/sensors/commands/ingest', { house_id: 'H1', readings: [{ kind: 'temperature', value: 30, unit: 'R' }] });
     expect(bad.body.error.details).toEqual([{ field: 'readings.0.unit', reason: 'unsupported_value' }]);
-    expect((await opA.post('/api/v1/poultry-climate/sensors/commands/ingest', { house_id: 'H1', readings: [{ kind: 'pressure', value: 30 }] })).body.error.details).toEqual([{ field: 'readings', reason: 'no_climate_reading' }]);
-    expect((await opA.post('/api/v1/poultry-climate/sensors/commands/ingest', { house_id: 'H1', readings: [{ kind: 'radiation', value: 3 }] })).status).toBe(400);
+    expect((await adminA.post('/api/v1/poultry-climate/sensors/commands/ingest', { house_id: 'H1', readings: [{ kind: 'pressure', value: 30 }] })).body.error.details).toEqual([{ field: 'readings', reason: 'no_climate_reading' }]);
+    expect((await adminA.post('/api/v1/poultry-climate/sensors/commands/ingest', { house_id: 'H1', readings: [{ kind: 'radiation', value: 3 }] })).status).toBe(400);
   });
 
   it('holds a breach for its hold time, keeps it through the hysteresis band and clears it below', async () => {
-    const tele = (body: Item) => opA.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', ...body });
+    const tele = (body: Item) => adminA.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', ...body });
     // NH3 rule: > 20 ppm, hysteresis 2, hold 300 s
     expect((await tele({ ts: secondsAgo(400), nh3: 24 })).body.item.alarms).toEqual([{ rule_id: 'climate:nh3_high', action: 'pending', alarm_id: null, correlation_id: null, priority: null }]);
     expect((await tele({ ts: secondsAgo(350), nh3: 19 })).body.item.alarms).toEqual([]); // in the band: still pending
@@ -132,38 +132,38 @@ describe.each(DIALECTS)('poultry climate, flocks and alarms (%s)', (dialect) => 
   it('evaluate runs the rules over the latest reading and the feed/water line; publish, ack and escalate follow the contract', async () => {
     // H7's only reading: CO2 breach (hold 300 s) from 1,000 s ago, never followed up: evaluate raises it now.
     await adminA.post('/api/v1/poultry-flock/commands/place', { house_id: 'H7', batch_id: 'B1', subtype: 'broiler', start_date: daysAgo(3) });
-    expect((await opA.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H7', ts: secondsAgo(1000), co2: 4000 })).body.item.alarms[0]).toMatchObject({ action: 'pending' });
-    const ev = await opA.post('/api/v1/poultry-alarms/commands/evaluate', { house_id: 'H7' });
+    expect((await adminA.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H7', ts: secondsAgo(1000), co2: 4000 })).body.item.alarms[0]).toMatchObject({ action: 'pending' });
+    const ev = await adminA.post('/api/v1/poultry-alarms/commands/evaluate', { house_id: 'H7' });
     expect(ev.status).toBe(200);
     expect(ev.body.item.evaluated_houses).toBe(1);
     expect(ev.body.item.outcomes.find((o: Item) => o.rule_id === 'climate:co2_high')).toMatchObject({ house_id: 'H7', value: 4000, threshold: 3000, breached: true, state: 'raised', action: 'raised' });
     expect(ev.body.item.raised.map((o: Item) => o.rule_id)).toEqual(['climate:co2_high']);
     expect(ev.body.item.raised[0].alarm).toMatchObject({ house_id: 'H7', priority: 'P1', severity: 'high', status: 'active' });
-    expect((await opA.post('/api/v1/poultry-alarms/commands/evaluate', { house_id: 'H7' })).body.item.raised).toEqual([]);
+    expect((await adminA.post('/api/v1/poultry-alarms/commands/evaluate', { house_id: 'H7' })).body.item.raised).toEqual([]);
     // the feed/water line of a house is judged by evaluate too: a water deviation beyond the line's alarm threshold
-    await opA.post('/api/v1/poultry-feedwater/commands/ingest', { house_id: 'H7', batch_id: 'B1', ts: secondsAgo(7200), water_counter_l: 100, birds: 10_000 });
-    const line = await opA.post('/api/v1/poultry-feedwater/commands/ingest', { house_id: 'H7', batch_id: 'B1', ts: secondsAgo(10), water_counter_l: 100.5, pressure_bar: 2.5 });
+    await adminA.post('/api/v1/poultry-feedwater/commands/ingest', { house_id: 'H7', batch_id: 'B1', ts: secondsAgo(7200), water_counter_l: 100, birds: 10_000 });
+    const line = await adminA.post('/api/v1/poultry-feedwater/commands/ingest', { house_id: 'H7', batch_id: 'B1', ts: secondsAgo(10), water_counter_l: 100.5, pressure_bar: 2.5 });
     expect(line.status).toBe(200);
-    const all = (await opA.post('/api/v1/poultry-alarms/commands/evaluate', {})).body.item;
+    const all = (await adminA.post('/api/v1/poultry-alarms/commands/evaluate', {})).body.item;
     expect(all.evaluated_houses).toBeGreaterThanOrEqual(2);
     const water = all.outcomes.find((o: Item) => o.house_id === 'H7' && o.rule_id === 'feedwater:water_drop');
     expect(water).toMatchObject({ metric: 'water_deviation_pct', threshold: -line.body.item.water_alarm_pct });
     expect(water.value).toBe(line.body.item.water_deviation_pct);
-    expect((await opA.post('/api/v1/poultry-alarms/commands/evaluate', { house_id: 'H404' })).body.error.details).toEqual([{ field: 'house_id', reason: 'unknown_house' }]);
+    expect((await adminA.post('/api/v1/poultry-alarms/commands/evaluate', { house_id: 'H404' })).body.error.details).toEqual([{ field: 'house_id', reason: 'unknown_house' }]);
 
-    const pub = await opA.post('/api/v1/poultry-alarms/commands/publish', { house_id: 'H1', batch_id: 'B1', severity: 'high', priority: 'P2', title: 'Feeder motor noise', sla_target_sec: 60 });
+    const pub = await adminA.post('/api/v1/poultry-alarms/commands/publish', { house_id: 'H1', batch_id: 'B1', severity: 'high', priority: 'P2', title: 'Feeder motor noise', sla_target_sec: 60 });
     expect(pub.status).toBe(201);
     expect(pub.body.item).toMatchObject({ status: 'active', house_id: 'H1', priority: 'P2', bridged_to_status: true, escalation_level: 0, sla_breached: false });
     expect(pub.body.item.correlation_id).toMatch(/[0-9a-f-]{36}/);
-    const low = await opA.post('/api/v1/poultry-alarms/commands/publish', { house_id: 'H1', severity: 'low', title: 'Note', correlation_id: 'corr-low-1' });
+    const low = await adminA.post('/api/v1/poultry-alarms/commands/publish', { house_id: 'H1', severity: 'low', title: 'Note', correlation_id: 'corr-low-1' });
     expect(low.body.item).toMatchObject({ bridged_to_status: false, correlation_id: 'corr-low-1' });
     expect((await opA.get('/api/v1/status/list?correlation_id=corr-low-1')).body.total).toBe(0);
-    const early = await opA.post('/api/v1/poultry-alarms/commands/escalate', { id: pub.body.item.id });
+    const early = await adminA.post('/api/v1/poultry-alarms/commands/escalate', { id: pub.body.item.id });
     expect(early.body.error).toMatchObject({ code: 'lifecycle_conflict', details: [{ field: 'id', reason: 'sla_not_breached' }] });
-    const forced = await opA.post('/api/v1/poultry-alarms/commands/escalate', { id: pub.body.item.id, force: true });
+    const forced = await adminA.post('/api/v1/poultry-alarms/commands/escalate', { id: pub.body.item.id, force: true });
     expect(forced.body.item).toMatchObject({ status: 'active', escalation_level: 1 });
     expect((await opA.post('/api/v1/poultry-alarms/commands/ack', { id: 'nope' })).body.error.code).toBe('alarm_not_found');
-    expect((await opA.post('/api/v1/poultry-alarms/commands/publish', { house_id: 'H1', severity: 'urgent', title: 'x' })).status).toBe(400);
+    expect((await adminA.post('/api/v1/poultry-alarms/commands/publish', { house_id: 'H1', severity: 'urgent', title: 'x' })).status).toBe(400);
     expect((await secA.post('/api/v1/poultry-alarms/commands/ack', { id: pub.body.item.id })).body.error.code).toBe('rbac_forbidden');
     const list = await opA.get('/api/v1/poultry-alarms/list?house_id=H1&priority=P2&severity=high');
     expect(list.body.items.map((i: Item) => i.id)).toEqual([pub.body.item.id]);
@@ -178,7 +178,7 @@ describe.each(DIALECTS)('poultry climate, flocks and alarms (%s)', (dialect) => 
     const active = (await opA.get('/api/v1/poultry-climate/list?house_id=H5&age_mode=active')).body.items;
     expect(active.map((i: Item) => [i.age_phase_id, i.target_temp_c, i.co2_max_ppm])).toEqual([['late', 22, 2500]]);
     // the profile's co2 rule has no hold time: raised at once at 2,600 ppm
-    const r = await opA.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H5', co2: 2600 });
+    const r = await adminA.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H5', co2: 2600 });
     expect(r.body.item.alarms).toMatchObject([{ rule_id: 'climate:co2_high', action: 'raised' }]);
     const alarm = (await opA.get(`/api/v1/poultry-alarms/${r.body.item.alarms[0].alarm_id}`)).body.item;
     expect(alarm).toMatchObject({ sla_target_sec: 1200, title: 'House H5: CO2 above the site maximum' });
@@ -208,9 +208,9 @@ describe.each(DIALECTS)('poultry climate, flocks and alarms (%s)', (dialect) => 
     expect((await opA.post('/api/v1/poultry-alarms/commands/ack', { id: bAlarm.id })).body.error.code).toBe('alarm_not_found');
     expect((await opA.post('/api/v1/poultry-flock/commands/close', { id: bFlock.id })).status).toBe(404);
     expect((await opA.post('/api/v1/poultry-climate/commands/setpoint', { profile_id: bPhase.id, target_temp_c: 20 })).status).toBe(404);
-    expect((await opA.post('/api/v1/poultry-climate/commands/ack', { id: bPhase.id })).status).toBe(404);
+    expect((await adminA.post('/api/v1/poultry-climate/commands/ack', { id: bPhase.id })).status).toBe(404);
     expect((await adminA.delete(`/api/v1/poultry-adapters/${ad.body.item.id}`)).status).toBe(404);
-    expect((await opA.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', tenant_id: 'tB', temp: 30 })).body.error.code).toBe('tenant_boundary_denied');
+    expect((await adminA.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', tenant_id: 'tB', temp: 30 })).body.error.code).toBe('tenant_boundary_denied');
     // tenant A's H1 rule state is its own: B's ventilation breach did not touch it
     expect((await opA.get('/api/v1/poultry-alarms/list?house_id=H1')).body.items.some((i: Item) => i.rule_id === 'climate:ventilation_low')).toBe(false);
     expect((await opB.get(`/api/v1/poultry-alarms/${bAlarm.id}`)).status).toBe(200);
@@ -248,7 +248,7 @@ describe.each(DIALECTS)('poultry climate, flocks and alarms (%s)', (dialect) => 
     for (const path of ['/api/v1/poultry-flock/list', '/api/v1/poultry-climate/list', '/api/v1/poultry-alarms/list', '/api/v1/poultry-adapters/list']) {
       expect((await opA.get(path)).body.error.code, path).toBe('module_not_installed');
     }
-    expect((await opA.post('/api/v1/poultry-climate/sensors/commands/ingest', { house_id: 'H1', readings: [{ kind: 'co2', value: 1 }] })).body.error.code).toBe('module_not_installed');
+    expect((await adminA.post('/api/v1/poultry-climate/sensors/commands/ingest', { house_id: 'H1', readings: [{ kind: 'co2', value: 1 }] })).body.error.code).toBe('module_not_installed');
     expect((await master.post('/api/v1/modules/commands/install', { id: 'poultry' })).status).toBe(200);
   });
 });

@@ -3,6 +3,8 @@
 // through the industry alarm service, versioned thresholds, day history; production records
 // with out_of_norm_flags, corrections and the KPIs worked by hand in test/unit/poultry-kpi.test.ts;
 // tenant isolation and tenant scope.
+// Readings and thresholds are sent by devices, integrations and admins (docs/alarms.md): the
+// clients here are admin-role sessions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
 import { clientAs, type Client } from '../helpers/client.js';
@@ -24,8 +26,8 @@ describe.each(DIALECTS)('poultry feed/water and production (%s)', (dialect) => {
     env = await createTestEnv(dialect);
     server = await env.start({ mqtt_broker: 'off' });
     master = await clientAs(env, server);
-    opA = await clientAs(env, server, { subject: 'op-a', role: 'operator', scope_type: 'tenant', tenant_id: 'tA', site_id: 'farm-a' }, master.contract);
-    opB = await clientAs(env, server, { subject: 'op-b', role: 'operator', scope_type: 'tenant', tenant_id: 'tB' }, master.contract);
+    opA = await clientAs(env, server, { subject: 'op-a', role: 'admin', scope_type: 'tenant', tenant_id: 'tA', site_id: 'farm-a' }, master.contract);
+    opB = await clientAs(env, server, { subject: 'op-b', role: 'admin', scope_type: 'tenant', tenant_id: 'tB' }, master.contract);
   });
   afterAll(async () => env.cleanup());
 
@@ -41,7 +43,7 @@ describe.each(DIALECTS)('poultry feed/water and production (%s)', (dialect) => {
   it('takes a new meter\'s first reading in the afternoon as its baseline: status ok, no alarm, and judges from there', async () => {
     // The reading the issue reported: a flock's first feed/water reading raised water_drop P1 and feed_drop P2.
     // A tenant of its own, so the other cases' lines and alarms stay as they count them.
-    const opC = await clientAs(env, server, { subject: 'op-c', role: 'operator', scope_type: 'tenant', tenant_id: 'tC', site_id: 'farm-c' }, master.contract);
+    const opC = await clientAs(env, server, { subject: 'op-c', role: 'admin', scope_type: 'tenant', tenant_id: 'tC', site_id: 'farm-c' }, master.contract);
     const fwB = (body: Item) => opC.post('/api/v1/poultry-feedwater/commands/ingest', { house_id: 'house-new', batch_id: 'b7', birds: 10_000, age_days: 14, ...body });
     const first = await fwB({ ts: at(14.4), water_counter_l: 9500, feed_counter_kg: 4800 });
     expect(first.status).toBe(200);
@@ -115,7 +117,7 @@ describe.each(DIALECTS)('poultry feed/water and production (%s)', (dialect) => {
   });
 
   it('keeps a site-bound session to its own site within the tenant', async () => {
-    const other = await clientAs(env, server, { subject: 'op-z', role: 'operator', scope_type: 'tenant', tenant_id: 'tA', site_id: 'farm-z' }, master.contract);
+    const other = await clientAs(env, server, { subject: 'op-z', role: 'admin', scope_type: 'tenant', tenant_id: 'tA', site_id: 'farm-z' }, master.contract);
     expect((await other.get('/api/v1/poultry-feedwater/list')).body.total).toBe(0);
     expect((await other.get('/api/v1/poultry-feedwater/list?site_id=farm-a')).body.total).toBe(0);
     const id = (await opA.get('/api/v1/poultry-feedwater/list?state=published')).body.items[0].id;

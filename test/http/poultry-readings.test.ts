@@ -59,9 +59,9 @@ describe.each(DIALECTS)('poultry climate readings (%s)', (dialect) => {
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       return r.body.item as Item;
     };
-    for (const { m, ...values } of H1) await tele(opA, { house_id: 'H1', ts: at(m), ...values });
-    await tele(opA, { house_id: 'H2', ts: at(10), temp: 29 });
-    await tele(opA, { house_id: 'H2', ts: at(20), temp: 29.5 });
+    for (const { m, ...values } of H1) await tele(adminA, { house_id: 'H1', ts: at(m), ...values });
+    await tele(adminA, { house_id: 'H2', ts: at(10), temp: 29 });
+    await tele(adminA, { house_id: 'H2', ts: at(20), temp: 29.5 });
     await tele(opB, { house_id: 'H1', ts: at(5), temp: 40 });
     await tele(opB, { house_id: 'H1', ts: at(25), temp: 41 });
     const listed = (await opA.get('/api/v1/poultry-climate-readings/list?house_id=H1&sort=ts&order=asc')).body.items as Item[];
@@ -246,7 +246,7 @@ describe('poultry readings retention', () => {
       const op = await clientAs(env, first, { subject: 'op-r', role: 'operator', scope_type: 'tenant', tenant_id: 'tR' }, master.contract);
       const admin = await clientAs(env, first, { subject: 'admin-r', role: 'admin', scope_type: 'tenant', tenant_id: 'tR' }, master.contract);
       expect((await admin.post('/api/v1/poultry-flock/commands/place', { house_id: 'R1', batch_id: 'B1', subtype: 'broiler', start_date: daysAgo(3) })).status).toBe(201);
-      for (const hoursAgo of [1, 2]) expect((await op.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'R1', temp: 30, ts: new Date(Date.now() - hoursAgo * HOUR).toISOString() })).status).toBe(200);
+      for (const hoursAgo of [1, 2]) expect((await admin.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'R1', temp: 30, ts: new Date(Date.now() - hoursAgo * HOUR).toISOString() })).status).toBe(200);
       // two readings backdated by 40 days (a former batch's)
       const ids = (await op.get('/api/v1/poultry-climate-readings/list')).body.items.map((i: Item) => i.id as string);
       expect(ids).toHaveLength(2);

@@ -47,7 +47,7 @@ describe('the box writes a simulated house', () => {
     const proposed = await op.post('/api/v1/poultry-climate/commands/setpoint', { house_id: '2', batch_id: 'B1', age_phase_id: 'd08-14', target_temp_c: 24.5 });
     expect(proposed.status, JSON.stringify(proposed.body)).toBe(201);
     expect(sim.state(2)!.setpoints.target_temp_c).not.toBe(24.5); // nothing moves before the confirmation
-    const ack = await op.post('/api/v1/poultry-climate/commands/ack', { id: proposed.body.item.id });
+    const ack = await admin.post('/api/v1/poultry-climate/commands/ack', { id: proposed.body.item.id });
     expect(ack.body.item.adapter_dispatch, JSON.stringify(ack.body)).toMatchObject({ status: 'verified', controller_id: 'sim-house-2', transport: 'modbus-tcp' });
     expect(ack.body.item.adapter_dispatch.written).toEqual([{ key: 'target_temp_c', value: 24.5, address: '0', verified: true }]);
     expect(sim.state(2)!.setpoints.target_temp_c).toBe(24.5);

@@ -15,5 +15,7 @@ export default defineModule({
   provides_enrichment_for: [],
   routes: alarmResource.routes,
   tables: [alarms],
-  permissions: grant('alarms', { operator: ['read', 'ack', 'raise'], admin: ['read', 'ack', 'raise'], security: ['read'] }),
+  // docs/alarms.md: operators acknowledge and raise by hand (what they see on site); the end of a
+  // condition is said by admins and integrations (admin-role service tokens).
+  permissions: grant('alarms', { operator: ['read', 'ack', 'raise'], admin: ['read', 'ack', 'raise', 'clear'], security: ['read'] }),
 });

@@ -1,4 +1,4 @@
-// alarms/scheme|list|{id}, commands/ack and commands/raise.
+// alarms/scheme|list|{id}, commands/ack, commands/clear and commands/raise.
 import * as v from 'valibot';
 import { command, defineResource } from '../../kernel/resource.js';
 import { need } from '../../kernel/context.js';
@@ -45,6 +45,16 @@ export const alarmResource = defineResource<AlarmRow>({
           id: b.id, acknowledged_by: b.acknowledged_by ?? caller.subject, comment: b.comment ?? null,
           tenant_id: caller.scope_type === 'tenant' ? caller.tenant_id : undefined, actor: caller.subject,
         });
+      },
+    }),
+    clear: command({
+      summary: 'The alarm\'s condition ended (admins and integrations: action clear): condition cleared, cleared_at set, audited; the acknowledgement is kept apart (state). An unacknowledged cleared alarm stays listed until acknowledged unless it is low or info. 404 alarm_not_found; 409 lifecycle_conflict when cleared already.',
+      action: 'clear',
+      body: v.strictObject({ id: short(200), comment: v.optional(v.pipe(v.string(), v.maxLength(2000))) }),
+      errors: ['alarm_not_found', 'lifecycle_conflict'],
+      handler: async (ctx) => {
+        const caller = ctx.caller!;
+        return need(ctx.services, 'alarms').clear({ id: ctx.body.id, comment: ctx.body.comment ?? null, tenant_id: caller.scope_type === 'tenant' ? caller.tenant_id : undefined, actor: caller.subject });
       },
     }),
     raise: command({

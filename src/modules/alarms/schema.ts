@@ -1,6 +1,7 @@
 // The alarm record, declared once: its fields give the table (src/kernel/record.ts), the UI
 // scheme, the list filters and the row type.
 import { defineRecord } from '../../kernel/record.js';
+import { ALARM_CONDITIONS, ALARM_STATES as ISA_STATES } from '../../industry/alarm-schema.js';
 
 export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 export const ALARM_STATES = ['open', 'acknowledged'] as const;
@@ -25,11 +26,16 @@ export const alarmRecord = defineRecord('alarms', {
   acknowledged_by: { type: 'string', label: 'Acknowledged by', nullable: true, readOnly: true },
   acknowledged_at: { type: 'datetime', label: 'Acknowledged', nullable: true, readOnly: true },
   comment: { type: 'string', label: 'Comment', nullable: true, readOnly: true },
+  condition: { type: 'string', label: 'Condition', enum: ALARM_CONDITIONS, readOnly: true, filter: true, sortable: true, ui: { badge: true }, description: 'Whether the condition is present (active) or ended (cleared, by commands/clear), whatever the acknowledgement (state).' },
+  cleared_at: { type: 'datetime', label: 'Cleared', nullable: true, readOnly: true },
+  alarm_state: { type: 'string', label: 'Alarm state', enum: ISA_STATES, readOnly: true, filter: true, sortable: true, ui: { badge: true }, description: 'The ISA-18.2 state, as on industry alarms: unacknowledged_active, acknowledged_active, unacknowledged_cleared, normal (a cleared low/info alarm needs no acknowledgement).' },
+  listed: { type: 'boolean', label: 'On the operator\'s list', readOnly: true, filter: true, description: 'The operator\'s default list (listed=true): every alarm not in the normal state.' },
 }, {
   indexes: [
     { name: 'alarms_tenant_raised', columns: ['tenant_id', 'raised_at'] },
     { name: 'alarms_state', columns: ['state'] },
     { name: 'alarms_correlation', columns: ['correlation_id'] },
+    { name: 'alarms_listed', columns: ['tenant_id', 'listed', 'alarm_state'] },
   ],
 });
 

@@ -10,6 +10,7 @@ import type { StatusEvent } from '../../realtime/bus.js';
 import { timeId } from '../../kernel/ids.js';
 import { colOf, tableOf } from '../../db/sql.js';
 import { alarms, type AlarmRow, type Severity } from './schema.js';
+import { alarmStateOf, listedIn } from '../../industry/alarm-states.js';
 
 export interface RaiseInput {
   tenant_id: string | null;
@@ -34,8 +35,18 @@ export interface AckInput {
   correlation_id?: string;
 }
 
+export interface ClearInput {
+  id: string;
+  /** The caller's tenant: a tenant caller can only clear its own tenant's alarms. */
+  tenant_id?: string;
+  actor: string;
+  comment?: string | null;
+}
+
 export interface AlarmService {
   raise(input: RaiseInput): Promise<AlarmRow>;
+  /** The condition ended: condition cleared, cleared_at; 404 alarm_not_found, 409 lifecycle_conflict when cleared already. */
+  clear(input: ClearInput): Promise<AlarmRow>;
   /** 404 alarm_not_found, 409 alarm_already_acknowledged (naming the first acknowledgement). */
   acknowledge(input: AckInput): Promise<AlarmRow>;
 }
@@ -55,7 +66,23 @@ export const busAlarm = (row: AlarmRow) => ({
   title: row.title, correlation_id: row.correlation_id, acknowledged_by: row.acknowledged_by, comment: row.comment,
 });
 
+/** alarm_state and listed from the condition and the acknowledgement (src/industry/alarm-states.ts). */
+const derivedOf = (row: Pick<AlarmRow, 'condition' | 'acknowledged_at' | 'severity'>) => {
+  const alarm_state = alarmStateOf({ condition: row.condition, acked: row.acknowledged_at !== null, severity: row.severity });
+  return { alarm_state, listed: listedIn(alarm_state) };
+};
+
 export function createAlarmService(services: Services): AlarmService {
+  const t = () => tableOf(alarms, services.db);
+  const c = (n: string) => colOf(alarms, services.db, n);
+  /** Inside the change's transaction: the derived columns follow the change. */
+  const settle = async (row: AlarmRow | undefined): Promise<AlarmRow | undefined> => {
+    if (!row) return row;
+    const d = derivedOf(row);
+    if (d.alarm_state === row.alarm_state && d.listed === row.listed) return row;
+    const [saved] = (await services.db.orm.update(t()).set(d as never).where(eq(c('id'), row.id)).returning()) as AlarmRow[];
+    return saved;
+  };
   return {
     async raise(input) {
       const { db } = services;
@@ -75,9 +102,13 @@ export function createAlarmService(services: Services): AlarmService {
         acknowledged_by: null,
         acknowledged_at: null,
         comment: null,
+        condition: 'active',
+        cleared_at: null,
+        alarm_state: 'unacknowledged_active',
+        listed: true,
       };
       await db.transaction(async () => {
-        await db.orm.insert(tableOf(alarms, db)).values(row as never);
+        await db.orm.insert(t()).values(row as never);
         await need(services, 'bus').stage('alarm', { kind: 'raised', alarm: busAlarm(row) });
       });
       await services.audit.record({ actor: input.actor ?? input.source, action: 'alarm.raise', resource: 'alarms', result: 'success', correlation_id: row.correlation_id, details: { id: row.id, severity: row.severity, title: row.title }, tenant_id: row.tenant_id });
@@ -90,22 +121,46 @@ export function createAlarmService(services: Services): AlarmService {
       }
       return row;
     },
+    async clear(input) {
+      const { db } = services;
+      const mine = input.tenant_id === undefined ? [eq(c('id'), input.id)] : [eq(c('id'), input.id), eq(c('tenant_id'), input.tenant_id)];
+      const now = new Date().toISOString();
+      const row = await db.transaction(async () => {
+        const [changed] = (await db.orm.update(t()).set({ condition: 'cleared', cleared_at: now } as never).where(and(...mine, eq(c('condition'), 'active'))).returning()) as AlarmRow[];
+        const saved = await settle(changed);
+        if (saved) await need(services, 'bus').stage('alarm', { kind: 'cleared', alarm: busAlarm(saved) });
+        return saved;
+      });
+      if (!row) {
+        const [existing] = (await db.orm.select().from(t()).where(and(...mine))) as AlarmRow[];
+        if (!existing) throw new ApiError('alarm_not_found', `alarm ${input.id} not found`);
+        throw new ApiError('lifecycle_conflict', `alarm ${input.id} was cleared already at ${existing.cleared_at}`, [{ field: 'id', reason: 'condition_cleared' }]);
+      }
+      await services.audit.record({ actor: input.actor, action: 'alarm.clear', resource: 'alarms', result: 'success', correlation_id: row.correlation_id, details: { id: row.id, comment: input.comment ?? null, alarm_state: row.alarm_state }, tenant_id: row.tenant_id });
+      need(services, 'bus').emit('alarm', { kind: 'cleared', alarm: busAlarm(row) });
+      if (row.severity === 'critical' || row.severity === 'high') {
+        await need(services, 'status').publish({
+          tenant_id: row.tenant_id, site_id: row.site_id, source: `alarms:${row.source}`, event: 'alarm_cleared',
+          status: 'ok', correlation_id: row.correlation_id, details: { alarm_id: row.id, severity: row.severity, title: row.title },
+        });
+      }
+      return row;
+    },
     async acknowledge(input) {
       const { db } = services;
-      const t = tableOf(alarms, db);
-      const c = (n: string) => colOf(alarms, db, n);
       const mine = input.tenant_id === undefined ? [eq(c('id'), input.id)] : [eq(c('id'), input.id), eq(c('tenant_id'), input.tenant_id)];
       const now = new Date().toISOString();
       // Conditional on state = open: two concurrent acknowledgements cannot both win.
       const updated = await db.transaction(async () => {
-        const rows = (await db.orm.update(t).set({ state: 'acknowledged', acknowledged_by: input.acknowledged_by, acknowledged_at: now, comment: input.comment ?? null } as never)
+        const changed = (await db.orm.update(t()).set({ state: 'acknowledged', acknowledged_by: input.acknowledged_by, acknowledged_at: now, comment: input.comment ?? null } as never)
           .where(and(...mine, eq(c('state'), 'open'))).returning()) as AlarmRow[];
+        const rows = changed[0] ? [(await settle(changed[0]))!] : [];
         if (rows[0]) await need(services, 'bus').stage('alarm', { kind: 'acknowledged', alarm: busAlarm(rows[0]) });
         return rows;
       });
       const row = updated[0];
       if (!row) {
-        const [existing] = (await db.orm.select().from(t).where(and(...mine))) as AlarmRow[];
+        const [existing] = (await db.orm.select().from(t()).where(and(...mine))) as AlarmRow[];
         if (!existing) throw new ApiError('alarm_not_found', `alarm ${input.id} not found`);
         await services.audit.record({ actor: input.actor, action: 'alarm.ack', resource: 'alarms', result: 'denied', correlation_id: input.correlation_id ?? existing.correlation_id, details: { id: existing.id, reason: 'already_acknowledged' }, tenant_id: existing.tenant_id });
         throw new ApiError('alarm_already_acknowledged', `alarm ${input.id} was already acknowledged by ${existing.acknowledged_by} at ${existing.acknowledged_at}; the first acknowledgement is kept`, [{ field: 'id', reason: 'already_acknowledged' }]);

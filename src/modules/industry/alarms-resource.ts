@@ -10,8 +10,8 @@ import { need } from '../../kernel/context.js';
 import { command, defineResource } from '../../kernel/resource.js';
 import { alarmEventRecord, INDUSTRY_CODES, INDUSTRY_SEVERITIES, PRIORITIES, type AlarmEventRow } from '../../industry/alarm-schema.js';
 import { servesIndustry } from '../../industry/profiles.js';
-import { ownerSite as writeSite } from '../../kernel/tenancy.js';
-import { alarmAckCommand } from '../../industry/alarm-commands.js';
+import { ownerSite as writeSite, requiredTenant } from '../../kernel/tenancy.js';
+import { alarmAckCommand, alarmResetCommand, alarmShelveCommand, alarmUnshelveCommand } from '../../industry/alarm-commands.js';
 
 const text = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
 
@@ -31,6 +31,16 @@ const publishBody = v.strictObject({
   correlation_id: v.optional(text(200)),
   sla_target_sec: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(30 * 24 * 3600))),
   details: v.optional(v.record(v.string(), v.unknown())),
+  latched: v.optional(v.boolean()),
+  resettable: v.optional(v.boolean()),
+});
+
+const serviceBody = v.strictObject({
+  industry_code: v.picklist(INDUSTRY_CODES),
+  unit_id: text(200),
+  reason: v.optional(text(500)),
+  tenant_id: v.optional(text(200)),
+  site_id: v.optional(text(200)),
 });
 
 const silenceBody = v.strictObject({
@@ -49,6 +59,8 @@ export const industryAlarmResource = defineResource<AlarmEventRow>({
   siteColumn: 'site_id',
   filters: {
     unit_id: { type: 'string', description: 'House, room/pen or field the alarm is about.' },
+    // The annunciator's count: unacknowledged and active, neither shelved nor out of service
+    // (alarm_state=unacknowledged_active&shelved=false&out_of_service=false).
     batch_id: { type: 'string' },
     rule_id: { type: 'string' },
   },
@@ -57,6 +69,29 @@ export const industryAlarmResource = defineResource<AlarmEventRow>({
     // The shell's annunciator and alarm inbox acknowledge any industry's alarm here; operators may
     // acknowledge (their job at the panel) but not publish.
     ack: alarmAckCommand(null, 'alarm of any industry', 'acknowledge'),
+    reset: alarmResetCommand(null, 'alarm of any industry'),
+    shelve: alarmShelveCommand(null, 'alarm of any industry'),
+    unshelve: alarmUnshelveCommand(null, 'alarm of any industry'),
+    'out-of-service': command({
+      summary: 'Take a unit (house, room, field) of an industry out of service for maintenance, with a reason (admins: action maintain): its active alarms and any raised while it is out are marked out_of_service=true, listed as such, neither annunciated nor escalated. Audited (alarm.out_of_service). Answers {unit, alarms} (alarms: how many open alarms were marked).',
+      action: 'maintain',
+      body: serviceBody,
+      response: { type: 'object', required: ['unit', 'alarms'], properties: { unit: { type: ['object', 'null'] }, alarms: { type: 'integer' } } },
+      handler: async (ctx) => {
+        const b = ctx.body;
+        return need(ctx.services, 'industryAlarms').setOutOfService({ tenant_id: requiredTenant(ctx.caller, b.tenant_id), site_id: writeSite(ctx.caller!, b.site_id), industry_code: b.industry_code, unit_id: b.unit_id, reason: b.reason ?? 'maintenance', actor: ctx.caller!.subject, out: true, correlation_id: ctx.requestId });
+      },
+    }),
+    'return-to-service': command({
+      summary: 'Return a unit to service (admins: action maintain): its active alarms are annunciated again (out_of_service=false). Audited (alarm.return_to_service). Answers {unit: null, alarms}.',
+      action: 'maintain',
+      body: serviceBody,
+      response: { type: 'object', required: ['unit', 'alarms'], properties: { unit: { type: ['object', 'null'] }, alarms: { type: 'integer' } } },
+      handler: async (ctx) => {
+        const b = ctx.body;
+        return need(ctx.services, 'industryAlarms').setOutOfService({ tenant_id: requiredTenant(ctx.caller, b.tenant_id), industry_code: b.industry_code, unit_id: b.unit_id, reason: b.reason, actor: ctx.caller!.subject, out: false, correlation_id: ctx.requestId });
+      },
+    }),
     silence: command({
       summary: 'Record that this tablet silenced its alarm tone for some minutes (1-60) while these alarms were unacknowledged. The silence itself is kept on the tablet (another tablet still sounds); the box keeps the audit record (action alarms.silence) with who, which tablet and which alarms. Nothing about the alarms changes.',
       action: 'acknowledge',
@@ -74,7 +109,7 @@ export const industryAlarmResource = defineResource<AlarmEventRow>({
       },
     }),
     publish: command({
-      summary: 'Publish an industry alarm (tenant_id, industry_code, site_id, severity, correlation_id): stored active, audited, on the bus (MQTT) and bridged to the status stream for every severity with the contract mapping (critical, high -> error; medium -> warn; low, info -> ok) and the same correlation_id (generated when absent). industry_code must be an industry this installation serves (edge-single: its one industry; cloud-multi: installed industry modules), else 409 industry_policy_conflict.',
+      summary: 'Publish an industry alarm (tenant_id, industry_code, site_id, severity, correlation_id): stored active, audited, on the bus (MQTT) and bridged to the status stream for every severity with the contract mapping (critical, high -> error; medium -> warn; low, info -> ok) and the same correlation_id (generated when absent). latched=true: it stays active after its condition ends until an admin resets it; resettable=false: no reset (default true). industry_code must be an industry this installation serves (edge-single: its one industry; cloud-multi: installed industry modules), else 409 industry_policy_conflict.',
       action: 'execute',
       body: publishBody,
       status: 201,
@@ -91,7 +126,7 @@ export const industryAlarmResource = defineResource<AlarmEventRow>({
           tenant_id: caller.tenant_id!, site_id: writeSite(caller, b.site_id), industry_code: b.industry_code,
           unit_id: b.unit_id, batch_id: b.batch_id, metric: b.metric, value: b.value, severity: b.severity, priority: b.priority,
           source: b.source ?? 'industry-alarms', title: b.title, message: b.message, correlation_id: b.correlation_id,
-          sla_target_sec: b.sla_target_sec, details: b.details, actor: caller.subject, bridge: 'all',
+          sla_target_sec: b.sla_target_sec, details: b.details, actor: caller.subject, bridge: 'all', latched: b.latched, resettable: b.resettable,
         });
         return kit.toItem(event);
       },

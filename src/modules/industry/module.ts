@@ -1,7 +1,7 @@
 // Manifest of the industry module: the generic industry resources and the one alarm service of
 // the industry workspaces (src/industry/alarm-service.ts), whose events table it owns.
 import { defineModule, defineRuntime, grant, managed } from '../../kernel/module.js';
-import { industryAlarmEvents } from '../../industry/alarm-schema.js';
+import { industryAlarmEvents, outOfServiceRecord } from '../../industry/alarm-schema.js';
 import { createIndustryAlarmService } from '../../industry/alarm-service.js';
 import { startEscalator, type Escalator } from '../../industry/escalator.js';
 import { industryProfiles } from '../../industry/profiles.js';
@@ -20,10 +20,12 @@ export default defineModule({
   key_entity: 'industry_profile',
   provides_enrichment_for: ['poultry', 'swine', 'melioration'],
   routes: [...industryProfileRoutes, ...industryAlarmRoutes],
-  tables: [industryAlarmEvents, industryProfiles],
+  tables: [industryAlarmEvents, industryProfiles, outOfServiceRecord.table],
   permissions: [
     ...managed('industry-profiles', 'read'),
-    ...grant('industry-alarms', { admin: ['read', 'create', 'update', 'delete', 'execute', 'acknowledge'], operator: ['read', 'acknowledge'], security: ['read'] }),
+    // docs/alarms.md: operators acknowledge and shelve; admins and integrations (admin-role
+    // service tokens) publish, reset and take units out of service.
+    ...grant('industry-alarms', { admin: ['read', 'create', 'update', 'delete', 'execute', 'acknowledge', 'shelve', 'reset', 'maintain'], operator: ['read', 'acknowledge', 'shelve'], security: ['read'] }),
   ],
   runtime: defineRuntime({
     needs: ['services', 'bus'],

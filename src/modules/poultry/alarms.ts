@@ -5,6 +5,7 @@
 //   publish   an alarm by hand: correlation_id generated if missing; critical/high bridged to
 //             status with the same correlation_id (bridged_to_status=true);
 //   ack       by id: acked_at, assignee (409 alarm_already_acknowledged the second time);
+//   reset, shelve, unshelve: as on industry-alarms (src/industry/alarm-commands.ts);
 //   escalate  by id once the SLA deadline has passed (force=true before): escalation_level + 1,
 //             sla_breached; the box also does this by itself (industry module escalator).
 import * as v from 'valibot';
@@ -14,7 +15,7 @@ import { need, type Services } from '../../kernel/context.js';
 import { colOf, tableOf } from '../../db/sql.js';
 import { alarmEventRecord, industryAlarmEvents, INDUSTRY_SEVERITIES, PRIORITIES, type AlarmEventRow } from '../../industry/alarm-schema.js';
 import type { RuleOutcome } from '../../industry/rules.js';
-import { alarmAckCommand, alarmEscalateCommand } from '../../industry/alarm-commands.js';
+import { alarmAckCommand, alarmEscalateCommand, alarmResetCommand, alarmShelveCommand, alarmUnshelveCommand } from '../../industry/alarm-commands.js';
 import { ownerSite as writeSite, boundSite, requiredTenant } from '../../kernel/tenancy.js';
 import { flockRecord, readingRecord, type FlockRow, type ReadingRow } from './climate-schema.js';
 import { activePhase, poultryRules, unknownHouse } from './climate.js';
@@ -92,8 +93,13 @@ export const poultryAlarmResource = defineResource<AlarmEventRow>({
         return toItem(event);
       },
     }),
-    ack: alarmAckCommand('poultry', 'poultry alarm'),
+    // Operators acknowledge and shelve (docs/alarms.md); publish, evaluate, escalate and reset
+    // are for devices, integrations and admins.
+    ack: alarmAckCommand('poultry', 'poultry alarm', 'acknowledge'),
     escalate: alarmEscalateCommand('poultry', 'poultry alarm'),
+    reset: alarmResetCommand('poultry', 'poultry alarm'),
+    shelve: alarmShelveCommand('poultry', 'poultry alarm'),
+    unshelve: alarmUnshelveCommand('poultry', 'poultry alarm'),
   },
 });
 

@@ -216,7 +216,7 @@ export const climateResource: ReturnType<typeof defineResource<ClimateRow>> = de
   commands: {
     setpoint: command({
       summary: 'Propose a setpoint change: a new DRAFT version of a climate profile, selected by profile_id or by house_id + batch_id + age_phase_id (a new age phase needs day_from and day_to overlapping no other phase: else 400 overlapping_age_phase). Answers the draft with adapter_dispatch {adapter_profile_id, controller_id, transport, status pending|not_configured}; nothing is written to the controller before commands/ack.',
-      action: 'execute',
+      action: 'propose',
       body: setpointBody,
       status: 201,
       errors: ['not_found'],

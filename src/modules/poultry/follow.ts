@@ -106,7 +106,7 @@ const followRoute = defineRoute({
   module: 'poultry',
   tags: ['poultry'],
   summary: 'Switch curve following of a house on or off (off by default). On: every interval_s (default 900, 60-86400) the box compares the interpolated curve with what the controller holds and writes the keys that drift beyond their deadband (defaults: target_temp_c 0.2, temp_tolerance_c 0.1, humidities 1, co2 100, nh3 1, ventilation 1) through the setpoint dispatch. Following pauses with a P2 curve_follow alarm when a write fails or a value is changed at the controller; enabled=true again resumes (the alarm clears). Operators and admins; audited with the old and new state.',
-  access: { resource: 'poultry-climate', action: 'execute', scope: 'tenant' },
+  access: { resource: 'poultry-climate', action: 'follow', scope: 'tenant' },
   body: followBody,
   errors: ['not_found', 'lifecycle_conflict'],
   response: { kind: 'single', item: itemSchema(followRecord.fields) },

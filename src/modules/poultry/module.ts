@@ -1,5 +1,5 @@
 // Manifest of the poultry module: the poultry workspace's resources.
-import { defineModule, defineRuntime, managed } from '../../kernel/module.js';
+import { defineModule, defineRuntime, grant, managed } from '../../kernel/module.js';
 import { feedwaterDaysResource, feedwaterResource } from './feedwater.js';
 import { feedwaterDayRecord, feedwaterRecord } from './feedwater-schema.js';
 import { productionKpiRoute, productionRecord, productionResource } from './production.js';
@@ -22,6 +22,8 @@ import { startCurveFollower } from './follow-service.js';
 // A house's interval is at least 60 s; a pass every 30 s keeps each within half a minute of it.
 const FOLLOW_PASS_MS = 30_000;
 
+const ADMIN = ['read', 'create', 'update', 'delete', 'execute'] as const;
+
 export default defineModule({
   id: 'poultry',
   name: 'Poultry',
@@ -35,14 +37,16 @@ export default defineModule({
   provides_enrichment_for: [],
   routes: [...flockRoutes, ...climateRoutes, ...readingsRoutes, sensorsRoute, ...adapterRoutes, ...poultryAlarmRoutes, ...feedwaterResource.routes, ...feedwaterDaysResource.routes, productionKpiRoute, ...productionResource.routes, ...poultryProfileRoutes, ...followRoutes],
   tables: [flockRecord.table, climateRecord.table, readingRecord.table, ruleStateRecord.table, adapterRecord.table, feedwaterRecord.table, feedwaterDayRecord.table, productionRecord.table, followRecord.table],
-  permissions: managed([
-    'poultry-climate',
-    'poultry-flock',
-    'poultry-feedwater',
-    'poultry-production',
-    'poultry-alarms',
-    'poultry-profiles',
-  ], 'operate'),
+  // As a farm sets them (docs/alarms.md, Permissions): operators acknowledge and shelve alarms,
+  // propose setpoints and switch curve following; readings (telemetry, sensor and feed/water
+  // ingest), thresholds, alarm publish/evaluate/escalate/reset and setpoint confirmation are for
+  // devices, integrations (admin-role service tokens) and admins.
+  permissions: [
+    ...managed(['poultry-flock', 'poultry-production', 'poultry-profiles'], 'operate'),
+    ...grant('poultry-climate', { admin: [...ADMIN, 'propose', 'follow'], operator: ['read', 'propose', 'follow'], security: ['read'] }),
+    ...grant('poultry-feedwater', { admin: ADMIN, operator: ['read'], security: ['read'] }),
+    ...grant('poultry-alarms', { admin: [...ADMIN, 'acknowledge', 'shelve', 'reset'], operator: ['read', 'acknowledge', 'shelve'], security: ['read'] }),
+  ],
   // The box raises alarm rules whose hold time has passed on its own, every
   // alarm_escalation_interval_ms (the industry module's escalator escalates breached SLAs on the
   // same period); the state is in SQL, so the first pass after a restart catches up. Houses that
