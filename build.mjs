@@ -322,6 +322,10 @@ async function bundle(entry, outfile) {
     log(`note: other native lookups in the bundle (will not find an addon inside the executable):\n  ${[...new Set(nativeLookups)].join('\n  ')}`);
   }
   writeFileSync(`${outfile}.meta.json`, JSON.stringify(result.metafile));
+  // src/runtime/sea-loader.cjs reads the bundle as latin1: one byte past ASCII would change its text.
+  const bytes = readFileSync(outfile);
+  const wide = bytes.findIndex((b) => b > 0x7f);
+  if (wide >= 0) throw new Error(`the bundle is not ASCII (byte ${wide}): sea-loader.cjs reads it as latin1`);
   return outfile;
 }
 
