@@ -18,6 +18,10 @@
 //     (__CABINET_SQLITE_JS__), for the read worker thread (src/db/read-worker.ts).
 //  4. SEA blob (node --experimental-sea-config) holding the bundle, the assets (drizzle/, docs/, web/),
 //     the addons and a manifest; injected with postject into a stripped copy of that node binary.
+//     Its main is src/runtime/sea-loader.cjs, which compiles the bundle with a V8 code cache: a first
+//     executable runs a training start (serve, /ready, a few requests, stop) that writes the cache,
+//     and the shipped one carries it (when the target's node runs here; CABINET_BUILD_CODE_CACHE=0
+//     leaves it out, for measurements).
 //  5. Smoke test: `<binary> __selfcheck native` (arm64 under qemu-aarch64 when installed).
 //  6. Debian package dist/cabinet_<version>_<amd64|arm64>.deb (scripts/deb.mjs, dpkg-deb).
 //
@@ -318,6 +322,10 @@ async function bundle(entry, outfile) {
     log(`note: other native lookups in the bundle (will not find an addon inside the executable):\n  ${[...new Set(nativeLookups)].join('\n  ')}`);
   }
   writeFileSync(`${outfile}.meta.json`, JSON.stringify(result.metafile));
+  // src/runtime/sea-loader.cjs reads the bundle as latin1: one byte past ASCII would change its text.
+  const bytes = readFileSync(outfile);
+  const wide = bytes.findIndex((b) => b > 0x7f);
+  if (wide >= 0) throw new Error(`the bundle is not ASCII (byte ${wide}): sea-loader.cjs reads it as latin1`);
   return outfile;
 }
 
@@ -358,6 +366,51 @@ function canRun(target) {
   return Boolean(which(target.runner[0])) && existsSync(target.runner[2] ?? '/');
 }
 
+/**
+ * The training start (src/runtime/sea-loader.cjs): `serve` on a temporary data directory with the
+ * build's defaults (embedded broker and field endpoint on free ports), /ready, an authenticated
+ * list, a stop; the loader writes V8's code cache of every function compiled by then to `cacheFile`.
+ */
+async function trainCodeCache(target, binary, cacheFile) {
+  const { spawn } = await import('node:child_process');
+  const dir = mkdtempSync(join(tmpdir(), 'cabinet-build-train-'));
+  const exe = target.runner.length ? [target.runner[0], [...target.runner.slice(1), binary]] : [binary, []];
+  const env = { ...cleanEnv(), CABINET_CACHE_DIR: join(dir, 'cache') };
+  for (const k of Object.keys(env)) if (k.startsWith('CABINET_') && k !== 'CABINET_CACHE_DIR') delete env[k];
+  const dataDir = join(dir, 'data');
+  try {
+    const child = spawn(exe[0], [...exe[1], 'serve', '--http-port', '0', '--host', '127.0.0.1', '--rpc-port', '0', '--mqtt-port', '0', '--data-dir', dataDir, '--log-level', 'info'], {
+      env: { ...env, CABINET_BUILD_CODE_CACHE_OUT: cacheFile },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise((resolvePromise) => child.once('exit', resolvePromise));
+    let output = '';
+    const url = await new Promise((resolvePromise, reject) => {
+      const timer = setTimeout(() => reject(new Error(`training start: no listening line in 120 s\n${output.slice(-2000)}`)), 120_000);
+      child.stderr.on('data', (d) => (output += d));
+      child.stdout.on('data', (d) => {
+        output += d;
+        const m = /"msg":"cabinet listening on (http:\/\/[^"]+)"/.exec(output);
+        if (m) {
+          clearTimeout(timer);
+          resolvePromise(m[1]);
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`training start exited with ${code}\n${output.slice(-2000)}`)));
+    });
+    const token = (await runAsync(exe[0], [...exe[1], 'token', '--role', 'admin', '--scope-type', 'master', '--data-dir', dataDir], { env })).trim().split('\n').pop();
+    const headers = { authorization: `Bearer ${token}` };
+    for (const path of ['/ready', '/live', '/api/v1/tables/list', '/api/v1/audit/list', '/api/v1/no-such-route']) {
+      await (await fetch(`${url}${path}`, { headers })).arrayBuffer();
+    }
+    child.kill('SIGTERM');
+    const code = await exited;
+    if (code !== 0 || !existsSync(cacheFile)) throw new Error(`training start stopped with ${code} and ${existsSync(cacheFile) ? 'a' : 'no'} code cache\n${output.slice(-2000)}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function buildExecutable(arch, { node, bundleFile, assets, addons, version, work, smoke }) {
   const target = TARGETS[arch];
   assertArch(node.bin, target, `node ${NODE_VERSION}`);
@@ -383,28 +436,7 @@ async function buildExecutable(arch, { node, bundleFile, assets, addons, version
   writeFileSync(manifestFile, JSON.stringify(manifest, null, 1));
   seaAssets['cabinet/manifest.json'] = manifestFile;
 
-  const blob = join(work, `sea-${arch}.blob`);
   const ownNode = canRun(target);
-  const configFile = join(work, `sea-config-${arch}.json`);
-  writeFileSync(
-    configFile,
-    JSON.stringify(
-      {
-        main: bundleFile,
-        output: blob,
-        disableExperimentalSEAWarning: true,
-        useSnapshot: false,
-        // V8's code cache of the bundle (bytecode of what runs at start, checked against the V8
-        // version and flags at load): spares compiling the 2.4 MB bundle at every start. Written
-        // only by the target's own node; a blob written by the host's node goes without.
-        useCodeCache: ownNode,
-        execArgv: V8_OPTIONS,
-        assets: seaAssets,
-      },
-      null,
-      1,
-    ),
-  );
   // The blob must come from the same Node version as the binary it goes into. Use the target's
   // own node (arm64 under qemu-aarch64 when installed); otherwise the host's node of the same
   // version, which writes a byte-identical blob when snapshot and code cache are off.
@@ -417,23 +449,60 @@ async function buildExecutable(arch, { node, bundleFile, assets, addons, version
   } else {
     blobNode = [...target.runner, node.bin];
   }
-  await runAsync(blobNode[0], [...blobNode.slice(1), ...V8_OPTIONS, '--experimental-sea-config', configFile], { cwd: work });
+  const strip = stripTool(target);
+  if (!strip) log(`no strip for ${arch} (${target.toolPrefix}strip or llvm-strip): leaving the node binary unstripped`);
+
+  /** One executable at `file` from the node binary and a blob of the assets (and the code cache, when given). */
+  const makeExecutable = async (file, codeCache) => {
+    const blob = join(work, `sea-${arch}.blob`);
+    const configFile = join(work, `sea-config-${arch}.json`);
+    writeFileSync(
+      configFile,
+      JSON.stringify(
+        {
+          // The loader compiles the bundle (cabinet/main.cjs) with the code cache made after a
+          // training start (cabinet/main.cache; src/runtime/sea-loader.cjs says why).
+          main: join(ROOT, 'src/runtime/sea-loader.cjs'),
+          output: blob,
+          disableExperimentalSEAWarning: true,
+          useSnapshot: false,
+          // The SEA's own code cache now covers the small loader only. Written only by the
+          // target's own node; a blob written by the host's node goes without.
+          useCodeCache: ownNode,
+          execArgv: V8_OPTIONS,
+          assets: { ...seaAssets, 'cabinet/main.cjs': bundleFile, ...(codeCache ? { 'cabinet/main.cache': codeCache } : {}) },
+        },
+        null,
+        1,
+      ),
+    );
+    await runAsync(blobNode[0], [...blobNode.slice(1), ...V8_OPTIONS, '--experimental-sea-config', configFile], { cwd: work });
+    copyFileSync(node.bin, file);
+    chmodSync(file, 0o755);
+    // Official binaries carry debug info (~18 MB); .dynsym, which addons link against, stays.
+    if (strip) run(strip, [file]);
+    const { inject } = require('postject');
+    // postject's ELF writer prints harmless "Can't find string offset for section name '.note'" lines.
+    await inject(file, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: SEA_FUSE });
+    chmodSync(file, 0o755);
+  };
 
   const out = join(ROOT, target.out);
   mkdirSync(dirname(out), { recursive: true });
   const tmpOut = join(dirname(out), `.${arch}.${process.pid}.tmp`);
-  copyFileSync(node.bin, tmpOut);
-  chmodSync(tmpOut, 0o755);
-  // Official binaries carry debug info (~18 MB); .dynsym, which addons link against, stays.
-  const strip = stripTool(target);
-  if (strip) run(strip, [tmpOut]);
-  else log(`no strip for ${arch} (${target.toolPrefix}strip or llvm-strip): leaving the node binary unstripped`);
-
-  const { inject } = require('postject');
-  // postject's ELF writer prints harmless "Can't find string offset for section name '.note'" lines.
-  await inject(tmpOut, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: SEA_FUSE });
-  chmodSync(tmpOut, 0o755);
+  // A first executable without the cache runs a training start that writes it (the target's own
+  // node only: V8 accepts a cache only from the same version and flags); the shipped one carries it.
+  let codeCache;
+  if (ownNode && process.env.CABINET_BUILD_CODE_CACHE !== '0') {
+    await makeExecutable(tmpOut);
+    codeCache = join(work, `main-${arch}.cache`);
+    const t = Date.now();
+    await trainCodeCache(target, tmpOut, codeCache);
+    log(`code cache ${arch}: ${(statSync(codeCache).size / 1e6).toFixed(2)} MB after a training start (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+  }
+  await makeExecutable(tmpOut, codeCache);
   renameSync(tmpOut, out);
+  const codeCacheMade = codeCache !== undefined;
   log(`${relative(ROOT, out)}: ${(statSync(out).size / 1e6).toFixed(1)} MB`);
 
   if (smoke) {
@@ -445,7 +514,10 @@ async function buildExecutable(arch, { node, bundleFile, assets, addons, version
         const res = await runAsync(target.runner[0] ?? out, [...target.runner.slice(1), ...(target.runner.length ? [out] : []), '__selfcheck', 'native'], {
           env: { ...cleanEnv(), CABINET_CACHE_DIR: cacheDir },
         });
-        log(`smoke ${arch}: ${res.trim().split('\n').pop()}`);
+        const line = res.trim().split('\n').pop();
+        log(`smoke ${arch}: ${line}`);
+        // A cache V8 refuses (other flags or version than the training start's) costs every start its compile.
+        if (codeCacheMade && JSON.parse(line).codeCache !== 'accepted') throw new Error(`the ${arch} executable does not use its code cache: ${line}`);
       } finally {
         rmSync(cacheDir, { recursive: true, force: true });
       }

@@ -206,8 +206,10 @@ async function underLoad(child, port, token) {
   clearInterval(sampler);
   const after = procStatus(child.pid);
   peak = Math.max(peak, after.rss);
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`load: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return { clients, ms: loadMs, requests: result.requests.total, rps: Math.round(result.requests.average), p99Ms: result.latency.p99, before, peakRss: peak, hwm: after.hwm };
+  // A wrong answer stops the run; a timeout (no answer in 10 s, seen at load averages above 20) is
+  // reported beside the figure, since the peak is still the service's under that load.
+  if (result.non2xx > 0) throw new Error(`load: ${result.non2xx} non-2xx answers`);
+  return { clients, ms: loadMs, requests: result.requests.total, rps: Math.round(result.requests.average), p99Ms: result.latency.p99, timeouts: result.errors, before, peakRss: peak, hwm: after.hwm };
 }
 
 const base = await baseline();
@@ -268,7 +270,7 @@ if (values.json) {
   console.log(`RSS at idle        ${mb(idle.rss)} ${idleMs / 1000} s after /ready (peak ${mb(idle.hwm)})${ratio(idle.rss, base?.rss)}${dropped ? '' : ' (python3 missing: the binary was not dropped from the page cache, file pages count high)'}`);
   if (load) {
     console.log(
-      `RSS under load     peak ${mb(load.peakRss)} (VmHWM ${mb(load.hwm)}; ${mb(load.before)} before) with ${load.clients} clients on GET /api/v1/tables/list (50 rows) for ${load.ms / 1000} s: ${load.requests} requests, ${load.rps} req/s, p99 ${load.p99Ms} ms`,
+      `RSS under load     peak ${mb(load.peakRss)} (VmHWM ${mb(load.hwm)}; ${mb(load.before)} before) with ${load.clients} clients on GET /api/v1/tables/list (50 rows) for ${load.ms / 1000} s: ${load.requests} requests, ${load.rps} req/s, p99 ${load.p99Ms} ms${load.timeouts ? `, ${load.timeouts} timed out` : ''}`,
     );
   }
   if (base) {

@@ -44,7 +44,9 @@ async function serveCommand(args: string[]): Promise<number> {
     await logFirstRun(server.services, setupRequired, setupMessage);
     // systemd (Type=notify): ready only now, with the database migrated and HTTP listening.
     await notifyReady(`ready: ${server.url}`);
-    settleAfterStart((s) => {
+    // Not in the build's training run (src/runtime/sea-loader.cjs): the collection sets a V8 flag
+    // (--expose-gc), and a code cache written after it would not match a plain start's flags.
+    if (!process.env.CABINET_BUILD_CODE_CACHE_OUT) settleAfterStart((s) => {
       const mib = (n: number) => Math.round(n / 104857.6) / 10;
       server.services.log.debug('start-up settled (full collection)', { ms: Math.round(s.ms), heap_mib: [mib(s.heapBefore), mib(s.heapAfter)], rss_mib: mib(s.rss) });
     });

@@ -22,6 +22,17 @@ export interface RangeCondition { column: string; op: 'gt' | 'gte' | 'lt' | 'lte
  */
 export const COUNT_CAP = 10_000;
 
+/**
+ * A table (or view) of at most this many rows is read on the main thread: any list page of it,
+ * searched or sorted on a column without an index, and its total cost about a millisecond
+ * (bench/list-route.ts), less than a round trip to the read worker. A larger table's lists go to
+ * the worker, since their cost grows with the rows stored.
+ */
+export const SMALL_TABLE_ROWS = 1_000;
+
+/** How long a table's size class is trusted before it is counted again (a bounded count: at most SMALL_TABLE_ROWS + 1 rows). */
+export const SIZE_CHECK_MS = 1_000;
+
 export interface ListResult<Row> {
   rows: Row[];
   total: number;
@@ -41,6 +52,11 @@ export interface ListOptions {
 interface Prepared {
   /** Rows (or a promise of them on PostgreSQL). */
   execute(params?: Record<string, unknown>): unknown;
+}
+
+/** A SQLite read that can run on either side: in the read worker, or on the main thread's read connection. */
+interface SqliteRead {
+  execute(params: Record<string, unknown>, inWorker: boolean): Promise<unknown[]>;
 }
 
 /** SQLite's prepare() takes no name; PostgreSQL's needs one per distinct statement. */
@@ -67,6 +83,9 @@ const escapeLike = (term: string) => `%${term.replace(/[\\%_]/g, (m) => `\\${m}`
 
 export class Store<Row extends Record<string, unknown>> {
   private readonly lists = new Map<string, { rows: Prepared; total: Prepared }>();
+  private readonly sqliteLists = new Map<string, { rows: SqliteRead; total: SqliteRead }>();
+  /** SQLite: the bounded count of the table's rows and until when its verdict holds. */
+  private size: { probe: SqliteStatement; large: boolean; until: number } | undefined;
   private readonly byKey = new Map<string, Prepared>();
   private appendOne: SqliteStatement | undefined;
   /** Columns whose stored value Drizzle decodes (JSON text, 0/1 booleans); the others are read as stored. */
@@ -106,35 +125,82 @@ export class Store<Row extends Record<string, unknown>> {
     return parts.length ? and(...parts) : undefined;
   }
 
-  private preparedList(opts: ListOptions) {
+  private listBuilders(opts: ListOptions, whereCols: string[], ranges: Omit<RangeCondition, 'value'>[]) {
+    const cond = this.conditions(whereCols, opts.q?.columns, ranges);
+    const dir = opts.sort.order === 'asc' ? asc : desc;
+    const tiebreak = this.table.primaryKey.filter((k) => k !== opts.sort.column).map((k) => dir(this.col(k)));
+    const orm = this.db.baseOrm;
+    const rows = orm.select().from(this.t).where(cond).orderBy(dir(this.col(opts.sort.column)), ...tiebreak)
+      .limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
+    // The count stops one past COUNT_CAP: its cost is bounded whatever the table holds.
+    const matches = orm.select({ one: sql`1` }).from(this.t).where(cond).limit(COUNT_CAP + 1).as('matches');
+    const total = orm.select({ n: count() }).from(matches);
+    return { rows, total };
+  }
+
+  private listShape(opts: ListOptions) {
     const whereCols = Object.keys(opts.where).sort();
     const ranges = (opts.ranges ?? []).map((r) => ({ column: r.column, op: r.op }));
-    const shape = JSON.stringify([whereCols, opts.q?.columns ?? [], opts.sort, ranges]);
+    return { whereCols, ranges, shape: JSON.stringify([whereCols, opts.q?.columns ?? [], opts.sort, ranges]) };
+  }
+
+  /** PostgreSQL: a page and its count, prepared once per shape. */
+  private preparedList(opts: ListOptions) {
+    const { whereCols, ranges, shape } = this.listShape(opts);
     let p = this.lists.get(shape);
     if (!p) {
-      const cond = this.conditions(whereCols, opts.q?.columns, ranges);
-      const dir = opts.sort.order === 'asc' ? asc : desc;
-      const tiebreak = this.table.primaryKey.filter((k) => k !== opts.sort.column).map((k) => dir(this.col(k)));
-      const orm = this.db.baseOrm;
-      const rows = orm.select().from(this.t).where(cond).orderBy(dir(this.col(opts.sort.column)), ...tiebreak)
-        .limit(sql.placeholder('limit')).offset(sql.placeholder('offset'));
-      // The count stops one past COUNT_CAP: its cost is bounded whatever the table holds.
-      const matches = orm.select({ one: sql`1` }).from(this.t).where(cond).limit(COUNT_CAP + 1).as('matches');
-      const total = orm.select({ n: count() }).from(matches);
-      p = this.db.offloadSqlite
-        ? { rows: this.sqliteRows(rows), total: this.sqliteCount(total) }
-        : { rows: prepare(rows, this.statementName('list', shape)), total: prepare(total, this.statementName('count', shape)) };
+      const { rows, total } = this.listBuilders(opts, whereCols, ranges);
+      p = { rows: prepare(rows, this.statementName('list', shape)), total: prepare(total, this.statementName('count', shape)) };
       this.lists.set(shape, p);
     }
     return p;
   }
 
-  /** A select of the whole row, run by better-sqlite3 in the read worker with the rows decoded here. */
-  private sqliteRows(builder: unknown): Prepared {
+  /** SQLite: the same, each runnable in the read worker or on the main thread's read connection. */
+  private sqliteList(opts: ListOptions) {
+    const { whereCols, ranges, shape } = this.listShape(opts);
+    let p = this.sqliteLists.get(shape);
+    if (!p) {
+      const { rows, total } = this.listBuilders(opts, whereCols, ranges);
+      p = {
+        rows: this.sqliteRead(rows, (r) => this.decode(r)),
+        // Rows of `{ n }`, like Drizzle's count.
+        total: this.sqliteRead(total, (r) => [{ n: Number(r[0]?.['count(*)'] ?? 0) }]),
+      };
+      this.sqliteLists.set(shape, p);
+    }
+    return p;
+  }
+
+  /**
+   * A select run by better-sqlite3 with its rows mapped here (which saves Drizzle's per-row
+   * mapping): in the read worker, or on the main thread's read connection (prepared on first use).
+   */
+  private sqliteRead(builder: unknown, map: (rows: Record<string, unknown>[]) => unknown[]): SqliteRead {
     const { sql: text, params } = (builder as { toSQL(): { sql: string; params: unknown[] } }).toSQL();
     const offload = this.db.offloadSqlite!;
     const bind = binder(params);
-    return { execute: async (values = {}) => this.decode((await offload(text, bind(values))) as Record<string, unknown>[]) };
+    let here: SqliteStatement | undefined;
+    return {
+      execute: async (values, inWorker) => {
+        if (inWorker) return map((await offload(text, bind(values))) as Record<string, unknown>[]);
+        here ??= this.db.prepareSqlite!(text);
+        return map(here.all(...bind(values)) as Record<string, unknown>[]);
+      },
+    };
+  }
+
+  /**
+   * SQLite, the routing rule: this table's lists run in the read worker when it holds more than
+   * SMALL_TABLE_ROWS rows. The rows are counted (at most SMALL_TABLE_ROWS + 1, along the smallest
+   * index: tens of microseconds) on the main thread's read connection, at most once per SIZE_CHECK_MS.
+   */
+  readsInWorker(now = Date.now()): boolean {
+    if (this.size && now < this.size.until) return this.size.large;
+    const probe = this.size?.probe ?? this.db.prepareSqlite!(`select count(*) as n from (select 1 from "${this.table.name}" limit ${SMALL_TABLE_ROWS + 1})`);
+    const n = Number((probe.get() as { n: number }).n);
+    this.size = { probe, large: n > SMALL_TABLE_ROWS, until: now + SIZE_CHECK_MS };
+    return this.size.large;
   }
 
   /** The same for a key lookup: on the main thread's read connection (a worker round trip costs more than the lookup). */
@@ -158,14 +224,6 @@ export class Store<Row extends Record<string, unknown>> {
     return rows;
   }
 
-  /** A `select count(*)` as rows of `{ n }`, like Drizzle's. */
-  private sqliteCount(builder: unknown): Prepared {
-    const { sql: text, params } = (builder as { toSQL(): { sql: string; params: unknown[] } }).toSQL();
-    const offload = this.db.offloadSqlite!;
-    const bind = binder(params);
-    return { execute: async (values = {}) => [{ n: Number(((await offload(text, bind(values)))[0] as Record<string, unknown>)['count(*)']) }] };
-  }
-
   private listParams(opts: ListOptions): Record<string, unknown> {
     const params: Record<string, unknown> = { limit: opts.limit, offset: opts.offset };
     for (const k in opts.where) params[`w_${k}`] = this.param(opts.where[k] as string | number | boolean);
@@ -181,10 +239,18 @@ export class Store<Row extends Record<string, unknown>> {
    */
   async list(opts: ListOptions): Promise<ListResult<Row>> {
     if (this.db.inTransaction()) throw new Error('Store.list is not for use inside a transaction');
-    const p = this.preparedList(opts);
     const params = this.listParams(opts);
     params.limit = opts.limit + 1;
-    const [found, counted] = (await Promise.all([p.rows.execute(params), p.total.execute(params)])) as [Row[], { n: number | string }[]];
+    let found: Row[];
+    let counted: { n: number | string }[];
+    if (this.db.offloadSqlite) {
+      const p = this.sqliteList(opts);
+      const inWorker = this.readsInWorker();
+      [found, counted] = (await Promise.all([p.rows.execute(params, inWorker), p.total.execute(params, inWorker)])) as [Row[], { n: number }[]];
+    } else {
+      const p = this.preparedList(opts);
+      [found, counted] = (await Promise.all([p.rows.execute(params), p.total.execute(params)])) as [Row[], { n: number | string }[]];
+    }
     const more = found.length > opts.limit;
     const rows = more ? found.slice(0, opts.limit) : found;
     const n = Number(counted[0]?.n ?? 0);

@@ -3,8 +3,9 @@
 // silently lose: the embedded native addons, and modbus-serial's RTU port class.
 //
 //   __selfcheck native
-//       loads both addons; prints {node, arch, sqlite, serialport, rtu} as JSON; exit 1 when the
-//       RTU port class is missing.
+//       loads both addons; prints {node, arch, sqlite, serialport, rtu, codeCache} as JSON; exit 1
+//       when the RTU port class is missing. codeCache says whether V8 accepted the bundle's code
+//       cache (src/runtime/sea-loader.cjs): accepted, rejected, or none (built without one).
 //   __selfcheck rtu --port /dev/pts/N [--unit 1] [--register 0] [--value 1234] [--baud 9600]
 //       writes one holding register over Modbus RTU (function 06) and reads it back (function 03).
 import { parseArgs } from 'node:util';
@@ -28,6 +29,7 @@ async function nativeCheck(): Promise<number> {
     serialport: serial ? Object.keys(serial).sort() : null,
     rtu,
     cacheDir: addonCacheDir(),
+    codeCache: (globalThis as { __CABINET_CODE_CACHE__?: string }).__CABINET_CODE_CACHE__ ?? null,
   };
   process.stdout.write(`${JSON.stringify(report)}\n`);
   return rtu && serial ? 0 : 1;

@@ -1,6 +1,7 @@
 // Long reads run in the read worker thread inside the single executable too, not only under tsx:
-// the built dist/cabinet serves on port 0 with a temporary data directory, answers a list page and
-// its total, and its runtime snapshot says the worker (not the main thread) answered them. And the
+// the built dist/cabinet serves on port 0 with a temporary data directory, answers the KPI and a
+// list page of a table past SMALL_TABLE_ROWS with its total, and its runtime snapshot says the
+// worker (not the main thread) answered them; a small table's list stays on the main thread. And the
 // OpenAPI document it serves is the one the build embedded, equal to the document of the routes.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../helpers/run.js';
 import { ensureExecutable } from './executable.js';
 import { openapiDocumentYaml } from '../../src/server.js';
+import { SIZE_CHECK_MS, SMALL_TABLE_ROWS } from '../../src/db/store.js';
 
 let binary: string;
 let dataDir: string;
@@ -87,27 +89,37 @@ describe('the read worker in the single executable', { timeout: 60_000 }, () => 
     expect(p.read_worker).toBe('thread');
   });
 
-  it('answers a list page and its total from the worker', async () => {
+  it('answers the KPI, and a large table\'s list page and its total, from the worker; a small table\'s list on the main thread', async () => {
     const action = `sea-probe-${Date.now()}`;
     for (const actor of ['first', 'second', 'third']) {
       const r = await api('/api/v1/audit/commands/log', { method: 'POST', body: JSON.stringify({ actor, action, resource: 'sea', result: 'success' }) });
       expect(r.status, JSON.stringify(r.body)).toBe(201);
     }
+    const start = (await persistence()).worker_reads ?? 0;
+    const small = await api(`/api/v1/audit/list?action=${action}&limit=2&offset=2`);
+    expect(small.status).toBe(200);
+    expect((small.body.items as { actor: string }[]).map((i) => i.actor)).toEqual(['first']);
+    expect(small.body.total).toBe(3);
+    expect((await persistence()).worker_reads ?? 0).toBe(start);
+
+    const kpi = await api('/api/v1/devices/telemetry/kpi');
+    expect(kpi.status, JSON.stringify(kpi.body)).toBe(200);
+    expect((await persistence()).worker_reads ?? 0).toBe(start + 1);
+
+    // Past the threshold (one ingest of SMALL_TABLE_ROWS + 100 points), once the size is checked again.
+    const n = SMALL_TABLE_ROWS + 100;
+    const t0 = Date.UTC(2026, 0, 1);
+    const points = Array.from({ length: n }, (_, i) => ({ device_id: 'sea-dev', metric: 'temperature', value: 20, ts: new Date(t0 + i * 1000).toISOString() }));
+    const ingest = await api('/api/v1/devices/telemetry/commands/ingest', { method: 'POST', body: JSON.stringify({ tenant_id: 'sea', points }) });
+    expect(ingest.status, JSON.stringify(ingest.body)).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, SIZE_CHECK_MS + 100));
     const before = (await persistence()).worker_reads ?? 0;
-
-    const all = await api(`/api/v1/audit/list?action=${action}`);
-    expect(all.status, JSON.stringify(all.body)).toBe(200);
-    expect((all.body.items as { actor: string }[]).map((i) => i.actor)).toEqual(['third', 'second', 'first']);
-    expect(all.body.total).toBe(3);
-
-    const page = await api(`/api/v1/audit/list?action=${action}&limit=2&offset=2`);
-    expect(page.status).toBe(200);
-    expect((page.body.items as { actor: string }[]).map((i) => i.actor)).toEqual(['first']);
-    expect(page.body.total).toBe(3);
-
-    // Two lists, each a page and a total: the worker answered them, the main thread did not.
-    const after = (await persistence()).worker_reads ?? 0;
-    expect(after - before).toBeGreaterThanOrEqual(2);
+    const page = await api('/api/v1/devices/telemetry/list?device_id=sea-dev&limit=2&offset=1');
+    expect(page.status, JSON.stringify(page.body)).toBe(200);
+    expect((page.body.items as { ts: string }[]).map((i) => i.ts)).toEqual([new Date(t0 + (n - 2) * 1000).toISOString(), new Date(t0 + (n - 3) * 1000).toISOString()]);
+    expect(page.body.total).toBe(n);
+    // One list, a page and a total: the worker answered both, the main thread neither.
+    expect(((await persistence()).worker_reads ?? 0) - before).toBe(2);
   });
 
   it('still answers bad list input with the error envelope', async () => {
