@@ -2,6 +2,7 @@
 // server and its sender; a webhook channel is a URL and the key its bodies are signed with.
 // Secrets (smtp_password, webhook_key) are write-only: accepted in create and PATCH, stored
 // encrypted (secrets.ts), never in an answer, a log line or the audit; items say has_secret.
+// The user info and query of webhook_url are write-only too (a token often rides there).
 import * as v from 'valibot';
 import { defineResource } from '../../kernel/resource.js';
 import { ApiError } from '../../kernel/errors.js';
@@ -9,6 +10,7 @@ import { requiredTenant } from '../../kernel/tenancy.js';
 import type { HandlerContext } from '../../kernel/route.js';
 import { timeId } from '../../kernel/ids.js';
 import { sealSecret } from './secrets.js';
+import { shownUrl } from './send.js';
 import { CHANNEL_KINDS, TLS_MODES, channelRecord, type ChannelRow } from './schema.js';
 import { email, httpUrl, ident, int, opt, short } from './inputs.js';
 
@@ -68,9 +70,10 @@ function columns(kind: ChannelRow['kind'], b: Settings, ctx: HandlerContext<unkn
   return out;
 }
 
+/** No secret in an item: the sealed secret is left out, and the webhook URL is shown without user info or query (they often carry a token). */
 const toItem = (row: ChannelRow) => {
   const { secret_enc: _sealed, ...item } = row;
-  return item;
+  return { ...item, webhook_url: row.webhook_url === null ? null : shownUrl(row.webhook_url) };
 };
 
 export const channelResource = defineResource<ChannelRow, v.InferOutput<typeof createBody>, v.InferOutput<typeof patchBody>>({

@@ -21,7 +21,7 @@ export const channelRecord = defineRecord('notification_channels', {
   smtp_tls: { type: 'string', label: 'SMTP TLS', enum: TLS_MODES, nullable: true, description: 'starttls (port 587, TLS required), tls (port 465) or none (a relay on the site LAN or loopback only).' },
   smtp_user: { type: 'string', label: 'SMTP user', nullable: true },
   smtp_from: { type: 'string', label: 'From', nullable: true },
-  webhook_url: { type: 'string', label: 'Webhook URL', nullable: true },
+  webhook_url: { type: 'string', label: 'Webhook URL', nullable: true, description: 'Shown without user info or query, which are write-only (they often carry a token).' },
   secret_enc: { type: 'string', label: 'Secret (encrypted)', nullable: true, internal: true },
   has_secret: { type: 'boolean', label: 'Secret set', readOnly: true, description: 'Whether an SMTP password or webhook key is stored. The secret itself is write-only: no answer ever carries it.' },
   site_name: { type: 'string', label: 'Site name', nullable: true, description: 'How messages name the site (else its id).' },
