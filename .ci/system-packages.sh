@@ -5,13 +5,14 @@
 # Missing packages are installed when running as root or with password-less sudo; otherwise this
 # fails at once and names them, instead of a test failing later for a reason known now.
 set -euo pipefail
-need=(socat python3-pymodbus python3-serial python3-serial-asyncio mosquitto-clients qemu-user libc6-arm64-cross libstdc++6-arm64-cross binutils-aarch64-linux-gnu systemd chromium libnss3-tools iproute2 wrk lintian)
+need=(socat python3-pymodbus python3-serial python3-serial-asyncio python3-aiosmtpd mosquitto-clients qemu-user libc6-arm64-cross libstdc++6-arm64-cross binutils-aarch64-linux-gnu systemd chromium libnss3-tools iproute2 wrk lintian)
 # qemu-user runs the arm64 executable (its libc and libstdc++ from the -arm64-cross packages, the
 # sysroot /usr/aarch64-linux-gnu); binutils-aarch64-linux-gnu strips it. Nothing is compiled.
-# The test suite's peers: socat pty pairs, the pymodbus slave (it runs /usr/bin/python3), Chromium.
+# The test suite's peers: socat pty pairs, the pymodbus slave (it runs /usr/bin/python3), the SMTP
+# server of the notification tests (python3-aiosmtpd, test/peers/smtp_sink.py), Chromium.
 # libnss3-tools: certutil makes the NSS database in which the HTTPS LAN test's Chromium trusts the
 # box's CA; iproute2: that test's network namespace and veth pair.
-[ "${1:-}" = test ] && need=(socat python3-pymodbus python3-serial python3-serial-asyncio chromium libnss3-tools iproute2)
+[ "${1:-}" = test ] && need=(socat python3-pymodbus python3-serial python3-serial-asyncio python3-aiosmtpd chromium libnss3-tools iproute2)
 
 if ! command -v dpkg >/dev/null; then
   # Not Debian: nothing to install from here; say what the tests will look for if it is absent.

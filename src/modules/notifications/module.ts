@@ -1,0 +1,68 @@
+// Manifest of the notifications module: e-mail and webhook messages off site for alarm events,
+// on the box (its own alarms) and on a master (every site's alarms, as the sync brings them).
+import { defineModule, defineRuntime, grant } from '../../kernel/module.js';
+import { channelResource } from './channels.js';
+import { ruleResource } from './rules.js';
+import { deliveryResource } from './deliveries.js';
+import { NOTIFICATION_TABLES } from './schema.js';
+import { createNotifier, type Notifier } from './queue.js';
+import { factsOfBus, readSiteEvents } from './sources.js';
+
+/** How often a master reads the sites' pushed alarm events. */
+const MASTER_POLL_MS = 2_000;
+
+export default defineModule({
+  id: 'notifications',
+  name: 'Notifications',
+  description: 'Alarm notification off site: e-mail (SMTP) and signed webhooks, rules by priority, severity and escalation level, a durable delivery queue with retries.',
+  version: '1.0.0',
+  core: false,
+  dependencies: [],
+  industry_code: null,
+  industry_scope: 'global',
+  key_entity: 'notification_rule',
+  provides_enrichment_for: [],
+  routes: [...channelResource.routes, ...ruleResource.routes, ...deliveryResource.routes],
+  tables: NOTIFICATION_TABLES,
+  permissions: [
+    // Admins manage channels and rules; operators and security read them (secrets are never in an answer).
+    ...grant('notifications', { admin: ['read', 'create', 'update', 'delete'], operator: ['read'], security: ['read'] }),
+    ...grant('notification-deliveries', { admin: ['read', 'update'], operator: ['read'], security: ['read'] }),
+  ],
+  runtime: defineRuntime({
+    needs: ['services', 'bus', 'audit'],
+    provides: ['notifier'],
+    create({ services, bus }) {
+      let notifier: Notifier | undefined;
+      let unsubscribe: (() => void) | undefined;
+      let poll: NodeJS.Timeout | undefined;
+      let polling: Promise<unknown> | undefined;
+      return {
+        async start() {
+          const n = (notifier = createNotifier(services));
+          const notify = (facts: Parameters<Notifier['enqueue']>[0]) => n.enqueue(facts);
+          unsubscribe = bus.on('alarm', (e) => {
+            void factsOfBus(services, e).then((facts) => (facts ? notify(facts) : 0)).catch((err: Error) =>
+              services.log.error('alarm event not queued for notification', { alarm: e.alarm.id, error: err.message }));
+          });
+          if (services.config.mode === 'cloud-multi') {
+            poll = setInterval(() => {
+              if (polling || services.lifecycle.state !== 'ready') return;
+              polling = readSiteEvents(services, notify).catch((err: Error) => services.log.error('site alarm events not read for notification', { error: err.message }))
+                .finally(() => { polling = undefined; });
+            }, MASTER_POLL_MS);
+            poll.unref();
+          }
+          n.wake();
+          return { notifier: n };
+        },
+        async stop() {
+          unsubscribe?.();
+          clearInterval(poll);
+          await polling;
+          await notifier?.stop();
+        },
+      };
+    },
+  }),
+});

@@ -1,0 +1,216 @@
+// The queue: an alarm event becomes one delivery per matching rule and recipient (a row, so a
+// restart loses nothing), and the worker sends what is due, retrying with exponential back-off.
+//
+// - Matching: the rule is enabled, of the alarm's tenant, of its site or of every site; its
+//   priorities and severities contain the alarm's (empty: any); raise needs on_raise and level 0
+//   in [min, max]; an escalation needs on_escalation and the new level in [min, max]; a clear
+//   needs on_clear and min <= the level the alarm reached (those who were told hear it ended).
+// - A delivery's id is a digest of (rule, alarm, event, level, recipient): the same event read
+//   twice (a replay, two master processes) queues it once.
+// - Attempt n fails: the next is due after base x 2^(n-1), at most one hour, until the channel's
+//   attempts are spent; then the delivery is `failed`. Each outcome is an audit record
+//   (notification.deliver: success with status sent, error with status retrying or failed).
+// - A claim (claimed_until, conditional update) keeps two processes from sending one delivery.
+import { createHash } from 'node:crypto';
+import { and, asc, eq, isNull, lt, lte, or } from 'drizzle-orm';
+import type { Services } from '../../kernel/context.js';
+import { Store } from '../../db/store.js';
+import { colOf, tableOf } from '../../db/sql.js';
+import { channelRecord, deliveryRecord, ruleRecord, type ChannelRow, type DeliveryRow, type RuleRow } from './schema.js';
+import { compose, type AlarmFacts } from './message.js';
+import { openSecret } from './secrets.js';
+import { sendEmail, sendWebhook, shownUrl } from './send.js';
+
+const MAX_DELAY_MS = 3_600_000;
+const CLAIM_MS = 120_000;
+const BATCH = 20;
+
+export function matches(rule: RuleRow, facts: AlarmFacts): boolean {
+  if (!rule.enabled || rule.tenant_id !== facts.tenant_id) return false;
+  if (rule.site_id !== null && rule.site_id !== facts.site_id) return false;
+  if (rule.priorities.length && !(facts.priority !== null && rule.priorities.includes(facts.priority))) return false;
+  if (rule.severities.length && !rule.severities.includes(facts.severity)) return false;
+  const level = facts.event === 'raised' ? 0 : facts.escalation_level;
+  const inRange = level >= rule.min_escalation_level && (rule.max_escalation_level === null || level <= rule.max_escalation_level);
+  if (facts.event === 'raised') return rule.on_raise && inRange;
+  if (facts.event === 'escalated') return rule.on_escalation && inRange;
+  return rule.on_clear && facts.escalation_level >= rule.min_escalation_level;
+}
+
+/** Exponential back-off: the wait after the n-th failed attempt. */
+export const backoffMs = (baseMs: number, attempts: number): number => Math.min(MAX_DELAY_MS, baseMs * 2 ** Math.max(0, attempts - 1));
+
+const deliveryId = (parts: string[]) => `nd-${createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 24)}`;
+
+function describe(err: unknown): string {
+  const e = err as Error & { cause?: { code?: string; message?: string }; code?: string; response?: string };
+  const cause = e.cause ? `: ${e.cause.code ?? e.cause.message ?? ''}` : '';
+  return `${e.code ? `${e.code} ` : ''}${e.message ?? String(err)}${cause}`.slice(0, 500);
+}
+
+export interface Notifier {
+  /** Queues the deliveries an alarm event calls for; answers how many were queued. */
+  enqueue(facts: AlarmFacts): Promise<number>;
+  /** Sends what is due now; answers how many deliveries were attempted. */
+  drain(now?: Date): Promise<number>;
+  /** Asks the worker to run soon (after an enqueue, a retry command). */
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+declare module '../../kernel/context.js' {
+  interface Services {
+    /** The notification worker (notifications runtime). */
+    notifier?: Notifier;
+  }
+}
+
+export function createNotifier(services: Services): Notifier {
+  const stores = () => ({
+    channels: new Store<ChannelRow>(services.db, channelRecord.table),
+    deliveries: new Store<DeliveryRow>(services.db, deliveryRecord.table),
+  });
+  const dc = (n: string) => colOf(deliveryRecord.table, services.db, n);
+  const rc = (n: string) => colOf(ruleRecord.table, services.db, n);
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<number> | undefined;
+  let again = false;
+  let stopped = false;
+  let notReady = false;
+
+  const audit = (row: DeliveryRow, result: 'success' | 'error', details: Record<string, unknown>) => services.audit.record({
+    actor: 'system:notifications', action: 'notification.deliver', resource: 'notification-deliveries', result, tenant_id: row.tenant_id,
+    correlation_id: row.alarm_id,
+    details: { id: row.id, alarm_id: row.alarm_id, event: row.event, rule_id: row.rule_id, channel_id: row.channel_id, kind: row.kind, recipient: row.recipient, attempt: row.attempts, ...details },
+  });
+
+  async function enqueue(facts: AlarmFacts): Promise<number> {
+    const { channels, deliveries } = stores();
+    const candidates = (await services.db.orm.select().from(tableOf(ruleRecord.table, services.db))
+      .where(and(eq(rc('tenant_id'), facts.tenant_id), eq(rc('enabled'), true)))) as RuleRow[];
+    let queued = 0;
+    const now = new Date();
+    for (const rule of candidates.filter((r) => matches(r, facts))) {
+      const channel = await channels.find({ id: rule.channel_id, tenant_id: rule.tenant_id });
+      if (!channel || !channel.enabled) continue;
+      const message = compose(facts, { name: channel.site_name ?? facts.site_id ?? facts.tenant_id, link: channel.link_url }, services.config, now);
+      const recipients = channel.kind === 'email' ? rule.recipients : [shownUrl(channel.webhook_url ?? '')];
+      for (const recipient of recipients) {
+        const row: DeliveryRow = {
+          id: deliveryId([rule.id, facts.tenant_id, facts.site_id ?? '', facts.id, facts.event, String(facts.escalation_level), recipient]),
+          tenant_id: facts.tenant_id, site_id: facts.site_id, rule_id: rule.id, channel_id: channel.id, kind: channel.kind, recipient,
+          alarm_id: facts.id, event: facts.event, escalation_level: facts.escalation_level, priority: facts.priority, severity: facts.severity,
+          subject: message.subject, text: message.text, payload: message.payload, status: 'pending', attempts: 0,
+          next_attempt_at: now.toISOString(), claimed_until: null, last_error: null, created_at: now.toISOString(), sent_at: null, updated_at: now.toISOString(),
+        };
+        if (await deliveries.insert(row)) queued++;
+      }
+    }
+    if (queued) wake();
+    return queued;
+  }
+
+  /** Takes the delivery for this process until CLAIM_MS from now, unless another has it. */
+  async function claim(id: string, now: Date): Promise<DeliveryRow | undefined> {
+    const [row] = (await services.db.orm.update(tableOf(deliveryRecord.table, services.db))
+      .set({ claimed_until: new Date(now.getTime() + CLAIM_MS).toISOString() } as never)
+      .where(and(eq(dc('id'), id), eq(dc('status'), 'pending'), or(isNull(dc('claimed_until')), lt(dc('claimed_until'), now.toISOString()))))
+      .returning()) as DeliveryRow[];
+    return row;
+  }
+
+  async function attempt(row: DeliveryRow): Promise<void> {
+    const { channels, deliveries } = stores();
+    const attempts = row.attempts + 1;
+    const channel = await channels.find({ id: row.channel_id, tenant_id: row.tenant_id });
+    let error: string | undefined;
+    try {
+      if (!channel) throw new Error(`channel ${row.channel_id} no longer exists`);
+      if (!channel.enabled) throw new Error(`channel ${row.channel_id} is disabled`);
+      const secret = channel.secret_enc ? openSecret(services.sessions, channel.secret_enc) : null;
+      if (channel.kind === 'email') await sendEmail(channel, secret, row.recipient, row.subject, row.text);
+      else await sendWebhook(channel, secret ?? '', row.id, row.payload);
+    } catch (err) {
+      error = describe(err);
+    }
+    const failedAt = new Date();
+    const at = failedAt.toISOString();
+    if (error === undefined) {
+      const saved = await deliveries.update({ id: row.id }, { status: 'sent', attempts, sent_at: at, next_attempt_at: null, claimed_until: null, last_error: null, updated_at: at });
+      await audit(saved ?? row, 'success', { status: 'sent', attempt: attempts });
+      return;
+    }
+    const spent = attempts >= (channel?.retry_max_attempts ?? 1);
+    const next = spent ? null : new Date(failedAt.getTime() + backoffMs(channel?.retry_base_ms ?? 30_000, attempts)).toISOString();
+    const saved = await deliveries.update({ id: row.id }, { status: spent ? 'failed' : 'pending', attempts, next_attempt_at: next, claimed_until: null, last_error: error, updated_at: at });
+    await audit(saved ?? row, 'error', { status: spent ? 'failed' : 'retrying', attempt: attempts, error, next_attempt_at: next });
+    services.log.warn(spent ? 'notification failed; no attempts left' : 'notification attempt failed; will retry', { delivery: row.id, kind: row.kind, attempt: attempts, error, next_attempt_at: next });
+  }
+
+  async function drain(now = new Date()): Promise<number> {
+    let done = 0;
+    for (;;) {
+      const due = (await services.db.orm.select({ id: dc('id') }).from(tableOf(deliveryRecord.table, services.db))
+        .where(and(eq(dc('status'), 'pending'), lte(dc('next_attempt_at'), now.toISOString())))
+        .orderBy(asc(dc('next_attempt_at'))).limit(BATCH)) as { id: string }[];
+      let claimed = 0;
+      for (const { id } of due) {
+        if (stopped) return done;
+        const row = await claim(id, now);
+        if (!row) continue;
+        claimed++;
+        await attempt(row);
+        done++;
+      }
+      if (due.length < BATCH || claimed === 0) return done;
+    }
+  }
+
+  /** When the next pending delivery falls due (or in 30 s, to pick up work queued by another process). */
+  async function nextDue(): Promise<number> {
+    const [row] = (await services.db.orm.select({ at: dc('next_attempt_at') }).from(tableOf(deliveryRecord.table, services.db))
+      .where(eq(dc('status'), 'pending')).orderBy(asc(dc('next_attempt_at'))).limit(1)) as { at: string | null }[];
+    const wait = row?.at ? Date.parse(row.at) - Date.now() : 30_000;
+    return Math.max(10, Math.min(30_000, wait));
+  }
+
+  function schedule(ms: number) {
+    if (stopped) return;
+    clearTimeout(timer);
+    timer = setTimeout(run, ms);
+    timer.unref();
+  }
+
+  function run() {
+    if (stopped) return;
+    if (running) { again = true; return; }
+    running = (async () => {
+      try {
+        notReady = services.lifecycle.state !== 'ready';
+        if (notReady) return 0;
+        return await drain();
+      } catch (err) {
+        services.log.error('notification pass failed', { error: (err as Error).message });
+        return 0;
+      }
+    })();
+    void running.then(async () => {
+      running = undefined;
+      if (again || notReady) { again = false; schedule(notReady ? 500 : 0); return; }
+      try { schedule(await nextDue()); } catch { schedule(30_000); }
+    });
+  }
+
+  function wake() { schedule(0); }
+
+  return {
+    enqueue,
+    drain,
+    wake,
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

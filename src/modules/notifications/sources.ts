@@ -1,0 +1,90 @@
+// Where alarm events come from. On any process: the bus (`alarm` events after their commit),
+// completed from the alarm's row (reading, limit, raised_at). On a master: the alarm events the
+// sites pushed (sync_inbox, kind alarm), read after a cursor per site, with what the sync carries
+// (the bus view of the alarm: title, severity, priority, level, unit; no reading or limit).
+import { and, asc, eq, gt } from 'drizzle-orm';
+import type { Services } from '../../kernel/context.js';
+import type { AlarmEvent } from '../../realtime/bus.js';
+import { Store } from '../../db/store.js';
+import { colOf, tableOf } from '../../db/sql.js';
+import { industryAlarmEvents, type AlarmEventRow } from '../../industry/alarm-schema.js';
+import { alarms, type AlarmRow } from '../alarms/schema.js';
+import { syncInbox, syncSites, type SyncSiteRow } from '../tenant-master-sync/schema.js';
+import { cursorRecord, type CursorRow, type NotifyEvent } from './schema.js';
+import type { AlarmFacts } from './message.js';
+
+/** Acknowledgements are not notified: the crew already knows. */
+const eventOf = (kind: AlarmEvent['kind']): NotifyEvent | undefined => (kind === 'acknowledged' ? undefined : kind);
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** The facts of a bus event: the bus view, and the stored row where this process has it. */
+export async function factsOfBus(services: Services, e: AlarmEvent, at = new Date()): Promise<AlarmFacts | undefined> {
+  const event = eventOf(e.kind);
+  const a = e.alarm;
+  if (!event || !a.tenant_id) return undefined;
+  const facts = fromView(a, event, a.tenant_id, a.site_id, at.toISOString());
+  if (a.industry_code) {
+    const row = await new Store<AlarmEventRow>(services.db, industryAlarmEvents).find({ id: a.id });
+    if (row) {
+      const details = row.details ?? {};
+      Object.assign(facts, { metric: row.metric, value: row.value, threshold: num(details.threshold), since: str(details.breach_since) ?? row.raised_at, source: row.source });
+    }
+  } else {
+    const row = await new Store<AlarmRow>(services.db, alarms).find({ id: a.id });
+    if (row) facts.since = row.raised_at;
+  }
+  return facts;
+}
+
+function fromView(a: Record<string, unknown>, event: NotifyEvent, tenant: string, site: string | null, at: string): AlarmFacts {
+  return {
+    id: str(a.id) ?? '', tenant_id: tenant, site_id: site, event, title: str(a.title) ?? '(untitled alarm)', severity: str(a.severity) ?? 'info',
+    priority: str(a.priority), escalation_level: num(a.escalation_level) ?? 0, industry_code: str(a.industry_code), unit_id: str(a.unit_id),
+    source: str(a.source) ?? 'alarms', correlation_id: str(a.correlation_id), metric: null, value: null, threshold: null,
+    since: event === 'raised' ? at : null, at,
+  };
+}
+
+/** Master: events older than this when first read are not notified (a site's backlog after an outage would flood the phones). */
+export const MASTER_MAX_AGE_MS = 3_600_000;
+
+/**
+ * One pass over the sites' pushed alarm events: each site's events after its cursor, oldest
+ * first, handed to `notify`; the cursor moves past what was handed over. Answers the events read.
+ */
+export async function readSiteEvents(services: Services, notify: (facts: AlarmFacts) => Promise<unknown>, now = new Date()): Promise<number> {
+  const { db } = services;
+  const cursors = new Store<CursorRow>(db, cursorRecord.table);
+  const sites = (await db.orm.select().from(tableOf(syncSites, db))) as SyncSiteRow[];
+  const ic = (n: string) => colOf(syncInbox, db, n);
+  let read = 0;
+  for (const site of sites) {
+    const key = { tenant_id: site.tenant_id, site_id: site.site_id };
+    const cursor = await cursors.find(key);
+    const from = Number(cursor?.seq ?? 0);
+    if (Number(site.applied_seq) <= from) continue;
+    const rows = (await db.orm.select().from(tableOf(syncInbox, db))
+      .where(and(eq(ic('tenant_id'), site.tenant_id), eq(ic('site_id'), site.site_id), gt(ic('seq'), from)))
+      .orderBy(asc(ic('seq'))).limit(500)) as { seq: number; kind: string; created_at: string; payload: Record<string, unknown> }[];
+    let last = from;
+    for (const row of rows) {
+      last = Number(row.seq);
+      if (row.kind !== 'alarm') continue;
+      const kind = str(row.payload.kind) as AlarmEvent['kind'] | null;
+      const event = kind ? eventOf(kind) : undefined;
+      const view = row.payload.alarm;
+      if (!event || !view || typeof view !== 'object') continue;
+      if (now.getTime() - Date.parse(row.created_at) > MASTER_MAX_AGE_MS) continue;
+      read++;
+      // The site's registered tenant and site, whatever the payload names.
+      await notify(fromView(view as Record<string, unknown>, event, site.tenant_id, site.site_id, row.created_at));
+    }
+    if (last > from) {
+      if (cursor) await cursors.update(key, { seq: last });
+      else await cursors.insert({ ...key, seq: last });
+    }
+  }
+  return read;
+}

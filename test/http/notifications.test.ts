@@ -1,0 +1,368 @@
+// Notification off site, against real peers: an SMTP server on loopback (Debian's python3-aiosmtpd,
+// test/peers/smtp_sink.py, requiring AUTH) and a local HTTP receiver that checks the webhook
+// signature. On the box: a P1 raise reaches the crew's e-mail and the webhook in farm words, an
+// escalation reaches the manager only, a clear reaches the webhook; with the SMTP server down the
+// delivery is retried and failed, audited each time, and delivered once the server is back (by
+// the next retry, or by commands/retry); a pending delivery survives a restart. On the master: an
+// alarm raised on a box arrives by sync and is notified with the tenant's master rules. Secrets
+// are never in an answer, the audit or a log line; operators cannot manage channels.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer as netServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
+import { clientAs, type Client } from '../helpers/client.js';
+import type { RunningServer } from '../../src/server.js';
+
+const SMTP_USER = 'cabinet-box';
+const SMTP_PASSWORD = 'smtp-Pa55-never-shown-7f3a';
+const WEBHOOK_KEY = 'whk-signing-key-never-shown-91c2';
+
+async function freePort(): Promise<number> {
+  const s = netServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/** The SMTP peer; start() again after stop() brings it back on the same port. */
+class SmtpSink {
+  proc: ChildProcess | undefined;
+  readonly dir = mkdtempSync(join(tmpdir(), 'cabinet-smtp-'));
+  constructor(readonly port: number) {}
+  async start(): Promise<void> {
+    const proc = spawn('/usr/bin/python3', [join(import.meta.dirname, '../peers/smtp_sink.py'), String(this.port), this.dir, SMTP_USER, SMTP_PASSWORD], { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.proc = proc;
+    await new Promise<void>((resolve, reject) => {
+      let err = '';
+      proc.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+      proc.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('ready')) resolve(); });
+      proc.on('exit', (code) => reject(new Error(`smtp_sink exited ${code}: ${err}`)));
+    });
+  }
+  async stop(): Promise<void> {
+    const proc = this.proc;
+    if (!proc || proc.exitCode !== null) return;
+    const gone = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGTERM');
+    await gone;
+    this.proc = undefined;
+  }
+  messages(): { mail_from: string; rcpt_tos: string[]; auth_user: string | null; data: string; subject: string; text: string }[] {
+    return readdirSync(this.dir).filter((f) => f.endsWith('.json')).sort().map((f) => JSON.parse(readFileSync(join(this.dir, f), 'utf8')));
+  }
+}
+
+interface Hook { headers: IncomingHttpHeaders; body: string }
+
+/** The webhook receiver: records every request; answers 500 while `failing`. */
+class Receiver {
+  readonly got: Hook[] = [];
+  failing = false;
+  server: Server | undefined;
+  url = '';
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => { body += d.toString(); });
+      req.on('end', () => {
+        this.got.push({ headers: req.headers, body });
+        res.writeHead(this.failing ? 500 : 204).end();
+      });
+    });
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as { port: number }).port}/hooks/cabinet?token=abc`;
+  }
+  async stop(): Promise<void> {
+    await new Promise((r) => this.server?.close(r));
+  }
+}
+
+/** What a receiver does (docs/notifications.md): recompute the HMAC over "<timestamp>.<body>", compare in constant time, refuse an old timestamp. */
+function verify(hook: Hook, key: string, now = Date.now()): boolean {
+  const ts = String(hook.headers['x-cabinet-timestamp'] ?? '');
+  const sig = String(hook.headers['x-cabinet-signature'] ?? '');
+  const want = `sha256=${createHmac('sha256', key).update(`${ts}.${hook.body}`).digest('hex')}`;
+  const fresh = Math.abs(now / 1000 - Number(ts)) <= 300;
+  return fresh && sig.length === want.length && timingSafeEqual(Buffer.from(sig), Buffer.from(want));
+}
+
+async function until<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const SITE = { tenant_id: 'farm-a', site_id: 'site-1' };
+
+describe.each(DIALECTS)('notifications on the box (%s)', (dialect) => {
+  let env: TestEnv;
+  let server: RunningServer;
+  let admin: Client;
+  let op: Client;
+  let smtp: SmtpSink;
+  const hooks = new Receiver();
+
+  const connect = async () => {
+    admin = await clientAs(env, server, { subject: 'boss', role: 'admin', scope_type: 'tenant', ...SITE }, (admin as Client | undefined)?.contract);
+    op = await clientAs(env, server, { subject: 'op', role: 'operator', scope_type: 'tenant', ...SITE }, admin.contract);
+  };
+  const publish = (body: Record<string, unknown>) => admin.post('/api/v1/industry-alarms/commands/publish', { industry_code: 'poultry', ...body });
+  const deliveries = async (query: string) => (await admin.get(`/api/v1/notification-deliveries/list?${query}`)).body.items as Record<string, unknown>[];
+
+  beforeAll(async () => {
+    smtp = new SmtpSink(await freePort());
+    await smtp.start();
+    await hooks.start();
+    env = await createTestEnv(dialect);
+    writeFileSync(join(env.dataDir, 'site.json'), JSON.stringify(SITE));
+    server = await env.start({ mqtt_broker: 'off', site_timezone: 'Europe/Berlin', shutdown_timeout_ms: '1000' });
+    await connect();
+  });
+  afterAll(async () => {
+    await smtp.stop();
+    await hooks.stop();
+    await env.cleanup();
+    rmSync(smtp.dir, { recursive: true, force: true });
+  });
+
+  it('keeps channel secrets write-only and lets only admins manage channels and rules', async () => {
+    const mail = await admin.post('/api/v1/notification-channels', { item: {
+      id: 'mail', name: 'Farm mail', kind: 'email', smtp_host: '127.0.0.1', smtp_port: smtp.port, smtp_tls: 'none', smtp_user: SMTP_USER,
+      smtp_password: SMTP_PASSWORD, smtp_from: 'box@farm-a.test', site_name: 'Farm A north', link_url: 'http://box.farm-a.test:8080/', retry_max_attempts: 3, retry_base_ms: 200,
+    } });
+    expect(mail.status).toBe(201);
+    expect(mail.body.item).toMatchObject({ id: 'mail', tenant_id: 'farm-a', kind: 'email', has_secret: true, smtp_port: smtp.port });
+    const hook = await admin.post('/api/v1/notification-channels', { item: { id: 'hook', name: 'Farm webhook', kind: 'webhook', webhook_url: hooks.url, webhook_key: WEBHOOK_KEY, site_name: 'Farm A north' } });
+    expect(hook.status).toBe(201);
+    expect(hook.body.item).toMatchObject({ has_secret: true, retry_max_attempts: 8, retry_base_ms: 30_000 });
+
+    const answers = [mail, hook, await admin.get('/api/v1/notification-channels/list'), await op.get('/api/v1/notification-channels/list'),
+      await op.get('/api/v1/notification-channels/mail'), await admin.get('/api/v1/notification-channels/scheme')];
+    for (const a of answers) {
+      expect(a.status).toBeLessThan(300);
+      expect(a.text).not.toContain(SMTP_PASSWORD);
+      expect(a.text).not.toContain(WEBHOOK_KEY);
+      expect(a.text).not.toContain('secret_enc');
+    }
+    expect((await op.get('/api/v1/notification-channels/list')).body.items).toHaveLength(2);
+    // The webhook URL's query (a token) is write-only as well.
+    expect(hook.body.item.webhook_url).toBe(hooks.url.replace('?token=abc', ''));
+    for (const a of answers) expect(a.text).not.toContain('token=abc');
+    // Stored sealed, not as typed.
+    const stored = JSON.stringify(await server.services.db.orm.select().from((await import('../../src/db/sql.js')).tableOf((await import('../../src/modules/notifications/schema.js')).channelRecord.table, server.services.db)));
+    expect(stored).not.toContain(SMTP_PASSWORD);
+    expect(stored).not.toContain(WEBHOOK_KEY);
+
+    // Operators read, never write; bad input is refused and changes nothing.
+    expect((await op.post('/api/v1/notification-channels', { item: { name: 'x', kind: 'webhook', webhook_url: hooks.url, webhook_key: WEBHOOK_KEY } })).body.error.code).toBe('rbac_forbidden');
+    expect((await op.patch('/api/v1/notification-channels/mail', { item: { smtp_password: 'stolen-password' } })).body.error.code).toBe('rbac_forbidden');
+    expect((await op.post('/api/v1/notification-rules', { item: { name: 'x', channel_id: 'hook' } })).body.error.code).toBe('rbac_forbidden');
+    const bad = [
+      { name: 'no host', kind: 'email', smtp_from: 'a@b.test' },
+      { name: 'no key', kind: 'webhook', webhook_url: hooks.url },
+      { name: 'short key', kind: 'webhook', webhook_url: hooks.url, webhook_key: 'short' },
+      { name: 'ftp', kind: 'webhook', webhook_url: 'ftp://x.test/', webhook_key: WEBHOOK_KEY },
+      { name: 'wrong secret', kind: 'email', smtp_host: 'h', smtp_from: 'a@b.test', webhook_key: WEBHOOK_KEY },
+    ];
+    for (const item of bad) {
+      const r = await admin.post('/api/v1/notification-channels', { item });
+      expect(r.status, item.name).toBe(400);
+      expect(r.body.error.code).toBe('validation_error');
+    }
+    expect((await admin.post('/api/v1/notification-rules', { item: { name: 'x', channel_id: 'nope', recipients: ['a@b.test'] } })).body.error.details[0]).toMatchObject({ field: 'item.channel_id', reason: 'not_found' });
+    expect((await admin.post('/api/v1/notification-rules', { item: { name: 'x', channel_id: 'mail' } })).body.error.details[0]).toMatchObject({ field: 'item.recipients', reason: 'required' });
+    expect((await admin.post('/api/v1/notification-rules', { item: { name: 'x', channel_id: 'mail', recipients: ['not an address'] } })).status).toBe(400);
+    expect((await admin.get('/api/v1/notification-channels/list')).body.total).toBe(2);
+    expect((await admin.get('/api/v1/notification-rules/list')).body.total).toBe(0);
+    // Another tenant sees none of them.
+    const other = await clientAs(env, server, { subject: 'x', role: 'admin', scope_type: 'tenant', tenant_id: 'farm-z' }, admin.contract);
+    expect((await other.get('/api/v1/notification-channels/list')).body.total).toBe(0);
+    expect((await other.get('/api/v1/notification-channels/mail')).status).toBe(404);
+  });
+
+  it('tells the crew and the webhook of a P1 in farm words, the manager on escalation, the webhook on clear', async () => {
+    const rules = [
+      { id: 'crew', name: 'Crew at once', channel_id: 'mail', recipients: ['crew@farm-a.test'], priorities: ['P1'], max_escalation_level: 0 },
+      { id: 'manager', name: 'Manager from the first escalation', channel_id: 'mail', recipients: ['manager@farm-a.test'], priorities: ['P1'], min_escalation_level: 1 },
+      { id: 'hook-all', name: 'Everything to the webhook', channel_id: 'hook', on_clear: true },
+      { id: 'p2-only', name: 'P2 only', channel_id: 'mail', recipients: ['p2@farm-a.test'], priorities: ['P2'] },
+    ];
+    for (const item of rules) expect((await admin.post('/api/v1/notification-rules', { item })).status).toBe(201);
+    const raisedAt = new Date();
+    const alarm = (await publish({
+      unit_id: '3', severity: 'critical', priority: 'P1', title: 'House 3: Temperature far below target', metric: 'temp', value: 14.2,
+      sla_target_sec: 900, details: { threshold: 18 }, correlation_id: `notify-${dialect}`,
+    })).body.item;
+    expect(alarm.status).toBe('active');
+
+    const mail = await until('the crew e-mail', () => smtp.messages().find((m) => m.rcpt_tos.includes('crew@farm-a.test')));
+    expect(mail).toMatchObject({ mail_from: 'box@farm-a.test', auth_user: SMTP_USER });
+    const hhmm = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(raisedAt);
+    expect(mail.subject).toBe('Farm A north: House 3: Temperature far below target [P1 critical]');
+    expect(mail.text).toMatch(/^Site Farm A north\r?\n/);
+    expect(mail.text).toContain(`House 3: Temperature far below target, 14.2 °C against a limit of 18 °C, since ${hhmm}.`);
+    expect(mail.text).toContain('Open the box: http://box.farm-a.test:8080/');
+    expect(smtp.messages().some((m) => m.rcpt_tos.includes('manager@farm-a.test') || m.rcpt_tos.includes('p2@farm-a.test'))).toBe(false);
+
+    const raisedHook = await until('the webhook', () => hooks.got.find((h) => JSON.parse(h.body).event === 'raised'));
+    expect(verify(raisedHook, WEBHOOK_KEY)).toBe(true);
+    expect(verify({ ...raisedHook, body: raisedHook.body.replace('14.2', '24.2') }, WEBHOOK_KEY)).toBe(false);
+    expect(verify(raisedHook, 'another-key-of-some-length')).toBe(false);
+    const body = JSON.parse(raisedHook.body);
+    expect(raisedHook.headers['x-cabinet-delivery']).toBe(body.delivery_id);
+    expect(body).toMatchObject({
+      event: 'raised', site: { tenant_id: 'farm-a', site_id: 'site-1', name: 'Farm A north' },
+      alarm: { id: alarm.id, priority: 'P1', severity: 'critical', unit_id: '3', metric: 'temp', value: 14.2, threshold: 18, unit: '°C', escalation_level: 0 },
+    });
+    expect(body.text).toContain('14.2 °C against a limit of 18 °C');
+
+    await until('both deliveries sent', async () => (await deliveries(`alarm_id=${alarm.id}&status=sent`)).length === 2);
+    const sent = await deliveries(`alarm_id=${alarm.id}`);
+    expect(sent.map((d) => d.recipient).sort()).toEqual(['crew@farm-a.test', hooks.url.replace('?token=abc', '')]);
+    expect(sent.every((d) => d.attempts === 1 && d.sent_at && d.event === 'raised')).toBe(true);
+    const audit = (await admin.get('/api/v1/audit/list?action=notification.deliver')).body.items as { result: string; details: Record<string, unknown> }[];
+    expect(audit.filter((a) => a.details.alarm_id === alarm.id).map((a) => [a.result, a.details.status])).toEqual([['success', 'sent'], ['success', 'sent']]);
+    // Operators see the deliveries, not the retry.
+    expect((await op.get(`/api/v1/notification-deliveries/list?alarm_id=${alarm.id}`)).body.total).toBe(2);
+    expect((await op.post('/api/v1/notification-deliveries/commands/retry', { id: sent[0]!.id })).body.error.code).toBe('rbac_forbidden');
+
+    // Escalation (unacknowledged past its SLA): the manager, not the crew again.
+    expect((await admin.post('/api/v1/poultry-alarms/commands/escalate', { id: alarm.id, force: true })).status).toBe(200);
+    const escalated = await until('the manager e-mail', () => smtp.messages().find((m) => m.rcpt_tos.includes('manager@farm-a.test')));
+    expect(escalated.subject).toBe('Farm A north: ESCALATION 1: House 3: Temperature far below target [P1 critical]');
+    expect(escalated.text).toContain('Not acknowledged: escalation 1.');
+    await until('the escalation webhook', () => hooks.got.find((h) => JSON.parse(h.body).event === 'escalated'));
+    expect(smtp.messages().filter((m) => m.rcpt_tos.includes('crew@farm-a.test'))).toHaveLength(1);
+
+    // Clear: only the rule that asked for it.
+    await server.services.industryAlarms!.clear({ id: alarm.id, tenant_id: 'farm-a', actor: 'test' });
+    const cleared = await until('the clear webhook', () => hooks.got.find((h) => JSON.parse(h.body).event === 'cleared'));
+    expect(verify(cleared, WEBHOOK_KEY)).toBe(true);
+    expect(JSON.parse(cleared.body).text).toContain('The condition has ended.');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(smtp.messages()).toHaveLength(2);
+    // The same event read twice queues nothing new.
+    const facts = (await import('../../src/modules/notifications/sources.js')).factsOfBus;
+    const again = await facts(server.services, { kind: 'raised', alarm: { ...alarm, state: 'active', acknowledged_by: null, comment: null } });
+    expect(await server.services.notifier!.enqueue(again!)).toBe(0);
+  });
+
+  it('retries with back-off while the SMTP server is down, records failed, and delivers once it is back', async () => {
+    await admin.post('/api/v1/notification-rules', { item: { id: 'p2-all', name: 'P2 to the office', channel_id: 'mail', recipients: ['office@farm-a.test'], priorities: ['P2'] } });
+    await smtp.stop();
+    const first = (await publish({ unit_id: '2', severity: 'high', priority: 'P2', title: 'House 2: Feed far below expected' })).body.item;
+    const failed = await until('a failed delivery', async () => (await deliveries(`alarm_id=${first.id}&recipient=office@farm-a.test`)).find((d) => d.status === 'failed'));
+    expect(failed).toMatchObject({ attempts: 3, next_attempt_at: null, last_error: expect.stringMatching(/ECONNREFUSED/) });
+    // The audit record of an attempt follows the row's update: wait for the third.
+    const trail = await until('three audited attempts', async () => {
+      const items = ((await admin.get(`/api/v1/audit/list?action=notification.deliver&correlation_id=${first.id}&sort=created_at&order=asc`)).body.items as { result: string; created_at: string; details: Record<string, unknown> }[])
+        .filter((a) => a.details.recipient === 'office@farm-a.test');
+      return items.length >= 3 && items;
+    });
+    expect(trail.map((a) => [a.result, a.details.status, a.details.attempt])).toEqual([['error', 'retrying', 1], ['error', 'retrying', 2], ['error', 'failed', 3]]);
+    // Back-off: 200 ms, then 400 ms (never sooner).
+    const gaps = trail.slice(1).map((a, i) => Date.parse(a.created_at) - Date.parse(trail[i]!.created_at));
+    expect(gaps[0]).toBeGreaterThanOrEqual(190);
+    expect(gaps[1]).toBeGreaterThanOrEqual(390);
+
+    // A delivery still retrying goes out by itself once the server is back.
+    await admin.patch('/api/v1/notification-channels/mail', { item: { retry_max_attempts: 10, retry_base_ms: 300 } });
+    const second = (await publish({ unit_id: '4', severity: 'high', priority: 'P2', title: 'House 4: Water far below expected' })).body.item;
+    await until('two failed attempts', async () => Number((await deliveries(`alarm_id=${second.id}&recipient=office@farm-a.test`))[0]?.attempts ?? 0) >= 2);
+    expect((await deliveries(`alarm_id=${second.id}&recipient=office@farm-a.test`))[0]!.status).toBe('pending');
+    await smtp.start();
+    await until('the retried e-mail', () => smtp.messages().find((m) => m.text.includes('House 4: Water far below expected')));
+    await until('sent', async () => (await deliveries(`alarm_id=${second.id}&recipient=office@farm-a.test`))[0]!.status === 'sent');
+
+    // The failed one is queued again by an admin and goes out.
+    const retry = await admin.post('/api/v1/notification-deliveries/commands/retry', { id: failed.id });
+    expect(retry.body.item).toMatchObject({ status: 'pending', attempts: 0 });
+    await until('the failed one sent', async () => (await admin.get(`/api/v1/notification-deliveries/${failed.id}`)).body.item.status === 'sent');
+    expect(smtp.messages().some((m) => m.text.includes('House 2: Feed far below expected'))).toBe(true);
+    expect((await admin.post('/api/v1/notification-deliveries/commands/retry', { id: failed.id })).body.error.code).toBe('lifecycle_conflict');
+    expect((await admin.post('/api/v1/notification-deliveries/commands/retry', { id: 'nd-nope' })).status).toBe(404);
+  });
+
+  it('keeps a pending delivery across a restart and sends it after', async () => {
+    await smtp.stop();
+    await admin.patch('/api/v1/notification-channels/mail', { item: { retry_base_ms: 4000 } });
+    const alarm = (await publish({ unit_id: '5', severity: 'high', priority: 'P2', title: 'House 5: NH3 above limit' })).body.item;
+    const [pending] = [await until('a failed first attempt', async () => (await deliveries(`alarm_id=${alarm.id}&recipient=office@farm-a.test`)).find((d) => d.attempts === 1))];
+    expect(pending).toMatchObject({ status: 'pending', last_error: expect.stringMatching(/ECONNREFUSED/) });
+    // Stopped before its next attempt is due; the server comes back while the box is down.
+    await server.close();
+    await smtp.start();
+    server = await env.start({ mqtt_broker: 'off', site_timezone: 'Europe/Berlin', shutdown_timeout_ms: '1000' });
+    await connect();
+    const sent = await until('sent after the restart', async () => (await deliveries(`alarm_id=${alarm.id}&recipient=office@farm-a.test`)).find((d) => d.status === 'sent'));
+    expect(sent).toMatchObject({ id: pending!.id, attempts: 2, last_error: null });
+    expect(Date.parse(sent.sent_at as string)).toBeGreaterThanOrEqual(Date.parse(pending!.updated_at as string) + 4000);
+    expect(smtp.messages().filter((m) => m.rcpt_tos.includes('office@farm-a.test') && m.text.includes('House 5: NH3 above limit'))).toHaveLength(1);
+  });
+
+  it('never writes a secret to a log line or the audit', async () => {
+    const audit = (await admin.get('/api/v1/audit/list?limit=500')).text;
+    const logs = JSON.stringify(env.logs);
+    for (const secret of [SMTP_PASSWORD, WEBHOOK_KEY, Buffer.from(SMTP_PASSWORD).toString('base64')]) {
+      expect(audit).not.toContain(secret);
+      expect(logs).not.toContain(secret);
+    }
+    // The log did record the failed attempts (so the check above looked at real lines).
+    expect(logs).toContain('notification attempt failed; will retry');
+  });
+});
+
+describe.each(DIALECTS)('notifications on the master for every site (%s)', (dialect) => {
+  let masterEnv: TestEnv;
+  let edgeEnv: TestEnv;
+  let master: RunningServer;
+  let edge: RunningServer;
+  let fleet: Client;
+  const hooks = new Receiver();
+
+  beforeAll(async () => {
+    await hooks.start();
+    masterEnv = await createTestEnv(dialect);
+    edgeEnv = await createTestEnv('sqlite');
+    master = await masterEnv.start({ mode: 'cloud-multi', mqtt_broker: 'off' });
+    fleet = await clientAs(masterEnv, master);
+    const reg = await fleet.post('/api/v1/tenant-master-sync/commands/register-site', { ...SITE, industry_code: 'poultry' });
+    writeFileSync(join(edgeEnv.dataDir, 'site-credential'), `${reg.body.item.credential}\n`, { mode: 0o600 });
+    writeFileSync(join(edgeEnv.dataDir, 'site.json'), JSON.stringify(SITE));
+    edge = await edgeEnv.start({ mqtt_broker: 'off', sync_master_url: master.url, sync_interval_ms: '100' });
+  });
+  afterAll(async () => {
+    await edgeEnv.cleanup();
+    await masterEnv.cleanup();
+    await hooks.stop();
+  });
+
+  it('notifies a site\'s alarm with the tenant\'s master rules, signed, naming the site', async () => {
+    const owner = await clientAs(masterEnv, master, { subject: 'farm-a-admin', role: 'admin', scope_type: 'tenant', tenant_id: 'farm-a' }, fleet.contract);
+    expect((await owner.post('/api/v1/notification-channels', { item: { id: 'hq', name: 'HQ', kind: 'webhook', webhook_url: hooks.url, webhook_key: WEBHOOK_KEY } })).status).toBe(201);
+    expect((await owner.post('/api/v1/notification-rules', { item: { id: 'p1', name: 'P1 of every site', channel_id: 'hq', priorities: ['P1'] } })).status).toBe(201);
+    const boxAdmin = await clientAs(edgeEnv, edge, { subject: 'boss', role: 'admin', scope_type: 'tenant', ...SITE }, fleet.contract);
+    const alarm = (await boxAdmin.post('/api/v1/industry-alarms/commands/publish', { industry_code: 'poultry', unit_id: '1', severity: 'critical', priority: 'P1', title: 'House 1: controller not answering' })).body.item;
+    const hook = await until('the master webhook', () => hooks.got.find((h) => JSON.parse(h.body).alarm?.id === alarm.id), 30_000);
+    expect(verify(hook, WEBHOOK_KEY)).toBe(true);
+    expect(JSON.parse(hook.body)).toMatchObject({ event: 'raised', site: { tenant_id: 'farm-a', site_id: 'site-1', name: 'site-1' }, alarm: { title: 'House 1: controller not answering', priority: 'P1' } });
+    const listed = await until('the delivery recorded sent', async () => {
+      const items = (await owner.get(`/api/v1/notification-deliveries/list?alarm_id=${alarm.id}`)).body.items as { status: string }[];
+      return items[0]?.status === 'sent' && items;
+    });
+    expect(listed).toMatchObject([{ status: 'sent', site_id: 'site-1', rule_id: 'p1' }]);
+    // The box has no rules of its own: it sent nothing itself.
+    expect(hooks.got.filter((h) => JSON.parse(h.body).alarm?.id === alarm.id)).toHaveLength(1);
+    expect(JSON.stringify(masterEnv.logs)).not.toContain(WEBHOOK_KEY);
+  });
+});
