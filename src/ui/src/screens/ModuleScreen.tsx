@@ -13,7 +13,7 @@ export function ModuleScreen({ id }: { id: string }) {
     return (
       <section class="panel">
         <h1>Not available</h1>
-        <p>The module {id} is not installed or your role may not use it.</p>
+        <p>This screen is not installed on this controller, or it is not part of your work.</p>
       </section>
     );
   }
