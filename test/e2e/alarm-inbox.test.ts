@@ -5,26 +5,12 @@
 // top bar counts the same merged source; the alarm's account names the person who acknowledged it
 // (the card holder for an admin, "card …" for an operator) and says the SLA in words.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { createTestEnv, type TestEnv } from '../helpers/server.js';
 import { clientAs, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
 import { axeSerious, launch, newPage, rfidLogin, shoot } from './browser.js';
-
-/** What must never reach an operator's eyes: tenants, ids, contract sections, HTTP codes, passkey ids. */
-export const FORBIDDEN: [string, RegExp][] = [
-  ['tenant', /tenant:/i],
-  ['uuid', /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i],
-  ['contract', /contract/i],
-  ['http code', /\b(?:4\d\d|5\d\d)\b(?!\s*(?:°|%|ppm|min|h\b|m\b|kg|l\b|bar))/],
-  ['passkey id', /PK-/],
-  ['12-hour clock', /\b\d{1,2}:\d{2}(?::\d{2})?\s?(?:AM|PM)\b/i],
-];
-
-export async function forbiddenOn(page: Page): Promise<string[]> {
-  const text = (await page.evaluate('document.body.innerText')) as string;
-  return FORBIDDEN.filter(([, re]) => re.test(text)).map(([name, re]) => `${name}: ${text.match(re)?.[0]}`);
-}
+import { forbiddenOn } from './farm-words.js';
 
 describe('one alarm inbox in Chromium', () => {
   let env: TestEnv;

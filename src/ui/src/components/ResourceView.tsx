@@ -6,7 +6,7 @@ import { ApiError, describeError, getItem, getList, getLoaded, query, type ListE
 import { countdown, formatValue, humanise, isAlarmRow, titleField, toneIn, toneOf } from '../lib/format';
 import { toInboxAlarm } from '../lib/inbox';
 import { loadPeople, nameOf, people } from '../lib/people';
-import { plainSummary } from '../lib/words';
+import { commandLabel, commandWords } from '../lib/words';
 import { AlarmAccount } from './AlarmAccount';
 import { dataTick } from '../lib/live';
 import { session, staleSince } from '../lib/session';
@@ -170,7 +170,9 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
     .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
     .map((x) => x.f)
     .slice(0, wide ? 7 : 5);
-  const commands = scheme.commands ?? [];
+  // Only the commands this person may run: an operator is not offered publish or evaluate to be refused.
+  const allowed = s?.ctx.policy.permissions.api ?? {};
+  const commands = (scheme.commands ?? []).filter((c) => allowed[`api:POST ${API}/${path}/commands/${c.name}`] !== false);
   const itemCommands = commands.filter(isCommandOnItem);
   const newCommands = commands.filter((c) => !isCommandOnItem(c));
   const filterDefs = (scheme.filters ?? []).filter((f) => !(f.name in fixedFilters) && f.name !== 'tenant_id');
@@ -208,7 +210,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
         <div class="resource-actions">
           {newCommands.map((c) => (
             <button type="button" class="btn" key={c.name} onClick={() => setAction({ command: c })}>
-              {humanise(c.name)}
+              {commandLabel(c.name)}
             </button>
           ))}
           {scheme.operations?.create ? (
@@ -225,7 +227,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
             command={
               action === 'create'
                 ? { path: `${API}/${path}`, name: 'create', summary: `Create a new ${scheme.title.toLowerCase()} record.`, body: { type: 'object', properties: { item: createSchema(fields) } } }
-                : { path: `${API}/${path}/commands/${action.command.name}`, name: action.command.name, summary: plainSummary(action.command.summary), body: action.command.body }
+                : { path: `${API}/${path}/commands/${action.command.name}`, name: action.command.name, summary: commandWords(action.command.name, action.command.summary), body: action.command.body }
             }
             fields={fields}
             onDone={done}
@@ -410,7 +412,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
               {itemCommands.map((c) =>
                 action && action !== 'create' && action.item && action.command.name === c.name ? null : (
                   <button type="button" class="btn primary" key={c.name} onClick={() => setAction({ command: c, item: selected })}>
-                    {humanise(c.name)}
+                    {commandLabel(c.name)}
                   </button>
                 ),
               )}
@@ -419,7 +421,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
           {action && action !== 'create' && action.item ? (
             <CommandForm
               key={`${action.command.name}-${idOf(action.item)}`}
-              command={{ path: `${API}/${path}/commands/${action.command.name}`, name: action.command.name, summary: plainSummary(action.command.summary), body: action.command.body }}
+              command={{ path: `${API}/${path}/commands/${action.command.name}`, name: action.command.name, summary: commandWords(action.command.name, action.command.summary), body: action.command.body }}
               initial={{ id: action.item.id }}
               // who acknowledges or takes it is the person logged in (the box's default), not a field to type
               fixed={['id', 'acknowledged_by', 'assignee']}

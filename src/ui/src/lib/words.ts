@@ -44,6 +44,23 @@ export function offeredTo(role: string, m: ModuleRecord): boolean {
   return MODULES[m.id]?.operator ?? m.industry_scope === 'industry';
 }
 
+/** What the common commands do, said for the person about to do it. */
+const COMMANDS: Record<string, string> = {
+  ack: 'Acknowledge this alarm: you have seen it and take it on; it stops escalating.',
+  escalate: 'Escalate this alarm to the next person on call now.',
+};
+
+/** A command's button label: "Acknowledge", not "Ack". */
+export function commandLabel(name: string): string {
+  const s = ({ ack: 'acknowledge' } as Record<string, string>)[name] ?? name.replace(/[_-]+/g, ' ');
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+/** A command's summary in farm words: the known commands' own, else the API's without codes. */
+export function commandWords(name: string, summary: string): string {
+  return COMMANDS[name] ?? plainSummary(summary);
+}
+
 const CODE = /\b[1-5]\d\d\s+[a-z]+(?:_[a-z]+)+\b|\bcontract\s+\d+(?:\.\d+)*|\bkernel\b/i;
 
 /** A command's summary without HTTP codes, error codes or contract sections: the clauses that carry them are left out. */

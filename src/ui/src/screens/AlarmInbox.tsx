@@ -52,7 +52,8 @@ function InboxItem({ a, open, onOpen }: { a: InboxAlarm; open: boolean; onOpen: 
         </span>
       </div>
       <p class="inbox-meta">
-        {a.industry ? humanise(a.industry) : 'Site'} · since {formatTime(a.raised_at)} ({since(a.raised_at, now)}) · {stateWords(a, formatTime)}
+        {a.industry ? humanise(a.industry) : 'Site'} · since {formatTime(a.raised_at)} ({since(a.raised_at, now)})
+        {a.state === 'shelved' ? ` · ${stateWords(a, formatTime)}` : ''}
       </p>
       <div class="inbox-actions">
         {!a.acknowledged ? (
