@@ -49,6 +49,8 @@ describe('farm words on operator screens', () => {
     // the role, not the tenant, under the top bar
     expect(await page.locator('#who').textContent()).toBe('Operator');
     await page.locator('#alarm-count').waitFor();
+    // the live feed names the house and the cause of an alarm (its unit said as the house)
+    await expect.poll(() => page.locator('#events').textContent(), { timeout: 10_000 }).toContain('Alarm raised — House 1: Temperature far above target');
     expect(await forbiddenOn(page)).toEqual([]);
     await shoot(page, 'farm-words-workspace');
 
@@ -148,7 +150,7 @@ describe('farm words on operator screens', () => {
     await page.goto(`${server.url}/#/settings`);
     const about = page.locator('[aria-labelledby="about-h"]');
     await about.waitFor();
-    expect(await about.textContent()).toMatch(/Dates read like [A-Z][a-z]{2} \d{1,2}, \d{4}, times like \d{2}:\d{2}\s?(AM|PM) \(12-hour clock/);
+    expect(await about.textContent()).toMatch(/Dates read like [A-Z][a-z]{2} \d{1,2}, \d{4}, times like \d{1,2}:\d{2}\s?(AM|PM) \(12-hour clock/);
     expect(problems).toEqual([]);
     await page.close();
   }, 60_000);

@@ -55,7 +55,7 @@ export function formatDate(iso: string | Date): string {
 export function formatClock(iso: string | Date, seconds = false): string {
   const d = iso instanceof Date ? iso : new Date(iso);
   if (Number.isNaN(d.getTime())) return String(iso);
-  return d.toLocaleTimeString(display.locale, { hour: '2-digit', minute: '2-digit', ...(seconds ? { second: '2-digit' } : {}), hour12: hour12() });
+  return d.toLocaleTimeString(display.locale, { hour: hour12() ? 'numeric' : '2-digit', minute: '2-digit', ...(seconds ? { second: '2-digit' } : {}), hour12: hour12() });
 }
 
 /** Today: the clock time; another day: "24 Nov 2026, 14:05". */
