@@ -13,6 +13,10 @@ const STATUS_WORDS: Record<string, string> = { ok: 'OK', warn: 'Warning', error:
  * alarms"); anything else (a device, a house) as it was sent, since ids are what is on the label.
  */
 function sourceName(source: string, s: Session | null | undefined): string {
+  // The alarm circuits by what they are: "Swine alarm", "Site alarm" (not swine-alarms, alarms:site-north).
+  if (source === 'alarms' || source.startsWith('alarms:')) return 'Site alarm';
+  const industry = /^(poultry|swine|melioration|industry)-alarms$/.exec(source)?.[1];
+  if (industry) return industry === 'industry' ? 'Alarm' : `${humanise(industry)} alarm`;
   for (const paths of s?.resources.values() ?? []) if (paths.includes(source)) return humanise(source);
   return source;
 }

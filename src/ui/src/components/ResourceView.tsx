@@ -44,16 +44,21 @@ export function Value({ field, value, row }: { field?: SchemeField; value: unkno
   const tone = field?.enum || field?.name === 'status' || field?.name === 'priority' ? toneIn(field.name, value, row) : undefined;
   // Who did something, by name (a card's holder), never the passkey id.
   const person = field && PERSON_FIELDS.has(field.name) && typeof value === 'string';
-  const text = person ? nameOf(value as string, names) : field?.enum && typeof value === 'string' ? humanise(value) : formatValue(field, value);
+  const text = person ? nameOf(value as string, names) : field?.enum && typeof value === 'string' ? (ENUM_WORDS[value] ?? humanise(value)) : formatValue(field, value);
   return tone ? <span class={`badge tone-${tone}`}>{text}</span> : <span>{text}</span>;
 }
 
+/** Enum values whose humanised form is still jargon. */
+const ENUM_WORDS: Record<string, string> = { acked: 'Acknowledged', p1: 'P1', p2: 'P2' };
 const PERSON_FIELDS = new Set(['acked_by', 'acknowledged_by', 'assignee', 'created_by', 'updated_by', 'actor', 'issued_by']);
 /** Fields that are the box's bookkeeping: an admin sees them behind "Details", nobody in the list. */
 const TECHNICAL = /^(id|tenant_id|site_id|correlation_id|bridged_to_status|sla_breached|escalated_at|sla_target_sec|details|version_id|session_id)$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A record's field worth a person's eye: no bookkeeping, no bare UUIDs. */
 const plainField = (f: SchemeField, value?: unknown) => !TECHNICAL.test(f.name) && !(typeof value === 'string' && UUID.test(value));
+
+/** An alarm someone already acknowledged: its Acknowledge button would only be refused. */
+const acknowledged = (r: Row) => Boolean(r.acked_at || r.acknowledged_at) || r.status === 'acked' || r.state === 'acknowledged';
 
 function isCommandOnItem(c: SchemeCommand): boolean {
   return propertiesOf(c.body).some(([n]) => n === 'id');
@@ -410,7 +415,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
           {itemCommands.length ? (
             <div class="detail-actions">
               {itemCommands.map((c) =>
-                action && action !== 'create' && action.item && action.command.name === c.name ? null : (
+                (action && action !== 'create' && action.item && action.command.name === c.name) || (c.name === 'ack' && acknowledged(selected)) ? null : (
                   <button type="button" class="btn primary" key={c.name} onClick={() => setAction({ command: c, item: selected })}>
                     {commandLabel(c.name)}
                   </button>
