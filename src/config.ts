@@ -35,6 +35,7 @@ export const MODES = ['edge-single', 'cloud-multi'] as const;
 export const INDUSTRIES = ['poultry', 'swine', 'melioration'] as const;
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export const MQTT_BROKERS = ['auto', 'embedded', 'external', 'off'] as const;
+export const CLOCKS = ['24h', '12h'] as const;
 
 export const SETTINGS: readonly Setting[] = [
   { key: 'mode', schema: oneOf(MODES), allowed: MODES.join(' | '), default: 'edge-single', description: 'Deployment mode: one fixed industry on a site box, or the multi-tenant master cloud.' },
@@ -83,6 +84,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'alarm_flood_window_min', schema: int(1, 1440), allowed: 'an integer from 1 to 1440', default: 10, description: 'The window, in minutes, of alarm_flood_count.' },
   { key: 'stale_after_s', schema: int(1, 86_400), allowed: 'an integer from 1 to 86400', default: 300, description: 'A climate reading older than this is stale: the API marks it (age_s, stale), the house card says "No reading for ..." instead of showing it as the climate now, and a house whose MQTT readings stop for longer gets a comm_loss alarm.' },
   { key: 'site_timezone', schema: v.pipe(text(), v.check((tz) => { try { new Intl.DateTimeFormat('en', { timeZone: tz }); return true; } catch { return false; } }, 'an IANA time zone name')), allowed: 'an IANA time zone name (Europe/Berlin, America/Chicago, UTC)', default: 'UTC', description: 'Time zone of the site: the calendar day of a flock\'s age (day 0 = placement day), of the poultry day figures and of the melioration water balance.' },
+  { key: 'site_locale', schema: v.pipe(text(), v.check((l) => { try { return Intl.DateTimeFormat.supportedLocalesOf([l]).length === 1; } catch { return false; } }, 'a BCP 47 locale tag')), allowed: 'a BCP 47 locale tag (en-GB, de-DE, fr-FR, en-US)', default: 'en-GB', description: 'Language and region of dates and numbers on the tablets (en-GB writes 24 Nov 2026); the shell reads it from app/context.' },
+  { key: 'site_clock', schema: oneOf(CLOCKS), allowed: CLOCKS.join(' | '), default: '24h', description: 'Clock of the times on the tablets: 24-hour (as house controllers show it) or 12-hour.' },
   { key: 'debug_errors', schema: bool(), allowed: 'true | false', default: false, description: 'Log stack traces of unexpected errors (never sent to clients).' },
 ];
 
@@ -134,6 +137,8 @@ export interface Config {
   alarm_flood_window_min: number;
   stale_after_s: number;
   site_timezone: string;
+  site_locale: string;
+  site_clock: (typeof CLOCKS)[number];
 }
 
 export class ConfigError extends Error {}

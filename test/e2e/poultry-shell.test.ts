@@ -144,14 +144,16 @@ describe('poultry workspace in Chromium', () => {
     const house2 = raised.filter((a) => a.house_id === '2');
     expect(house2.length).toBeGreaterThan(0);
     expect(await page.locator('[data-house="2"] .house-alarms').textContent()).toContain(`${house2.length} open alarm`);
+    // the one alarm inbox (every alarm resource merged): the active poultry alarms, P1 first, each
+    // with its account (the SLA as time left or overdue) one tap away
     await page.goto(`${server.url}/#/alarms`);
-    const rows = page.locator('[data-resource="poultry-alarms"] [data-id]');
+    const rows = page.locator('#inbox > li');
     await rows.first().waitFor();
-    // it opens on the active alarms; the operator widens the filter to see the cleared ones too
-    expect(await rows.count()).toBe(raised.length);
-    expect(await page.locator('select[name="filter-status"]').inputValue()).toBe('active');
-    expect(await page.locator('[data-resource="poultry-alarms"] .badge', { hasText: /^P1$/ }).count()).toBeGreaterThan(0);
-    await expect.poll(() => page.locator('[data-resource="poultry-alarms"] .countdown').first().textContent()).toMatch(/left|overdue/);
+    await expect.poll(() => rows.count()).toBe(raised.length);
+    expect(await page.locator('#inbox > li[data-state="active"]').count()).toBe(raised.length);
+    expect(await page.locator('#inbox .badge', { hasText: /^P1$/ }).count()).toBeGreaterThan(0);
+    await rows.first().getByRole('button', { name: 'More' }).click();
+    await expect.poll(() => rows.first().locator('.countdown').textContent()).toMatch(/left|overdue/);
     expect(await axeSerious(page)).toEqual([]);
     await shoot(page, 'poultry-alarms');
     expect(problems).toEqual([]);

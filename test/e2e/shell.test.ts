@@ -73,7 +73,8 @@ describe('web shell in Chromium', () => {
     await page.keyboard.press('Enter');
     await page.locator('#home').waitFor();
     expect(await page.locator('#workspace-title').textContent()).toMatch(/Poultry/);
-    expect(await page.locator('#who').textContent()).toContain('tenant:farm-1');
+    // the role in words; the tenant is not the person's business (farm words)
+    expect(await page.locator('#who').textContent()).toBe('Admin');
     expect(await page.locator('#logout').isVisible()).toBe(true);
     await expect.poll(() => page.locator('#live-state').getAttribute('data-state')).toBe('live');
     expect(await axeSerious(page)).toEqual([]);
@@ -112,7 +113,7 @@ describe('web shell in Chromium', () => {
     await shoot(page, 'alarms-table');
     await row.getByRole('button', { name: /Open/ }).click();
     const detail = page.locator('.detail');
-    await detail.getByRole('button', { name: 'Ack' }).click();
+    await detail.getByRole('button', { name: 'Acknowledge' }).click();
     await detail.locator('input[name="comment"]').fill('fan belt replaced');
     await detail.locator('form[data-command="ack"] button[type="submit"]').click();
     // confirmation before anything is sent
@@ -126,12 +127,22 @@ describe('web shell in Chromium', () => {
     expect(stored.body.item.state).toBe('acknowledged');
     expect(stored.body.item.comment).toBe('fan belt replaced');
     await expect.poll(() => detail.locator('.detail-fields').textContent()).toContain('Acknowledged');
-    // the same alarm acknowledged again: the API's 409 in words, not a code
+    // acknowledged: nothing left to acknowledge on it (no button only to be refused)
     await detail.getByRole('button', { name: 'Close' }).last().click();
-    await detail.getByRole('button', { name: 'Ack' }).click();
+    expect(await detail.getByRole('button', { name: 'Acknowledge' }).count()).toBe(0);
+    await detail.getByRole('button', { name: 'Close' }).click();
+    // another alarm acknowledged elsewhere while this tablet shows it open: the API's 409 in words, not a code
+    const other = await farm1.post('/api/v1/alarms/commands/raise', { severity: 'high', source: 'house-5', title: 'House 5 water low' });
+    await page.locator('[data-resource="alarms"] input[type="search"]').fill('');
+    const otherRow = page.locator('[data-resource="alarms"] [data-id]', { hasText: 'House 5 water low' });
+    await otherRow.waitFor();
+    await otherRow.getByRole('button', { name: /Open/ }).click();
+    await detail.getByRole('button', { name: 'Acknowledge' }).click();
+    expect((await farm1.post('/api/v1/alarms/commands/ack', { id: other.body.item.id })).status).toBe(200);
     await detail.locator('form[data-command="ack"] button[type="submit"]').click();
     await detail.locator('.confirm-yes').click();
     await expect.poll(() => detail.locator('.error').textContent()).toMatch(/already acknowledged/i);
+    expect(await detail.locator('.error').textContent()).not.toMatch(/409|alarm_already/);
     // portrait tablet: cards instead of the table
     await page.setViewportSize(PORTRAIT);
     await page.locator('[data-resource="alarms"] ul.cards').waitFor();
@@ -232,7 +243,7 @@ describe('web shell in Chromium', () => {
     await page.goto(`${server.url}/#/m/alarms`);
     await page.locator('[data-resource="alarms"] [data-id]', { hasText: 'Farm two only' }).waitFor();
     expect(await page.content()).not.toContain('Farm one only');
-    expect(await page.locator('#who').textContent()).toContain('tenant:farm-2');
+    expect(await page.locator('#who').textContent()).not.toContain('tenant:');
     expect(problems).toEqual([]);
   });
 
@@ -249,7 +260,7 @@ describe('web shell in Chromium', () => {
     await phone.page.locator('#code').fill(code);
     await phone.page.locator('#code-form button').click();
     await phone.page.locator('#home').waitFor();
-    expect(await phone.page.locator('#who').textContent()).toContain('tenant:farm-1');
+    expect(await phone.page.locator('#who').textContent()).toBe('Admin');
     const overflow = await phone.page.evaluate(`Array.from(document.querySelectorAll('body *'))
       .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
       .map((e) => e.tagName.toLowerCase() + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))`);

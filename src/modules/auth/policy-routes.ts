@@ -33,6 +33,8 @@ async function appContext(services: Services, caller: Caller) {
     available_industries: multi ? [...INDUSTRIES] : [services.config.industry],
     tenant_id: caller.tenant_id ?? null,
     site_id: caller.site_id ?? null,
+    // How the tablets write dates and times (settings site_locale, site_clock); the tablet's own zone.
+    display: { locale: services.config.site_locale, clock: services.config.site_clock },
     feature_flags: { realtime_status: services.modules.isInstalled('status'), field_writes: services.modules.isInstalled('field'), passkeys: services.modules.isInstalled('passkeys') },
     user: { role: caller.role, scope: scopeString(caller), scope_type: caller.scope_type, subject: caller.subject, ...(caller.tenant_id ? { tenant_id: caller.tenant_id } : {}) },
     policy: {

@@ -16,7 +16,8 @@ import { ModuleScreen } from './screens/ModuleScreen';
 import { Settings } from './screens/Settings';
 import { Workspace } from './screens/Workspace';
 import { ResourceView } from './components/ResourceView';
-import { HouseScreen, PoultryAlarms } from './screens/PoultryHouse';
+import { HouseScreen } from './screens/PoultryHouse';
+import { AlarmInbox } from './screens/AlarmInbox';
 
 function Screen() {
   const r = useObservable(route);
@@ -34,7 +35,7 @@ function Screen() {
     case 'house':
       return <HouseScreen key={r.params.id} id={r.params.id ?? ''} />;
     case 'alarms':
-      return <PoultryAlarms />;
+      return <AlarmInbox />;
     default:
       return <Workspace />;
   }

@@ -102,6 +102,7 @@ export function AlarmBanner() {
   return (
     <section class="alarm-banner" id="alarm-banner" role="alert" data-sounding={sounding ? 'true' : 'false'} data-alarm={newest.id}>
       <p class="alarm-banner-what">
+        {newest.where && !newest.title.toLowerCase().includes(newest.where.toLowerCase()) ? <span class="alarm-banner-where">{newest.where}: </span> : null}
         <strong>{newest.title}</strong>
         {newest.message ? <span class="alarm-banner-why"> {newest.message}</span> : null}
       </p>
@@ -111,7 +112,7 @@ export function AlarmBanner() {
         {silenced ? ` · tone silenced until ${formatTime(new Date(silencedUntil).toISOString())}` : ''}
       </p>
       <div class="alarm-banner-actions">
-        <button type="button" class="btn primary" id="alarm-ack" disabled={busy} onClick={() => void act(() => acknowledge(newest.id))}>
+        <button type="button" class="btn primary" id="alarm-ack" disabled={busy} onClick={() => void act(() => acknowledge(newest))}>
           Acknowledge
         </button>
         {!silenced ? (

@@ -1,5 +1,6 @@
 // The latest status events, live (WebSocket) or polled.
 import { formatTime, humanise, toneOf } from '../lib/format';
+import { placeOf } from '../lib/inbox';
 import { recentEvents } from '../lib/live';
 import { session, type Session } from '../lib/session';
 import { useObservable } from '../lib/store';
@@ -12,14 +13,21 @@ const STATUS_WORDS: Record<string, string> = { ok: 'OK', warn: 'Warning', error:
  * alarms"); anything else (a device, a house) as it was sent, since ids are what is on the label.
  */
 function sourceName(source: string, s: Session | null | undefined): string {
+  // The alarm circuits by what they are: "Swine alarm", "Site alarm" (not swine-alarms, alarms:site-north).
+  if (source === 'alarms' || source.startsWith('alarms:')) return 'Site alarm';
+  const industry = /^(poultry|swine|melioration|industry)-alarms$/.exec(source)?.[1];
+  if (industry) return industry === 'industry' ? 'Alarm' : `${humanise(industry)} alarm`;
   for (const paths of s?.resources.values() ?? []) if (paths.includes(source)) return humanise(source);
   return source;
 }
 
-/** What an alarm event is about, in its own words ("House 3: temperature far below target"), when it says. */
+/** What an alarm event is about, in its own words, with the house, room or field ("House 3: temperature far below target"), when it says. */
 function titleOf(e: { details?: unknown }): string | undefined {
-  const t = e.details && typeof e.details === 'object' ? (e.details as Record<string, unknown>).title : undefined;
-  return typeof t === 'string' && t.trim() ? t : undefined;
+  const d = e.details && typeof e.details === 'object' ? (e.details as Record<string, unknown>) : {};
+  const t = d.title;
+  if (typeof t !== 'string' || !t.trim()) return undefined;
+  const where = placeOf(typeof d.industry_code === 'string' ? d.industry_code : null, typeof d.unit_id === 'string' ? d.unit_id : null);
+  return where && !t.toLowerCase().includes(where.toLowerCase()) ? `${where}: ${t}` : t;
 }
 
 export function LiveFeed({ limit = 12 }: { limit?: number }) {

@@ -3,7 +3,11 @@
 // Every installed module the caller may see gets a usable screen from this alone.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, describeError, getItem, getList, getLoaded, query, type ListEnvelope } from '../lib/api';
-import { countdown, formatValue, humanise, titleField, toneOf } from '../lib/format';
+import { countdown, formatValue, humanise, isAlarmRow, titleField, toneIn, toneOf } from '../lib/format';
+import { toInboxAlarm } from '../lib/inbox';
+import { loadPeople, nameOf, people } from '../lib/people';
+import { commandLabel, commandWords } from '../lib/words';
+import { AlarmAccount } from './AlarmAccount';
 import { dataTick } from '../lib/live';
 import { session, staleSince } from '../lib/session';
 import { useObservable } from '../lib/store';
@@ -36,10 +40,25 @@ function Countdown({ at }: { at: string }) {
 export function Value({ field, value, row }: { field?: SchemeField; value: unknown; row?: Row }) {
   // An SLA deadline counts down while the record is still open.
   if (field?.countdown && typeof value === 'string' && !(row && (row.acked_at || row.cleared_at || row.status === 'acked' || row.status === 'cleared'))) return <Countdown at={value} />;
-  const tone = field?.enum || field?.name === 'status' || field?.name === 'priority' ? toneOf(value) : undefined;
-  const text = field?.enum && typeof value === 'string' ? humanise(value) : formatValue(field, value);
+  const names = useObservable(people);
+  const tone = field?.enum || field?.name === 'status' || field?.name === 'priority' ? toneIn(field.name, value, row) : undefined;
+  // Who did something, by name (a card's holder), never the passkey id.
+  const person = field && PERSON_FIELDS.has(field.name) && typeof value === 'string';
+  const text = person ? nameOf(value as string, names) : field?.enum && typeof value === 'string' ? (ENUM_WORDS[value] ?? humanise(value)) : formatValue(field, value);
   return tone ? <span class={`badge tone-${tone}`}>{text}</span> : <span>{text}</span>;
 }
+
+/** Enum values whose humanised form is still jargon. */
+const ENUM_WORDS: Record<string, string> = { acked: 'Acknowledged', p1: 'P1', p2: 'P2' };
+const PERSON_FIELDS = new Set(['acked_by', 'acknowledged_by', 'assignee', 'created_by', 'updated_by', 'actor', 'issued_by']);
+/** Fields that are the box's bookkeeping: an admin sees them behind "Details", nobody in the list. */
+const TECHNICAL = /^(id|tenant_id|site_id|correlation_id|bridged_to_status|sla_breached|escalated_at|sla_target_sec|details|version_id|session_id)$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A record's field worth a person's eye: no bookkeeping, no bare UUIDs. */
+const plainField = (f: SchemeField, value?: unknown) => !TECHNICAL.test(f.name) && !(typeof value === 'string' && UUID.test(value));
+
+/** An alarm someone already acknowledged: its Acknowledge button would only be refused. */
+const acknowledged = (r: Row) => Boolean(r.acked_at || r.acknowledged_at) || r.status === 'acked' || r.state === 'acknowledged';
 
 function isCommandOnItem(c: SchemeCommand): boolean {
   return propertiesOf(c.body).some(([n]) => n === 'id');
@@ -145,7 +164,8 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
 
   const fields = scheme.fields;
   const byName = new Map(fields.map((f) => [f.name, f]));
-  const visible = fields.filter((f) => !f.hidden && f.name !== 'tenant_id' && f.type !== 'object' && f.type !== 'array');
+  const admin = s?.user.role === 'admin';
+  const visible = fields.filter((f) => !f.hidden && plainField(f) && f.type !== 'object' && f.type !== 'array');
   const tField = titleField(visible.length ? visible : fields);
   // What a card or row shows first: badges and countdowns (ui hints), then enums, values, times.
   const rank = (f: SchemeField) => (f.badge || f.countdown ? 0 : f.enum ? 1 : f.type === 'datetime' ? 3 : 2);
@@ -155,16 +175,18 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
     .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
     .map((x) => x.f)
     .slice(0, wide ? 7 : 5);
-  const commands = scheme.commands ?? [];
+  // Only the commands this person may run: an operator is not offered publish or evaluate to be refused.
+  const allowed = s?.ctx.policy.permissions.api ?? {};
+  const commands = (scheme.commands ?? []).filter((c) => allowed[`api:POST ${API}/${path}/commands/${c.name}`] !== false);
   const itemCommands = commands.filter(isCommandOnItem);
   const newCommands = commands.filter((c) => !isCommandOnItem(c));
   const filterDefs = (scheme.filters ?? []).filter((f) => !(f.name in fixedFilters) && f.name !== 'tenant_id');
   const H = headingLevel === 2 ? 'h2' : 'h3';
   const title = heading ?? scheme.title;
   const idOf = (r: Row) => String(r.id ?? r[tField] ?? '');
-  const who = s?.user.subject ?? s?.user.role ?? '';
 
   const open = (r: Row) => {
+    if (s) void loadPeople(s);
     setSelected(r);
     setAction(null);
     // The detail may carry more than the list (history of a task): fetch it.
@@ -193,7 +215,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
         <div class="resource-actions">
           {newCommands.map((c) => (
             <button type="button" class="btn" key={c.name} onClick={() => setAction({ command: c })}>
-              {humanise(c.name)}
+              {commandLabel(c.name)}
             </button>
           ))}
           {scheme.operations?.create ? (
@@ -210,7 +232,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
             command={
               action === 'create'
                 ? { path: `${API}/${path}`, name: 'create', summary: `Create a new ${scheme.title.toLowerCase()} record.`, body: { type: 'object', properties: { item: createSchema(fields) } } }
-                : { path: `${API}/${path}/commands/${action.command.name}`, name: action.command.name, summary: action.command.summary, body: action.command.body }
+                : { path: `${API}/${path}/commands/${action.command.name}`, name: action.command.name, summary: commandWords(action.command.name, action.command.summary), body: action.command.body }
             }
             fields={fields}
             onDone={done}
@@ -385,32 +407,17 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
               Close
             </button>
           </div>
-          <dl class="detail-fields">
-            {fields
-              .filter((f) => selected[f.name] !== undefined)
-              .map((f) => (
-                <div key={f.name}>
-                  <dt>{f.label}</dt>
-                  <dd>
-                    <Value field={f} value={selected[f.name]} row={selected} />
-                  </dd>
-                </div>
-              ))}
-            {Object.keys(selected)
-              .filter((k) => !byName.has(k) && selected[k] !== null && selected[k] !== undefined)
-              .map((k) => (
-                <div key={k}>
-                  <dt>{humanise(k)}</dt>
-                  <dd>{formatValue(undefined, selected[k])}</dd>
-                </div>
-              ))}
-          </dl>
+          {isAlarmRow(selected) ? (
+            <AlarmAccount alarm={toInboxAlarm(path, selected)} />
+          ) : (
+            <RecordFields fields={fields} row={selected} admin={admin} />
+          )}
           {itemCommands.length ? (
             <div class="detail-actions">
               {itemCommands.map((c) =>
-                action && action !== 'create' && action.item && action.command.name === c.name ? null : (
+                (action && action !== 'create' && action.item && action.command.name === c.name) || (c.name === 'ack' && acknowledged(selected)) ? null : (
                   <button type="button" class="btn primary" key={c.name} onClick={() => setAction({ command: c, item: selected })}>
-                    {humanise(c.name)}
+                    {commandLabel(c.name)}
                   </button>
                 ),
               )}
@@ -419,9 +426,10 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
           {action && action !== 'create' && action.item ? (
             <CommandForm
               key={`${action.command.name}-${idOf(action.item)}`}
-              command={{ path: `${API}/${path}/commands/${action.command.name}`, name: action.command.name, summary: action.command.summary, body: action.command.body }}
-              initial={{ id: action.item.id, acknowledged_by: who, assignee: who }}
-              fixed={['id']}
+              command={{ path: `${API}/${path}/commands/${action.command.name}`, name: action.command.name, summary: commandWords(action.command.name, action.command.summary), body: action.command.body }}
+              initial={{ id: action.item.id }}
+              // who acknowledges or takes it is the person logged in (the box's default), not a field to type
+              fixed={['id', 'acknowledged_by', 'assignee']}
               fields={fields}
               onDone={done}
               onCancel={() => setAction(null)}
@@ -431,6 +439,46 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
         </div>
       ) : null}
     </section>
+  );
+}
+
+/** A record's fields for a person; the bookkeeping (ids, tenant, raw values) only for admins, behind "Details". */
+function RecordFields({ fields, row, admin }: { fields: SchemeField[]; row: Row; admin: boolean }) {
+  const [raw, setRaw] = useState(false);
+  const byName = new Map(fields.map((f) => [f.name, f]));
+  const plain = fields.filter((f) => row[f.name] !== undefined && !f.hidden && plainField(f, row[f.name]) && f.type !== 'object' && f.type !== 'array');
+  return (
+    <>
+      <dl class="detail-fields">
+        {plain.map((f) => (
+          <div key={f.name}>
+            <dt>{f.label}</dt>
+            <dd>
+              <Value field={f} value={row[f.name]} row={row} />
+            </dd>
+          </div>
+        ))}
+      </dl>
+      {admin ? (
+        <div class="account-raw">
+          <button type="button" class="btn small" aria-expanded={raw} onClick={() => setRaw(!raw)}>
+            {raw ? 'Hide details' : 'Details'}
+          </button>
+          {raw ? (
+            <dl class="detail-fields raw-fields">
+              {Object.keys(row)
+                .filter((k) => row[k] !== null && row[k] !== undefined && row[k] !== '')
+                .map((k) => (
+                  <div key={k}>
+                    <dt>{byName.get(k)?.label ?? humanise(k)}</dt>
+                    <dd>{typeof row[k] === 'object' ? JSON.stringify(row[k]) : String(row[k])}</dd>
+                  </div>
+                ))}
+            </dl>
+          ) : null}
+        </div>
+      ) : null}
+    </>
   );
 }
 

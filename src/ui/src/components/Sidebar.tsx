@@ -1,4 +1,6 @@
 // The burger menu: the modules in the order shared with the dashboard, then the shell's own screens.
+// Alarms is the one alarm inbox (every alarm resource merged), wherever the alarms module sits.
+import { alarmResources } from '../lib/inbox';
 import { href, route } from '../lib/router';
 import { orderedModules, prefs, session } from '../lib/session';
 import { useObservable } from '../lib/store';
@@ -9,7 +11,15 @@ export function Sidebar({ open, onClose }: { open: boolean; onClose: () => void 
   const r = useObservable(route);
   if (!s) return null;
   const mods = orderedModules(s, p.moduleOrder);
-  const current = r.name === 'module' ? r.params.id : undefined;
+  const current = r.name === 'module' ? r.params.id : r.name === 'alarms' ? 'alarms' : undefined;
+  const inbox = alarmResources(s).length > 0;
+  const inboxEntry = (
+    <li key="alarms" data-module="alarms">
+      <a href={href('alarms')} onClick={onClose} aria-current={current === 'alarms' ? 'page' : undefined}>
+        Alarms
+      </a>
+    </li>
+  );
   return (
     <nav id="sidebar" class={`sidebar ${open ? 'open' : ''}`} aria-label="Modules" hidden={!open}>
       <ul class="menu" id="menu">
@@ -23,13 +33,18 @@ export function Sidebar({ open, onClose }: { open: boolean; onClose: () => void 
             Dashboard
           </a>
         </li>
-        {mods.map((m) => (
+        {inbox && !mods.some((m) => m.id === 'alarms') ? inboxEntry : null}
+        {mods.map((m) =>
+          m.id === 'alarms' ? (
+            inbox ? inboxEntry : null
+          ) : (
           <li key={m.id} data-module={m.id}>
             <a href={href('module', m.id)} onClick={onClose} aria-current={current === m.id ? 'page' : undefined}>
               {m.name}
             </a>
           </li>
-        ))}
+          ),
+        )}
         <li>
           <a href={href('handoff')} onClick={onClose}>
             Log in a phone

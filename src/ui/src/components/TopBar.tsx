@@ -28,7 +28,8 @@ export function TopBar({ onMenu, menuOpen }: { onMenu: () => void; menuOpen: boo
       </a>
       <nav class="quick" aria-label="Pinned modules">
         {pinned.map((m) => (
-          <a key={m!.id} class="btn quick-btn" data-quick={m!.id} href={href('module', m!.id, { full: '1' })}>
+          // The Alarms button opens the one alarm inbox, not the site alarms' own list.
+          <a key={m!.id} class="btn quick-btn" data-quick={m!.id} href={m!.id === 'alarms' ? href('alarms', undefined, { full: '1' }) : href('module', m!.id, { full: '1' })}>
             {m!.name}
           </a>
         ))}
@@ -38,7 +39,8 @@ export function TopBar({ onMenu, menuOpen }: { onMenu: () => void; menuOpen: boo
         {stale ? 'Offline (stale data)' : LIVE_WORDS[live]}
       </span>
       <span class="who" id="who">
-        <span class="who-role">{humanise(s.user.role)}</span> <span class="who-scope">{s.user.scope}</span>
+        {/* the role in words; the tenant and scope are the box's business, not the operator's */}
+        <span class="who-role">{humanise(s.user.role)}</span>
       </span>
       <button type="button" class="btn logout" id="logout" onClick={() => void logout()}>
         Log out

@@ -105,9 +105,17 @@ export function describeError(err: unknown): string {
       rate_limited: 'Too many attempts: wait a few minutes.',
       module_not_installed: 'This module is not installed.',
     };
+    // Where the words say it all, the server's message (ids, times in UTC, codes) is left out.
+    const whole: Record<string, string> = {
+      alarm_already_acknowledged: 'This alarm was already acknowledged by someone else; their acknowledgement is kept.',
+      alarm_not_found: 'This alarm no longer exists.',
+    };
+    if (whole[err.code]) return whole[err.code]!;
     const lead = words[err.code] ?? '';
     const details = err.details.map((d) => `${d.field || 'request'}: ${d.reason.replace(/_/g, ' ')}`).join('; ');
-    return [lead, err.message ? capitalise(err.message) + '.' : '', details ? `(${details})` : ''].filter(Boolean).join(' ').replace(/\.\./g, '.');
+    // ids mean nothing to a person at the tablet: a UUID or a card's id is said as "it"/"a card"
+    const message = err.message.replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, 'it').replace(/\bPK-[A-Z0-9]+\b/g, 'a card');
+    return [lead, message ? capitalise(message) + '.' : '', details ? `(${details})` : ''].filter(Boolean).join(' ').replace(/\.\./g, '.');
   }
   return err instanceof Error ? err.message : String(err);
 }

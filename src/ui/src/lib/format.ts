@@ -1,23 +1,69 @@
-// Values for people: times in local time, booleans in words, units, and a tone for statuses.
+// Values for people: dates and times in the site's locale and clock, booleans in words, units, and a tone for statuses.
 import type { SchemeField } from './types';
 
-const TONES: Record<string, 'alarm' | 'warn' | 'ok' | 'muted'> = {
-  critical: 'alarm', high: 'alarm', error: 'alarm', alarm: 'alarm', failed: 'alarm', p1: 'alarm', open: 'alarm', active: 'warn', breached: 'alarm',
-  medium: 'warn', warn: 'warn', warning: 'warn', blocked: 'warn', p2: 'warn', pending: 'warn', dispatched: 'warn', written: 'warn', draft: 'warn',
-  low: 'ok', info: 'muted', ok: 'ok', done: 'ok', verified: 'ok', acknowledged: 'ok', acked: 'ok', published: 'ok', online: 'ok', success: 'ok', live: 'ok',
-  revoked: 'muted', archived: 'muted', canceled: 'muted', closed: 'muted',
+export type Tone = 'alarm' | 'warn' | 'ok' | 'muted';
+
+// Colour by meaning: red for what needs someone now, amber for what is being dealt with or may
+// need it, green for fine, grey for over. "Active" is a state (a profile in force), not a warning.
+const TONES: Record<string, Tone> = {
+  critical: 'alarm', high: 'alarm', error: 'alarm', alarm: 'alarm', failed: 'alarm', p1: 'alarm', breached: 'alarm',
+  medium: 'warn', warn: 'warn', warning: 'warn', blocked: 'warn', p2: 'warn', pending: 'warn', dispatched: 'warn', written: 'warn', draft: 'warn', acknowledged: 'warn', acked: 'warn',
+  low: 'ok', info: 'muted', ok: 'ok', done: 'ok', verified: 'ok', published: 'ok', online: 'ok', success: 'ok', live: 'ok', active: 'ok', open: 'warn',
+  revoked: 'muted', archived: 'muted', canceled: 'muted', closed: 'muted', cleared: 'muted', inactive: 'muted',
 };
 
-export function toneOf(value: unknown): 'alarm' | 'warn' | 'ok' | 'muted' | undefined {
+export function toneOf(value: unknown): Tone | undefined {
   return typeof value === 'string' ? TONES[value.toLowerCase()] : undefined;
 }
 
+/** An alarm record (it has a raise time and a severity or priority) */
+export const isAlarmRow = (row: Record<string, unknown> | undefined): boolean => !!row && 'raised_at' in row && ('severity' in row || 'priority' in row);
+
+/**
+ * The tone of a field's value in its record: an alarm's state is red while active and urgent (P1,
+ * or critical/high without a priority), amber while active otherwise or acknowledged, grey once
+ * cleared; anything else by its word.
+ */
+export function toneIn(field: string, value: unknown, row?: Record<string, unknown>): Tone | undefined {
+  if (isAlarmRow(row) && (field === 'status' || field === 'state' || field === 'condition') && typeof value === 'string') {
+    const v = value.toLowerCase();
+    if (v === 'active' || v === 'open') return row!.priority === 'P1' || (!row!.priority && (row!.severity === 'critical' || row!.severity === 'high')) ? 'alarm' : 'warn';
+    if (v === 'acked' || v === 'acknowledged') return 'warn';
+    if (v === 'cleared') return 'muted';
+  }
+  return toneOf(value);
+}
+
+/** How this site writes dates and times (app/context display: settings site_locale, site_clock). */
+export interface Display { locale: string; clock: '24h' | '12h' }
+let display: Display = { locale: 'en-GB', clock: '24h' };
+
+export function setDisplay(d: Partial<Display> | undefined): void {
+  display = { locale: d?.locale || 'en-GB', clock: d?.clock === '12h' ? '12h' : '24h' };
+}
+
+const hour12 = () => display.clock === '12h';
+
+/** "24 Nov 2026" in en-GB: day, short month, year (never the US 11/24/26). */
+export function formatDate(iso: string | Date): string {
+  const d = iso instanceof Date ? iso : new Date(iso);
+  if (Number.isNaN(d.getTime())) return String(iso);
+  return d.toLocaleDateString(display.locale, { day: 'numeric', month: 'short', year: 'numeric' });
+}
+
+/** The clock time, 24-hour unless the site says otherwise. */
+export function formatClock(iso: string | Date, seconds = false): string {
+  const d = iso instanceof Date ? iso : new Date(iso);
+  if (Number.isNaN(d.getTime())) return String(iso);
+  return d.toLocaleTimeString(display.locale, { hour: hour12() ? 'numeric' : '2-digit', minute: '2-digit', ...(seconds ? { second: '2-digit' } : {}), hour12: hour12() });
+}
+
+/** Today: the clock time; another day: "24 Nov 2026, 14:05". */
 export function formatTime(iso: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  const today = new Date();
-  const sameDay = d.toDateString() === today.toDateString();
-  return sameDay ? d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' }) : d.toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
+  const sameDay = d.toDateString() === new Date().toDateString();
+  return sameDay ? formatClock(d, true) : `${formatDate(d)}, ${formatClock(d)}`;
 }
 
 export function formatValue(field: Pick<SchemeField, 'type' | 'unit'> | undefined, value: unknown): string {
@@ -49,12 +95,10 @@ export function titleField(fields: SchemeField[]): string {
   return ['title', 'name', 'holder', 'event', 'house_id', 'metric', 'action', 'id'].find((n) => names.includes(n)) ?? names[0] ?? 'id';
 }
 
-/** "12 min left" / "overdue by 3 min" for an SLA deadline. */
+/** "12 min left" / "overdue by 4 min" for an SLA deadline (minutes, hours past two hours). */
 export function countdown(iso: string, now = Date.now()): { text: string; overdue: boolean } {
   const ms = Date.parse(iso) - now;
-  const abs = Math.abs(ms);
-  const m = Math.floor(abs / 60_000);
-  const s = Math.floor((abs % 60_000) / 1000);
-  const span = m >= 120 ? `${Math.floor(m / 60)} h ${m % 60} min` : `${m}:${String(s).padStart(2, '0')} min`;
+  const m = Math.floor(Math.abs(ms) / 60_000);
+  const span = m >= 120 ? `${Math.floor(m / 60)} h ${m % 60} min` : m < 1 ? 'under 1 min' : `${m} min`;
   return ms >= 0 ? { text: `${span} left`, overdue: false } : { text: `overdue by ${span}`, overdue: true };
 }

@@ -3,6 +3,8 @@
 import { ApiError, getLoaded, post, query } from './api';
 import { cachePut, clearCache, localSetting, setCacheOwner } from './cache';
 import { observable, on } from './store';
+import { setDisplay } from './format';
+import { inFarmWords, offeredTo } from './words';
 import type { AppContext, DashboardLayout, ModuleRecord, Preferences, ThemeChoice, User } from './types';
 
 export interface Session {
@@ -76,10 +78,17 @@ export async function loadSession(): Promise<Session | null> {
     track(meR);
   }
   const ctx = track(await getLoaded<{ item: AppContext }>(`${API}/app/context`)).item;
+  setDisplay(ctx.display);
   const list = track(await getLoaded<{ items: ModuleRecord[] }>(`${API}/modules/list${query({ limit: 500 })}`)).items;
   const ui = ctx.policy.permissions.ui;
-  const modules = list.filter((m) => m.installed && ui[`ui:module.${m.id}.view`] !== false);
-  const resources = new Map(modules.map((m) => [m.id, resourcesOf(m)]));
+  const api = ctx.policy.permissions.api;
+  // Only what this person can use: a resource whose list (or, without a list, scheme) the role may
+  // read; a module without any such resource, or not an operator's job, is not offered at all.
+  const usable = (r: string) => api[`api:GET ${API}/${r}/list`] ?? api[`api:GET ${API}/${r}/scheme`] ?? true;
+  const modules = list
+    .filter((m) => m.installed && ui[`ui:module.${m.id}.view`] !== false && offeredTo(me.user!.role, m))
+    .map(inFarmWords);
+  const resources = new Map(modules.map((m) => [m.id, resourcesOf(m).filter(usable)]));
   const industry = localSetting<string>('industry') ?? ctx.industry_code;
   const s: Session = { user: me.user, ctx, modules, resources, industry: ctx.available_industries.includes(industry) ? industry : ctx.industry_code };
   await loadPrefs(s);

@@ -76,6 +76,8 @@ export interface AppContext {
   tenant_id: string | null;
   site_id: string | null;
   feature_flags: Record<string, boolean>;
+  /** Settings site_locale and site_clock (older boxes leave it out: en-GB, 24-hour). */
+  display?: { locale: string; clock: '24h' | '12h' };
   user: User;
   policy: {
     scope_type: string;

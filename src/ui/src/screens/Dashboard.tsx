@@ -15,7 +15,7 @@ export function Dashboard() {
       <ul class="tiles" id="modules">
         {mods.map((m) => (
           <li key={m.id} data-module={m.id}>
-            <a class="tile" href={href('module', m.id)}>
+            <a class="tile" href={m.id === 'alarms' ? href('alarms') : href('module', m.id)}>
               <strong>{m.name}</strong>
               <small>{m.description}</small>
             </a>

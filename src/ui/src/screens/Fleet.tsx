@@ -2,6 +2,7 @@
 // switch where switch_industry allows it.
 import { ResourceView } from '../components/ResourceView';
 import { LiveFeed } from '../components/LiveFeed';
+import { AlarmInbox } from './AlarmInbox';
 import { session } from '../lib/session';
 import { IndustrySwitch } from '../components/IndustrySwitch';
 import { useObservable } from '../lib/store';
@@ -18,7 +19,8 @@ export function Fleet() {
         {has('tenant-master-sync') ? <ResourceView path="tenant-master-sync" heading="Sites and sync state" pageSize={10} /> : (
           <p class="notice">Site synchronisation is not served by this controller yet.</p>
         )}
-        {has('alarms') ? <ResourceView path="alarms" heading="Open alarms in the fleet" fixedFilters={{ state: 'open' }} pageSize={10} /> : null}
+        {/* every alarm resource (site alarms and the industries' alarms), not only the site alarms */}
+        <AlarmInbox heading="Open alarms in the fleet" embedded limit={10} />
         <LiveFeed />
       </div>
     </div>

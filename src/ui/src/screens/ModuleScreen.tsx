@@ -5,6 +5,12 @@ import { humanise } from '../lib/format';
 import { session } from '../lib/session';
 import { useObservable } from '../lib/store';
 
+/** A tab in the module's own words: "Flock", not "Poultry flock" under the Poultry heading. */
+function tabName(module: string, path: string): string {
+  const last = path.split('/').pop() ?? path;
+  return humanise(last.startsWith(`${module}-`) ? last.slice(module.length + 1) : last);
+}
+
 export function ModuleScreen({ id }: { id: string }) {
   const s = useObservable(session);
   const [tab, setTab] = useState<string | null>(null);
@@ -13,7 +19,7 @@ export function ModuleScreen({ id }: { id: string }) {
     return (
       <section class="panel">
         <h1>Not available</h1>
-        <p>The module {id} is not installed or your role may not use it.</p>
+        <p>This screen is not installed on this controller, or it is not part of your work.</p>
       </section>
     );
   }
@@ -26,7 +32,7 @@ export function ModuleScreen({ id }: { id: string }) {
         <div class="tabs" role="tablist" aria-label={`${m.name} resources`}>
           {resources.map((r) => (
             <button type="button" role="tab" key={r} aria-selected={r === current} class={`btn tab ${r === current ? 'chosen' : ''}`} onClick={() => setTab(r)}>
-              {humanise(r.split('/').pop() ?? r)}
+              {tabName(m.id, r)}
             </button>
           ))}
         </div>

@@ -6,6 +6,7 @@ import { can, orderedModules, prefs, savePrefs, session, type ShellPrefs } from 
 import { useObservable } from '../lib/store';
 import type { ThemeChoice } from '../lib/types';
 import { ProfileHistory } from '../components/ProfileHistory';
+import { formatClock, formatDate, humanise } from '../lib/format';
 
 const THEMES: { id: ThemeChoice; label: string; note: string }[] = [
   { id: 'light', label: 'Light', note: 'for offices' },
@@ -101,7 +102,8 @@ export function Settings() {
       <section class="panel" aria-labelledby="about-h">
         <h2 id="about-h">This tablet</h2>
         <p>
-          Logged in as {s.user.role} ({s.user.scope}). Mode {s.ctx.deployment_mode}, industry {s.industry}. Settings are stored on the controller
+          Logged in as {humanise(s.user.role).toLowerCase()}, {humanise(s.industry).toLowerCase()} site. Dates read like {formatDate(new Date())}, times like{' '}
+          {formatClock(new Date())} ({s.ctx.display?.clock === '12h' ? '12-hour' : '24-hour'} clock, set for the site by the administrator). Settings are stored on the controller
           {p.origin === 'local' ? ' (right now only on this tablet: the controller does not answer)' : ''}.
         </p>
       </section>

@@ -7,6 +7,7 @@ import { humanise } from '../lib/format';
 import { session, type Session } from '../lib/session';
 import { useObservable } from '../lib/store';
 import { Fleet } from './Fleet';
+import { AlarmInbox } from './AlarmInbox';
 import { IndustrySwitch } from '../components/IndustrySwitch';
 import { PoultryHouses, hasPoultryApi } from './Poultry';
 
@@ -42,7 +43,7 @@ export function Workspace() {
         (s.resources.get(industry) ?? []).map((r) => <ResourceView key={r} path={r} headingLevel={2} pageSize={12} />)
       )}
       <div class="workspace-grid">
-        {has(s, 'alarms') ? <ResourceView path="alarms" heading="Open alarms" fixedFilters={{ state: 'open' }} pageSize={10} /> : null}
+        <AlarmInbox heading="Open alarms" embedded limit={10} />
         {has(s, 'tasks') ? <ResourceView path="tasks" heading="Tasks" pageSize={10} /> : null}
         {s.ctx.feature_flags.realtime_status !== false ? <LiveFeed /> : null}
       </div>

@@ -1,0 +1,191 @@
+// One alarm inbox: every alarm resource this person may list (industry-alarms: poultry, swine,
+// melioration and the box's own alarms, all in one table; poultry-alarms when only that view is
+// granted; the site's `alarms`), normalised into one shape, in one order (state, then priority,
+// then newest first), acknowledged through the resource each alarm came from.
+// The alarm condition (active | cleared, cleared_at, shelved_until, out_of_service) is read when
+// the records carry it; older records only have status (active | acked | cleared).
+import { getList, getLoaded, post, query } from './api';
+import type { Session } from './session';
+import type { Scheme } from './types';
+
+type Row = Record<string, unknown>;
+
+export type AlarmResource = 'industry-alarms' | 'poultry-alarms' | 'alarms';
+
+/** The four states of the alarm standard as the inbox tells them apart (plus shelved / out of service). */
+export type InboxState = 'active' | 'cleared-unacked' | 'acked-active' | 'shelved' | 'out-of-service' | 'normal';
+
+export interface InboxAlarm {
+  /** resource:id, unique across the merged resources */
+  key: string;
+  /** The resource it was listed from (its ack command is there) */
+  resource: string;
+  id: string;
+  title: string;
+  message: string | null;
+  /** poultry | swine | melioration, or null for a site alarm */
+  industry: string | null;
+  /** The house, room or field the alarm is about, in words ("House 2"); null when it does not say. */
+  where: string | null;
+  priority: string | null;
+  severity: string;
+  state: InboxState;
+  acknowledged: boolean;
+  raised_at: string;
+  acked_by: string | null;
+  acked_at: string | null;
+  cleared_at: string | null;
+  shelved_until: string | null;
+  sla_deadline_at: string | null;
+  metric: string | null;
+  value: number | null;
+  threshold: number | null;
+  comparator: string | null;
+  raw: Row;
+}
+
+const API = '/api/v1';
+const LIMIT = 100;
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+const UNIT_NOUN: Record<string, string> = { poultry: 'House', swine: 'Room', melioration: 'Field' };
+
+/** "House 2" for unit 2 (or house-2, H2) of a poultry site; a unit with a name of its own as it is, in words. */
+export function placeOf(industry: string | null, unit: string | null): string | null {
+  if (!unit) return null;
+  const noun = industry ? UNIT_NOUN[industry] : undefined;
+  const bare = /^(?:house|room|pen|field|h|r|f)?[\s_-]*(\d+[a-z]?)$/i.exec(unit)?.[1];
+  if (noun && bare) return `${noun} ${bare}`;
+  const words = unit.replace(/[_-]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+export function may(s: Session, path: string): boolean {
+  return s.ctx.policy.permissions.api[`api:GET ${API}/${path}/list`] === true;
+}
+
+/** The alarm resources this person may list, poultry-alarms only when industry-alarms is not granted (the same rows). */
+export function alarmResources(s: Session): AlarmResource[] {
+  const out: AlarmResource[] = [];
+  if (may(s, 'industry-alarms')) out.push('industry-alarms');
+  else if (may(s, 'poultry-alarms')) out.push('poultry-alarms');
+  if (may(s, 'alarms')) out.push('alarms');
+  return out;
+}
+
+function industryState(r: Row): InboxState {
+  const acked = Boolean(r.acked_at) || r.status === 'acked';
+  if (r.out_of_service === true) return 'out-of-service';
+  const shelved = str(r.shelved_until);
+  if (shelved && Date.parse(shelved) > Date.now()) return 'shelved';
+  // The condition when the record has it; else the status: cleared means the condition ended.
+  const cleared = r.condition !== undefined ? r.condition === 'cleared' : r.status === 'cleared';
+  if (cleared) return acked ? 'normal' : 'cleared-unacked';
+  return acked ? 'acked-active' : 'active';
+}
+
+function fromIndustry(resource: string, r: Row): InboxAlarm {
+  const industry = str(r.industry_code) ?? (resource === 'poultry-alarms' ? 'poultry' : null);
+  const details = r.details && typeof r.details === 'object' ? (r.details as Row) : {};
+  const state = industryState(r);
+  return {
+    key: `${resource}:${String(r.id)}`, resource, id: String(r.id), title: str(r.title) ?? 'Alarm', message: str(r.message), industry,
+    where: placeOf(industry, str(r.unit_id) ?? str(r.house_id)), priority: str(r.priority), severity: str(r.severity) ?? 'info', state,
+    acknowledged: Boolean(r.acked_at) || r.status === 'acked', raised_at: String(r.raised_at ?? ''), acked_by: str(r.acked_by), acked_at: str(r.acked_at),
+    cleared_at: str(r.cleared_at), shelved_until: str(r.shelved_until), sla_deadline_at: str(r.sla_deadline_at), metric: str(r.metric), value: num(r.value),
+    threshold: num(details.threshold), comparator: str(details.comparator), raw: r,
+  };
+}
+
+function fromSite(r: Row): InboxAlarm {
+  const acked = r.state === 'acknowledged';
+  return {
+    key: `alarms:${String(r.id)}`, resource: 'alarms', id: String(r.id), title: str(r.title) ?? 'Alarm', message: str(r.message), industry: null,
+    where: placeOf(null, str(r.source)), priority: null, severity: str(r.severity) ?? 'info', state: acked ? 'normal' : 'active', acknowledged: acked,
+    raised_at: String(r.raised_at ?? ''), acked_by: str(r.acknowledged_by), acked_at: str(r.acknowledged_at), cleared_at: null, shelved_until: null,
+    sla_deadline_at: null, metric: null, value: null, threshold: null, comparator: null, raw: r,
+  };
+}
+
+/** Any alarm record shown by a resource (a site alarm has `state`; an industry alarm view has `status`). */
+export function toInboxAlarm(resource: string, r: Row): InboxAlarm {
+  return 'state' in r && !('status' in r) ? fromSite(r) : fromIndustry(resource, r);
+}
+
+const STATE_RANK: Record<InboxState, number> = { active: 0, 'cleared-unacked': 1, 'acked-active': 2, shelved: 3, 'out-of-service': 4, normal: 5 };
+const SEVERITY_RANK: Record<string, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
+const priorityRank = (a: InboxAlarm) => (a.priority === 'P1' ? 0 : a.priority === 'P2' ? 1 : 2);
+
+/** State (unacknowledged active first), then priority (P1, P2, then by severity), then newest first. */
+export function inboxOrder(a: InboxAlarm, b: InboxAlarm): number {
+  return (
+    STATE_RANK[a.state] - STATE_RANK[b.state] ||
+    priorityRank(a) - priorityRank(b) ||
+    (SEVERITY_RANK[a.severity] ?? 5) - (SEVERITY_RANK[b.severity] ?? 5) ||
+    b.raised_at.localeCompare(a.raised_at)
+  );
+}
+
+async function list(path: string, params: Record<string, string | number>): Promise<Row[]> {
+  return (await getList<Row>(`${API}/${path}/list${query({ limit: LIMIT, sort: 'raised_at', order: 'desc', ...params })}`)).data.items;
+}
+
+/** The alarms in the inbox: every listed resource, unacknowledged or still active, merged and ordered. */
+export async function loadInbox(s: Session): Promise<InboxAlarm[]> {
+  const out: InboxAlarm[] = [];
+  const parts = alarmResources(s).map(async (path) => {
+    if (path === 'alarms') {
+      for (const r of await list(path, { state: 'open' })) out.push(fromSite(r));
+      return;
+    }
+    const scheme = (await getLoaded<{ item: Scheme }>(`${API}/${path}/scheme`)).data.item;
+    const hasCondition = (scheme.filters ?? []).some((f) => f.name === 'condition');
+    const batches = await Promise.all([
+      list(path, { status: 'active' }),
+      list(path, { status: 'acked' }),
+      // With the condition recorded, a cleared alarm nobody acknowledged stays until acknowledged.
+      ...(hasCondition ? [list(path, { condition: 'cleared' })] : []),
+    ]);
+    const seen = new Set<string>();
+    for (const r of batches.flat()) {
+      const a = fromIndustry(path, r);
+      if (seen.has(a.key) || a.state === 'normal') continue;
+      seen.add(a.key);
+      out.push(a);
+    }
+  });
+  await Promise.all(parts);
+  return out.sort(inboxOrder);
+}
+
+/** Acknowledges the alarm through the resource it came from. */
+export async function ackAlarm(a: Pick<InboxAlarm, 'resource' | 'id'>): Promise<void> {
+  await post(`${API}/${a.resource}/commands/ack`, { id: a.id });
+}
+
+/** The state in words an operator reads. */
+export function stateWords(a: InboxAlarm, when: (iso: string) => string): string {
+  switch (a.state) {
+    case 'active':
+      return 'Active, not acknowledged';
+    case 'acked-active':
+      return 'Acknowledged, still active';
+    case 'cleared-unacked':
+      return 'Cleared, waiting for acknowledgement';
+    case 'shelved':
+      return `Shelved until ${a.shelved_until ? when(a.shelved_until) : '—'}`;
+    case 'out-of-service':
+      return 'Out of service';
+    default:
+      return a.cleared_at ? 'Cleared and acknowledged' : a.acknowledged ? 'Acknowledged' : 'Back to normal';
+  }
+}
+
+/** The badge colour of an alarm: red for an unacknowledged P1 or critical, amber otherwise, grey once cleared. */
+export function alarmTone(a: InboxAlarm): 'alarm' | 'warn' | 'muted' {
+  if (a.state === 'active') return a.priority === 'P1' || (!a.priority && (a.severity === 'critical' || a.severity === 'high')) ? 'alarm' : 'warn';
+  if (a.state === 'acked-active') return 'warn';
+  return a.state === 'cleared-unacked' ? 'warn' : 'muted';
+}
