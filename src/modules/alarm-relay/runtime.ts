@@ -167,11 +167,13 @@ export function createAlarmRelay({ services, field, industryAlarms }: Deps) {
     if (stopped || !row?.enabled) return;
     const correlation = pendingCorrelation ?? randomUUID();
     pendingCorrelation = undefined;
-    const s = st('siren');
-    s.driving_alarms = await drivingAlarms(row.tenant_id, row.priorities);
+    const driving = await drivingAlarms(row.tenant_id, row.priorities);
     const pulsing = pulseUntil > Date.now();
+    await write('siren', row, driving > 0 || pulsing, correlation);
+    // Set with the write's outcome, so that the list never shows a count beside an older state.
+    const s = st('siren');
+    s.driving_alarms = driving;
     s.pulse_until = pulsing ? new Date(pulseUntil).toISOString() : null;
-    await write('siren', row, s.driving_alarms > 0 || pulsing, correlation);
   }
   const siren = coalesced(driveSiren, (err) => log.error('alarm relay: driving the siren failed', { error: err.message }));
 
@@ -243,8 +245,17 @@ export function createAlarmRelay({ services, field, industryAlarms }: Deps) {
     state: (o) => ({ ...st(o) }),
     async reload() {
       clearTimers();
+      await siren.idle();
       await load();
-      for (const o of OUTPUTS) if (!rows.get(o)?.enabled) states.set(o, blank(o));
+      for (const o of OUTPUTS) {
+        // New settings, new state; a failure alarm still open is cleared by the first good write,
+        // or now when the output is no longer driven (nothing else would ever clear it).
+        if (st(o).failing) maybeFailing.add(o);
+        states.set(o, blank(o));
+        if (!rows.get(o)?.enabled && maybeFailing.delete(o) && box) {
+          await industryAlarms.clear({ tenant_id: box.tenant_id, industry_code: industry, unit_id: null, rule_id: failureRule(o), actor: ACTOR });
+        }
+      }
       await siren.kick();
       scheduleSiren();
       if (rows.get('watchdog')?.enabled) scheduleWatchdog(Date.now());
