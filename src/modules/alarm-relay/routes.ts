@@ -57,28 +57,27 @@ function view(relay: AlarmRelay, output: OutputName) {
   };
 }
 
-const configureBody = v.strictObject({
+// One shape per transport, so that the document says which fields each needs.
+const common = {
   output: v.picklist(OUTPUTS),
   enabled: v.optional(v.boolean()),
-  transport: v.picklist(TRANSPORTS),
-  host: v.optional(v.pipe(v.string(), v.regex(IPV4, 'host must be a dotted IPv4 address'))),
-  port: v.optional(int(1, 65535)),
-  serial_port: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
-  baud_rate: v.optional(int(300, 4_000_000)),
-  parity: v.optional(v.picklist(['none', 'even', 'odd'])),
-  unit_id: v.optional(int(0, 255)),
-  coil: v.optional(int(0, 65535)),
-  device_instance: v.optional(int(0, 4194302)),
-  object_instance: v.optional(int(0, 4194303)),
   priorities: v.optional(v.pipe(v.array(v.picklist(RELAY_PRIORITIES)), v.minLength(1))),
   period_s: v.optional(int(1, 3600)),
-});
+};
+const coil = { unit_id: v.optional(int(0, 255)), coil: int(0, 65535) };
+const configureBody = v.variant('transport', [
+  v.strictObject({ ...common, transport: v.literal('modbus-tcp'), host: v.pipe(v.string(), v.regex(IPV4, 'host must be a dotted IPv4 address')), port: v.optional(int(1, 65535)), ...coil }),
+  v.strictObject({
+    ...common, transport: v.literal('modbus-rtu'), serial_port: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
+    baud_rate: v.optional(int(300, 4_000_000)), parity: v.optional(v.picklist(['none', 'even', 'odd'])), ...coil,
+  }),
+  v.strictObject({ ...common, transport: v.literal('bacnet'), device_instance: int(0, 4194302), object_instance: int(0, 4194303) }),
+]);
 type ConfigureBody = v.InferOutput<typeof configureBody>;
 
-/** The fields each transport needs; a missing one is a validation error naming it. */
-function missing(b: ConfigureBody): ErrorDetail[] {
-  const needed: (keyof ConfigureBody)[] = b.transport === 'modbus-tcp' ? ['host', 'coil'] : b.transport === 'modbus-rtu' ? ['serial_port', 'coil'] : ['device_instance', 'object_instance'];
-  const details: ErrorDetail[] = needed.filter((k) => b[k] === undefined).map((field) => ({ field, reason: 'required' }));
+/** What the shapes cannot say: RTU unit ids, and priorities only for the siren. */
+function refused(b: ConfigureBody): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
   if (b.transport === 'modbus-rtu' && b.unit_id !== undefined && (b.unit_id < 1 || b.unit_id > 247)) details.push({ field: 'unit_id', reason: 'out_of_range' });
   if (b.output === 'watchdog' && b.priorities !== undefined) details.push({ field: 'priorities', reason: 'siren_only' });
   return details;
@@ -116,17 +115,17 @@ export const alarmRelayRoutes: AnyRoute[] = [
     errors: ['lifecycle_conflict'], response: { kind: 'single', item: outputItem },
     handler: async ({ services, caller, body, requestId }) => {
       const { relay, box } = relayOf(services);
-      const details = missing(body);
+      const details = refused(body);
       if (details.length) throw new ApiError('validation_error', `invalid body: ${details.map((d) => `${d.field} (${d.reason})`).join(', ')}`, details);
       const row: OutputRow = {
         id: body.output, tenant_id: box.tenant_id, site_id: box.site_id, enabled: body.enabled ?? true, transport: body.transport,
-        host: body.transport === 'modbus-tcp' ? body.host ?? null : null, port: body.transport === 'modbus-tcp' ? body.port ?? 502 : null,
-        serial_port: body.transport === 'modbus-rtu' ? body.serial_port ?? null : null, baud_rate: body.transport === 'modbus-rtu' ? body.baud_rate ?? null : null,
-        parity: body.transport === 'modbus-rtu' ? body.parity ?? null : null, unit_id: body.transport === 'bacnet' ? null : body.unit_id ?? 1,
-        coil: body.transport === 'bacnet' ? null : body.coil ?? null, device_instance: body.transport === 'bacnet' ? body.device_instance ?? null : null,
-        object_instance: body.transport === 'bacnet' ? body.object_instance ?? null : null, priorities: body.output === 'siren' ? [...new Set(body.priorities ?? ['P1'])] : [],
+        host: null, port: null, serial_port: null, baud_rate: null, parity: null, unit_id: null, coil: null, device_instance: null, object_instance: null,
+        priorities: body.output === 'siren' ? [...new Set(body.priorities ?? ['P1'])] : [],
         period_s: body.period_s ?? DEFAULT_PERIOD_S[body.output], updated_by: actor(caller), updated_at: new Date().toISOString(),
       };
+      if (body.transport === 'modbus-tcp') Object.assign(row, { host: body.host, port: body.port ?? 502, unit_id: body.unit_id ?? 1, coil: body.coil });
+      else if (body.transport === 'modbus-rtu') Object.assign(row, { serial_port: body.serial_port, baud_rate: body.baud_rate ?? null, parity: body.parity ?? null, unit_id: body.unit_id ?? 1, coil: body.coil });
+      else Object.assign(row, { device_instance: body.device_instance, object_instance: body.object_instance });
       const { db } = services;
       const t = tableOf(alarmRelayOutputs, db);
       const c = (n: string) => colOf(alarmRelayOutputs, db, n);
