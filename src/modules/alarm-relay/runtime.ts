@@ -112,6 +112,9 @@ export function createAlarmRelay({ services, field, industryAlarms }: Deps) {
   let pendingCorrelation: string | undefined;
   let pulseUntil = 0;
   let watchdogValue = false;
+  let watchdogTick: Promise<void> = Promise.resolve();
+  /** Bumped by every reload: the timers of older settings stop rescheduling themselves. */
+  let generation = 0;
   const offs: (() => void)[] = [];
 
   /** Writes one output through the field service; raises or clears its drive-failure alarm. */
@@ -132,6 +135,8 @@ export function createAlarmRelay({ services, field, industryAlarms }: Deps) {
     }
     const message = result.messages.join('; ');
     s.last_error = message;
+    // A write cut short by the box's own stop is not the module's failure.
+    if (stopped) return { ok: false, message };
     if (!s.failing) {
       s.failing = true;
       log.warn('alarm relay: output does not answer', { output, target: describeOutput(row), error: message, correlation_id: correlationId });
@@ -205,24 +210,25 @@ export function createAlarmRelay({ services, field, industryAlarms }: Deps) {
     if (out.ok) watchdogValue = next;
   }
 
-  function scheduleWatchdog(planned: number): void {
+  function scheduleWatchdog(planned: number, gen = generation): void {
     const row = rows.get('watchdog');
-    if (stopped || !row?.enabled) return;
+    // A reload started a new clock: a tick of the old one that was running ends here.
+    if (stopped || !row?.enabled || gen !== generation) return;
     watchdogTimer = setTimeout(() => {
-      void tickWatchdog(planned).catch((err: Error) => log.error('alarm relay: watchdog tick failed', { error: err.message })).finally(() => {
+      watchdogTick = tickWatchdog(planned).catch((err: Error) => log.error('alarm relay: watchdog tick failed', { error: err.message })).finally(() => {
         const period = (rows.get('watchdog')?.period_s ?? 10) * 1000;
         // The next instant from the planned one (no drift); after a stall, from now (no burst).
         const next = planned + period;
-        scheduleWatchdog(next > Date.now() ? next : Date.now() + period);
+        scheduleWatchdog(next > Date.now() ? next : Date.now() + period, gen);
       });
     }, Math.max(0, planned - Date.now()));
   }
 
-  function scheduleSiren(): void {
+  function scheduleSiren(gen = generation): void {
     const row = rows.get('siren');
-    if (stopped || !row?.enabled) return;
+    if (stopped || !row?.enabled || gen !== generation) return;
     sirenTimer = setTimeout(() => {
-      void siren.kick().finally(scheduleSiren);
+      void siren.kick().finally(() => scheduleSiren(gen));
     }, row.period_s * 1000);
   }
 
@@ -244,8 +250,9 @@ export function createAlarmRelay({ services, field, industryAlarms }: Deps) {
     config: (o) => rows.get(o),
     state: (o) => ({ ...st(o) }),
     async reload() {
+      generation++;
       clearTimers();
-      await siren.idle();
+      await Promise.all([siren.idle(), watchdogTick]);
       await load();
       for (const o of OUTPUTS) {
         // New settings, new state; a failure alarm still open is cleared by the first good write,
@@ -290,7 +297,7 @@ export function createAlarmRelay({ services, field, industryAlarms }: Deps) {
       for (const off of offs) off();
       clearTimers();
       clearTimeout(pulseTimer);
-      await siren.idle();
+      await Promise.all([siren.idle(), watchdogTick]);
     },
   };
 }
