@@ -24,5 +24,6 @@ import devices from './devices/module.js';
 import shell from './shell/module.js';
 import devicePolling from './device-polling/module.js';
 import notifications from './notifications/module.js';
+import alarmRelay from './alarm-relay/module.js';
 
-export const MODULES: readonly ModuleManifest[] = [core, auth, passkeys, tables, forms, field, tenantMaster, tenantMasterSync, subscriptions, slaProfiles, versionPolicies, analytics, industry, poultry, swine, melioration, audit, status, alarms, tasks, devices, shell, devicePolling, notifications];
+export const MODULES: readonly ModuleManifest[] = [core, auth, passkeys, tables, forms, field, tenantMaster, tenantMasterSync, subscriptions, slaProfiles, versionPolicies, analytics, industry, poultry, swine, melioration, audit, status, alarms, tasks, devices, shell, devicePolling, notifications, alarmRelay];

@@ -1,0 +1,21 @@
+CREATE TABLE "alarm_relay_outputs" (
+	"id" text NOT NULL,
+	"tenant_id" text NOT NULL,
+	"site_id" text,
+	"enabled" boolean NOT NULL,
+	"transport" text NOT NULL,
+	"host" text,
+	"port" bigint,
+	"serial_port" text,
+	"baud_rate" bigint,
+	"parity" text,
+	"unit_id" bigint,
+	"coil" bigint,
+	"device_instance" bigint,
+	"object_instance" bigint,
+	"priorities" jsonb NOT NULL,
+	"period_s" bigint NOT NULL,
+	"updated_by" text NOT NULL,
+	"updated_at" text NOT NULL,
+	CONSTRAINT "alarm_relay_outputs_tenant_id_id_pk" PRIMARY KEY("tenant_id","id")
+);

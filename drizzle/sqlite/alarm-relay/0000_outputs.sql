@@ -1,0 +1,21 @@
+CREATE TABLE `alarm_relay_outputs` (
+	`id` text NOT NULL,
+	`tenant_id` text NOT NULL,
+	`site_id` text,
+	`enabled` integer NOT NULL,
+	`transport` text NOT NULL,
+	`host` text,
+	`port` integer,
+	`serial_port` text,
+	`baud_rate` integer,
+	`parity` text,
+	`unit_id` integer,
+	`coil` integer,
+	`device_instance` integer,
+	`object_instance` integer,
+	`priorities` text NOT NULL,
+	`period_s` integer NOT NULL,
+	`updated_by` text NOT NULL,
+	`updated_at` text NOT NULL,
+	PRIMARY KEY(`tenant_id`, `id`)
+);

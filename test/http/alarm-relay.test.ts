@@ -1,0 +1,159 @@
+// The alarm relay against a real I/O module (io_peer.py, pymodbus) on both engines: the siren coil
+// goes to 1 on an unacknowledged P1 and to 0 on its acknowledgement, a P2 does not drive it, a
+// module that lost its coil gets it back at the next re-assert, the module down raises the P1
+// drive-failure alarm and its return clears it, the same over RS-485 (socat pty pair), the test
+// pulse, and who may configure or pulse it. The watchdog is in alarm-relay-watchdog.test.ts.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
+import { clientAs, type Client } from '../helpers/client.js';
+import type { RunningServer } from '../../src/server.js';
+import { startIoPeer, type IoPeer } from '../field/peers/io-peer.js';
+import { startPtyPair, stopAll, waitFor, type PtyPair } from '../field/helpers.js';
+
+interface OutputView { output: string; configured: boolean; energised: boolean | null; driving_alarms: number; failing: boolean; last_error: string | null; last_ok_at: string | null }
+interface AlarmItem { id: string; rule_id: string | null; status: string; priority: string | null; title: string; message: string | null; correlation_id: string }
+
+const SIREN = 'The alarm siren output does not answer — check the I/O module';
+
+describe.each(DIALECTS)('alarm relay (%s)', (dialect) => {
+  let env: TestEnv;
+  let server: RunningServer;
+  let peer: IoPeer;
+  let owner: Client;
+  let boxAdmin: Client;
+  let operator: Client;
+  let stranger: Client;
+
+  const siren = async (): Promise<OutputView> => ((await owner.get('/api/v1/alarm-relay/list')).body.items as OutputView[]).find((o) => o.output === 'siren')!;
+  const coil0 = async (p = peer) => (await p.coils(0, 1))[0];
+  const publish = async (priority: 'P1' | 'P2', title: string): Promise<AlarmItem> => {
+    const r = await boxAdmin.post('/api/v1/industry-alarms/commands/publish', { industry_code: 'poultry', unit_id: 'house-1', severity: priority === 'P1' ? 'critical' : 'high', priority, title });
+    expect(r.status).toBe(201);
+    return r.body.item as AlarmItem;
+  };
+  const alarms = async (): Promise<AlarmItem[]> => (await boxAdmin.get('/api/v1/industry-alarms/list?limit=100')).body.items as AlarmItem[];
+
+  beforeAll(async () => {
+    env = await createTestEnv(dialect);
+    peer = await startIoPeer('tcp', '0');
+    // Short field deadlines: a module that is down is known in 300 ms, not 3 s.
+    server = await env.start({ mqtt_broker: 'off', field: JSON.stringify({ request_timeout_ms: 300, retries: 0 }) });
+    const box = JSON.parse(readFileSync(join(env.dataDir, 'site.json'), 'utf8')) as { tenant_id: string };
+    owner = await clientAs(env, server);
+    boxAdmin = await clientAs(env, server, { subject: 'box-admin', role: 'admin', scope_type: 'tenant', tenant_id: box.tenant_id }, owner.contract);
+    operator = await clientAs(env, server, { subject: 'crew', role: 'operator', scope_type: 'tenant', tenant_id: box.tenant_id }, owner.contract);
+    stranger = await clientAs(env, server, { subject: 'other-admin', role: 'admin', scope_type: 'tenant', tenant_id: 'another-farm' }, owner.contract);
+  }, 90_000);
+  afterAll(async () => {
+    await env.cleanup();
+    await stopAll();
+    await peer.stop();
+  });
+
+  it('is configured by the box admin only; bad input is refused and changes nothing', async () => {
+    const body = { output: 'siren', transport: 'modbus-tcp', host: '127.0.0.1', port: peer.port, coil: 0, period_s: 1 };
+    expect((await operator.post('/api/v1/alarm-relay/commands/configure', body)).body.error.code).toBe('rbac_forbidden');
+    expect((await stranger.post('/api/v1/alarm-relay/commands/configure', body)).body.error.code).toBe('scope_boundary_denied');
+    const noCoil = await owner.post('/api/v1/alarm-relay/commands/configure', { ...body, coil: undefined });
+    expect(noCoil.status).toBe(400);
+    expect(noCoil.body.error.details).toEqual([{ field: 'coil', reason: 'required' }]);
+    expect((await owner.post('/api/v1/alarm-relay/commands/configure', { ...body, host: 'relay.local' })).body.error.code).toBe('validation_error');
+    expect((await owner.post('/api/v1/alarm-relay/commands/configure', { ...body, output: 'watchdog', priorities: ['P1'] })).body.error.details).toEqual([{ field: 'priorities', reason: 'siren_only' }]);
+    const list = (await owner.get('/api/v1/alarm-relay/list')).body.items as OutputView[];
+    expect(list.map((o) => [o.output, o.configured])).toEqual([['siren', false], ['watchdog', false]]);
+    expect(await peer.writes(0)).toEqual([]);
+    // Another tenant's session sees no outputs of this box.
+    expect((await stranger.get('/api/v1/alarm-relay/list')).body.items).toEqual([]);
+
+    const saved = await boxAdmin.post('/api/v1/alarm-relay/commands/configure', body);
+    expect(saved.status).toBe(200);
+    expect(saved.body.item).toMatchObject({ output: 'siren', configured: true, enabled: true, target: `Modbus 127.0.0.1:${peer.port} unit 1 coil 0`, priorities: ['P1'], period_s: 1, energised: false, failing: false });
+    const audit = (await owner.get('/api/v1/audit/list?action=alarm-relay.configure')).body.items;
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ actor: 'box-admin', resource: 'alarm-relay/siren', result: 'success' });
+  });
+
+  it('energises the siren on an unacknowledged P1, not on a P2, re-asserts it and releases it on acknowledgement', async () => {
+    const p2 = await publish('P2', 'House 1 feed line slow');
+    const since = new Date().toISOString();
+    await waitFor(async () => ((await siren()).last_ok_at ?? '') > since, 10_000, 'a drive after the P2');
+    expect(await siren()).toMatchObject({ energised: false, driving_alarms: 0 });
+    expect(await coil0()).toBe(0);
+
+    const p1 = await publish('P1', 'House 1 temperature far below target');
+    await waitFor(async () => (await coil0()) === 1, 10_000, 'siren coil energised');
+    await waitFor(async () => (await siren()).energised === true, 5_000, 'the list says energised');
+    expect(await siren()).toMatchObject({ energised: true, driving_alarms: 1, failing: false });
+    // The write that energised it is audited under the alarm's correlation id.
+    const writes = (await owner.get(`/api/v1/audit/list?correlation_id=${p1.correlation_id}`)).body.items as { action: string; actor: string; result: string; details: { wire?: unknown; verified?: boolean } }[];
+    expect(writes.find((w) => w.action === 'field.write.modbus')).toMatchObject({ actor: 'alarm-relay', result: 'success', details: { wire: [1], verified: true } });
+
+    // The I/O module rebooted and lost its coil: the next re-assert (period 1 s) energises it again.
+    await peer.lose();
+    expect(await coil0()).toBe(0);
+    await waitFor(async () => (await coil0()) === 1, 10_000, 'siren coil re-asserted');
+
+    expect((await operator.post('/api/v1/industry-alarms/commands/ack', { id: p1.id })).status).toBe(200);
+    await waitFor(async () => (await coil0()) === 0, 10_000, 'siren coil released');
+    await waitFor(async () => (await siren()).energised === false, 5_000, 'the list says released');
+    expect(await siren()).toMatchObject({ energised: false, driving_alarms: 0 });
+    // Still released after another re-assert: the acknowledged P1 and the P2 do not drive it.
+    const after = new Date().toISOString();
+    await waitFor(async () => ((await siren()).last_ok_at ?? '') > after, 10_000, 'a re-assert');
+    expect(await coil0()).toBe(0);
+    expect((await operator.post('/api/v1/industry-alarms/commands/ack', { id: p2.id })).status).toBe(200);
+  });
+
+  it('raises a P1 in farm words when the I/O module does not answer and clears it when it answers again', async () => {
+    const port = peer.port;
+    await peer.stop();
+    let failure: AlarmItem | undefined;
+    await waitFor(async () => (failure = (await alarms()).find((a) => a.rule_id === 'alarm-relay:siren' && a.status === 'active')) !== undefined, 15_000, 'the drive-failure alarm');
+    expect(failure).toMatchObject({ priority: 'P1', title: SIREN });
+    expect(failure!.message).toContain(`Modbus 127.0.0.1:${port} unit 1 coil 0`);
+    expect(await siren()).toMatchObject({ failing: true });
+    expect((await siren()).last_error).toMatch(/Connection refused|Timeout/);
+    // One alarm however many re-asserts fail.
+    await new Promise((r) => setTimeout(r, 2500));
+    expect((await alarms()).filter((a) => a.rule_id === 'alarm-relay:siren')).toHaveLength(1);
+
+    peer = await startIoPeer('tcp', String(port));
+    const back = Date.now() / 1000;
+    await waitFor(async () => (await alarms()).find((a) => a.id === failure!.id)?.status === 'cleared', 15_000, 'the drive-failure alarm cleared');
+    expect(await siren()).toMatchObject({ failing: false, last_error: null, energised: false });
+    // Its own failure alarm does not sound the siren: nothing but 0 was written since it came back.
+    expect((await peer.writes(0)).filter(([t]) => t >= back).map(([, v]) => v)).not.toContain(1);
+  });
+
+  it('pulses the siren on the admin\'s test command, audited under one correlation id; operators may not', async () => {
+    expect((await operator.post('/api/v1/alarm-relay/commands/test', { seconds: 1 })).body.error.code).toBe('rbac_forbidden');
+    const r = await owner.post('/api/v1/alarm-relay/commands/test', { seconds: 1 });
+    expect(r.status).toBe(200);
+    expect(r.body.item).toMatchObject({ ok: true, message: null });
+    expect(await coil0()).toBe(1);
+    await waitFor(async () => (await coil0()) === 0, 10_000, 'the pulse ends');
+    const audit = (await owner.get(`/api/v1/audit/list?correlation_id=${r.body.item.correlation_id}`)).body.items as { action: string; result: string }[];
+    expect(audit.map((a) => a.action).sort()).toEqual(['alarm-relay.test', 'field.write.modbus']);
+    expect(audit.every((a) => a.result === 'success')).toBe(true);
+  });
+
+  it('drives a coil on an RS-485 I/O module the same way', async () => {
+    const pty: PtyPair = await startPtyPair();
+    const rtu = await startIoPeer('rtu', pty.b);
+    try {
+      const saved = await owner.post('/api/v1/alarm-relay/commands/configure', { output: 'siren', transport: 'modbus-rtu', serial_port: pty.a, unit_id: 3, coil: 2, period_s: 1 });
+      expect(saved.status).toBe(200);
+      expect(saved.body.item).toMatchObject({ target: `Modbus ${pty.a} unit 3 coil 2`, energised: false, failing: false });
+      const p1 = await publish('P1', 'House 1 controller not answering');
+      await waitFor(async () => (await rtu.coils(2, 1))[0] === 1, 10_000, 'RTU siren coil energised');
+      expect((await operator.post('/api/v1/industry-alarms/commands/ack', { id: p1.id })).status).toBe(200);
+      await waitFor(async () => (await rtu.coils(2, 1))[0] === 0, 10_000, 'RTU siren coil released');
+    } finally {
+      await owner.post('/api/v1/alarm-relay/commands/configure', { output: 'siren', enabled: false, transport: 'modbus-tcp', host: '127.0.0.1', port: peer.port, coil: 0 });
+      await rtu.stop();
+      await pty.stop();
+    }
+  });
+});
