@@ -128,24 +128,11 @@ export function houseTone(h: House): Tone {
   return worst([...climate, readingTone, fwTone, alarmTone]);
 }
 
-/** Loads the houses from every poultry resource served; the stale time when any answer was cached. */
-export async function loadHouses(s: Session): Promise<{ houses: House[]; staleAt: string | null }> {
-  let staleAt: string | null = null;
-  const load = async (path: string, params: Record<string, string | number>) => {
-    if (!served(s, path)) return [] as Row[];
-    const r = await getList<Row>(`/api/v1/${path}/list${query({ limit: 200, ...params })}`);
-    if (r.stale && (!staleAt || r.at < staleAt)) staleAt = r.at;
-    return r.data.items;
-  };
-  const alarms = alarmSource(s);
-  const rp = readingsPath(s);
-  const [flocks, climate, feedwater, open, readings] = await Promise.all([
-    load('poultry-flock', { status: 'active' }).catch(() => load('poultry-flock', {})),
-    load('poultry-climate', { age_mode: 'active' }).catch(() => [] as Row[]),
-    load('poultry-feedwater', { state: 'published' }).catch(() => load('poultry-feedwater', {})),
-    alarms && alarms.path !== 'alarms' ? load(alarms.path, alarms.open).catch(() => [] as Row[]) : Promise.resolve([] as Row[]),
-    rp ? load(rp, { sort: 'ts', order: 'desc' }).catch(() => load(rp, {})).catch(() => [] as Row[]) : Promise.resolve([] as Row[]),
-  ]);
+/** What the house cards are built from: the lists of the poultry resources, as answered. */
+export interface HouseParts { flocks: Row[]; climate: Row[]; feedwater: Row[]; open: Row[]; readings: Row[] }
+
+/** The houses from the lists (the cards' and the house screen's one source of truth). */
+export function assembleHouses({ flocks, climate, feedwater, open, readings }: HouseParts): Map<string, House> {
   const houses = new Map<string, House>();
   const get = (id: string) => {
     let h = houses.get(id);
@@ -191,6 +178,37 @@ export async function loadHouses(s: Session): Promise<{ houses: House[]; staleAt
     }
     h.reading = merged;
   }
+  for (const a of open) {
+    const id = a.house_id ?? a.unit_id;
+    if (id) get(String(id)).alarms.push(a);
+  }
+  return houses;
+}
+
+/** Loads the houses from every poultry resource served; the stale time when any answer was cached. */
+export async function loadHouses(s: Session): Promise<{ houses: House[]; staleAt: string | null }> {
+  let staleAt: string | null = null;
+  const load = async (path: string, params: Record<string, string | number>) => {
+    if (!served(s, path)) return [] as Row[];
+    const r = await getList<Row>(`/api/v1/${path}/list${query({ limit: 200, ...params })}`);
+    if (r.stale && (!staleAt || r.at < staleAt)) staleAt = r.at;
+    return r.data.items;
+  };
+  const alarms = alarmSource(s);
+  const rp = readingsPath(s);
+  const [flocks, climate, feedwater, open, readings] = await Promise.all([
+    load('poultry-flock', { status: 'active' }).catch(() => load('poultry-flock', {})),
+    load('poultry-climate', { age_mode: 'active' }).catch(() => [] as Row[]),
+    load('poultry-feedwater', { state: 'published' }).catch(() => load('poultry-feedwater', {})),
+    alarms && alarms.path !== 'alarms' ? load(alarms.path, alarms.open).catch(() => [] as Row[]) : Promise.resolve([] as Row[]),
+    rp ? load(rp, { sort: 'ts', order: 'desc' }).catch(() => load(rp, {})).catch(() => [] as Row[]) : Promise.resolve([] as Row[]),
+  ]);
+  const houses = assembleHouses({ flocks, climate, feedwater, open: [], readings });
+  const get = (id: string) => houses.get(id) ?? (houses.set(id, { id, alarms: [] }), houses.get(id)!);
+  const latest = (r: Row) => {
+    const h = get(String(r.house_id));
+    if (!h.reading || String(r.ts ?? '') > String(h.reading.ts ?? '')) h.reading = r;
+  };
   // A house that reported less recently than the newest page of readings: its own latest one.
   const quiet = rp && readings.length ? [...houses.values()].filter((h) => h.flock && !h.reading) : [];
   if (rp && quiet.length) {
