@@ -132,6 +132,10 @@ describe('the house screen and the setpoint flow in Chromium', () => {
     // Today's water is drawn apart, as partial.
     expect(await page.locator('[data-chart="perbird-water"] .chart-legend li.partial').textContent()).toMatch(/Today, projected.*so far|no reading yet/);
 
+    await page.locator('.house-charts').scrollIntoViewIfNeeded();
+    await shoot(page, 'house-charts');
+    await page.locator('[data-chart="perbird-water"]').scrollIntoViewIfNeeded();
+    await shoot(page, 'house-charts-water');
     // The setpoint panel: the values an operator sets, current -> new with units; nothing else.
     const panel = page.locator('#setpoint');
     const form = (await panel.textContent()) ?? '';
@@ -152,6 +156,7 @@ describe('the house screen and the setpoint flow in Chromium', () => {
     expect((await changes.nth(1).textContent())!.replace(/\s+/g, ' ')).toMatch(/Lowest ventilation ?\d+(\.\d)? % → 12 %/);
     expect(sim.state(1)!.setpoints.target_temp_c).not.toBe(26.5);
     expect(await panel.textContent()).not.toMatch(UUID);
+    await panel.scrollIntoViewIfNeeded();
     await shoot(page, 'house-setpoint-confirm');
     await panel.locator('#setpoint-confirm').click();
     // The outcome per value, as the controller read it back.
@@ -165,6 +170,7 @@ describe('the house screen and the setpoint flow in Chromium', () => {
     expect(active.map((v) => [v.state, v.target_temp_c, v.min_ventilation_pct])).toEqual([['published', 26.5, 12]]);
     expect(await page.locator('#main').textContent()).not.toMatch(UUID);
     expect(await axeSerious(page)).toEqual([]);
+    await panel.scrollIntoViewIfNeeded();
     await shoot(page, 'house-setpoint-done');
     // The screen reloaded after the change: the new value is the one in force.
     await expect.poll(() => page.locator('[data-chart="climate-temp"] .chart-legend').textContent()).toMatch(/Target\s*26\.5 °C/);
@@ -202,6 +208,7 @@ describe('the house screen and the setpoint flow in Chromium', () => {
     const before = (await farm.get('/api/v1/poultry-climate/list?house_id=2&age_mode=active')).body.items as Record<string, unknown>[];
     expect(before.map((v) => [v.state, v.target_temp_c])).toEqual([['published', 25.5]]);
     expect(await axeSerious(page)).toEqual([]);
+    await panel.scrollIntoViewIfNeeded();
     await shoot(page, 'house-setpoint-failed');
 
     // The controller comes back on its port; Retry confirms the same change.
