@@ -173,7 +173,7 @@ describe('the house screen and the setpoint flow in Chromium', () => {
     await panel.scrollIntoViewIfNeeded();
     await shoot(page, 'house-setpoint-done');
     // The screen reloaded after the change: the new value is the one in force.
-    await expect.poll(() => page.locator('[data-chart="climate-temp"] .chart-legend').textContent()).toMatch(/Target\s*26\.5 °C/);
+    await expect.poll(() => page.locator('[data-chart="climate-temp"] .chart-legend').textContent(), { timeout: 10_000 }).toMatch(/Target\s*26\.5 °C/);
     expect(problems).toEqual([]);
   }, 90_000);
 

@@ -152,7 +152,7 @@ describe('poultry workspace in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  it('charts a house\'s temperature: every reading of the last 24 hours and the batch by the hour', async () => {
+  it('charts a house\'s climate by the hour over the batch and over its last 24 hours', async () => {
     const { page, problems } = await newPage(browser);
     await rfidLogin(page, server.url, card);
     await page.locator('#houses li[data-house="3"] a').click();

@@ -68,7 +68,8 @@ export function Chart({ title, x, series, unit = '', height = 220, name, band, d
             cursor: { show: false },
             axes: [
               { stroke: fg, font, grid: { stroke: line }, values: (u: { scales: Record<string, { min?: number; max?: number }> }, ticks: number[]) => timeTicks(ticks, (u.scales.x?.max ?? 0) - (u.scales.x?.min ?? 0)) },
-              { stroke: fg, font, size: 64, grid: { stroke: line }, values: (_u: unknown, ticks: number[]) => ticks.map((t) => `${t}${unit ? ` ${unit}` : ''}`) },
+              // wide enough for its longest label ("3000 ppm" was cut to "0 ppm" at a fixed width)
+              { stroke: fg, font, size: (_u: unknown, values: string[] | null) => Math.max(48, ...(values ?? []).map((v) => String(v).length * 9 + 22)), grid: { stroke: line }, values: (_u: unknown, ticks: number[]) => ticks.map((t) => `${t}${unit ? ` ${unit}` : ''}`) },
             ],
             series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: s.partial ? 1.5 : 2, dash: s.dash, spanGaps: true, alpha: s.partial ? 0.6 : 1, points: { show: s.partial ? true : undefined } }))],
             bands: band ? [{ series: [band[0] + 1, band[1] + 1] as [number, number], fill: 'rgba(46, 125, 50, 0.12)' }] : [],

@@ -70,10 +70,10 @@ export function ClimateCharts({ house, hours, phases, range }: { house: House; h
 
 export type Range = 'day' | 'batch';
 
-interface PerBird { key: 'water' | 'feed'; label: string; unit: string; total: string; expected: string; todayExpected: string; warn: string; color: string; factor: number }
+interface PerBird { key: 'water' | 'feed'; label: string; unit: string; total: string; expected: string; todayExpected: string; warn: string; baseline: string; color: string; factor: number }
 const PER_BIRD: PerBird[] = [
-  { key: 'water', label: 'Water per bird', unit: 'mL', total: 'water_l', expected: 'expected_water_l', todayExpected: 'expected_water_today_l', warn: 'water_warn_pct', color: '#1f6fd1', factor: 1000 },
-  { key: 'feed', label: 'Feed per bird', unit: 'g', total: 'feed_kg', expected: 'expected_feed_kg', todayExpected: 'expected_feed_today_kg', warn: 'feed_warn_pct', color: '#b86200', factor: 1000 },
+  { key: 'water', label: 'Water per bird', unit: 'mL', total: 'water_l', expected: 'expected_water_l', todayExpected: 'expected_water_today_l', warn: 'water_warn_pct', baseline: 'water_baseline_at', color: '#1f6fd1', factor: 1000 },
+  { key: 'feed', label: 'Feed per bird', unit: 'g', total: 'feed_kg', expected: 'expected_feed_kg', todayExpected: 'expected_feed_today_kg', warn: 'feed_warn_pct', baseline: 'feed_baseline_at', color: '#b86200', factor: 1000 },
 ];
 
 /** Water and feed per bird per day of the batch, against the expected amount and its warning band. */
@@ -93,7 +93,10 @@ export function PerBirdCharts({ house, days, line }: { house: House; days: Row[]
         return v !== null && birds ? (v * k.factor) / birds : null;
       };
       const isToday = (d: Row) => d.local_date === today;
-      const actual = rows.map((d) => (isToday(d) ? null : per(d, k.total)));
+      // The meter's first reading is its baseline: that day holds only what followed it, and a day before it nothing measured.
+      const base = typeof line?.[k.baseline] === 'string' ? (line[k.baseline] as string).slice(0, 10) : '';
+      const measured = (d: Row) => String(d.local_date) > base;
+      const actual = rows.map((d) => (isToday(d) || !measured(d) ? null : per(d, k.total)));
       const expected = rows.map((d) => per(d, k.expected));
       const warn = num(line?.[k.warn]);
       const series: Series[] = [

@@ -4,7 +4,7 @@
 // roll-up: seven requests; it used to make 16, with duplicates) and reloads on live news, every
 // 30 s (polled readings bring no status event) and after a setpoint change.
 // The poultry alarm list: P1/P2, SLA countdown, acknowledge with an assignee.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError, getList, getLoaded, query } from '../lib/api';
 import { dataTick } from '../lib/live';
 import { href } from '../lib/router';
@@ -14,7 +14,7 @@ import { useNow } from '../components/hooks';
 import { ResourceView } from '../components/ResourceView';
 import { StaleNote } from '../components/StaleNote';
 import { when } from '../components/chart-time';
-import { alarmSource, assembleHouses, HouseCard, readingsPath, served, type House } from './Poultry';
+import { alarmSource, assembleHouses, COALESCE_MS, HouseCard, readingsPath, served, type House } from './Poultry';
 import { ClimateCharts, PerBirdCharts, RangeSwitch, useRange } from './HouseCharts';
 import { SetpointFlow } from './SetpointFlow';
 
@@ -130,6 +130,7 @@ export function HouseScreen({ id }: { id: string }) {
   const [error, setError] = useState('');
   const [beat, setBeat] = useState(0);
   const [range, setRange] = useRange();
+  const lastLoad = useRef(0);
   useEffect(() => {
     const t = setInterval(() => setBeat((b) => b + 1), RELOAD_MS);
     return () => clearInterval(t);
@@ -137,16 +138,22 @@ export function HouseScreen({ id }: { id: string }) {
   useEffect(() => {
     if (!s) return;
     let cancelled = false;
-    loadHouse(s, id)
-      .then((d) => {
-        if (cancelled) return;
-        setData(d);
-        setError('');
-        if (!performance.getEntriesByName('cabinet:house-screen').length) requestAnimationFrame(() => performance.mark('cabinet:house-screen'));
-      })
-      .catch((err) => !cancelled && setError(describeError(err)));
+    // Live news reloads the screen, at most once in COALESCE_MS (the live feed's first answer comes just after it opens).
+    const wait = lastLoad.current ? Math.max(0, lastLoad.current + COALESCE_MS - Date.now()) : 0;
+    const t = setTimeout(() => {
+      lastLoad.current = Date.now();
+      loadHouse(s, id)
+        .then((d) => {
+          if (cancelled) return;
+          setData(d);
+          setError('');
+          if (!performance.getEntriesByName('cabinet:house-screen').length) requestAnimationFrame(() => performance.mark('cabinet:house-screen'));
+        })
+        .catch((err) => !cancelled && setError(describeError(err)));
+    }, wait);
     return () => {
       cancelled = true;
+      clearTimeout(t);
     };
   }, [s, id, tick, beat]);
   if (!s) return null;
