@@ -59,6 +59,8 @@ export function ClimateCharts({ house, hours, phases, range }: { house: House; h
     });
   }, [shown, phases, house.climate, house.reading, start]);
   const span = range === 'day' ? 'last 24 hours' : 'this batch';
+  // One line instead of five empty charts (a house whose controller never answered).
+  if (!hours.length) return <p class="panel empty" data-chart-empty="climate">No climate readings in this batch yet.</p>;
   return (
     <>
       {charts.map(({ c, x, series, band }) => (
@@ -135,6 +137,7 @@ export function PerBirdCharts({ house, days, line }: { house: House; days: Row[]
       return { k, x, series, band };
     });
   }, [days, house.batch, house.flock, line]);
+  if (!days.length) return <p class="panel empty" data-chart-empty="perbird">No feed and water days in this batch yet.</p>;
   return (
     <>
       {charts.map(({ k, x, series, band }) => (
