@@ -1,8 +1,8 @@
 // The poultry workspace of the web shell in Debian's Chromium, built from the poultry resources the
 // server serves: house cards coloured by status (an out-of-norm feed/water line in alarm colour,
 // climate now from the stored readings with an out-of-norm temperature in alarm colour), the house
-// screen with its charts (24 hours of readings, the batch's hourly roll-up, feed and water), the
-// setpoint change from the tablet (propose, confirm, then the controller's `verified`, with the
+// screen with its charts (the batch's hourly roll-up, its last 24 hours, feed and water per bird), the
+// setpoint change from the tablet (values, one confirmation, then the controller's `verified`, with the
 // value in a real pymodbus peer's register), the alarm list; the time to the first house card on
 // this loopback server is printed for the budget. One browser and one server for the file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,7 +26,6 @@ describe('poultry workspace in Chromium', () => {
   let card = '';
   let operatorCard = '';
   let peer: ModbusPeer;
-  let dayReadings = 0;
 
   beforeAll(async () => {
     env = await createTestEnv('sqlite');
@@ -65,14 +64,11 @@ describe('poultry workspace in Chromium', () => {
     for (let d = 1; d < 19; d++) await tele(placedAt + d * 86_400_000 + 12 * HOUR, curveTarget(d));
     for (let ts = Date.now() - 23 * HOUR; ts < Date.now() - 10 * 60_000; ts += 40 * 60_000) {
       await tele(ts, curveTarget(ageAt(ts)));
-      dayReadings++;
     }
     expect((await tele(Date.now() - 30_000, 31.5)).status).toBe('alarm');
-    dayReadings++;
     // A partial reading after it (humidity only): it must not blank the house's temperature.
     const partial = await farm.post('/api/v1/poultry-climate/commands/telemetry', { house_id: '3', ts: new Date(Date.now() - 10_000).toISOString(), humidity: 60 });
     expect(partial.status, JSON.stringify(partial.body)).toBe(200);
-    dayReadings++;
     // its climate controller: a pymodbus Modbus TCP peer holding the target temperature at 100 (x10)
     peer = await startModbusPeer('tcp', '0');
     const adapter = await farm.post('/api/v1/poultry-adapters', { item: { unit_id: '3', controller_id: 'house-3-climate', transport: 'modbus-tcp', host: '127.0.0.1', port: peer.port, modbus_unit_id: 1, points: [{ key: 'target_temp_c', address: 100, data_type: 'int16', scale: 10 }] } });
@@ -129,13 +125,12 @@ describe('poultry workspace in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  it('opens a house: its card, the feed and water chart of the batch, and its line', async () => {
+  it('opens a house: its card and the feed and water per bird of the batch', async () => {
     const { page, problems } = await newPage(browser, { viewport: PORTRAIT });
     await rfidLogin(page, server.url, card);
     await page.locator('#houses li[data-house="2"] a').click();
     await page.locator('[data-house-screen="2"]').waitFor();
-    await page.locator('.chart canvas').first().waitFor();
-    await page.locator('[data-resource="poultry-feedwater"] [data-id]').first().waitFor();
+    await page.locator('[data-chart="perbird-water"] canvas').first().waitFor();
     expect(await axeSerious(page)).toEqual([]);
     await shoot(page, 'poultry-house');
     // the alarm list is one tap away: the alarms house 2's line raised, P1/P2 and SLA countdowns,
@@ -159,19 +154,22 @@ describe('poultry workspace in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  it('charts a house\'s temperature: every reading of the last 24 hours and the batch by the hour', async () => {
+  it('charts a house\'s climate by the hour over the batch and over its last 24 hours', async () => {
     const { page, problems } = await newPage(browser);
     await rfidLogin(page, server.url, card);
     await page.locator('#houses li[data-house="3"] a').click();
     await page.locator('[data-house-screen="3"]').waitFor();
-    await page.locator('[data-chart="climate-24h"] canvas').first().waitFor();
-    await page.locator('[data-chart="climate-batch"] canvas').first().waitFor();
+    await page.locator('[data-chart="climate-temp"] canvas').first().waitFor();
     const points = async (name: string) => Number(await page.locator(`[data-chart="${name}"]`).getAttribute('data-points'));
-    expect(await points('climate-24h')).toBe(dayReadings);
     // one point per hour with readings: 18 daily readings, then the last day's hours
-    const hours = (await farm.get(`/api/v1/poultry-climate-readings/hourly?house_id=3&batch_id=B3&from=${encodeURIComponent(`${daysAgo(20)}T00:00:00.000Z`)}&to=${encodeURIComponent(new Date(Math.ceil((Date.now() + 1) / HOUR) * HOUR).toISOString())}`)).body.item.items as unknown[];
+    const hours = (await farm.get(`/api/v1/poultry-climate-readings/hourly?house_id=3&batch_id=B3&from=${encodeURIComponent(`${daysAgo(20)}T00:00:00.000Z`)}&to=${encodeURIComponent(new Date(Math.ceil((Date.now() + 1) / HOUR) * HOUR).toISOString())}`)).body.item.items as { hour: string }[];
     expect(hours.length).toBeGreaterThan(18 + 20);
-    expect(await points('climate-batch')).toBe(hours.length);
+    for (const m of ['temp', 'humidity', 'co2', 'nh3', 'ventilation']) expect(await points(`climate-${m}`)).toBe(hours.length);
+    // the last 24 hours, from the same roll-up (no request of its own)
+    await page.locator('[data-range="day"]').click();
+    const lastDay = hours.filter((h) => Date.parse(h.hour) >= Date.now() - 24 * HOUR).length;
+    await expect.poll(() => points('climate-temp')).toBeGreaterThanOrEqual(lastDay - 1);
+    expect(await points('climate-temp')).toBeLessThanOrEqual(lastDay + 1);
     expect(await page.locator('[data-house="3"] [data-metric="temp"] .metric-now').textContent()).toMatch(/31\.5/);
     expect(await axeSerious(page)).toEqual([]);
     await shoot(page, 'poultry-house-climate');
@@ -197,28 +195,23 @@ describe('poultry workspace in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
-  it('changes a setpoint from the tablet: propose, confirm, and the controller verified the write', async () => {
+  it('changes a setpoint from the tablet: the value current -> new, one confirmation, and the controller verified the write', async () => {
     const { page, problems } = await newPage(browser, { viewport: PORTRAIT });
     await rfidLogin(page, server.url, operatorCard);
     await page.goto(`${server.url}/#/house/3`);
     await page.locator('[data-house-screen="3"]').waitFor();
     expect((await peer.hr(100, 1))[0]).not.toBe(265);
-    const propose = page.locator('#setpoint form[data-command="setpoint"]');
-    await propose.locator('input[name="target_temp_c"]').waitFor();
-    expect(await propose.locator('input[name="target_temp_c"]').inputValue()).toBe('25.5');
-    // the operator reads what happens in words, not the API's description of the command
-    expect(await page.locator('#setpoint .command-summary').textContent()).toBe('Enter the new targets for this house. They are kept as a draft: nothing reaches the house controller until you confirm.');
-    await propose.locator('input[name="target_temp_c"]').fill('26.5');
-    await propose.locator('button[type="submit"]').click();
-    await propose.locator('.confirm-yes').click();
-    // proposed: a draft, nothing written yet
-    await page.locator('#dispatch-status[data-status="pending"]').waitFor();
+    const panel = page.locator('#setpoint');
+    await panel.locator('input[name="target_temp_c"]').waitFor();
+    expect(await panel.locator('[data-setpoint="target_temp_c"] .sp-now').textContent()).toBe('25.5 °C');
+    await panel.locator('input[name="target_temp_c"]').fill('26.5');
+    await panel.locator('#setpoint-review').click();
+    // the confirmation repeats old -> new; nothing written yet
+    expect((await panel.locator('#setpoint-changes').textContent())!.replace(/\s+/g, ' ')).toContain('25.5 °C → 26.5 °C');
     expect((await peer.hr(100, 1))[0]).not.toBe(265);
-    const confirm = page.locator('#setpoint form[data-command="ack"]');
-    await confirm.locator('button[type="submit"]').click();
-    await confirm.locator('.confirm-yes').click();
-    await page.locator('#dispatch-status[data-status="verified"]').waitFor({ timeout: 15_000 });
-    expect(await page.locator('#dispatch-status').textContent()).toMatch(/house-3-climate \(modbus-tcp\)/);
+    await panel.locator('#setpoint-confirm').click();
+    await panel.locator('#setpoint-changes[data-status="verified"]').waitFor({ timeout: 15_000 });
+    expect(await panel.locator('#setpoint-changes li').first().getAttribute('data-outcome')).toBe('verified');
     expect((await peer.hr(100, 1))[0]).toBe(265);
     const active = (await farm.get('/api/v1/poultry-climate/list?house_id=3&age_mode=active')).body.items as Record<string, unknown>[];
     expect(active.map((v) => [v.version_id, v.state, v.target_temp_c])).toEqual([[2, 'published', 26.5]]);

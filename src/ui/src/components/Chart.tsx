@@ -1,11 +1,48 @@
-// A small time-series chart (uPlot, loaded on first use so the workspace's first paint stays light).
+// A small time-series chart (uPlot, loaded on first use so the workspace's first paint stays light),
+// with its own legend: each series' name, unit and current value (uPlot's legend shows "--" until
+// a finger hovers, which a tablet never does). The plot follows its box's width through a
+// ResizeObserver, so it never keeps a width measured while the screen was still being laid out
+// (the feed and water chart once drew to x=2084 in a card ending at 1262 when the screen was
+// reached by tapping a house card).
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { timeTicks } from './chart-time';
 
-export interface Series { label: string; values: (number | null)[]; color: string; dash?: number[] }
+export interface Series {
+  label: string;
+  values: (number | null)[];
+  color: string;
+  dash?: number[];
+  /** drawn thinner and lighter: a part that is not complete (today so far) */
+  partial?: boolean;
+  /** the legend's value; default: the series' last value. `null`: no value in the legend (a band edge that varies). */
+  now?: number | null;
+  /** words after the value in the legend ("last hour", "projected") */
+  note?: string;
+  /** no legend entry (the partial continuation of a series already named) */
+  hideInLegend?: boolean;
+}
 
-interface Props { title: string; x: number[]; series: Series[]; unit?: string; height?: number; /** data-chart, to find the chart */ name?: string }
+interface Props {
+  title: string;
+  /** seconds since the epoch */
+  x: number[];
+  series: Series[];
+  unit?: string;
+  height?: number;
+  /** data-chart, to find the chart */
+  name?: string;
+  /** indices into `series` of a band's upper and lower edge, filled between */
+  band?: [number, number];
+  /** decimals of the legend's values */
+  digits?: number;
+}
 
-export function Chart({ title, x, series, unit = '', height = 220, name }: Props) {
+const lastOf = (values: (number | null)[]) => {
+  for (let i = values.length - 1; i >= 0; i--) if (values[i] !== null && values[i] !== undefined) return values[i]!;
+  return null;
+};
+
+export function Chart({ title, x, series, unit = '', height = 220, name, band, digits = 1 }: Props) {
   const box = useRef<HTMLDivElement>(null);
   const [failed, setFailed] = useState(false);
   useEffect(() => {
@@ -13,22 +50,29 @@ export function Chart({ title, x, series, unit = '', height = 220, name }: Props
     let gone = false;
     const el = box.current;
     if (!el || x.length === 0) return;
+    const observer = new ResizeObserver(() => {
+      if (plot && el.clientWidth > 0) plot.setSize({ width: el.clientWidth, height });
+    });
     import('./uplot')
       .then(({ default: UPlot }) => {
         if (gone) return;
         const styles = getComputedStyle(document.documentElement);
         const fg = styles.getPropertyValue('--fg').trim() || '#000';
         const line = styles.getPropertyValue('--line').trim() || '#ccc';
+        const font = '15px system-ui, sans-serif';
         plot = new UPlot(
           {
-            width: el.clientWidth || 600,
+            width: el.clientWidth || 300,
             height,
-            legend: { show: true },
+            legend: { show: false },
+            cursor: { show: false },
             axes: [
-              { stroke: fg, grid: { stroke: line } },
-              { stroke: fg, grid: { stroke: line }, values: (_u: unknown, ticks: number[]) => ticks.map((t) => `${t}${unit ? ` ${unit}` : ''}`) },
+              { stroke: fg, font, grid: { stroke: line }, values: (u: { scales: Record<string, { min?: number; max?: number }> }, ticks: number[]) => timeTicks(ticks, (u.scales.x?.max ?? 0) - (u.scales.x?.min ?? 0)) },
+              // wide enough for its longest label ("3000 ppm" was cut to "0 ppm" at a fixed width)
+              { stroke: fg, font, size: (_u: unknown, values: string[] | null) => Math.max(48, ...(values ?? []).map((v) => String(v).length * 9 + 22)), grid: { stroke: line }, values: (_u: unknown, ticks: number[]) => ticks.map((t) => `${t}${unit ? ` ${unit}` : ''}`) },
             ],
-            series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, dash: s.dash, spanGaps: true }))],
+            series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: s.partial ? 1.5 : 2, dash: s.dash, spanGaps: true, alpha: s.partial ? 0.6 : 1, points: { show: s.partial ? true : undefined } }))],
+            bands: band ? [{ series: [band[0] + 1, band[1] + 1] as [number, number], fill: 'rgba(46, 125, 50, 0.12)' }] : [],
           },
           // One point (the first day of a batch) would stretch uPlot's time axis over years: a day
           // without values on each side keeps it to the days around it.
@@ -37,20 +81,45 @@ export function Chart({ title, x, series, unit = '', height = 220, name }: Props
             : [x, ...series.map((s) => s.values)],
           el,
         );
+        observer.observe(el);
       })
       .catch(() => setFailed(true));
-    const onResize = () => plot?.setSize({ width: el.clientWidth, height });
-    window.addEventListener('resize', onResize);
     return () => {
       gone = true;
-      window.removeEventListener('resize', onResize);
+      observer.disconnect();
       plot?.destroy();
     };
-  }, [x, series, height, unit]);
+  }, [x, series, height, unit, band]);
+  const fmt = (v: number) => v.toFixed(Math.abs(v) >= 100 ? 0 : digits);
+  const legend = series.filter((s) => !s.hideInLegend && s.values.some((v) => v !== null));
   return (
     <figure class="chart panel" data-chart={name} data-points={x.length}>
       <figcaption>{title}</figcaption>
-      {x.length === 0 ? <p class="empty">No data yet.</p> : <div ref={box} class="chart-box" role="img" aria-label={`${title}: ${series.map((s) => s.label).join(', ')}`} />}
+      {x.length === 0 ? (
+        <p class="empty">No readings yet.</p>
+      ) : (
+        <>
+          <div ref={box} class="chart-box" style={{ minHeight: `${height}px` }} role="img" aria-label={`${title}: ${legend.map((s) => s.label).join(', ')}`} />
+          <ul class="chart-legend">
+            {legend.map((s) => {
+              const v = s.now === undefined ? lastOf(s.values) : s.now;
+              return (
+                <li key={s.label} data-series={s.label} class={s.partial ? 'partial' : undefined}>
+                  <span class="swatch" aria-hidden="true" style={{ borderTopColor: s.color, borderTopStyle: s.dash ? (s.dash[0]! <= 2 ? 'dotted' : 'dashed') : 'solid' }} />
+                  <span class="legend-label">{s.label}</span>
+                  {v !== null ? (
+                    <strong class="legend-value">
+                      {fmt(v)}
+                      {unit ? ` ${unit}` : ''}
+                    </strong>
+                  ) : null}
+                  {s.note ? <span class="muted legend-note"> {s.note}</span> : null}
+                </li>
+              );
+            })}
+          </ul>
+        </>
+      )}
       {failed ? <p class="error">The chart could not be drawn.</p> : null}
     </figure>
   );

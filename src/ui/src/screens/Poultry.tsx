@@ -3,8 +3,9 @@
 // expected amounts, each coloured by status. Built from whichever poultry resources the controller
 // serves (poultry-flock, poultry-climate, poultry-feedwater, poultry-alarms or the industry alarms);
 // a resource that is not served simply leaves its part out.
-import { useEffect, useState } from 'preact/hooks';
-import { describeError, getList, query } from '../lib/api';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { describeError, getList, query, type ListEnvelope } from '../lib/api';
+import { cacheGet } from '../lib/cache';
 import { formatValue, humanise } from '../lib/format';
 import { dataTick } from '../lib/live';
 import { href } from '../lib/router';
@@ -128,24 +129,11 @@ export function houseTone(h: House): Tone {
   return worst([...climate, readingTone, fwTone, alarmTone]);
 }
 
-/** Loads the houses from every poultry resource served; the stale time when any answer was cached. */
-export async function loadHouses(s: Session): Promise<{ houses: House[]; staleAt: string | null }> {
-  let staleAt: string | null = null;
-  const load = async (path: string, params: Record<string, string | number>) => {
-    if (!served(s, path)) return [] as Row[];
-    const r = await getList<Row>(`/api/v1/${path}/list${query({ limit: 200, ...params })}`);
-    if (r.stale && (!staleAt || r.at < staleAt)) staleAt = r.at;
-    return r.data.items;
-  };
-  const alarms = alarmSource(s);
-  const rp = readingsPath(s);
-  const [flocks, climate, feedwater, open, readings] = await Promise.all([
-    load('poultry-flock', { status: 'active' }).catch(() => load('poultry-flock', {})),
-    load('poultry-climate', { age_mode: 'active' }).catch(() => [] as Row[]),
-    load('poultry-feedwater', { state: 'published' }).catch(() => load('poultry-feedwater', {})),
-    alarms && alarms.path !== 'alarms' ? load(alarms.path, alarms.open).catch(() => [] as Row[]) : Promise.resolve([] as Row[]),
-    rp ? load(rp, { sort: 'ts', order: 'desc' }).catch(() => load(rp, {})).catch(() => [] as Row[]) : Promise.resolve([] as Row[]),
-  ]);
+/** What the house cards are built from: the lists of the poultry resources, as answered. */
+export interface HouseParts { flocks: Row[]; climate: Row[]; feedwater: Row[]; open: Row[]; readings: Row[] }
+
+/** The houses from the lists (the cards' and the house screen's one source of truth). */
+export function assembleHouses({ flocks, climate, feedwater, open, readings }: HouseParts): Map<string, House> {
   const houses = new Map<string, House>();
   const get = (id: string) => {
     let h = houses.get(id);
@@ -191,6 +179,86 @@ export async function loadHouses(s: Session): Promise<{ houses: House[]; staleAt
     }
     h.reading = merged;
   }
+  for (const a of open) {
+    const id = a.house_id ?? a.unit_id;
+    if (id) get(String(id)).alarms.push(a);
+  }
+  return houses;
+}
+
+/**
+ * The newest readings the cards look at: enough for every house's latest and the partial-reading
+ * merge on a site polled every 10 s (a house missing from them is asked for alone, below). It was
+ * 200 (78 KB for four houses, the slowest of the cards' lists).
+ */
+const READINGS_PAGE = 60;
+
+/** The lists the cards are built from, as loadHouses asks for them: [resource, query]. */
+const CARD_LISTS: [string, Record<string, string | number>][] = [
+  ['poultry-flock', { status: 'active' }],
+  ['poultry-climate', { age_mode: 'active' }],
+  ['poultry-feedwater', { state: 'published' }],
+  ['poultry-alarms', { status: 'active' }],
+  ['poultry-climate-readings', { sort: 'ts', order: 'desc', limit: READINGS_PAGE }],
+];
+const listUrl = (path: string, params: Record<string, string | number>) => `/api/v1/${path}/list${query({ limit: 200, ...params })}`;
+
+/**
+ * Lists asked for at start-up, before the session is known (its four requests in a row take
+ * about a quarter of a second on the box): only on the workspace route, and only when this
+ * tablet's last session showed the poultry cards (their last answers are in the offline cache).
+ * loadHouses takes an answer once, within PREFETCH_MS; anything else is asked for as usual.
+ */
+const PREFETCH_MS = 5_000;
+const early = new Map<string, { at: number; answer: Promise<ListEnvelope<Row> | undefined> }>();
+function prefetchCards(): void {
+  try {
+    if (location.hash !== '' && location.hash !== '#/' && location.hash !== '#') return;
+    if (!cacheGet(listUrl('poultry-flock', { status: 'active' }))) return;
+  } catch {
+    return;
+  }
+  for (const [path, params] of CARD_LISTS) {
+    const url = listUrl(path, params);
+    const answer = fetch(url, { credentials: 'same-origin', cache: 'no-store', headers: { accept: 'application/json', 'x-client-version': '0.1.0' } })
+      .then((r) => (r.ok ? (r.json() as Promise<ListEnvelope<Row>>) : undefined))
+      .catch(() => undefined);
+    early.set(url, { at: Date.now(), answer });
+  }
+}
+prefetchCards();
+
+/** Loads the houses from every poultry resource served; the stale time when any answer was cached. */
+export async function loadHouses(s: Session): Promise<{ houses: House[]; staleAt: string | null }> {
+  let staleAt: string | null = null;
+  const load = async (path: string, params: Record<string, string | number>) => {
+    if (!served(s, path)) return [] as Row[];
+    const url = listUrl(path, params);
+    const pre = early.get(url);
+    early.delete(url);
+    if (pre && Date.now() - pre.at < PREFETCH_MS) {
+      const answer = await pre.answer;
+      if (answer && Array.isArray(answer.items)) return answer.items;
+    }
+    const r = await getList<Row>(url);
+    if (r.stale && (!staleAt || r.at < staleAt)) staleAt = r.at;
+    return r.data.items;
+  };
+  const alarms = alarmSource(s);
+  const rp = readingsPath(s);
+  const [flocks, climate, feedwater, open, readings] = await Promise.all([
+    load('poultry-flock', { status: 'active' }).catch(() => load('poultry-flock', {})),
+    load('poultry-climate', { age_mode: 'active' }).catch(() => [] as Row[]),
+    load('poultry-feedwater', { state: 'published' }).catch(() => load('poultry-feedwater', {})),
+    alarms && alarms.path !== 'alarms' ? load(alarms.path, alarms.open).catch(() => [] as Row[]) : Promise.resolve([] as Row[]),
+    rp ? load(rp, { sort: 'ts', order: 'desc', limit: READINGS_PAGE }).catch(() => load(rp, { limit: READINGS_PAGE })).catch(() => [] as Row[]) : Promise.resolve([] as Row[]),
+  ]);
+  const houses = assembleHouses({ flocks, climate, feedwater, open: [], readings });
+  const get = (id: string) => houses.get(id) ?? (houses.set(id, { id, alarms: [] }), houses.get(id)!);
+  const latest = (r: Row) => {
+    const h = get(String(r.house_id));
+    if (!h.reading || String(r.ts ?? '') > String(h.reading.ts ?? '')) h.reading = r;
+  };
   // A house that reported less recently than the newest page of readings: its own latest one.
   const quiet = rp && readings.length ? [...houses.values()].filter((h) => h.flock && !h.reading) : [];
   if (rp && quiet.length) {
@@ -282,12 +350,15 @@ export function HouseCard({ house }: { house: House }) {
 }
 
 const REFRESH_MS = 10_000;
+/** Loads of a screen closer together than this are one (see PoultryHouses). */
+export const COALESCE_MS = 2_000;
 
 export function PoultryHouses() {
   const s = useObservable(session);
   const tick = useObservable(dataTick);
   const [data, setData] = useState<{ houses: House[]; staleAt: string | null } | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const lastLoad = useRef(0);
   // Polled readings arrive without a status event, and a reading ages on its own: the cards are
   // reloaded every 10 s (the default poll period) besides on live news.
   const [beat, setBeat] = useState(0);
@@ -298,7 +369,11 @@ export function PoultryHouses() {
   useEffect(() => {
     if (!s) return;
     let cancelled = false;
+    // Live news reloads the cards, but not within 2 s of the last load: the live feed's first
+    // answer (the recent events, just after the screen opens) would otherwise ask every list twice.
+    const wait = data ? Math.max(300, lastLoad.current + COALESCE_MS - Date.now()) : 0;
     const t = setTimeout(() => {
+      lastLoad.current = Date.now();
       loadHouses(s)
         .then((d) => {
           if (cancelled) return;
@@ -310,7 +385,7 @@ export function PoultryHouses() {
           }
         })
         .catch((err) => !cancelled && setError(describeError(err)));
-    }, data ? 300 : 0);
+    }, wait);
     return () => {
       cancelled = true;
       clearTimeout(t);

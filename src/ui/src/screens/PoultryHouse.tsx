@@ -1,231 +1,123 @@
-// A house: its card, charts (feed and water per day over the batch; climate over 24 hours from the
-// raw readings and over the batch from their hourly roll-up, against the target band, when the
-// climate API serves readings), the active climate profile,
-// the setpoint change flow (propose, confirm, then the device-confirmed dispatch status), and its
-// alarms. The poultry alarm list: P1/P2, SLA countdown, acknowledge with an assignee.
-import { useEffect, useMemo, useState } from 'preact/hooks';
+// A house: its open alarms first, then its card and the climate targets (the setpoint flow), then
+// its charts against their bands, from the roll-ups. The screen asks each resource once per load
+// (flock, climate phases, feed and water line, its days, alarms, latest readings, the hourly
+// roll-up: seven requests; it used to make 16, with duplicates) and reloads on live news, every
+// 30 s (polled readings bring no status event) and after a setpoint change.
+// The poultry alarm list: P1/P2, SLA countdown, acknowledge with an assignee.
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError, getList, getLoaded, query } from '../lib/api';
-import { humanise, toneOf } from '../lib/format';
 import { dataTick } from '../lib/live';
-import { session } from '../lib/session';
+import { href } from '../lib/router';
+import { session, type Session } from '../lib/session';
 import { useObservable } from '../lib/store';
-import type { Scheme } from '../lib/types';
-import { Chart, type Series } from '../components/Chart';
-import { CommandForm } from '../components/CommandForm';
+import { useNow } from '../components/hooks';
 import { ResourceView } from '../components/ResourceView';
-import { alarmSource, bandOf, HouseCard, loadHouses, METRICS, readingsPath, served, type House } from './Poultry';
+import { StaleNote } from '../components/StaleNote';
+import { when } from '../components/chart-time';
+import { alarmSource, assembleHouses, COALESCE_MS, HouseCard, readingsPath, served, type House } from './Poultry';
+import { ClimateCharts, PerBirdCharts, RangeSwitch, useRange } from './HouseCharts';
+import { SetpointFlow } from './SetpointFlow';
 
 type Row = Record<string, unknown>;
-
-function dayTs(d: unknown): number {
-  return Math.floor(Date.parse(`${String(d)}T12:00:00Z`) / 1000);
-}
-
-function FeedWaterChart({ house }: { house: string }) {
-  const [rows, setRows] = useState<Row[]>([]);
-  const tick = useObservable(dataTick);
-  useEffect(() => {
-    getList<Row>(`/api/v1/poultry-feedwater-days/list${query({ house_id: house, limit: 200, sort: 'local_date', order: 'asc' })}`)
-      .then((r) => setRows(r.data.items))
-      .catch(() =>
-        getList<Row>(`/api/v1/poultry-feedwater-days/list${query({ house_id: house, limit: 200 })}`)
-          .then((r) => setRows([...r.data.items].sort((a, b) => String(a.local_date).localeCompare(String(b.local_date)))))
-          .catch(() => setRows([])),
-      );
-  }, [house, tick]);
-  const x = useMemo(() => rows.map((r) => dayTs(r.local_date)), [rows]);
-  const series = useMemo<Series[]>(
-    () => [
-      { label: 'Water (L)', values: rows.map((r) => (typeof r.water_l === 'number' ? r.water_l : null)), color: '#1f6fd1' },
-      { label: 'Expected water (L)', values: rows.map((r) => (typeof r.expected_water_l === 'number' ? r.expected_water_l : null)), color: '#1f6fd1', dash: [6, 4] },
-      { label: 'Feed (kg)', values: rows.map((r) => (typeof r.feed_kg === 'number' ? r.feed_kg : null)), color: '#b86200' },
-      { label: 'Expected feed (kg)', values: rows.map((r) => (typeof r.expected_feed_kg === 'number' ? r.expected_feed_kg : null)), color: '#b86200', dash: [6, 4] },
-    ],
-    [rows],
-  );
-  return <Chart name="feedwater" title="Feed and water per day, this batch" x={x} series={series} />;
-}
-
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /** The hourly roll-up answers at most this many days. */
 const HOURLY_MAX_DAYS = 120;
+const RELOAD_MS = 30_000;
 
-const numOrNull = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+interface HouseData { house: House; phases: Row[]; days: Row[]; line: Row | undefined; hours: Row[]; alarms: Row[]; alarmPath: string | null; staleAt: string | null }
 
-/** Every page of a list, oldest first (a day of one reading a minute is three pages), at most `max` rows. */
-async function allItems(path: string, params: Record<string, string | number>, max = 5000): Promise<Row[]> {
-  const out: Row[] = [];
-  for (let offset = 0; offset < max; offset += 500) {
-    const page = (await getList<Row>(`${path}${query({ ...params, limit: 500, offset })}`)).data;
-    out.push(...page.items);
-    if (!page.has_more) break;
-  }
-  return out;
-}
-
-/** The published phases of the house, for the target band of each point by the flock's age then. */
-function usePhases(house: string, tick: number): Row[] {
-  const [phases, setPhases] = useState<Row[]>([]);
-  useEffect(() => {
-    getList<Row>(`/api/v1/poultry-climate/list${query({ house_id: house, state: 'published', limit: 200 })}`)
-      .catch(() => getList<Row>(`/api/v1/poultry-climate/list${query({ house_id: house, limit: 200 })}`))
-      .then((r) => setPhases(r.data.items))
-      .catch(() => setPhases([]));
-  }, [house, tick]);
-  return phases;
-}
-
-/** Target, lowest and highest temperature at each point, from the phase holding the age then. */
-function bandSeries(ages: (number | undefined)[], phases: Row[], fallback: Row | undefined): Series[] {
-  const temp = METRICS[0];
-  const bands = ages.map((age) => {
-    const phase =
-      (age !== undefined ? phases.find((p) => typeof p.day_from === 'number' && typeof p.day_to === 'number' && age >= p.day_from && age <= p.day_to) : undefined) ?? fallback;
-    return bandOf(phase, temp);
-  });
-  return [
-    { label: 'Target (°C)', values: bands.map((b) => b.target ?? null), color: '#2e7d32', dash: [6, 4] },
-    { label: 'Lowest (°C)', values: bands.map((b) => b.min ?? null), color: '#7f8c8d', dash: [2, 4] },
-    { label: 'Highest (°C)', values: bands.map((b) => b.max ?? null), color: '#7f8c8d', dash: [2, 4] },
-  ];
-}
-
-/** The last 24 hours, every reading (from = now - 24 h, to the minute so the answer can be cached). */
-function DayChart({ house, path, phases }: { house: House; path: string; phases: Row[] }) {
-  const [rows, setRows] = useState<Row[]>([]);
-  const tick = useObservable(dataTick);
-  useEffect(() => {
-    const from = new Date(Math.floor((Date.now() - DAY) / 60_000) * 60_000).toISOString();
-    allItems(`/api/v1/${path}/list`, { house_id: house.id, from, sort: 'ts', order: 'asc' })
-      .then(setRows)
-      .catch(() => setRows([]));
-  }, [house.id, path, tick]);
-  const chart = useMemo(() => {
-    const x = rows.map((r) => Math.floor(Date.parse(String(r.ts)) / 1000));
-    const ages = rows.map((r) => (typeof r.age_days === 'number' ? r.age_days : undefined));
-    const series: Series[] = [{ label: 'Temperature (°C)', values: rows.map((r) => numOrNull(r.temp)), color: '#c0392b' }, ...bandSeries(ages, phases, house.climate)];
-    return { x, series };
-  }, [rows, phases, house.climate]);
-  return <Chart name="climate-24h" title="Temperature, last 24 hours, against the target band" x={chart.x} series={chart.series} />;
-}
-
-/** The batch: the hourly roll-up from the flock's placement (at most 120 days back) to this hour's end. */
-function BatchChart({ house, path, phases }: { house: House; path: string; phases: Row[] }) {
-  const [hours, setHours] = useState<Row[]>([]);
-  const tick = useObservable(dataTick);
-  const start = typeof house.flock?.start_date === 'string' ? Date.parse(`${house.flock.start_date}T00:00:00Z`) : NaN;
-  useEffect(() => {
+/** Everything the house screen shows, one request per resource (the roll-up once the flock is known). */
+async function loadHouse(s: Session, id: string): Promise<HouseData> {
+  let staleAt: string | null = null;
+  const note = (r: { stale: boolean; at?: string }) => {
+    if (r.stale && r.at && (!staleAt || r.at < staleAt)) staleAt = r.at;
+  };
+  const list = async (path: string, params: Record<string, string | number>): Promise<Row[]> => {
+    if (!served(s, path)) return [];
+    const r = await getList<Row>(`/api/v1/${path}/list${query(params)}`);
+    note(r);
+    return r.data.items;
+  };
+  const src = alarmSource(s);
+  const rp = readingsPath(s);
+  const flockP = list('poultry-flock', { house_id: id, status: 'active', limit: 5 }).catch(() => [] as Row[]);
+  // The hourly roll-up of the batch: from the placement (at most 120 days back) to this hour's end.
+  const hoursP = flockP.then(async (flocks) => {
+    if (!rp) return [] as Row[];
+    const flock = flocks[0];
     const to = Math.ceil((Date.now() + 1) / HOUR) * HOUR;
-    const earliest = to - HOURLY_MAX_DAYS * DAY;
-    const from = Number.isFinite(start) ? Math.max(start, earliest) : to - 7 * DAY;
-    const params = { house_id: house.id, ...(house.batch ? { batch_id: house.batch } : {}), from: new Date(from).toISOString(), to: new Date(to).toISOString() };
-    getLoaded<{ item: { items: Row[] } }>(`/api/v1/${path}/hourly${query(params)}`)
-      .then((r) => setHours(r.data.item.items))
-      .catch(() => setHours([]));
-  }, [house.id, house.batch, path, start, tick]);
-  const chart = useMemo(() => {
-    const at = hours.map((h) => Date.parse(String(h.hour)));
-    const ages = at.map((t) => (Number.isFinite(start) ? Math.floor((t - start) / DAY) : undefined));
-    const series: Series[] = [
-      { label: 'Hourly average (°C)', values: hours.map((h) => numOrNull(h.temp_avg)), color: '#c0392b' },
-      { label: 'Hourly highest (°C)', values: hours.map((h) => numOrNull(h.temp_max)), color: '#8e44ad', dash: [1, 3] },
-      ...bandSeries(ages, phases, house.climate),
-    ];
-    return { x: at.map((t) => Math.floor(t / 1000)), series };
-  }, [hours, phases, house.climate, start]);
-  return <Chart name="climate-batch" title="Temperature over the batch (hourly), against the target band" x={chart.x} series={chart.series} />;
+    const start = typeof flock?.start_date === 'string' ? Date.parse(`${flock.start_date}T00:00:00Z`) : NaN;
+    const from = Number.isFinite(start) ? Math.max(start, to - HOURLY_MAX_DAYS * DAY) : to - 7 * DAY;
+    const params = { house_id: id, ...(flock?.batch_id ? { batch_id: String(flock.batch_id) } : {}), from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+    const r = await getLoaded<{ item: { items: Row[] } }>(`/api/v1/${rp}/hourly${query(params)}`);
+    note(r as { stale: boolean; at?: string });
+    return r.data.item.items;
+  }).catch(() => [] as Row[]);
+  const [flocks, phases, lines, days, alarms, readings, hours] = await Promise.all([
+    flockP,
+    list('poultry-climate', { house_id: id, state: 'published', limit: 200 }).catch(() => [] as Row[]),
+    list('poultry-feedwater', { house_id: id, state: 'published', limit: 20 }).catch(() => [] as Row[]),
+    list('poultry-feedwater-days', { house_id: id, sort: 'local_date', order: 'desc', limit: 200 }).catch(() => [] as Row[]),
+    // The house's alarms, newest first; the open ones (active or acknowledged) are shown.
+    src && src.path !== 'alarms' ? list(src.path, { [src.house]: id, sort: 'raised_at', order: 'desc', limit: 50 }).catch(() => [] as Row[]) : Promise.resolve([] as Row[]),
+    rp ? list(rp, { house_id: id, limit: 20 }).catch(() => [] as Row[]) : Promise.resolve([] as Row[]),
+    hoursP,
+  ]);
+  const open = alarms.filter((a) => a.status !== 'cleared' && a.state !== 'closed');
+  const houses = assembleHouses({ flocks, climate: phases, feedwater: lines, open, readings });
+  const house = houses.get(id) ?? { id, alarms: [] };
+  return {
+    house,
+    phases: phases.filter((p) => !house.batch || p.batch_id === house.batch),
+    days,
+    line: house.feedwater,
+    hours,
+    alarms: open,
+    alarmPath: src && src.path !== 'alarms' ? src.path : null,
+    staleAt,
+  };
 }
 
-/** Temperature against the target band of the age phase each point fell in: 24 hours and the batch. */
-function ClimateCharts({ house, path }: { house: House; path: string }) {
-  const tick = useObservable(dataTick);
-  const phases = usePhases(house.id, tick);
+/** "12 min left" / "overdue by 4 min" */
+function sla(deadline: unknown, now: number): { text: string; overdue: boolean } | null {
+  if (typeof deadline !== 'string') return null;
+  const ms = Date.parse(deadline) - now;
+  if (Number.isNaN(ms)) return null;
+  const m = Math.max(1, Math.round(Math.abs(ms) / 60_000));
+  const span = m >= 120 ? `${Math.floor(m / 60)} h ${m % 60} min` : `${m} min`;
+  return ms >= 0 ? { text: `${span} left`, overdue: false } : { text: `overdue by ${span}`, overdue: true };
+}
+
+/** The house's open alarms, at the top of the screen: what, since when, state, time left. */
+function HouseAlarms({ alarms, path }: { alarms: Row[]; path: string | null }) {
+  const now = useNow(15_000);
+  if (!path) return null;
+  const order = (a: Row) => (a.status === 'acked' ? 2 : 0) + (a.priority === 'P1' ? 0 : 1);
+  const sorted = [...alarms].sort((a, b) => order(a) - order(b) || String(b.raised_at).localeCompare(String(a.raised_at)));
   return (
-    <>
-      <DayChart house={house} path={path} phases={phases} />
-      <BatchChart house={house} path={path} phases={phases} />
-    </>
-  );
-}
-
-/** The active phase's current setpoints, as the starting values of a change. */
-function pickTargets(profile: Row): Row {
-  const out: Row = {};
-  for (const k of ['target_temp_c', 'temp_tolerance_c', 'humidity_min_pct', 'humidity_max_pct', 'co2_max_ppm', 'nh3_max_ppm', 'min_ventilation_pct']) {
-    if (typeof profile[k] === 'number') out[k] = profile[k];
-  }
-  return out;
-}
-
-/** Propose a setpoint, confirm it (ack publishes it and writes it to the controller), show the dispatch. */
-function SetpointFlow({ house }: { house: House }) {
-  const [scheme, setScheme] = useState<Scheme | null>(null);
-  const [proposed, setProposed] = useState<Row | null>(null);
-  const [confirmed, setConfirmed] = useState<Row | null>(null);
-  const [error, setError] = useState('');
-  useEffect(() => {
-    getLoaded<{ item: Scheme }>('/api/v1/poultry-climate/scheme')
-      .then((r) => setScheme(r.data.item))
-      .catch((err) => setError(describeError(err)));
-  }, []);
-  const setpoint = scheme?.commands?.find((c) => c.name === 'setpoint');
-  const ack = scheme?.commands?.find((c) => c.name === 'ack');
-  if (error) return <p class="error">{error}</p>;
-  if (!scheme || !setpoint) return null;
-  const dispatch = (r: Row | null) => (r?.adapter_dispatch ?? (r?.item as Row | undefined)?.adapter_dispatch) as Row | undefined;
-  const shown = dispatch(confirmed) ?? dispatch(proposed);
-  const status = shown ? String(shown.status ?? '') : '';
-  const ackProps = Object.keys(ack?.body?.properties ?? {});
-  const ackInitial: Row = {};
-  for (const k of ackProps) if (proposed && proposed[k] !== undefined) ackInitial[k] = proposed[k];
-  if (proposed && ackProps.includes('id') && ackInitial.id === undefined) ackInitial.id = proposed.version_id ?? proposed.id;
-  const who = session.get()?.user.subject;
-  if (who && ackProps.includes('acked_by')) ackInitial.acked_by = who;
-  return (
-    <section class="panel setpoint" aria-labelledby="setpoint-h" id="setpoint">
-      <h2 id="setpoint-h">Change a setpoint</h2>
-      <ol class="steps">
-        <li class={proposed ? 'done' : 'current'}>Propose</li>
-        <li class={confirmed ? 'done' : proposed ? 'current' : ''}>Confirm</li>
-        <li class={confirmed ? 'current' : ''}>Controller</li>
-      </ol>
-      {!proposed ? (
-        <CommandForm
-          key="setpoint"
-          command={{ path: '/api/v1/poultry-climate/commands/setpoint', name: 'setpoint', summary: 'Enter the new targets for this house. They are kept as a draft: nothing reaches the house controller until you confirm.', body: setpoint.body }}
-          initial={
-            house.climate?.id
-              ? { profile_id: house.climate.id, ...pickTargets(house.climate) }
-              : { house_id: house.id, batch_id: house.batch }
-          }
-          fields={scheme.fields}
-          submitLabel="Propose"
-          onDone={(r) => setProposed(r as Row)}
-        />
-      ) : !confirmed && ack ? (
-        <CommandForm
-          key="ack"
-          command={{ path: '/api/v1/poultry-climate/commands/ack', name: 'ack', summary: 'Check the values, then confirm: the controller is written and the values are read back from it.', body: ack.body }}
-          initial={ackInitial}
-          fixed={ackInitial.id !== undefined ? ['id'] : []}
-          fields={scheme.fields}
-          submitLabel="Confirm setpoint"
-          onDone={(r) => setConfirmed(r as Row)}
-          onCancel={() => setProposed(null)}
-        />
-      ) : null}
-      {shown ? (
-        <p class="dispatch" id="dispatch-status" data-status={status}>
-          {confirmed ? 'Written to the controller' : 'Proposed'}: {shown.controller_id ? `controller ${String(shown.controller_id)}${shown.transport ? ` (${String(shown.transport)})` : ''}` : 'no controller configured'}{' '}
-          <span class={`badge tone-${toneOf(status) ?? 'muted'}`}>{humanise(status || 'unknown')}</span>
-          {shown.message ? <span> {String(shown.message)}</span> : null}
-        </p>
-      ) : null}
-      {confirmed ? (
-        <button type="button" class="btn" onClick={() => (setProposed(null), setConfirmed(null))}>
-          Another change
-        </button>
+    <section class={`panel house-alarms-panel${alarms.length ? ' has-alarms' : ''}`} id="house-alarms" aria-labelledby="house-alarms-h">
+      <h2 id="house-alarms-h">{alarms.length ? `Alarms in this house (${alarms.length})` : 'No open alarms in this house'}</h2>
+      {alarms.length ? (
+        <ul class="house-alarm-list">
+          {sorted.map((a) => {
+            const left = a.status === 'acked' ? null : sla(a.sla_deadline_at, now);
+            const p1 = a.priority === 'P1';
+            return (
+              <li key={String(a.id)} data-alarm={String(a.id)} class={`house-alarm tone-edge-${a.status === 'acked' ? 'warn' : p1 ? 'alarm' : 'warn'}`}>
+                <a href={href('resource', path, { id: String(a.id) })}>
+                  <span class={`badge tone-${p1 ? 'alarm' : 'warn'}`}>{String(a.priority ?? a.severity ?? '')}</span>{' '}
+                  <strong class="house-alarm-title">{String(a.title ?? 'Alarm')}</strong>
+                  <span class="house-alarm-when">
+                    since {typeof a.raised_at === 'string' ? when(a.raised_at) : '?'}
+                    {a.status === 'acked' ? ' · acknowledged, still active' : ''}
+                    {left ? <span class={left.overdue ? 'tone-alarm' : ''}> · {left.text}</span> : null}
+                  </span>
+                </a>
+              </li>
+            );
+          })}
+        </ul>
       ) : null}
     </section>
   );
@@ -234,35 +126,69 @@ function SetpointFlow({ house }: { house: House }) {
 export function HouseScreen({ id }: { id: string }) {
   const s = useObservable(session);
   const tick = useObservable(dataTick);
-  const [house, setHouse] = useState<House | null>(null);
+  const [data, setData] = useState<HouseData | null>(null);
   const [error, setError] = useState('');
+  const [beat, setBeat] = useState(0);
+  const [range, setRange] = useRange();
+  const lastLoad = useRef(0);
+  useEffect(() => {
+    const t = setInterval(() => setBeat((b) => b + 1), RELOAD_MS);
+    return () => clearInterval(t);
+  }, []);
   useEffect(() => {
     if (!s) return;
-    loadHouses(s)
-      .then((d) => setHouse(d.houses.find((h) => h.id === id) ?? { id, alarms: [] }))
-      .catch((err) => setError(describeError(err)));
-  }, [s, id, tick]);
+    let cancelled = false;
+    // Live news reloads the screen, at most once in COALESCE_MS (the live feed's first answer comes just after it opens).
+    const wait = lastLoad.current ? Math.max(0, lastLoad.current + COALESCE_MS - Date.now()) : 0;
+    const t = setTimeout(() => {
+      lastLoad.current = Date.now();
+      loadHouse(s, id)
+        .then((d) => {
+          if (cancelled) return;
+          setData(d);
+          setError('');
+          if (!performance.getEntriesByName('cabinet:house-screen').length) requestAnimationFrame(() => performance.mark('cabinet:house-screen'));
+        })
+        .catch((err) => !cancelled && setError(describeError(err)));
+    }, wait);
+    return () => {
+      cancelled = true;
+      clearTimeout(t);
+    };
+  }, [s, id, tick, beat]);
   if (!s) return null;
-  const alarms = alarmSource(s);
+  const house = data?.house;
   return (
-    <div class="house" data-house-screen={id}>
+    <div class="house house-screen" data-house-screen={id}>
       <h1>House {id}</h1>
-      {error ? <p class="error">{error}</p> : null}
-      {house ? (
-        <ul class="cards houses single">
-          <HouseCard house={house} />
-        </ul>
+      {data?.staleAt ? <StaleNote at={data.staleAt} /> : null}
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
       ) : null}
-      <div class="workspace-grid">
-        {house && readingsPath(s) ? <ClimateCharts house={house} path={readingsPath(s)!} /> : null}
-        {served(s, 'poultry-feedwater-days') ? <FeedWaterChart house={id} /> : null}
-        {served(s, 'poultry-climate') && house ? <SetpointFlow house={house} /> : null}
-      </div>
-      {served(s, 'poultry-climate') ? <ResourceView path="poultry-climate" heading="Climate profile" fixedFilters={{ house_id: id, age_mode: 'active' }} pageSize={5} /> : (
-        <p class="notice">The climate profiles and setpoints of this house are not served by this controller yet.</p>
-      )}
-      {served(s, 'poultry-feedwater') ? <ResourceView path="poultry-feedwater" heading="Feed and water line" fixedFilters={{ house_id: id }} pageSize={5} /> : null}
-      {alarms ? <ResourceView path={alarms.path} heading="Alarms of this house" fixedFilters={alarms.house === 'source' ? {} : { [alarms.house]: id }} pageSize={10} /> : null}
+      {!data ? <p class="loading">Loading the house...</p> : null}
+      {data ? <HouseAlarms alarms={data.alarms} path={data.alarmPath} /> : null}
+      {house ? (
+        <div class="house-top">
+          <ul class="cards houses single">
+            <HouseCard house={house} />
+          </ul>
+          {served(s, 'poultry-climate') ? <SetpointFlow house={house} onChanged={() => setBeat((b) => b + 1)} /> : null}
+        </div>
+      ) : null}
+      {data && house ? (
+        <section class="house-charts" aria-labelledby="house-charts-h">
+          <div class="resource-head">
+            <h2 id="house-charts-h">Climate, water and feed against their bands</h2>
+            <RangeSwitch range={range} onChange={setRange} />
+          </div>
+          <div class="chart-grid">
+            {readingsPath(s) ? <ClimateCharts house={house} hours={data.hours} phases={data.phases} range={range} /> : null}
+            {served(s, 'poultry-feedwater-days') ? <PerBirdCharts house={house} days={data.days} line={data.line} /> : null}
+          </div>
+        </section>
+      ) : null}
     </div>
   );
 }
