@@ -50,8 +50,17 @@ export interface FieldServiceDeps {
   log?: Logger;
 }
 
+export interface ExecuteOptions {
+  /**
+   * 'failures': a verified write is not audited, a refused or failed one is. For routine writes
+   * that change nothing (a watchdog toggle every few seconds, a relay re-asserting its state),
+   * whose audit records would only wear the box's storage; their caller audits state changes.
+   */
+  audit?: 'always' | 'failures';
+}
+
 export interface FieldService {
-  execute(request: unknown, actor: Actor, correlationId: string): Promise<ExecuteResult>;
+  execute(request: unknown, actor: Actor, correlationId: string, options?: ExecuteOptions): Promise<ExecuteResult>;
   /**
    * The bus of a Modbus endpoint or serial port, shared with writes (one queue, writes first);
    * the poller reads through it. Throws a FieldFailure once the service is closing.
@@ -129,8 +138,9 @@ export function createFieldService(config: FieldConfig, deps: FieldServiceDeps):
     return { planned, messages, perItem };
   }
 
-  async function execute(request: unknown, actor: Actor, correlationId: string): Promise<ExecuteResult> {
+  async function execute(request: unknown, actor: Actor, correlationId: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     const started = Date.now();
+    const auditOk = options.audit !== 'failures';
     const base = (protocol: Protocol, index: number) => ({
       at: isoNow(),
       correlation_id: correlationId,
@@ -208,7 +218,7 @@ export function createFieldService(config: FieldConfig, deps: FieldServiceDeps):
           r = { index: item.index, target: `${target}@${out.address}`, address: item.address, attempts: out.attempts, verified: out.verified };
         }
         results.push(r);
-        await audit({ ...base(protocol, item.index), target: r.target, address: item.address, values: item.input, ...(wire === undefined ? {} : { wire }), outcome: 'ok', attempts: r.attempts, verified: r.verified, duration_ms: Date.now() - t0 });
+        if (auditOk) await audit({ ...base(protocol, item.index), target: r.target, address: item.address, values: item.input, ...(wire === undefined ? {} : { wire }), outcome: 'ok', attempts: r.attempts, verified: r.verified, duration_ms: Date.now() - t0 });
       } catch (err) {
         failure = err instanceof FieldFailure ? err : new FieldFailure('link_lost', `Error ${target} ${item.address} ${errorText(err)}`);
         if (!(err instanceof FieldFailure)) log('error', 'unexpected field write error', { error: errorText(err) });

@@ -106,6 +106,29 @@ describe.each(DIALECTS)('alarm relay (%s)', (dialect) => {
     expect((await operator.post('/api/v1/industry-alarms/commands/ack', { id: p2.id })).status).toBe(200);
   });
 
+  it('does not sound for a shelved P1, and audits the siren\'s changes, not its unchanged re-asserts', async () => {
+    type Write = { details: { wire?: unknown } };
+    const relayWrites = async () => ((await owner.get('/api/v1/audit/list?action=field.write.modbus&actor=alarm-relay&limit=200')).body.items as Write[]);
+    const before = (await relayWrites()).length;
+    const p1 = await publish('P1', 'House 1 water pressure low');
+    await waitFor(async () => (await coil0()) === 1, 10_000, 'siren coil energised');
+    // At least three re-asserts of the energised siren (period 1 s) ...
+    const on = Date.now() / 1000;
+    await waitFor(async () => (await peer.writes(0)).filter(([t, v]) => t >= on && v === 1).length >= 3, 10_000, 're-asserts');
+    // ... and one audit record, for the change.
+    const energising = (await relayWrites()).slice(0, (await relayWrites()).length - before);
+    expect(energising.map((w) => w.details.wire)).toEqual([[1]]);
+
+    // Shelved by the operator: listed as shelved, and the siren goes quiet at the next re-assert.
+    expect((await operator.post('/api/v1/industry-alarms/commands/shelve', { id: p1.id, reason: 'vet in the house, pressure known', minutes: 30 })).status).toBe(200);
+    await waitFor(async () => (await coil0()) === 0, 10_000, 'siren released for the shelved alarm');
+    expect((await siren()).driving_alarms).toBe(0);
+    expect((await operator.post('/api/v1/industry-alarms/commands/unshelve', { id: p1.id })).status).toBe(200);
+    await waitFor(async () => (await coil0()) === 1, 10_000, 'siren again once unshelved');
+    expect((await operator.post('/api/v1/industry-alarms/commands/ack', { id: p1.id })).status).toBe(200);
+    await waitFor(async () => (await coil0()) === 0, 10_000, 'siren released');
+  });
+
   it('raises a P1 in farm words when the I/O module does not answer and clears it when it answers again', async () => {
     const port = peer.port;
     await peer.stop();

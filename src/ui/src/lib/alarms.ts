@@ -62,7 +62,8 @@ async function refresh(): Promise<void> {
     const all = await loadInbox(s);
     inbox.set(all);
     inboxError.set(null);
-    annunciation.set({ ...annunciation.get(), alarms: all.filter((a) => !a.acknowledged) });
+    // Shelved and out-of-service alarms are listed, not annunciated.
+    annunciation.set({ ...annunciation.get(), alarms: all.filter((a) => !a.acknowledged && a.state !== 'shelved' && a.state !== 'out-of-service') });
   } catch (err) {
     // A person who may not read alarms has no annunciator; an unreachable box keeps what it showed.
     inboxError.set(err);

@@ -75,15 +75,36 @@ export function alarmResources(s: Session): AlarmResource[] {
   return out;
 }
 
-function industryState(r: Row): InboxState {
-  const acked = Boolean(r.acked_at) || r.status === 'acked';
+const ISA_STATE: Record<string, InboxState> = {
+  unacknowledged_active: 'active',
+  acknowledged_active: 'acked-active',
+  unacknowledged_cleared: 'cleared-unacked',
+  normal: 'normal',
+};
+
+/** Shelved (until a time still ahead) or out of service: listed as such, never annunciated. */
+function suppressed(r: Row): InboxState | undefined {
   if (r.out_of_service === true) return 'out-of-service';
-  const shelved = str(r.shelved_until);
-  if (shelved && Date.parse(shelved) > Date.now()) return 'shelved';
-  // The condition when the record has it; else the status: cleared means the condition ended.
-  const cleared = r.condition !== undefined ? r.condition === 'cleared' : r.status === 'cleared';
-  if (cleared) return acked ? 'normal' : 'cleared-unacked';
-  return acked ? 'acked-active' : 'active';
+  const until = str(r.shelved_until);
+  if (until ? Date.parse(until) > Date.now() : r.shelved === true) return 'shelved';
+  return undefined;
+}
+
+/** The record's own ISA-18.2 state when it has one (alarm_state), else told from the older fields. */
+function stateOf(r: Row, older: () => InboxState): InboxState {
+  const normal = typeof r.alarm_state === 'string' && ISA_STATE[r.alarm_state] === 'normal';
+  if (normal) return 'normal';
+  return suppressed(r) ?? (typeof r.alarm_state === 'string' ? ISA_STATE[r.alarm_state] : undefined) ?? older();
+}
+
+function industryState(r: Row): InboxState {
+  return stateOf(r, () => {
+    const acked = Boolean(r.acked_at) || r.status === 'acked';
+    // The condition when the record has it; else the status: cleared means the condition ended.
+    const cleared = r.condition !== undefined ? r.condition === 'cleared' : r.status === 'cleared';
+    if (cleared) return acked ? 'normal' : 'cleared-unacked';
+    return acked ? 'acked-active' : 'active';
+  });
 }
 
 function fromIndustry(resource: string, r: Row): InboxAlarm {
@@ -101,10 +122,11 @@ function fromIndustry(resource: string, r: Row): InboxAlarm {
 
 function fromSite(r: Row): InboxAlarm {
   const acked = r.state === 'acknowledged';
+  const state = stateOf(r, () => (acked ? 'normal' : 'active'));
   return {
     key: `alarms:${String(r.id)}`, resource: 'alarms', id: String(r.id), title: str(r.title) ?? 'Alarm', message: str(r.message), industry: null,
-    where: placeOf(null, str(r.source)), priority: null, severity: str(r.severity) ?? 'info', state: acked ? 'normal' : 'active', acknowledged: acked,
-    raised_at: String(r.raised_at ?? ''), acked_by: str(r.acknowledged_by), acked_at: str(r.acknowledged_at), cleared_at: null, shelved_until: null,
+    where: placeOf(null, str(r.source)), priority: null, severity: str(r.severity) ?? 'info', state, acknowledged: acked,
+    raised_at: String(r.raised_at ?? ''), acked_by: str(r.acknowledged_by), acked_at: str(r.acknowledged_at), cleared_at: str(r.cleared_at), shelved_until: null,
     sla_deadline_at: null, metric: null, value: null, threshold: null, comparator: null, raw: r,
   };
 }
@@ -136,21 +158,21 @@ async function list(path: string, params: Record<string, string | number>): Prom
 export async function loadInbox(s: Session): Promise<InboxAlarm[]> {
   const out: InboxAlarm[] = [];
   const parts = alarmResources(s).map(async (path) => {
-    if (path === 'alarms') {
-      for (const r of await list(path, { state: 'open' })) out.push(fromSite(r));
-      return;
-    }
     const scheme = (await getLoaded<{ item: Scheme }>(`${API}/${path}/scheme`)).data.item;
-    const hasCondition = (scheme.filters ?? []).some((f) => f.name === 'condition');
-    const batches = await Promise.all([
-      list(path, { status: 'active' }),
-      list(path, { status: 'acked' }),
-      // With the condition recorded, a cleared alarm nobody acknowledged stays until acknowledged.
-      ...(hasCondition ? [list(path, { condition: 'cleared' })] : []),
-    ]);
+    const filters = new Set((scheme.filters ?? []).map((f) => f.name));
+    const site = path === 'alarms';
+    // The operator's list (listed=true: every alarm not in the normal state) where the record
+    // keeps the alarm states; otherwise the older filters.
+    const batches = await Promise.all(
+      filters.has('listed')
+        ? [list(path, { listed: 'true' })]
+        : site
+          ? [list(path, { state: 'open' })]
+          : [list(path, { status: 'active' }), list(path, { status: 'acked' }), ...(filters.has('condition') ? [list(path, { condition: 'cleared' })] : [])],
+    );
     const seen = new Set<string>();
     for (const r of batches.flat()) {
-      const a = fromIndustry(path, r);
+      const a = site ? fromSite(r) : fromIndustry(path, r);
       if (seen.has(a.key) || a.state === 'normal') continue;
       seen.add(a.key);
       out.push(a);
