@@ -23,5 +23,6 @@ import tasks from './tasks/module.js';
 import devices from './devices/module.js';
 import shell from './shell/module.js';
 import devicePolling from './device-polling/module.js';
+import storage from './storage/module.js';
 
-export const MODULES: readonly ModuleManifest[] = [core, auth, passkeys, tables, forms, field, tenantMaster, tenantMasterSync, subscriptions, slaProfiles, versionPolicies, analytics, industry, poultry, swine, melioration, audit, status, alarms, tasks, devices, shell, devicePolling];
+export const MODULES: readonly ModuleManifest[] = [core, auth, passkeys, tables, forms, field, tenantMaster, tenantMasterSync, subscriptions, slaProfiles, versionPolicies, analytics, industry, poultry, swine, melioration, audit, status, alarms, tasks, devices, shell, devicePolling, storage];
