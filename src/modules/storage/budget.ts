@@ -2,7 +2,8 @@
 // retention (capped by the data's own newest time), and when the data passes 90 % of the budget
 // thins the targets in their order, each by steps of a quarter of its remaining days above its
 // floor, down to 80 %; then gives the freed room back to the file system. Runs are serialised.
-// It warns (a status event and the snapshot) from 85 %, before it has to thin.
+// It warns (a status event and the snapshot) from 85 %, or when the growth of the last days
+// reaches 90 % within a week, before it has to thin.
 import type { Services } from '../../kernel/context.js';
 import { JumpDetector, monoMs, nowMs } from '../../kernel/clock.js';
 import { DAY_MS, retentionCutoff } from '../../kernel/retention.js';
@@ -15,6 +16,8 @@ export const THIN_AT = 0.9;
 export const THIN_TO = 0.8;
 /** Rows per delete transaction while thinning: small, so a request never waits long for the writer. */
 export const THIN_CHUNK = 1000;
+/** Also warn when the growth of the last days reaches the thinning mark within this many days. */
+export const WARN_DAYS = 7;
 /** Growth samples kept for the projection (one per run), over at most this long. */
 const PROJECTION_WINDOW_MS = 7 * DAY_MS;
 
@@ -82,7 +85,8 @@ export function warningText(percent: number): string {
 
 export function createStorageService(services: Services, conversion: () => string | null): StorageService {
   const { config, log } = services;
-  const budget = config.storage_budget_bytes;
+  // Read at each use, not kept: a test lowers it on the running service's config.
+  const budgetOf = () => config.storage_budget_bytes;
   const jumps = new JumpDetector();
   /** The retention each target was thinned to, until a routine purge catches up with it. */
   const effective = new Map<string, number>();
@@ -92,11 +96,31 @@ export function createStorageService(services: Services, conversion: () => strin
   let running: Promise<RunReport> | undefined;
   let warned = false;
 
+  /** Growth per day over the kept samples (at least an hour apart), or null. */
+  function projection(live: number): StorageSnapshot['projection'] {
+    const first = samples[0];
+    const last = samples[samples.length - 1];
+    let perDay: number | null = null;
+    if (first && last && last.at - first.at >= 3_600_000) perDay = Math.round(((last.grossBytes - first.grossBytes) / (last.at - first.at)) * DAY_MS);
+    return {
+      bytes_per_day: perDay,
+      days_until_budget: perDay !== null && perDay > 0 ? Math.max(0, Math.round(((budgetOf() - live) / perDay) * 10) / 10) : null,
+      window_days: first && last ? Math.round(((last.at - first.at) / DAY_MS) * 10) / 10 : 0,
+    };
+  }
+
+  /** Warn from 85 %, or earlier when the growth reaches the thinning mark within WARN_DAYS. */
+  function warnShare(live: number): boolean {
+    if (live >= budgetOf() * WARN_AT) return true;
+    const perDay = projection(live).bytes_per_day;
+    return perDay !== null && perDay > 0 && (budgetOf() * THIN_AT - live) / perDay <= WARN_DAYS;
+  }
+
   const spans = async () => Promise.all(TARGETS.map(async (t) => ({ t, span: await t.span(services.db) })));
 
   async function warnIfNeeded(space: Space): Promise<void> {
-    const share = space.live_bytes / budget;
-    const now = share >= WARN_AT;
+    const share = space.live_bytes / budgetOf();
+    const now = warnShare(space.live_bytes);
     if (now === warned) return;
     warned = now;
     const status = services.status;
@@ -105,13 +129,13 @@ export function createStorageService(services: Services, conversion: () => strin
     await status.publish({
       tenant_id: site?.tenant_id ?? null, site_id: site?.site_id ?? null, source: 'storage', event: 'storage.budget',
       status: now ? 'warn' : 'ok',
-      details: { message: now ? warningText(share * 100) : `Storage is ${Math.round(share * 100)} % full`, live_bytes: space.live_bytes, budget_bytes: budget },
+      details: { message: now ? warningText(share * 100) : `Storage is ${Math.round(share * 100)} % full`, live_bytes: space.live_bytes, budget_bytes: budgetOf() },
     }).catch((err: Error) => log.warn('storage warning not published', { error: err.message }));
   }
 
   async function thin(now: number, space: Space, report: RunReport, newest: Map<string, number | null>): Promise<Space> {
     const { db } = services;
-    const goal = budget * THIN_TO;
+    const goal = budgetOf() * THIN_TO;
     let live = space.live_bytes;
     const pg = !db.prepareSqlite;
     for (const { t, span } of await spans()) {
@@ -134,7 +158,7 @@ export function createStorageService(services: Services, conversion: () => strin
       }
       effective.set(t.id, days);
       report.thinned.push({ table: t.id, label: t.label, rows, effective_days: days });
-      log.warn('storage budget: history thinned', { table: t.id, rows, effective_days: days, budget_bytes: budget });
+      log.warn('storage budget: history thinned', { table: t.id, rows, effective_days: days, budget_bytes: budgetOf() });
     }
     return pg ? { ...space, live_bytes: live } : measure(db);
   }
@@ -165,7 +189,7 @@ export function createStorageService(services: Services, conversion: () => strin
         if (rows) report.purged.push({ table: t.id, rows });
       }
       let space = await measure(db);
-      if (space.live_bytes > budget * THIN_AT) space = await thin(now, space, report, newest);
+      if (space.live_bytes > budgetOf() * THIN_AT) space = await thin(now, space, report, newest);
       report.returned_bytes = await giveBack(db);
     }
     const after = await measure(db);
@@ -193,11 +217,8 @@ export function createStorageService(services: Services, conversion: () => strin
     async snapshot() {
       const { db } = services;
       const space = await measure(db);
-      const share = space.live_bytes / budget;
-      let perDay: number | null = null;
-      const first = samples[0];
-      const last = samples[samples.length - 1];
-      if (first && last && last.at - first.at >= 3_600_000) perDay = Math.round(((last.grossBytes - first.grossBytes) / (last.at - first.at)) * DAY_MS);
+      const share = space.live_bytes / budgetOf();
+      const warn = warnShare(space.live_bytes);
       const tables: TableReport[] = [];
       for (const { t, span } of await spans()) {
         const configured = t.configuredDays(config);
@@ -208,16 +229,12 @@ export function createStorageService(services: Services, conversion: () => strin
         });
       }
       return {
-        budget_bytes: budget, used_bytes: space.used_bytes, live_bytes: space.live_bytes, free_bytes: space.free_bytes, wal_bytes: space.wal_bytes,
+        budget_bytes: budgetOf(), used_bytes: space.used_bytes, live_bytes: space.live_bytes, free_bytes: space.free_bytes, wal_bytes: space.wal_bytes,
         percent: pct(share),
-        state: share > THIN_AT ? 'thinning' : share >= WARN_AT ? 'warn' : 'ok',
-        warning: share >= WARN_AT ? warningText(share * 100) : null,
+        state: share > THIN_AT ? 'thinning' : warn ? 'warn' : 'ok',
+        warning: warn ? warningText(share * 100) : null,
         space_return: autoVacuum(db), conversion: conversion(),
-        projection: {
-          bytes_per_day: perDay,
-          days_until_budget: perDay !== null && perDay > 0 ? Math.max(0, Math.round(((budget - space.live_bytes) / perDay) * 10) / 10) : null,
-          window_days: first && last ? Math.round(((last.at - first.at) / DAY_MS) * 10) / 10 : 0,
-        },
+        projection: projection(space.live_bytes),
         tables,
         last_run: lastRun && { ...lastRun },
       };
