@@ -16,6 +16,8 @@ export const THIN_AT = 0.9;
 export const THIN_TO = 0.8;
 /** Rows per delete transaction while thinning: small, so a request never waits long for the writer. */
 export const THIN_CHUNK = 1000;
+/** Below this share of the budget, thinned retention grows back by a day per day. */
+export const RELAX_BELOW = 0.7;
 /** Also warn when the growth of the last days reaches the thinning mark within this many days. */
 export const WARN_DAYS = 7;
 /** Growth samples kept for the projection (one per run), over at most this long. */
@@ -88,8 +90,13 @@ export function createStorageService(services: Services, conversion: () => strin
   // Read at each use, not kept: a test lowers it on the running service's config.
   const budgetOf = () => config.storage_budget_bytes;
   const jumps = new JumpDetector();
-  /** The retention each target was thinned to, until a routine purge catches up with it. */
+  /**
+   * The retention each target was thinned to. Routine purges keep to it (so what was thinned stays
+   * thinned); once the data is below RELAX_BELOW of the budget it grows back by a day per day, up
+   * to the configured retention. Kept in memory: after a restart the next run thins again if needed.
+   */
   const effective = new Map<string, number>();
+  let lastRelax = Number.NEGATIVE_INFINITY;
   const samples: { at: number; grossBytes: number }[] = [];
   let thinnedBytesTotal = 0;
   let lastRun: RunReport | null = null;
@@ -183,7 +190,9 @@ export function createStorageService(services: Services, conversion: () => strin
       const newest = new Map<string, number | null>();
       for (const { t, span } of await spans()) {
         newest.set(t.id, span.newest);
-        const days = t.configuredDays(config);
+        const configured = t.configuredDays(config);
+        const thinned = effective.get(t.id);
+        const days = thinned === undefined ? configured : Math.min(thinned, configured ?? thinned);
         if (days === null) continue;
         const rows = await t.purge(db, retentionCutoff(now, days, span.newest), THIN_CHUNK);
         if (rows) report.purged.push({ table: t.id, rows });
@@ -191,6 +200,16 @@ export function createStorageService(services: Services, conversion: () => strin
       let space = await measure(db);
       if (space.live_bytes > budgetOf() * THIN_AT) space = await thin(now, space, report, newest);
       report.returned_bytes = await giveBack(db);
+      if (space.live_bytes < budgetOf() * RELAX_BELOW && now - lastRelax >= DAY_MS) {
+        lastRelax = now;
+        for (const t of TARGETS) {
+          const days = effective.get(t.id);
+          if (days === undefined) continue;
+          const configured = t.configuredDays(config);
+          if (configured !== null && days + 1 >= configured) effective.delete(t.id);
+          else effective.set(t.id, days + 1);
+        }
+      }
     }
     const after = await measure(db);
     report.live_bytes_after = after.live_bytes;
