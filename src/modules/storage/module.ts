@@ -8,7 +8,7 @@ export default defineModule({
   name: 'Storage budget',
   description: 'Keeps the database within storage_budget_bytes: retention of telemetry, roll-ups, status events, audit and alarm history, thinned in order within floors, space given back to the file system, usage and projection reported.',
   version: '1.0.0',
-  core: false,
+  core: true,
   dependencies: [],
   industry_code: null,
   industry_scope: 'global',
