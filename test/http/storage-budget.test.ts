@@ -259,3 +259,28 @@ describe.each(DIALECTS)('storage budget: clock jumps, thinning and the CLI (%s)'
     expect(await count(server, `select count(*) as n from audit_records where action = 'storage.thin' and actor = 'cli-storage'`)).toBe(1);
   }, 120_000);
 });
+
+describe('storage budget: an older SQLite file is converted to incremental auto-vacuum at start', () => {
+  let env: TestEnv;
+  afterAll(async () => env?.cleanup());
+
+  it('rewrites a file made without it once, then gives room back', async () => {
+    env = await createTestEnv('sqlite');
+    let server = await env.start({ mqtt_broker: 'off' });
+    const file = server.services.db.location;
+    await server.close();
+    // The layout of a box made before the storage budget: no auto-vacuum.
+    const { default: BetterSqlite3 } = await import('better-sqlite3');
+    const raw = new BetterSqlite3(file);
+    raw.pragma('auto_vacuum = NONE');
+    raw.exec('vacuum');
+    expect(raw.pragma('auto_vacuum', { simple: true })).toBe(0);
+    raw.close();
+    server = await env.start({ mqtt_broker: 'off' });
+    expect(env.logs.some((l) => l.msg === 'database converted to incremental auto-vacuum')).toBe(true);
+    const admin = await clientAs(env, server, { subject: 'site-admin', role: 'admin', scope_type: 'master' });
+    const s = (await admin.get('/api/v1/storage/usage')).body.item as StorageSnapshot;
+    expect(s.space_return).toBe('incremental');
+    expect(s.conversion).toBeNull();
+  }, 120_000);
+});

@@ -92,7 +92,7 @@ export async function purgeRollups(db: Database, resolution: Resolution, beforeM
  */
 export async function rollupSpan(db: Database, resolution: Resolution): Promise<{ oldest: number | null; newest: number | null }> {
   const r = sql.raw(String(RESOLUTIONS[resolution]));
-  const [row] = await db.rows<{ lo: number | string | null; hi: number | string | null }>(sql`select
+  const [row] = await db.read<{ lo: number | string | null; hi: number | string | null }>(sql`select
       min((select min(bucket) from telemetry_rollups r where r.series_id = s.id and r.resolution = ${r})) as lo,
       max((select max(bucket) from telemetry_rollups r where r.series_id = s.id and r.resolution = ${r})) as hi
     from telemetry_series s`);

@@ -3,6 +3,8 @@ import { createStorageService, type StorageService } from './budget.js';
 import { storageRoutes } from './routes.js';
 import { convertToIncremental } from './space.js';
 
+const FIRST_RUN_MS = 60_000;
+
 export default defineModule({
   id: 'storage',
   name: 'Storage budget',
@@ -21,13 +23,15 @@ export default defineModule({
     needs: ['services'],
     provides: ['storage'],
     create({ services }) {
+      let first: NodeJS.Timeout | undefined;
       let timer: NodeJS.Timeout | undefined;
       let storage: StorageService | undefined;
       return {
         async start() {
           const { log, config } = services;
-          // Once per database: a SQLite file without incremental auto-vacuum is converted here,
-          // before the box is ready (a new one takes milliseconds); see space.ts for the limits.
+          // Once per database: a SQLite file made without incremental auto-vacuum (before this
+          // version; new files get it at creation, src/db/client.ts) is converted here, before the
+          // box is ready; see space.ts for the limits.
           let conversion: string | null = null;
           try {
             const c = await convertToIncremental(services.db);
@@ -44,12 +48,18 @@ export default defineModule({
           const run = (reason: 'start' | 'schedule') => {
             s.run(reason).catch((err: Error) => log.error('storage run failed', { error: err.message }));
           };
-          run('start');
-          timer = setInterval(() => run('schedule'), config.storage_interval_ms);
-          timer.unref();
+          // The first run a minute after start (or at the first interval, if shorter): start-up and
+          // the first requests do not share the writer with it.
+          first = setTimeout(() => {
+            run('start');
+            timer = setInterval(() => run('schedule'), config.storage_interval_ms);
+            timer.unref();
+          }, Math.min(FIRST_RUN_MS, config.storage_interval_ms));
+          first.unref();
           return { storage: s };
         },
         async stop() {
+          if (first) clearTimeout(first);
           if (timer) clearInterval(timer);
           timer = undefined;
           // A run in progress finishes before the database closes.

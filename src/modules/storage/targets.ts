@@ -2,7 +2,8 @@
 // history first (raw telemetry), then minute roll-ups, status events, audit, hour roll-ups and
 // alarm history last. Each has its configured retention (the most it keeps) and a floor (the
 // least the budget may leave it); routine retention purges by the configured days, the budget
-// lowers the effective days step by step down to the floor.
+// lowers the effective days step by step down to the floor. Spans (oldest and newest row) are
+// read off the event loop (db.read: the read worker on SQLite).
 import { sql } from 'drizzle-orm';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/client.js';
@@ -38,7 +39,7 @@ function isoTarget(t: Omit<Target, 'span' | 'purge'> & { column: string; where?:
   return {
     ...t,
     async span(db) {
-      const [row] = await db.rows<{ lo: string | null; hi: string | null }>(sql.raw(`select min("${t.column}") as lo, max("${t.column}") as hi from ${t.table} where 1 = 1${extra}`));
+      const [row] = await db.read<{ lo: string | null; hi: string | null }>(sql.raw(`select min("${t.column}") as lo, max("${t.column}") as hi from ${t.table} where 1 = 1${extra}`));
       return { oldest: ms(row?.lo), newest: ms(row?.hi) };
     },
     purge: (db, beforeMs, chunk) => purgeInChunks(db, 'id', t.table, `"${t.column}" < ?${extra}`, [new Date(beforeMs).toISOString()], chunk),
@@ -50,7 +51,7 @@ export const TARGETS: readonly Target[] = [
     id: 'telemetry_points', label: 'raw readings', table: 'telemetry_points', floorDays: 2,
     configuredDays: (c) => c.telemetry_retention_days,
     async span(db) {
-      const [row] = await db.rows<{ lo: number | string | null; hi: number | string | null }>(sql`select min(ts) as lo, max(ts) as hi from telemetry_points`);
+      const [row] = await db.read<{ lo: number | string | null; hi: number | string | null }>(sql`select min(ts) as lo, max(ts) as hi from telemetry_points`);
       return { oldest: num(row?.lo), newest: num(row?.hi) };
     },
     purge: (db, beforeMs, chunk) => purgeInChunks(db, 'id', 'telemetry_points', 'ts < ?', [beforeMs], chunk),
