@@ -35,7 +35,7 @@ export const storageRoutes: AnyRoute[] = [
   defineRoute({
     method: 'post', path: '/api/v1/storage/commands/thin', module: 'storage', tags: TAGS,
     summary: 'Run retention and the storage budget now (admin; audited as storage.thin)',
-    description: 'Purges every table by its configured retention (never past the retention before the table\'s own newest row), thins to the budget when the data passes 90 % of it (raw readings, minute roll-ups, status events, audit, hour roll-ups, acknowledged alarms; each down to its floor), and gives freed room back to the file system (SQLite). A run right after the wall clock moved by more than 5 minutes against the monotonic clock deletes nothing (`last_run.skipped: clock_jump`); the next run does. Runs are serialised: a command during a scheduled run waits for it. The answer is the usage after the run.',
+    description: 'Purges every table by its configured retention (never past the retention before the table\'s own newest row), thins to the budget when the data passes 90 % of it (raw readings, minute roll-ups, status events, audit, hour roll-ups, alarms in the normal state; each down to its floor), and gives freed room back to the file system (SQLite). A run right after the wall clock moved by more than 5 minutes against the monotonic clock deletes nothing (`last_run.skipped: clock_jump`); the next run does. Runs are serialised: a command during a scheduled run waits for it. The answer is the usage after the run.',
     access: { resource: 'storage', action: 'thin', owner: 'installation' },
     idempotent: false,
     response: { kind: 'single', item: snapshotSchema },

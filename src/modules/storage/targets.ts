@@ -70,6 +70,7 @@ export const TARGETS: readonly Target[] = [
     span: (db) => rollupSpan(db, 'hour'),
     purge: (db, beforeMs, chunk) => purgeRollups(db, 'hour', beforeMs, chunk),
   },
-  // Open alarms are never thinned: only acknowledged ones are history.
-  isoTarget({ id: 'alarms', label: 'alarm history', table: 'alarms', column: 'raised_at', where: `state = 'acknowledged'`, floorDays: 400, configuredDays: () => null }),
+  // Only alarms in the normal state (cleared and acknowledged, ISA-18.2) are history: an active or
+  // unacknowledged alarm is never thinned.
+  isoTarget({ id: 'alarms', label: 'alarm history', table: 'alarms', column: 'raised_at', where: `alarm_state = 'normal'`, floorDays: 400, configuredDays: () => null }),
 ];
