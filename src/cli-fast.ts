@@ -28,6 +28,8 @@ Commands:
              to copy (PostgreSQL: use pg_dump; no database yet)
   restore    restore --from FILE: put a backup back, with the service stopped; refuses a backup
              made by a newer cabinet (version or schema)
+  storage    storage thin [--url URL]: ask the running service to purge by retention and thin to
+             storage_budget_bytes now; prints what it deleted and gave back (docs/storage-and-reads.md)
   simulate   simulated poultry house controllers on Modbus TCP (and RTU): --port 5020 --houses N
              [--serial /dev/PATH] [--speed X] [--age-days D] [--seed S] [--print-profile]; docs/simulator.md
   version    print the cabinet, Node.js and SQLite versions

@@ -26,6 +26,20 @@ const int = (min: number, max: number) =>
     v.minValue(min),
     v.maxValue(max),
   );
+/** A size in bytes: an integer, or a number with K, M, G or T (binary: 1 K = 1024; KiB, MB, GB... read the same). */
+const UNITS: Record<string, number> = { '': 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30, t: 2 ** 40 };
+export function parseBytes(text: string): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$/i.exec(text);
+  if (!m) return undefined;
+  const n = Math.round(Number(m[1]) * UNITS[m[2]!.toLowerCase()]!);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+const bytes = (min: number) =>
+  v.pipe(
+    v.union([v.number(), v.pipe(v.string(), v.check((s) => parseBytes(s) !== undefined, 'bytes, or a number with K, M, G or T'), v.transform((s) => parseBytes(s)!))]),
+    v.integer(),
+    v.minValue(min),
+  );
 const oneOf = <T extends string>(values: readonly T[]) => v.picklist(values);
 const text = () => v.pipe(v.string(), v.trim());
 const bool = () =>
@@ -70,6 +84,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'telemetry_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 30, description: 'Raw telemetry points older than this are purged (hourly); their minute and hour roll-ups stay longer.' },
   { key: 'telemetry_minute_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 90, description: 'Per-minute telemetry roll-ups (count, sum, min, max, last per series) older than this are purged (hourly).' },
   { key: 'telemetry_hour_retention_days', schema: int(1, 36500), allowed: 'an integer from 1 to 36500', default: 1825, description: 'Per-hour telemetry roll-ups older than this are purged (hourly); 1825 days keep five years of charts.' },
+  { key: 'storage_budget_bytes', schema: bytes(2 ** 20), allowed: 'bytes, or a number with K, M, G or T (binary: 2G = 2 GiB), at least 1M', default: 2 ** 31, defaultText: '2G (2 GiB)', description: 'The most disk the database may use: past 90 % the box thins history (raw telemetry first, then minute roll-ups, status events, audit, hour roll-ups, alarm history; each within a floor) down to 80 %, and warns at 85 %. See docs/storage-and-reads.md.' },
+  { key: 'storage_interval_ms', schema: int(1000, 86_400_000), allowed: 'an integer from 1000 to 86400000', default: 3_600_000, description: 'How often the box measures its database, purges by retention and thins to the storage budget (first a minute after start; at once by `cabinet storage thin`).' },
   { key: 'poultry_readings_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 120, description: 'Poultry climate readings older than this are purged (hourly); 120 days hold two broiler batches and the longest hourly roll-up window.' },
   { key: 'sync_master_url', schema: v.pipe(text(), v.check((s) => s === '' || /^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(s), 'http(s) URL')), allowed: 'empty (no sync) or http(s)://host[:port]', default: '', description: 'Edge-single: the master cloud this box syncs with (alarms, status, audit, telemetry aggregates, heartbeats up; version policies, module site policies and published industry profiles down).' },
   { key: 'sync_credential_file', schema: text(), allowed: 'a file path (relative paths are inside data_dir)', default: 'site-credential', description: 'The site credential issued by the master (register-site); it must be mode 0600 or it is refused.' },
@@ -117,6 +133,8 @@ export interface Config {
   telemetry_minute_retention_days: number;
   telemetry_hour_retention_days: number;
   poultry_readings_retention_days: number;
+  storage_budget_bytes: number;
+  storage_interval_ms: number;
   rpc_port: number | 'off';
   rpc_host: string;
   panel_addresses: string;

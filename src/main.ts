@@ -135,6 +135,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'restore': return await restoreCommand(args);
       case 'token': return await (await import('./cli-auth.js')).tokenCommand(args);
       case 'passkey': return await (await import('./cli-auth.js')).passkeyCommand(args);
+      case 'storage': return await (await import('./modules/storage/cli.js')).storageCommand(args);
       case 'simulate': return await (await import('./simulate/cli.js')).simulateCommand(args);
       default:
         process.stderr.write(`cabinet: unknown command ${command}; run 'cabinet help'\n`);

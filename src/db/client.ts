@@ -144,6 +144,8 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
   // Credential digests and the security log live here: owner-only, like the session key.
   // SQLite gives the -wal and -shm files the same mode as the database file.
   if (fresh) chmodSync(file, 0o600);
+  // Before the first table: freed pages can be given back (src/modules/storage/space.ts).
+  if (fresh) raw.pragma('auto_vacuum = INCREMENTAL');
   if (tracking) writeFileSync(marker, `${process.pid}\n`, { mode: 0o600 });
   raw.pragma('journal_mode = WAL');
   raw.pragma('foreign_keys = ON');

@@ -11,3 +11,42 @@ export function isoNow(): string {
   }
   return lastIso;
 }
+
+// The wall clock and a monotonic clock for code that must survive the wall clock jumping (a box
+// without a battery-backed clock boots in the past and NTP corrects it): retention and the
+// storage budget read time here, so a test injects both (a jump moves the wall clock only).
+export interface ClockSource {
+  /** Wall time, epoch ms. */
+  wall(): number;
+  /** Monotonic time, ms from an arbitrary origin; never jumps. */
+  mono(): number;
+}
+
+const systemClock: ClockSource = { wall: () => Date.now(), mono: () => performance.now() };
+let clock: ClockSource = systemClock;
+
+export const nowMs = (): number => clock.wall();
+export const monoMs = (): number => clock.mono();
+
+/** Tests and benchmarks only: replace the clock (no argument restores the system clock). */
+export function setClock(source?: ClockSource): void {
+  clock = source ?? systemClock;
+}
+
+/**
+ * Says whether the wall clock moved by more than `toleranceMs` against the monotonic clock since
+ * the previous call (the first call is never a jump). Retention asks it before each run.
+ */
+export class JumpDetector {
+  private last: { wall: number; mono: number } | undefined;
+  constructor(private readonly toleranceMs = 5 * 60_000) {}
+  /** The jump in ms (positive forward) when larger than the tolerance, else 0. */
+  check(): number {
+    const now = { wall: nowMs(), mono: monoMs() };
+    const prev = this.last;
+    this.last = now;
+    if (!prev) return 0;
+    const skew = (now.wall - prev.wall) - (now.mono - prev.mono);
+    return Math.abs(skew) > this.toleranceMs ? skew : 0;
+  }
+}

@@ -25,5 +25,6 @@ import shell from './shell/module.js';
 import devicePolling from './device-polling/module.js';
 import notifications from './notifications/module.js';
 import alarmRelay from './alarm-relay/module.js';
+import storage from './storage/module.js';
 
-export const MODULES: readonly ModuleManifest[] = [core, auth, passkeys, tables, forms, field, tenantMaster, tenantMasterSync, subscriptions, slaProfiles, versionPolicies, analytics, industry, poultry, swine, melioration, audit, status, alarms, tasks, devices, shell, devicePolling, notifications, alarmRelay];
+export const MODULES: readonly ModuleManifest[] = [core, auth, passkeys, tables, forms, field, tenantMaster, tenantMasterSync, subscriptions, slaProfiles, versionPolicies, analytics, industry, poultry, swine, melioration, audit, status, alarms, tasks, devices, shell, devicePolling, notifications, alarmRelay, storage];

@@ -122,6 +122,7 @@ export const systemRoutes: AnyRoute[] = [
         runtime: { node: process.version, platform: `${process.platform}-${process.arch}`, rss_bytes: process.memoryUsage().rss },
         dependencies: pkg.dependencies,
         modules: services.modules.states(),
+        storage: (await services.storage?.snapshot()) ?? null,
       };
     },
   }),

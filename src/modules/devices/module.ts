@@ -2,7 +2,6 @@ import { defineModule, defineRuntime, grant } from '../../kernel/module.js';
 import { deviceRoutes } from './resource.js';
 import { telemetryPoints, telemetryRollups, telemetrySeries } from './schema.js';
 import { createTelemetryService, type TelemetryService } from './service.js';
-import { hourlyRetention, type Retention } from '../../kernel/retention.js';
 
 
 export default defineModule({
@@ -23,22 +22,15 @@ export default defineModule({
     needs: ['services', 'bus'],
     provides: ['telemetry'],
     create({ services }) {
-      let retentions: Retention[] = [];
       let telemetry: TelemetryService | undefined;
       return {
         async start() {
+          // Retention of points and roll-ups is the storage module's (src/modules/storage): by
+          // their retention days, capped by the data's own newest time, and to the storage budget.
           const t = (telemetry = createTelemetryService(services));
-          const { config, log } = services;
-          retentions = [
-            hourlyRetention(log, 'telemetry', config.telemetry_retention_days, (before) => t.purge(before)),
-            hourlyRetention(log, 'telemetry minute roll-up', config.telemetry_minute_retention_days, (before) => t.purgeRollups('minute', before)),
-            hourlyRetention(log, 'telemetry hour roll-up', config.telemetry_hour_retention_days, (before) => t.purgeRollups('hour', before)),
-          ];
-          for (const r of retentions) r.start();
           return { telemetry: t };
         },
         async stop() {
-          for (const r of retentions) r.stop();
           await telemetry?.writer.stop();
         },
       };

@@ -52,10 +52,12 @@ export const PURGE_CHUNK = 20_000;
 /**
  * One bounded delete (its own transaction) repeated until a slice comes back short. `target` is
  * the row key, `from` the table and `where` the condition with `?` for the parameters; the
- * condition is on an indexed integer column, so each slice is a range read of that index.
+ * condition is on an indexed column, so each slice is a range read of that index. Between slices
+ * the loop yields to the event loop, so requests and telemetry batches go in between; the storage
+ * budget passes a smaller `chunk` so that no slice holds the writer for long.
  */
-async function purgeInChunks(db: Database, target: string, from: string, where: string, params: number[]): Promise<number> {
-  const inner = `select ${target} from ${from} where ${where} limit ${PURGE_CHUNK}`;
+export async function purgeInChunks(db: Database, target: string, from: string, where: string, params: (number | string)[], chunk = PURGE_CHUNK): Promise<number> {
+  const inner = `select ${target} from ${from} where ${where} limit ${chunk}`;
   let slice: () => Promise<number>;
   if (db.prepareSqlite) {
     const stmt = db.prepareSqlite(`delete from ${from} where (${target}) in (${inner})`);
@@ -69,9 +71,33 @@ async function purgeInChunks(db: Database, target: string, from: string, where: 
   for (;;) {
     const n = await db.transaction(slice);
     total += n;
-    if (n < PURGE_CHUNK) return total;
+    if (n < chunk) return total;
     await new Promise((resolve) => setImmediate(resolve));
   }
+}
+
+/** Deletes roll-ups of a resolution whose bucket starts before `beforeMs`, series by series through the primary key (their only index). */
+export async function purgeRollups(db: Database, resolution: Resolution, beforeMs: number, chunk = PURGE_CHUNK): Promise<number> {
+  const series = await db.rows<{ id: number | string }>(sql`select id from telemetry_series order by id`);
+  let total = 0;
+  for (const { id } of series) {
+    total += await purgeInChunks(db, 'series_id, resolution, bucket', 'telemetry_rollups', 'series_id = ? and resolution = ? and bucket < ?', [Number(id), RESOLUTIONS[resolution], beforeMs], chunk);
+  }
+  return total;
+}
+
+/**
+ * The oldest and newest bucket start of a resolution's roll-ups (epoch ms), or nulls: per series
+ * along the primary key (one index step each), never a scan of the table.
+ */
+export async function rollupSpan(db: Database, resolution: Resolution): Promise<{ oldest: number | null; newest: number | null }> {
+  const r = sql.raw(String(RESOLUTIONS[resolution]));
+  const [row] = await db.read<{ lo: number | string | null; hi: number | string | null }>(sql`select
+      min((select min(bucket) from telemetry_rollups r where r.series_id = s.id and r.resolution = ${r})) as lo,
+      max((select max(bucket) from telemetry_rollups r where r.series_id = s.id and r.resolution = ${r})) as hi
+    from telemetry_series s`);
+  const n = (x: number | string | null | undefined) => (x === null || x === undefined ? null : Number(x));
+  return { oldest: n(row?.lo), newest: n(row?.hi) };
 }
 
 const escapeLike = (term: string) => `%${term.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
@@ -136,15 +162,6 @@ export function createTelemetryService(services: Services): TelemetryService {
       };
     },
     purge: (before) => purgeInChunks(services.db, 'id', 'telemetry_points', 'ts < ?', [before.getTime()]),
-    async purgeRollups(resolution, before) {
-      // Series by series, through the roll-ups' primary key (their only index).
-      const { db } = services;
-      const series = await db.rows<{ id: number | string }>(sql`select id from telemetry_series order by id`);
-      let total = 0;
-      for (const { id } of series) {
-        total += await purgeInChunks(db, 'series_id, resolution, bucket', 'telemetry_rollups', 'series_id = ? and resolution = ? and bucket < ?', [Number(id), RESOLUTIONS[resolution], before.getTime()]);
-      }
-      return total;
-    },
+    purgeRollups: (resolution, before) => purgeRollups(services.db, resolution, before.getTime()),
   };
 }
