@@ -35,6 +35,8 @@ export const BACKUP_FORMAT = 'cabinet-backup';
 export const BACKUP_FORMAT_VERSION = 1;
 const DB_FILE = 'cabinet.sqlite';
 const KEY_FILE = 'session.key';
+/** The CA's files under data_dir/tls (src/runtime/tls.ts), carried so tablets keep trusting a restored box. */
+const CA_FILES = ['ca.key', 'ca.crt'] as const;
 
 /** A backup or restore that cannot be done; the message says why and what to do. */
 export class BackupError extends Error {
@@ -138,6 +140,12 @@ export async function backupDatabase(config: Config, to: string): Promise<Backup
       if (!existsSync(keyFile)) throw new BackupError(`session key ${keyFile} is missing; a backup without it could not log anyone in`);
       files.push({ name: KEY_FILE, data: readFileSync(keyFile) });
       sessionKey = 'included';
+    }
+    // The box's certificate authority: a restored box keeps the CA its tablets already trust (its
+    // server certificate is issued again from it at the first start, so it is not carried).
+    for (const name of CA_FILES) {
+      const path = join(config.data_dir, 'tls', name);
+      if (existsSync(path)) files.push({ name: `tls-${name}`, data: readFileSync(path) });
     }
     const manifest: BackupManifest = {
       format: BACKUP_FORMAT,
@@ -272,6 +280,18 @@ export async function restoreDatabase(config: Config, from: string, moduleIds: r
     const keyFile = join(dir, KEY_FILE);
     writeAtomically(keyFile, key, 0o600);
     own(keyFile);
+  }
+  if (CA_FILES.every((name) => files.has(`tls-${name}`))) {
+    const tls = join(config.data_dir, 'tls');
+    if (!existsSync(tls)) mkdirSync(tls, { recursive: true, mode: 0o700 });
+    own(tls);
+    for (const name of CA_FILES) {
+      const path = join(tls, name);
+      writeAtomically(path, files.get(`tls-${name}`) as Buffer, name.endsWith('.key') ? 0o600 : 0o644);
+      own(path);
+    }
+    // Issued again from the restored CA at the next start.
+    for (const name of ['server.key', 'server.crt']) rmSync(join(tls, name), { force: true });
   }
   return { database: dbFile, manifest, previous, migrationsToApply: known.size - manifest.migrations.length };
 }

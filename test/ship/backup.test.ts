@@ -36,7 +36,7 @@ interface Server { proc: ChildProcess; url: string; log: string[]; stop(): Promi
 async function serve(dataDir: string): Promise<Server> {
   const proc = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/main.ts', 'serve', '--data-dir', dataDir, '--http-port', '0', '--rpc-port', '0', '--mqtt-broker', 'off', '--host', '127.0.0.1'],
+    ['--import', 'tsx', 'src/main.ts', 'serve', '--data-dir', dataDir, '--http-port', '0', '--rpc-port', '0', '--https-port', '0', '--mqtt-broker', 'off', '--host', '127.0.0.1'],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   children.add(proc);
@@ -132,8 +132,10 @@ describe('cabinet backup and restore', () => {
     // Secrets inside: owner-only.
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const entries = readArchive(readFileSync(file));
-    expect([...entries.keys()].sort()).toEqual(['cabinet.sqlite', 'manifest.json', 'session.key']);
+    expect([...entries.keys()].sort()).toEqual(['cabinet.sqlite', 'manifest.json', 'session.key', 'tls-ca.crt', 'tls-ca.key']);
     expect(entries.get('session.key')!.equals(readFileSync(join(source, 'session.key')))).toBe(true);
+    // The box's CA, so tablets that trust it keep trusting the restored box; not its server certificate.
+    expect(entries.get('tls-ca.key')!.equals(readFileSync(join(source, 'tls', 'ca.key')))).toBe(true);
   }, 180_000);
 
   it('restores into a fresh data directory: every row acknowledged before the backup, the same session key, and it serves', async () => {
@@ -142,7 +144,13 @@ describe('cabinet backup and restore', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain(`restored ${join(fresh, 'cabinet.sqlite')}`);
     expect(statSync(join(fresh, 'session.key')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(fresh, 'tls', 'ca.key')).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(fresh, 'tls', 'ca.crt')).equals(readFileSync(join(source, 'tls', 'ca.crt')))).toBe(true);
     const server = await serve(fresh);
+    // The server certificate is issued again, from the restored CA.
+    const { X509Certificate } = await import('node:crypto');
+    const ca = new X509Certificate(readFileSync(join(fresh, 'tls', 'ca.crt')));
+    expect(new X509Certificate(readFileSync(join(fresh, 'tls', 'server.crt'))).verify(ca.publicKey)).toBe(true);
     try {
       // The token was signed with the original box's key: it works only if the key came along.
       const ids = await allIds(server.url, token);
