@@ -164,7 +164,7 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
   }
   lifecycle.state = 'ready';
   delete lifecycle.reason;
-  log.info(`cabinet listening on ${url}${https ? ` and ${https.url}` : ''}`, { port, host: config.host, url, ...(https ? { https_port: https.port, https_url: https.url } : {}), mode: config.mode, industry: config.industry, engine: db.engine, version: pkg.version });
+  log.info(`cabinet listening on ${url}`, { port, host: config.host, url, ...(https ? { https_port: https.port, https_url: https.url } : {}), mode: config.mode, industry: config.industry, engine: db.engine, version: pkg.version });
 
   let closing: Promise<void> | undefined;
   const close = () =>

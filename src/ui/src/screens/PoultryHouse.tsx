@@ -3,7 +3,7 @@
 // (flock, climate phases, feed and water line, its days, alarms, latest readings, the hourly
 // roll-up: seven requests; it used to make 16, with duplicates) and reloads on live news, every
 // 30 s (polled readings bring no status event) and after a setpoint change.
-// The poultry alarm list: P1/P2, SLA countdown, acknowledge with an assignee.
+// (The alarm list itself is the one inbox: screens/AlarmInbox.tsx.)
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError, getList, getLoaded, query } from '../lib/api';
 import { dataTick } from '../lib/live';
@@ -11,7 +11,6 @@ import { href } from '../lib/router';
 import { session, type Session } from '../lib/session';
 import { useObservable } from '../lib/store';
 import { useNow } from '../components/hooks';
-import { ResourceView } from '../components/ResourceView';
 import { StaleNote } from '../components/StaleNote';
 import { when } from '../components/chart-time';
 import { alarmSource, assembleHouses, COALESCE_MS, HouseCard, readingsPath, served, type House } from './Poultry';
@@ -189,21 +188,6 @@ export function HouseScreen({ id }: { id: string }) {
           </div>
         </section>
       ) : null}
-    </div>
-  );
-}
-
-/** The alarm list opens on what still needs someone (the operator can widen the filter). */
-const openFilter = (a: { open: Record<string, string> }) => Object.fromEntries(Object.entries(a.open).filter(([k]) => k !== 'industry_code'));
-
-export function PoultryAlarms() {
-  const s = useObservable(session);
-  const a = alarmSource(s);
-  if (!a) return <p class="notice">No alarm list is available to you.</p>;
-  return (
-    <div class="alarms-screen">
-      <h1>Alarms</h1>
-      <ResourceView path={a.path} heading={a.path === 'alarms' ? 'Site alarms' : 'Poultry alarms'} fixedFilters={a.path === 'industry-alarms' ? { industry_code: 'poultry' } : {}} initialFilters={openFilter(a)} />
     </div>
   );
 }
