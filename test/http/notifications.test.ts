@@ -190,6 +190,47 @@ describe.each(DIALECTS)('notifications on the box (%s)', (dialect) => {
     expect((await other.get('/api/v1/notification-channels/mail')).status).toBe(404);
   });
 
+  it('audits every change to channels and rules, with no secret in the details', async () => {
+    const NEW_PASSWORD = 'rotated-Pa55-never-in-audit-0b9d';
+    const NEW_KEY = 'rotated-webhook-key-never-in-audit-55e1';
+    const trail = async (prefix: string) => ((await admin.get(`/api/v1/audit/list?resource=${prefix.replace('.', 's')}&limit=100&sort=created_at&order=asc`)).body.items as { action: string; actor: string; resource: string; result: string; tenant_id: string; correlation_id: string; details: Record<string, unknown> }[])
+      .filter((a) => a.action.startsWith(prefix) && [a.details.id, a.details.channel_id].some((x) => String(x).startsWith('aud-')));
+    const made = await admin.post('/api/v1/notification-channels', { item: { id: 'aud-mail', name: 'Audit mail', kind: 'email', smtp_host: '127.0.0.1', smtp_port: smtp.port, smtp_tls: 'none', smtp_user: SMTP_USER, smtp_password: SMTP_PASSWORD, smtp_from: 'box@farm-a.test' } });
+    expect(made.status).toBe(201);
+    expect((await admin.post('/api/v1/notification-channels', { item: { id: 'aud-hook', name: 'Audit hook', kind: 'webhook', webhook_url: hooks.url, webhook_key: WEBHOOK_KEY } })).status).toBe(201);
+    expect((await admin.patch('/api/v1/notification-channels/aud-mail', { item: { smtp_password: NEW_PASSWORD, retry_base_ms: 500 } })).status).toBe(200);
+    expect((await admin.patch('/api/v1/notification-channels/aud-mail', { item: { smtp_password: null } })).status).toBe(200);
+    expect((await admin.patch('/api/v1/notification-channels/aud-hook', { item: { webhook_key: NEW_KEY, webhook_url: `${hooks.url}&again=1` } })).status).toBe(200);
+    expect((await admin.post('/api/v1/notification-rules', { item: { id: 'aud-rule', name: 'Audit rule', channel_id: 'aud-mail', recipients: ['audit@farm-a.test'], priorities: ['P1'] } })).status).toBe(201);
+    expect((await admin.patch('/api/v1/notification-rules/aud-rule', { item: { on_clear: true, recipients: ['audit2@farm-a.test'] } })).status).toBe(200);
+    // Refused changes change nothing and are not audited as done.
+    expect((await admin.patch('/api/v1/notification-rules/aud-rule', { item: { recipients: [] } })).status).toBe(400);
+    expect((await op.delete('/api/v1/notification-rules/aud-rule')).body.error.code).toBe('rbac_forbidden');
+    expect((await admin.delete('/api/v1/notification-rules/aud-rule')).status).toBe(200);
+    expect((await admin.delete('/api/v1/notification-channels/aud-mail')).status).toBe(200);
+    expect((await admin.delete('/api/v1/notification-channels/aud-hook')).status).toBe(200);
+
+    const channels = await trail('notification-channel.');
+    expect(channels.map((a) => [a.action, a.details.id])).toEqual([
+      ['notification-channel.create', 'aud-mail'], ['notification-channel.create', 'aud-hook'], ['notification-channel.update', 'aud-mail'],
+      ['notification-channel.update', 'aud-mail'], ['notification-channel.update', 'aud-hook'], ['notification-channel.delete', 'aud-mail'], ['notification-channel.delete', 'aud-hook'],
+    ]);
+    expect(channels.every((a) => a.actor === 'boss' && a.resource === 'notification-channels' && a.result === 'success' && a.tenant_id === 'farm-a')).toBe(true);
+    expect(channels[0]!.details).toMatchObject({ id: 'aud-mail', name: 'Audit mail', kind: 'email', smtp_host: '127.0.0.1', smtp_user: SMTP_USER, secret: 'set' });
+    expect(channels[2]!.details).toEqual({ id: 'aud-mail', name: 'Audit mail', changed: { smtp_password: 'set', retry_base_ms: 500 } });
+    expect(channels[3]!.details).toEqual({ id: 'aud-mail', name: 'Audit mail', changed: { smtp_password: 'removed' } });
+    expect(channels[4]!.details).toEqual({ id: 'aud-hook', name: 'Audit hook', changed: { webhook_key: 'set', webhook_url: hooks.url.replace('?token=abc', '') } });
+    const rules = await trail('notification-rule.');
+    expect(rules.map((a) => [a.action, a.details.id])).toEqual([['notification-rule.create', 'aud-rule'], ['notification-rule.update', 'aud-rule'], ['notification-rule.delete', 'aud-rule']]);
+    expect(rules[0]!.details).toMatchObject({ channel_id: 'aud-mail', recipients: ['audit@farm-a.test'], priorities: ['P1'], on_clear: false });
+    expect(rules[1]!.details).toEqual({ id: 'aud-rule', name: 'Audit rule', changed: { on_clear: true, recipients: ['audit2@farm-a.test'] } });
+    // The correlation id is the request's.
+    expect(new Set(rules.map((a) => a.correlation_id)).size).toBe(3);
+    const text = JSON.stringify([...channels, ...rules]);
+    for (const secret of [SMTP_PASSWORD, WEBHOOK_KEY, NEW_PASSWORD, NEW_KEY, 'token=abc', 'secret_enc']) expect(text).not.toContain(secret);
+    expect((await admin.get('/api/v1/audit/list?limit=500')).text).not.toContain(NEW_PASSWORD);
+  });
+
   it('tells the crew and the webhook of a P1 in farm words, the manager on escalation, the webhook on clear', async () => {
     const rules = [
       { id: 'crew', name: 'Crew at once', channel_id: 'mail', recipients: ['crew@farm-a.test'], priorities: ['P1'], max_escalation_level: 0 },
