@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
-import { clientAs, type Client } from '../helpers/client.js';
+import { clientAs, createClient, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
 
 const SMTP_USER = 'cabinet-box';
@@ -369,10 +369,13 @@ describe.each(DIALECTS)('notifications on the master for every site (%s)', (dial
   let master: RunningServer;
   let edge: RunningServer;
   let fleet: Client;
+  let smtp: SmtpSink;
   const hooks = new Receiver();
 
   beforeAll(async () => {
     await hooks.start();
+    smtp = new SmtpSink(await freePort());
+    await smtp.start();
     masterEnv = await createTestEnv(dialect);
     edgeEnv = await createTestEnv('sqlite');
     master = await masterEnv.start({ mode: 'cloud-multi', mqtt_broker: 'off' });
@@ -386,24 +389,59 @@ describe.each(DIALECTS)('notifications on the master for every site (%s)', (dial
     await edgeEnv.cleanup();
     await masterEnv.cleanup();
     await hooks.stop();
+    await smtp.stop();
+    rmSync(smtp.dir, { recursive: true, force: true });
   });
 
   it('notifies a site\'s alarm with the tenant\'s master rules, signed, naming the site', async () => {
     const owner = await clientAs(masterEnv, master, { subject: 'farm-a-admin', role: 'admin', scope_type: 'tenant', tenant_id: 'farm-a' }, fleet.contract);
     expect((await owner.post('/api/v1/notification-channels', { item: { id: 'hq', name: 'HQ', kind: 'webhook', webhook_url: hooks.url, webhook_key: WEBHOOK_KEY } })).status).toBe(201);
     expect((await owner.post('/api/v1/notification-rules', { item: { id: 'p1', name: 'P1 of every site', channel_id: 'hq', priorities: ['P1'] } })).status).toBe(201);
+    expect((await owner.post('/api/v1/notification-channels', { item: { id: 'hq-mail', name: 'HQ mail', kind: 'email', smtp_host: '127.0.0.1', smtp_port: smtp.port, smtp_tls: 'none', smtp_user: SMTP_USER, smtp_password: SMTP_PASSWORD, smtp_from: 'master@farm-a.test' } })).status).toBe(201);
+    expect((await owner.post('/api/v1/notification-rules', { item: { id: 'p1-mail', name: 'P1 to the manager', channel_id: 'hq-mail', recipients: ['manager@farm-a.test'], priorities: ['P1'] } })).status).toBe(201);
     const boxAdmin = await clientAs(edgeEnv, edge, { subject: 'boss', role: 'admin', scope_type: 'tenant', ...SITE }, fleet.contract);
-    const alarm = (await boxAdmin.post('/api/v1/industry-alarms/commands/publish', { industry_code: 'poultry', unit_id: '1', severity: 'critical', priority: 'P1', title: 'House 1: controller not answering' })).body.item;
+    const alarm = (await boxAdmin.post('/api/v1/industry-alarms/commands/publish', {
+      industry_code: 'poultry', unit_id: '1', severity: 'critical', priority: 'P1', title: 'House 1: Temperature far above target', metric: 'temp', value: 31.4,
+      details: { threshold: 28, comparator: 'gt' },
+    })).body.item;
     const hook = await until('the master webhook', () => hooks.got.find((h) => JSON.parse(h.body).alarm?.id === alarm.id), 30_000);
     expect(verify(hook, WEBHOOK_KEY)).toBe(true);
-    expect(JSON.parse(hook.body)).toMatchObject({ event: 'raised', site: { tenant_id: 'farm-a', site_id: 'site-1', name: 'site-1' }, alarm: { title: 'House 1: controller not answering', priority: 'P1' } });
-    const listed = await until('the delivery recorded sent', async () => {
-      const items = (await owner.get(`/api/v1/notification-deliveries/list?alarm_id=${alarm.id}`)).body.items as { status: string }[];
-      return items[0]?.status === 'sent' && items;
+    // The reading, its limit and the box's raise time came with the synced event.
+    expect(JSON.parse(hook.body)).toMatchObject({
+      event: 'raised', site: { tenant_id: 'farm-a', site_id: 'site-1', name: 'site-1' },
+      alarm: { title: 'House 1: Temperature far above target', priority: 'P1', metric: 'temp', value: 31.4, threshold: 28, comparator: 'gt', unit: '°C', since: alarm.raised_at },
     });
-    expect(listed).toMatchObject([{ status: 'sent', site_id: 'site-1', rule_id: 'p1' }]);
+    const mail = await until('the master e-mail', () => smtp.messages().find((m) => m.text.includes('House 1: Temperature far above target')), 30_000);
+    expect(mail).toMatchObject({ mail_from: 'master@farm-a.test', rcpt_tos: ['manager@farm-a.test'] });
+    const hhmm = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(alarm.raised_at));
+    expect(mail.text).toContain(`House 1: Temperature far above target, 31.4 °C against a limit of 28 °C, since ${hhmm}.`);
+    const listed = await until('the deliveries recorded sent', async () => {
+      const items = (await owner.get(`/api/v1/notification-deliveries/list?alarm_id=${alarm.id}`)).body.items as { status: string; rule_id: string }[];
+      return items.length === 2 && items.every((d) => d.status === 'sent') && items;
+    });
+    expect(listed.map((d) => d.rule_id).sort()).toEqual(['p1', 'p1-mail']);
+    expect(listed).toMatchObject([{ status: 'sent', site_id: 'site-1' }, { status: 'sent', site_id: 'site-1' }]);
     // The box has no rules of its own: it sent nothing itself.
     expect(hooks.got.filter((h) => JSON.parse(h.body).alarm?.id === alarm.id)).toHaveLength(1);
     expect(JSON.stringify(masterEnv.logs)).not.toContain(WEBHOOK_KEY);
+  });
+
+  it('notifies an alarm event of an older box, whose view has no reading, limit or raise time', async () => {
+    const reg = await fleet.post('/api/v1/tenant-master-sync/commands/register-site', { tenant_id: 'farm-a', site_id: 'site-old', industry_code: 'poultry' });
+    const site = await createClient(master.url, {}, fleet.contract);
+    const start = await site.post('/api/v1/auth/passkey/commands/start', { method: 'qr' });
+    const done = await site.post('/api/v1/auth/passkey/commands/complete', { challenge_id: start.body.item.challenge_id, credential: reg.body.item.credential });
+    const asSite = site.withHeaders({ authorization: `Bearer ${/cabinet_session=([^;]+)/.exec(done.headers.get('set-cookie') ?? '')![1]!}` });
+    const created_at = new Date().toISOString();
+    // The bus view as boxes before this version pushed it.
+    const view = { id: 'old-box-alarm-1', tenant_id: 'farm-a', site_id: 'site-old', severity: 'critical', state: 'active', source: 'poultry-rules', title: 'House 7: Temperature far above target',
+      correlation_id: 'old-1', acknowledged_by: null, comment: null, industry_code: 'poultry', unit_id: '7', priority: 'P1', escalation_level: 0, sla_deadline_at: null };
+    const pushed = await asSite.post('/api/v1/site-sync/commands/push', { events: [{ seq: 1, kind: 'alarm', created_at, payload: { kind: 'raised', alarm: view } }], remaining: 0 });
+    expect(pushed.status).toBe(200);
+    const hook = await until('the webhook for the older box', () => hooks.got.find((h) => JSON.parse(h.body).alarm?.id === 'old-box-alarm-1'), 30_000);
+    expect(JSON.parse(hook.body)).toMatchObject({ event: 'raised', site: { site_id: 'site-old' }, alarm: { metric: null, value: null, threshold: null, comparator: null, since: created_at } });
+    const mail = await until('the e-mail for the older box', () => smtp.messages().find((m) => m.text.includes('House 7: Temperature far above target')), 30_000);
+    expect(mail.text).toMatch(/House 7: Temperature far above target, since \d\d:\d\d\./);
+    expect(mail.text).not.toContain('against a limit');
   });
 });

@@ -24,6 +24,8 @@ export interface AlarmFacts {
   metric: string | null;
   value: number | null;
   threshold: number | null;
+  /** How the reading compares with the limit to be an alarm (gt, lt, ...), if known. */
+  comparator: string | null;
   /** When the condition began (raised_at), if known. */
   since: string | null;
   /** When this event happened (raise, escalation, clear). */
@@ -83,7 +85,7 @@ export function compose(facts: AlarmFacts, site: { name: string; link: string | 
     alarm: {
       id: facts.id, title: facts.title, severity: facts.severity, priority: facts.priority, escalation_level: facts.escalation_level,
       industry_code: facts.industry_code, unit_id: facts.unit_id, source: facts.source, correlation_id: facts.correlation_id,
-      metric: facts.metric, value: facts.value, threshold: facts.threshold, unit: unit || null, since: facts.since, at: facts.at,
+      metric: facts.metric, value: facts.value, threshold: facts.threshold, comparator: facts.comparator, unit: unit || null, since: facts.since, at: facts.at,
     },
     subject,
     text,
