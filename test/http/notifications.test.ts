@@ -298,6 +298,32 @@ describe.each(DIALECTS)('notifications on the box (%s)', (dialect) => {
     expect(await server.services.notifier!.enqueue(again!)).toBe(0);
   });
 
+  it('tells the rules with on_ack who acknowledged an alarm, and no other rule', async () => {
+    const rules = [
+      { id: 'ack-crew', name: 'Crew hears of acknowledgements', channel_id: 'mail', recipients: ['ack-crew@farm-a.test'], priorities: ['P1'], on_ack: true },
+      { id: 'ack-late', name: 'Manager, only past the SLA', channel_id: 'mail', recipients: ['ack-manager@farm-a.test'], priorities: ['P1'], min_escalation_level: 1, on_ack: true },
+    ];
+    for (const item of rules) expect((await admin.post('/api/v1/notification-rules', { item })).body.item).toMatchObject({ on_ack: true });
+    expect((await admin.get('/api/v1/notification-rules/crew')).body.item.on_ack).toBe(false);
+    const alarm = (await publish({ unit_id: '6', severity: 'critical', priority: 'P1', title: 'House 6: Water line pressure lost', correlation_id: `ack-${dialect}` })).body.item;
+    await until('the raise e-mail', () => smtp.messages().find((m) => m.rcpt_tos.includes('ack-crew@farm-a.test') && m.subject.includes('House 6')));
+    expect((await op.post('/api/v1/poultry-alarms/commands/ack', { id: alarm.id })).status).toBe(200);
+    const acked = await until('the acknowledgement e-mail', () => smtp.messages().find((m) => m.rcpt_tos.includes('ack-crew@farm-a.test') && m.subject.includes('acknowledged: ')));
+    expect(acked.subject).toBe('Farm A north: acknowledged: House 6: Water line pressure lost [P1 critical]');
+    expect(acked.text).toMatch(/Acknowledged by op at \d\d:\d\d; someone is on it\./);
+    const acks = await until('the acknowledgement delivery sent', async () => {
+      const items = await deliveries(`alarm_id=${alarm.id}&event=acknowledged`);
+      return items.length > 0 && items.every((d) => d.status === 'sent') && items;
+    });
+    // Only the rule that asked, of those told of the alarm: not the crew rule without on_ack, not the webhook (on_clear only), not the manager (level 1).
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await deliveries(`alarm_id=${alarm.id}&event=acknowledged`)).map((d) => d.rule_id)).toEqual(['ack-crew']);
+    expect(acks[0]).toMatchObject({ recipient: 'ack-crew@farm-a.test', event: 'acknowledged' });
+    expect(hooks.got.some((h) => JSON.parse(h.body).event === 'acknowledged')).toBe(false);
+    expect(smtp.messages().some((m) => m.rcpt_tos.includes('ack-manager@farm-a.test'))).toBe(false);
+    for (const id of ['ack-crew', 'ack-late']) expect((await admin.delete(`/api/v1/notification-rules/${id}`)).status).toBe(200);
+  });
+
   it('retries with back-off while the SMTP server is down, records failed, and delivers once it is back', async () => {
     await admin.post('/api/v1/notification-rules', { item: { id: 'p2-all', name: 'P2 to the office', channel_id: 'mail', recipients: ['office@farm-a.test'], priorities: ['P2'] } });
     await smtp.stop();

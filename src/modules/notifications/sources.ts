@@ -11,11 +11,11 @@ import { colOf, tableOf } from '../../db/sql.js';
 import { industryAlarmEvents, type AlarmEventRow } from '../../industry/alarm-schema.js';
 import { alarms, type AlarmRow } from '../alarms/schema.js';
 import { syncInbox, syncSites, type SyncSiteRow } from '../tenant-master-sync/schema.js';
-import { cursorRecord, type CursorRow, type NotifyEvent } from './schema.js';
+import { cursorRecord, NOTIFY_EVENTS, type CursorRow, type NotifyEvent } from './schema.js';
 import type { AlarmFacts } from './message.js';
 
-/** Acknowledgements are not notified: the crew already knows. */
-const eventOf = (kind: AlarmEvent['kind']): NotifyEvent | undefined => (kind === 'acknowledged' ? undefined : kind);
+/** Every alarm event kind is one a rule may ask for (acknowledgements only with on_ack). */
+const eventOf = (kind: AlarmEvent['kind']): NotifyEvent | undefined => ((NOTIFY_EVENTS as readonly string[]).includes(kind) ? kind : undefined);
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -46,6 +46,7 @@ function fromView(a: Record<string, unknown>, event: NotifyEvent, tenant: string
     source: str(a.source) ?? 'alarms', correlation_id: str(a.correlation_id),
     // Industry alarm views carry the reading, its limit and the raise time; those of older boxes and site alarms do not.
     metric: str(a.metric), value: num(a.value), threshold: num(a.threshold), comparator: str(a.comparator),
+    acknowledged_by: str(a.acknowledged_by),
     since: str(a.breach_since) ?? str(a.raised_at) ?? (event === 'raised' ? at : null), at,
   };
 }
