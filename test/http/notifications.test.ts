@@ -4,8 +4,11 @@
 // escalation reaches the manager only, a clear reaches the webhook; with the SMTP server down the
 // delivery is retried and failed, audited each time, and delivered once the server is back (by
 // the next retry, or by commands/retry); a pending delivery survives a restart. On the master: an
-// alarm raised on a box arrives by sync and is notified with the tenant's master rules. Secrets
-// are never in an answer, the audit or a log line; operators cannot manage channels.
+// alarm raised on a box arrives by sync and is notified with the tenant's master rules, naming the
+// reading, the limit and since when, and its acknowledgement reaches the on_ack rules; an older
+// box's event (no reading in its view) is still notified. Every change to channels and rules is
+// audited without its secret. Secrets are never in an answer, the audit or a log line; operators
+// cannot manage channels.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -337,10 +340,14 @@ describe.each(DIALECTS)('notifications on the box (%s)', (dialect) => {
       return items.length >= 3 && items;
     });
     expect(trail.map((a) => [a.result, a.details.status, a.details.attempt])).toEqual([['error', 'retrying', 1], ['error', 'retrying', 2], ['error', 'failed', 3]]);
-    // Back-off: 200 ms, then 400 ms (never sooner).
-    const gaps = trail.slice(1).map((a, i) => Date.parse(a.created_at) - Date.parse(trail[i]!.created_at));
-    expect(gaps[0]).toBeGreaterThanOrEqual(190);
-    expect(gaps[1]).toBeGreaterThanOrEqual(390);
+    // Back-off: the next attempt is due 200 ms, then 400 ms after a failure (the audit record is
+    // written a moment after the failure, so its time is up to that moment later), and never runs sooner.
+    const due = trail.slice(0, 2).map((a) => Date.parse(a.details.next_attempt_at as string) - Date.parse(a.created_at));
+    expect(due[0]).toBeLessThanOrEqual(200);
+    expect(due[0]).toBeGreaterThan(100);
+    expect(due[1]).toBeLessThanOrEqual(400);
+    expect(due[1]).toBeGreaterThan(300);
+    for (const [i, a] of trail.slice(1).entries()) expect(Date.parse(a.created_at)).toBeGreaterThanOrEqual(Date.parse(trail[i]!.details.next_attempt_at as string));
 
     // A delivery still retrying goes out by itself once the server is back.
     await admin.patch('/api/v1/notification-channels/mail', { item: { retry_max_attempts: 10, retry_base_ms: 300 } });
@@ -450,6 +457,15 @@ describe.each(DIALECTS)('notifications on the master for every site (%s)', (dial
     // The box has no rules of its own: it sent nothing itself.
     expect(hooks.got.filter((h) => JSON.parse(h.body).alarm?.id === alarm.id)).toHaveLength(1);
     expect(JSON.stringify(masterEnv.logs)).not.toContain(WEBHOOK_KEY);
+
+    // The box's acknowledgement reaches the master's on_ack rule, and no other.
+    expect((await owner.post('/api/v1/notification-rules', { item: { id: 'ack-mail', name: 'Who took it', channel_id: 'hq-mail', recipients: ['duty@farm-a.test'], on_ack: true } })).status).toBe(201);
+    expect((await boxAdmin.post('/api/v1/poultry-alarms/commands/ack', { id: alarm.id })).status).toBe(200);
+    const acked = await until('the master acknowledgement e-mail', () => smtp.messages().find((m) => m.rcpt_tos.includes('duty@farm-a.test') && m.subject.includes('acknowledged: ')), 30_000);
+    expect(acked.subject).toBe('site-1: acknowledged: House 1: Temperature far above target [P1 critical]');
+    expect(acked.text).toMatch(/Acknowledged by boss at \d\d:\d\d; someone is on it\./);
+    await until('the acknowledgement delivery sent', async () => (await owner.get(`/api/v1/notification-deliveries/list?alarm_id=${alarm.id}&event=acknowledged&status=sent`)).body.total === 1);
+    expect(hooks.got.some((h) => JSON.parse(h.body).event === 'acknowledged')).toBe(false);
   });
 
   it('notifies an alarm event of an older box, whose view has no reading, limit or raise time', async () => {
