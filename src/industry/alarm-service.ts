@@ -110,6 +110,11 @@ const busView = (row: AlarmEventRow): AlarmEvent['alarm'] => ({
   title: row.title, correlation_id: row.correlation_id, acknowledged_by: row.acked_by, comment: null,
   industry_code: row.industry_code, unit_id: row.unit_id, priority: row.priority, escalation_level: row.escalation_level,
   sla_deadline_at: row.sla_deadline_at,
+  // What a master needs to word a notification as the box does (the sync pushes this view).
+  metric: row.metric, value: row.value, raised_at: row.raised_at,
+  threshold: typeof row.details?.threshold === 'number' ? row.details.threshold : null,
+  comparator: typeof row.details?.comparator === 'string' ? row.details.comparator : null,
+  breach_since: typeof row.details?.breach_since === 'string' ? row.details.breach_since : null,
 });
 
 export function createIndustryAlarmService(services: Services): IndustryAlarmService {

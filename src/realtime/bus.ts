@@ -54,6 +54,16 @@ export interface AlarmEvent {
     priority?: string | null;
     escalation_level?: number;
     sla_deadline_at?: string | null;
+    /**
+     * Industry alarm events: the reading against its limit and since when, so a master's
+     * notification says what the box's does. Absent in events from older boxes.
+     */
+    metric?: string | null;
+    value?: number | null;
+    threshold?: number | null;
+    comparator?: string | null;
+    breach_since?: string | null;
+    raised_at?: string;
   };
 }
 

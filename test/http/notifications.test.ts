@@ -4,8 +4,11 @@
 // escalation reaches the manager only, a clear reaches the webhook; with the SMTP server down the
 // delivery is retried and failed, audited each time, and delivered once the server is back (by
 // the next retry, or by commands/retry); a pending delivery survives a restart. On the master: an
-// alarm raised on a box arrives by sync and is notified with the tenant's master rules. Secrets
-// are never in an answer, the audit or a log line; operators cannot manage channels.
+// alarm raised on a box arrives by sync and is notified with the tenant's master rules, naming the
+// reading, the limit and since when, and its acknowledgement reaches the on_ack rules; an older
+// box's event (no reading in its view) is still notified. Every change to channels and rules is
+// audited without its secret. Secrets are never in an answer, the audit or a log line; operators
+// cannot manage channels.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
-import { clientAs, type Client } from '../helpers/client.js';
+import { clientAs, createClient, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
 
 const SMTP_USER = 'cabinet-box';
@@ -190,6 +193,47 @@ describe.each(DIALECTS)('notifications on the box (%s)', (dialect) => {
     expect((await other.get('/api/v1/notification-channels/mail')).status).toBe(404);
   });
 
+  it('audits every change to channels and rules, with no secret in the details', async () => {
+    const NEW_PASSWORD = 'rotated-Pa55-never-in-audit-0b9d';
+    const NEW_KEY = 'rotated-webhook-key-never-in-audit-55e1';
+    const trail = async (prefix: string) => ((await admin.get(`/api/v1/audit/list?resource=${prefix.replace('.', 's')}&limit=100&sort=created_at&order=asc`)).body.items as { action: string; actor: string; resource: string; result: string; tenant_id: string; correlation_id: string; details: Record<string, unknown> }[])
+      .filter((a) => a.action.startsWith(prefix) && [a.details.id, a.details.channel_id].some((x) => String(x).startsWith('aud-')));
+    const made = await admin.post('/api/v1/notification-channels', { item: { id: 'aud-mail', name: 'Audit mail', kind: 'email', smtp_host: '127.0.0.1', smtp_port: smtp.port, smtp_tls: 'none', smtp_user: SMTP_USER, smtp_password: SMTP_PASSWORD, smtp_from: 'box@farm-a.test' } });
+    expect(made.status).toBe(201);
+    expect((await admin.post('/api/v1/notification-channels', { item: { id: 'aud-hook', name: 'Audit hook', kind: 'webhook', webhook_url: hooks.url, webhook_key: WEBHOOK_KEY } })).status).toBe(201);
+    expect((await admin.patch('/api/v1/notification-channels/aud-mail', { item: { smtp_password: NEW_PASSWORD, retry_base_ms: 500 } })).status).toBe(200);
+    expect((await admin.patch('/api/v1/notification-channels/aud-mail', { item: { smtp_password: null } })).status).toBe(200);
+    expect((await admin.patch('/api/v1/notification-channels/aud-hook', { item: { webhook_key: NEW_KEY, webhook_url: `${hooks.url}&again=1` } })).status).toBe(200);
+    expect((await admin.post('/api/v1/notification-rules', { item: { id: 'aud-rule', name: 'Audit rule', channel_id: 'aud-mail', recipients: ['audit@farm-a.test'], priorities: ['P1'] } })).status).toBe(201);
+    expect((await admin.patch('/api/v1/notification-rules/aud-rule', { item: { on_clear: true, recipients: ['audit2@farm-a.test'] } })).status).toBe(200);
+    // Refused changes change nothing and are not audited as done.
+    expect((await admin.patch('/api/v1/notification-rules/aud-rule', { item: { recipients: [] } })).status).toBe(400);
+    expect((await op.delete('/api/v1/notification-rules/aud-rule')).body.error.code).toBe('rbac_forbidden');
+    expect((await admin.delete('/api/v1/notification-rules/aud-rule')).status).toBe(200);
+    expect((await admin.delete('/api/v1/notification-channels/aud-mail')).status).toBe(200);
+    expect((await admin.delete('/api/v1/notification-channels/aud-hook')).status).toBe(200);
+
+    const channels = await trail('notification-channel.');
+    expect(channels.map((a) => [a.action, a.details.id])).toEqual([
+      ['notification-channel.create', 'aud-mail'], ['notification-channel.create', 'aud-hook'], ['notification-channel.update', 'aud-mail'],
+      ['notification-channel.update', 'aud-mail'], ['notification-channel.update', 'aud-hook'], ['notification-channel.delete', 'aud-mail'], ['notification-channel.delete', 'aud-hook'],
+    ]);
+    expect(channels.every((a) => a.actor === 'boss' && a.resource === 'notification-channels' && a.result === 'success' && a.tenant_id === 'farm-a')).toBe(true);
+    expect(channels[0]!.details).toMatchObject({ id: 'aud-mail', name: 'Audit mail', kind: 'email', smtp_host: '127.0.0.1', smtp_user: SMTP_USER, secret: 'set' });
+    expect(channels[2]!.details).toEqual({ id: 'aud-mail', name: 'Audit mail', changed: { smtp_password: 'set', retry_base_ms: 500 } });
+    expect(channels[3]!.details).toEqual({ id: 'aud-mail', name: 'Audit mail', changed: { smtp_password: 'removed' } });
+    expect(channels[4]!.details).toEqual({ id: 'aud-hook', name: 'Audit hook', changed: { webhook_key: 'set', webhook_url: hooks.url.replace('?token=abc', '') } });
+    const rules = await trail('notification-rule.');
+    expect(rules.map((a) => [a.action, a.details.id])).toEqual([['notification-rule.create', 'aud-rule'], ['notification-rule.update', 'aud-rule'], ['notification-rule.delete', 'aud-rule']]);
+    expect(rules[0]!.details).toMatchObject({ channel_id: 'aud-mail', recipients: ['audit@farm-a.test'], priorities: ['P1'], on_clear: false });
+    expect(rules[1]!.details).toEqual({ id: 'aud-rule', name: 'Audit rule', changed: { on_clear: true, recipients: ['audit2@farm-a.test'] } });
+    // The correlation id is the request's.
+    expect(new Set(rules.map((a) => a.correlation_id)).size).toBe(3);
+    const text = JSON.stringify([...channels, ...rules]);
+    for (const secret of [SMTP_PASSWORD, WEBHOOK_KEY, NEW_PASSWORD, NEW_KEY, 'token=abc', 'secret_enc']) expect(text).not.toContain(secret);
+    expect((await admin.get('/api/v1/audit/list?limit=500')).text).not.toContain(NEW_PASSWORD);
+  });
+
   it('tells the crew and the webhook of a P1 in farm words, the manager on escalation, the webhook on clear', async () => {
     const rules = [
       { id: 'crew', name: 'Crew at once', channel_id: 'mail', recipients: ['crew@farm-a.test'], priorities: ['P1'], max_escalation_level: 0 },
@@ -257,6 +301,32 @@ describe.each(DIALECTS)('notifications on the box (%s)', (dialect) => {
     expect(await server.services.notifier!.enqueue(again!)).toBe(0);
   });
 
+  it('tells the rules with on_ack who acknowledged an alarm, and no other rule', async () => {
+    const rules = [
+      { id: 'ack-crew', name: 'Crew hears of acknowledgements', channel_id: 'mail', recipients: ['ack-crew@farm-a.test'], priorities: ['P1'], on_ack: true },
+      { id: 'ack-late', name: 'Manager, only past the SLA', channel_id: 'mail', recipients: ['ack-manager@farm-a.test'], priorities: ['P1'], min_escalation_level: 1, on_ack: true },
+    ];
+    for (const item of rules) expect((await admin.post('/api/v1/notification-rules', { item })).body.item).toMatchObject({ on_ack: true });
+    expect((await admin.get('/api/v1/notification-rules/crew')).body.item.on_ack).toBe(false);
+    const alarm = (await publish({ unit_id: '6', severity: 'critical', priority: 'P1', title: 'House 6: Water line pressure lost', correlation_id: `ack-${dialect}` })).body.item;
+    await until('the raise e-mail', () => smtp.messages().find((m) => m.rcpt_tos.includes('ack-crew@farm-a.test') && m.subject.includes('House 6')));
+    expect((await op.post('/api/v1/poultry-alarms/commands/ack', { id: alarm.id })).status).toBe(200);
+    const acked = await until('the acknowledgement e-mail', () => smtp.messages().find((m) => m.rcpt_tos.includes('ack-crew@farm-a.test') && m.subject.includes('acknowledged: ')));
+    expect(acked.subject).toBe('Farm A north: acknowledged: House 6: Water line pressure lost [P1 critical]');
+    expect(acked.text).toMatch(/Acknowledged by op at \d\d:\d\d; someone is on it\./);
+    const acks = await until('the acknowledgement delivery sent', async () => {
+      const items = await deliveries(`alarm_id=${alarm.id}&event=acknowledged`);
+      return items.length > 0 && items.every((d) => d.status === 'sent') && items;
+    });
+    // Only the rule that asked, of those told of the alarm: not the crew rule without on_ack, not the webhook (on_clear only), not the manager (level 1).
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await deliveries(`alarm_id=${alarm.id}&event=acknowledged`)).map((d) => d.rule_id)).toEqual(['ack-crew']);
+    expect(acks[0]).toMatchObject({ recipient: 'ack-crew@farm-a.test', event: 'acknowledged' });
+    expect(hooks.got.some((h) => JSON.parse(h.body).event === 'acknowledged')).toBe(false);
+    expect(smtp.messages().some((m) => m.rcpt_tos.includes('ack-manager@farm-a.test'))).toBe(false);
+    for (const id of ['ack-crew', 'ack-late']) expect((await admin.delete(`/api/v1/notification-rules/${id}`)).status).toBe(200);
+  });
+
   it('retries with back-off while the SMTP server is down, records failed, and delivers once it is back', async () => {
     await admin.post('/api/v1/notification-rules', { item: { id: 'p2-all', name: 'P2 to the office', channel_id: 'mail', recipients: ['office@farm-a.test'], priorities: ['P2'] } });
     await smtp.stop();
@@ -270,10 +340,14 @@ describe.each(DIALECTS)('notifications on the box (%s)', (dialect) => {
       return items.length >= 3 && items;
     });
     expect(trail.map((a) => [a.result, a.details.status, a.details.attempt])).toEqual([['error', 'retrying', 1], ['error', 'retrying', 2], ['error', 'failed', 3]]);
-    // Back-off: 200 ms, then 400 ms (never sooner).
-    const gaps = trail.slice(1).map((a, i) => Date.parse(a.created_at) - Date.parse(trail[i]!.created_at));
-    expect(gaps[0]).toBeGreaterThanOrEqual(190);
-    expect(gaps[1]).toBeGreaterThanOrEqual(390);
+    // Back-off: the next attempt is due 200 ms, then 400 ms after a failure (the audit record is
+    // written a moment after the failure, so its time is up to that moment later), and never runs sooner.
+    const due = trail.slice(0, 2).map((a) => Date.parse(a.details.next_attempt_at as string) - Date.parse(a.created_at));
+    expect(due[0]).toBeLessThanOrEqual(200);
+    expect(due[0]).toBeGreaterThan(100);
+    expect(due[1]).toBeLessThanOrEqual(400);
+    expect(due[1]).toBeGreaterThan(300);
+    for (const [i, a] of trail.slice(1).entries()) expect(Date.parse(a.created_at)).toBeGreaterThanOrEqual(Date.parse(trail[i]!.details.next_attempt_at as string));
 
     // A delivery still retrying goes out by itself once the server is back.
     await admin.patch('/api/v1/notification-channels/mail', { item: { retry_max_attempts: 10, retry_base_ms: 300 } });
@@ -328,10 +402,13 @@ describe.each(DIALECTS)('notifications on the master for every site (%s)', (dial
   let master: RunningServer;
   let edge: RunningServer;
   let fleet: Client;
+  let smtp: SmtpSink;
   const hooks = new Receiver();
 
   beforeAll(async () => {
     await hooks.start();
+    smtp = new SmtpSink(await freePort());
+    await smtp.start();
     masterEnv = await createTestEnv(dialect);
     edgeEnv = await createTestEnv('sqlite');
     master = await masterEnv.start({ mode: 'cloud-multi', mqtt_broker: 'off' });
@@ -345,24 +422,68 @@ describe.each(DIALECTS)('notifications on the master for every site (%s)', (dial
     await edgeEnv.cleanup();
     await masterEnv.cleanup();
     await hooks.stop();
+    await smtp.stop();
+    rmSync(smtp.dir, { recursive: true, force: true });
   });
 
   it('notifies a site\'s alarm with the tenant\'s master rules, signed, naming the site', async () => {
     const owner = await clientAs(masterEnv, master, { subject: 'farm-a-admin', role: 'admin', scope_type: 'tenant', tenant_id: 'farm-a' }, fleet.contract);
     expect((await owner.post('/api/v1/notification-channels', { item: { id: 'hq', name: 'HQ', kind: 'webhook', webhook_url: hooks.url, webhook_key: WEBHOOK_KEY } })).status).toBe(201);
     expect((await owner.post('/api/v1/notification-rules', { item: { id: 'p1', name: 'P1 of every site', channel_id: 'hq', priorities: ['P1'] } })).status).toBe(201);
+    expect((await owner.post('/api/v1/notification-channels', { item: { id: 'hq-mail', name: 'HQ mail', kind: 'email', smtp_host: '127.0.0.1', smtp_port: smtp.port, smtp_tls: 'none', smtp_user: SMTP_USER, smtp_password: SMTP_PASSWORD, smtp_from: 'master@farm-a.test' } })).status).toBe(201);
+    expect((await owner.post('/api/v1/notification-rules', { item: { id: 'p1-mail', name: 'P1 to the manager', channel_id: 'hq-mail', recipients: ['manager@farm-a.test'], priorities: ['P1'] } })).status).toBe(201);
     const boxAdmin = await clientAs(edgeEnv, edge, { subject: 'boss', role: 'admin', scope_type: 'tenant', ...SITE }, fleet.contract);
-    const alarm = (await boxAdmin.post('/api/v1/industry-alarms/commands/publish', { industry_code: 'poultry', unit_id: '1', severity: 'critical', priority: 'P1', title: 'House 1: controller not answering' })).body.item;
+    const alarm = (await boxAdmin.post('/api/v1/industry-alarms/commands/publish', {
+      industry_code: 'poultry', unit_id: '1', severity: 'critical', priority: 'P1', title: 'House 1: Temperature far above target', metric: 'temp', value: 31.4,
+      details: { threshold: 28, comparator: 'gt' },
+    })).body.item;
     const hook = await until('the master webhook', () => hooks.got.find((h) => JSON.parse(h.body).alarm?.id === alarm.id), 30_000);
     expect(verify(hook, WEBHOOK_KEY)).toBe(true);
-    expect(JSON.parse(hook.body)).toMatchObject({ event: 'raised', site: { tenant_id: 'farm-a', site_id: 'site-1', name: 'site-1' }, alarm: { title: 'House 1: controller not answering', priority: 'P1' } });
-    const listed = await until('the delivery recorded sent', async () => {
-      const items = (await owner.get(`/api/v1/notification-deliveries/list?alarm_id=${alarm.id}`)).body.items as { status: string }[];
-      return items[0]?.status === 'sent' && items;
+    // The reading, its limit and the box's raise time came with the synced event.
+    expect(JSON.parse(hook.body)).toMatchObject({
+      event: 'raised', site: { tenant_id: 'farm-a', site_id: 'site-1', name: 'site-1' },
+      alarm: { title: 'House 1: Temperature far above target', priority: 'P1', metric: 'temp', value: 31.4, threshold: 28, comparator: 'gt', unit: '°C', since: alarm.raised_at },
     });
-    expect(listed).toMatchObject([{ status: 'sent', site_id: 'site-1', rule_id: 'p1' }]);
+    const mail = await until('the master e-mail', () => smtp.messages().find((m) => m.text.includes('House 1: Temperature far above target')), 30_000);
+    expect(mail).toMatchObject({ mail_from: 'master@farm-a.test', rcpt_tos: ['manager@farm-a.test'] });
+    const hhmm = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(alarm.raised_at));
+    expect(mail.text).toContain(`House 1: Temperature far above target, 31.4 °C against a limit of 28 °C, since ${hhmm}.`);
+    const listed = await until('the deliveries recorded sent', async () => {
+      const items = (await owner.get(`/api/v1/notification-deliveries/list?alarm_id=${alarm.id}`)).body.items as { status: string; rule_id: string }[];
+      return items.length === 2 && items.every((d) => d.status === 'sent') && items;
+    });
+    expect(listed.map((d) => d.rule_id).sort()).toEqual(['p1', 'p1-mail']);
+    expect(listed).toMatchObject([{ status: 'sent', site_id: 'site-1' }, { status: 'sent', site_id: 'site-1' }]);
     // The box has no rules of its own: it sent nothing itself.
     expect(hooks.got.filter((h) => JSON.parse(h.body).alarm?.id === alarm.id)).toHaveLength(1);
     expect(JSON.stringify(masterEnv.logs)).not.toContain(WEBHOOK_KEY);
+
+    // The box's acknowledgement reaches the master's on_ack rule, and no other.
+    expect((await owner.post('/api/v1/notification-rules', { item: { id: 'ack-mail', name: 'Who took it', channel_id: 'hq-mail', recipients: ['duty@farm-a.test'], on_ack: true } })).status).toBe(201);
+    expect((await boxAdmin.post('/api/v1/poultry-alarms/commands/ack', { id: alarm.id })).status).toBe(200);
+    const acked = await until('the master acknowledgement e-mail', () => smtp.messages().find((m) => m.rcpt_tos.includes('duty@farm-a.test') && m.subject.includes('acknowledged: ')), 30_000);
+    expect(acked.subject).toBe('site-1: acknowledged: House 1: Temperature far above target [P1 critical]');
+    expect(acked.text).toMatch(/Acknowledged by boss at \d\d:\d\d; someone is on it\./);
+    await until('the acknowledgement delivery sent', async () => (await owner.get(`/api/v1/notification-deliveries/list?alarm_id=${alarm.id}&event=acknowledged&status=sent`)).body.total === 1);
+    expect(hooks.got.some((h) => JSON.parse(h.body).event === 'acknowledged')).toBe(false);
+  });
+
+  it('notifies an alarm event of an older box, whose view has no reading, limit or raise time', async () => {
+    const reg = await fleet.post('/api/v1/tenant-master-sync/commands/register-site', { tenant_id: 'farm-a', site_id: 'site-old', industry_code: 'poultry' });
+    const site = await createClient(master.url, {}, fleet.contract);
+    const start = await site.post('/api/v1/auth/passkey/commands/start', { method: 'qr' });
+    const done = await site.post('/api/v1/auth/passkey/commands/complete', { challenge_id: start.body.item.challenge_id, credential: reg.body.item.credential });
+    const asSite = site.withHeaders({ authorization: `Bearer ${/cabinet_session=([^;]+)/.exec(done.headers.get('set-cookie') ?? '')![1]!}` });
+    const created_at = new Date().toISOString();
+    // The bus view as boxes before this version pushed it.
+    const view = { id: 'old-box-alarm-1', tenant_id: 'farm-a', site_id: 'site-old', severity: 'critical', state: 'active', source: 'poultry-rules', title: 'House 7: Temperature far above target',
+      correlation_id: 'old-1', acknowledged_by: null, comment: null, industry_code: 'poultry', unit_id: '7', priority: 'P1', escalation_level: 0, sla_deadline_at: null };
+    const pushed = await asSite.post('/api/v1/site-sync/commands/push', { events: [{ seq: 1, kind: 'alarm', created_at, payload: { kind: 'raised', alarm: view } }], remaining: 0 });
+    expect(pushed.status).toBe(200);
+    const hook = await until('the webhook for the older box', () => hooks.got.find((h) => JSON.parse(h.body).alarm?.id === 'old-box-alarm-1'), 30_000);
+    expect(JSON.parse(hook.body)).toMatchObject({ event: 'raised', site: { site_id: 'site-old' }, alarm: { metric: null, value: null, threshold: null, comparator: null, since: created_at } });
+    const mail = await until('the e-mail for the older box', () => smtp.messages().find((m) => m.text.includes('House 7: Temperature far above target')), 30_000);
+    expect(mail.text).toMatch(/House 7: Temperature far above target, since \d\d:\d\d\./);
+    expect(mail.text).not.toContain('against a limit');
   });
 });

@@ -24,6 +24,10 @@ export interface AlarmFacts {
   metric: string | null;
   value: number | null;
   threshold: number | null;
+  /** Who acknowledged it (an acknowledgement event), if known. */
+  acknowledged_by: string | null;
+  /** How the reading compares with the limit to be an alarm (gt, lt, ...), if known. */
+  comparator: string | null;
   /** When the condition began (raised_at), if known. */
   since: string | null;
   /** When this event happened (raise, escalation, clear). */
@@ -64,10 +68,14 @@ export function compose(facts: AlarmFacts, site: { name: string; link: string | 
   const what = facts.event === 'cleared'
     ? `Cleared at ${clockTime(facts.at, config, now)}: ${facts.title}`
     : `${facts.title}${reading}${since}`;
-  const status = facts.event === 'escalated'
-    ? `Not acknowledged: escalation ${facts.escalation_level}.`
-    : facts.event === 'raised' ? 'New alarm, not acknowledged.' : 'The condition has ended.';
-  const subject = `${site.name}: ${facts.event === 'cleared' ? 'cleared: ' : facts.event === 'escalated' ? `ESCALATION ${facts.escalation_level}: ` : ''}${facts.title} [${rank}]`;
+  const status = {
+    raised: 'New alarm, not acknowledged.',
+    escalated: `Not acknowledged: escalation ${facts.escalation_level}.`,
+    acknowledged: `Acknowledged${facts.acknowledged_by ? ` by ${facts.acknowledged_by}` : ''} at ${clockTime(facts.at, config, now)}; someone is on it.`,
+    cleared: 'The condition has ended.',
+  }[facts.event];
+  const tag = { raised: '', escalated: `ESCALATION ${facts.escalation_level}: `, acknowledged: 'acknowledged: ', cleared: 'cleared: ' }[facts.event];
+  const subject = `${site.name}: ${tag}${facts.title} [${rank}]`;
   const lines = [
     `Site ${site.name}`,
     `${what}.`,
@@ -81,9 +89,9 @@ export function compose(facts: AlarmFacts, site: { name: string; link: string | 
     event: facts.event,
     site: { tenant_id: facts.tenant_id, site_id: facts.site_id, name: site.name, link: site.link },
     alarm: {
-      id: facts.id, title: facts.title, severity: facts.severity, priority: facts.priority, escalation_level: facts.escalation_level,
+      id: facts.id, title: facts.title, severity: facts.severity, priority: facts.priority, escalation_level: facts.escalation_level, acknowledged_by: facts.acknowledged_by,
       industry_code: facts.industry_code, unit_id: facts.unit_id, source: facts.source, correlation_id: facts.correlation_id,
-      metric: facts.metric, value: facts.value, threshold: facts.threshold, unit: unit || null, since: facts.since, at: facts.at,
+      metric: facts.metric, value: facts.value, threshold: facts.threshold, comparator: facts.comparator, unit: unit || null, since: facts.since, at: facts.at,
     },
     subject,
     text,

@@ -4,6 +4,7 @@ import { defineModule, defineRuntime, grant } from '../../kernel/module.js';
 import { channelResource } from './channels.js';
 import { ruleResource } from './rules.js';
 import { deliveryResource } from './deliveries.js';
+import { audited } from './audited.js';
 import { NOTIFICATION_TABLES } from './schema.js';
 import { createNotifier, type Notifier } from './queue.js';
 import { factsOfBus, readSiteEvents } from './sources.js';
@@ -22,7 +23,7 @@ export default defineModule({
   industry_scope: 'global',
   key_entity: 'notification_rule',
   provides_enrichment_for: [],
-  routes: [...channelResource.routes, ...ruleResource.routes, ...deliveryResource.routes],
+  routes: [...audited(channelResource.routes, 'notification-channels', 'notification-channel'), ...audited(ruleResource.routes, 'notification-rules', 'notification-rule'), ...deliveryResource.routes],
   tables: NOTIFICATION_TABLES,
   permissions: [
     // Admins manage channels and rules; operators and security read them (secrets are never in an answer).

@@ -4,7 +4,8 @@
 // - Matching: the rule is enabled, of the alarm's tenant, of its site or of every site; its
 //   priorities and severities contain the alarm's (empty: any); raise needs on_raise and level 0
 //   in [min, max]; an escalation needs on_escalation and the new level in [min, max]; a clear
-//   needs on_clear and min <= the level the alarm reached (those who were told hear it ended).
+//   needs on_clear and min <= the level the alarm reached (those who were told hear it ended);
+//   an acknowledgement likewise needs on_ack.
 // - A delivery's id is a digest of (rule, alarm, event, level, recipient): the same event read
 //   twice (a replay, two master processes) queues it once.
 // - Attempt n fails: the next is due after base x 2^(n-1), at most one hour, until the channel's
@@ -34,7 +35,10 @@ export function matches(rule: RuleRow, facts: AlarmFacts): boolean {
   const inRange = level >= rule.min_escalation_level && (rule.max_escalation_level === null || level <= rule.max_escalation_level);
   if (facts.event === 'raised') return rule.on_raise && inRange;
   if (facts.event === 'escalated') return rule.on_escalation && inRange;
-  return rule.on_clear && facts.escalation_level >= rule.min_escalation_level;
+  // A clear or an acknowledgement goes to those who were told of the alarm (its level reached theirs).
+  const told = facts.escalation_level >= rule.min_escalation_level;
+  if (facts.event === 'acknowledged') return rule.on_ack && told;
+  return rule.on_clear && told;
 }
 
 /** Exponential back-off: the wait after the n-th failed attempt. */

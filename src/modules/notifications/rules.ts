@@ -26,6 +26,7 @@ const settings = {
   on_raise: v.optional(v.boolean()),
   on_escalation: v.optional(v.boolean()),
   on_clear: v.optional(v.boolean()),
+  on_ack: v.optional(v.boolean()),
   enabled: v.optional(v.boolean()),
 };
 const createBody = v.strictObject({ item: v.strictObject({ id: v.optional(ident), tenant_id: v.optional(ident), ...settings }) });
@@ -64,7 +65,7 @@ export const ruleResource = defineResource<RuleRow, v.InferOutput<typeof createB
         id: b.id ?? timeId(), tenant_id: requiredTenant(ctx.caller, b.tenant_id), site_id: b.site_id ?? bound ?? null, name: b.name, channel_id: b.channel_id,
         recipients: b.recipients ?? [], priorities: b.priorities ?? [], severities: b.severities ?? [],
         min_escalation_level: b.min_escalation_level ?? 0, max_escalation_level: b.max_escalation_level ?? null,
-        on_raise: b.on_raise ?? true, on_escalation: b.on_escalation ?? true, on_clear: b.on_clear ?? false, enabled: b.enabled ?? true,
+        on_raise: b.on_raise ?? true, on_escalation: b.on_escalation ?? true, on_clear: b.on_clear ?? false, on_ack: b.on_ack ?? false, enabled: b.enabled ?? true,
         updated_at: new Date().toISOString(),
       };
       await check(row, ctx as HandlerContext<unknown>);

@@ -7,7 +7,7 @@ import { defineRecord } from '../../kernel/record.js';
 export const CHANNEL_KINDS = ['email', 'webhook'] as const;
 export const TLS_MODES = ['starttls', 'tls', 'none'] as const;
 export const DELIVERY_STATUSES = ['pending', 'sent', 'failed'] as const;
-export const NOTIFY_EVENTS = ['raised', 'escalated', 'cleared'] as const;
+export const NOTIFY_EVENTS = ['raised', 'escalated', 'acknowledged', 'cleared'] as const;
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
 
 export const channelRecord = defineRecord('notification_channels', {
@@ -45,6 +45,7 @@ export const ruleRecord = defineRecord('notification_rules', {
   on_raise: { type: 'boolean', label: 'On raise' },
   on_escalation: { type: 'boolean', label: 'On escalation' },
   on_clear: { type: 'boolean', label: 'On clear', description: 'Tell the recipients the alarm ended, when they were told of it (its level reached min_escalation_level).' },
+  on_ack: { type: 'boolean', label: 'On acknowledgement', description: 'Tell the recipients someone acknowledged the alarm (who, and when), when they were told of it (its level reached min_escalation_level).' },
   enabled: { type: 'boolean', label: 'Enabled', filter: true },
   updated_at: { type: 'datetime', label: 'Updated', readOnly: true, sortable: true },
 }, { indexes: [{ name: 'notification_rules_tenant', columns: ['tenant_id', 'enabled'] }] });

@@ -1,7 +1,8 @@
 // Where alarm events come from. On any process: the bus (`alarm` events after their commit),
 // completed from the alarm's row (reading, limit, raised_at). On a master: the alarm events the
 // sites pushed (sync_inbox, kind alarm), read after a cursor per site, with what the sync carries
-// (the bus view of the alarm: title, severity, priority, level, unit; no reading or limit).
+// (the bus view of the alarm: title, severity, priority, level, unit, and for industry alarms the
+// metric, reading, limit, comparator and raise time; boxes before that version push none of these).
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Services } from '../../kernel/context.js';
 import type { AlarmEvent } from '../../realtime/bus.js';
@@ -10,11 +11,11 @@ import { colOf, tableOf } from '../../db/sql.js';
 import { industryAlarmEvents, type AlarmEventRow } from '../../industry/alarm-schema.js';
 import { alarms, type AlarmRow } from '../alarms/schema.js';
 import { syncInbox, syncSites, type SyncSiteRow } from '../tenant-master-sync/schema.js';
-import { cursorRecord, type CursorRow, type NotifyEvent } from './schema.js';
+import { cursorRecord, NOTIFY_EVENTS, type CursorRow, type NotifyEvent } from './schema.js';
 import type { AlarmFacts } from './message.js';
 
-/** Acknowledgements are not notified: the crew already knows. */
-const eventOf = (kind: AlarmEvent['kind']): NotifyEvent | undefined => (kind === 'acknowledged' ? undefined : kind);
+/** Every alarm event kind is one a rule may ask for (acknowledgements only with on_ack). */
+const eventOf = (kind: AlarmEvent['kind']): NotifyEvent | undefined => ((NOTIFY_EVENTS as readonly string[]).includes(kind) ? kind : undefined);
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -29,7 +30,7 @@ export async function factsOfBus(services: Services, e: AlarmEvent, at = new Dat
     const row = await new Store<AlarmEventRow>(services.db, industryAlarmEvents).find({ id: a.id });
     if (row) {
       const details = row.details ?? {};
-      Object.assign(facts, { metric: row.metric, value: row.value, threshold: num(details.threshold), since: str(details.breach_since) ?? row.raised_at, source: row.source });
+      Object.assign(facts, { metric: row.metric, value: row.value, threshold: num(details.threshold), comparator: str(details.comparator), since: str(details.breach_since) ?? row.raised_at, source: row.source });
     }
   } else {
     const row = await new Store<AlarmRow>(services.db, alarms).find({ id: a.id });
@@ -42,8 +43,11 @@ function fromView(a: Record<string, unknown>, event: NotifyEvent, tenant: string
   return {
     id: str(a.id) ?? '', tenant_id: tenant, site_id: site, event, title: str(a.title) ?? '(untitled alarm)', severity: str(a.severity) ?? 'info',
     priority: str(a.priority), escalation_level: num(a.escalation_level) ?? 0, industry_code: str(a.industry_code), unit_id: str(a.unit_id),
-    source: str(a.source) ?? 'alarms', correlation_id: str(a.correlation_id), metric: null, value: null, threshold: null,
-    since: event === 'raised' ? at : null, at,
+    source: str(a.source) ?? 'alarms', correlation_id: str(a.correlation_id),
+    // Industry alarm views carry the reading, its limit and the raise time; those of older boxes and site alarms do not.
+    metric: str(a.metric), value: num(a.value), threshold: num(a.threshold), comparator: str(a.comparator),
+    acknowledged_by: str(a.acknowledged_by),
+    since: str(a.breach_since) ?? str(a.raised_at) ?? (event === 'raised' ? at : null), at,
   };
 }
 
