@@ -1,5 +1,5 @@
 // Permissions as a farm sets them (docs/alarms.md): operators acknowledge, shelve and propose
-// setpoints; readings, thresholds, alarm publish/evaluate/escalate/reset, setpoint confirmation,
+// and confirm setpoints; readings, thresholds, alarm publish/evaluate/escalate/reset,
 // out of service and the end of a site alarm are for admins and integrations (an admin-role
 // service token of the tenant, as a SCADA or feed-mill integration is issued). Both engines.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,11 +74,14 @@ describe.each(DIALECTS)('alarm and reading permissions (%s)', (dialect) => {
     expect((await integration.post('/api/v1/alarms/commands/clear', { id: site.body.item.id })).status).toBe(200);
   });
 
-  it('operators propose setpoints; confirming one (the write to the controller) is for admins and integrations', async () => {
+  it('operators propose setpoints and confirm them (the write to the controller), as at the controller\'s panel; they still may not send readings', async () => {
     const draft = await op.post('/api/v1/poultry-climate/commands/setpoint', { house_id: 'H1', batch_id: 'B1', age_phase_id: 'late', day_from: 300, day_to: 301, target_temp_c: 19 });
     expect(draft.status).toBe(201);
     expect(draft.body.item.state).toBe('draft');
-    expect((await op.post('/api/v1/poultry-climate/commands/ack', { id: draft.body.item.id })).status).toBe(403);
-    expect((await admin.post('/api/v1/poultry-climate/commands/ack', { id: draft.body.item.id })).body.item.state).toBe('published');
+    expect((await op.post('/api/v1/poultry-climate/commands/ack', { id: draft.body.item.id })).body.item.state).toBe('published');
+    const second = await op.post('/api/v1/poultry-climate/commands/setpoint', { house_id: 'H1', batch_id: 'B1', age_phase_id: 'late', day_from: 300, day_to: 301, target_temp_c: 20 });
+    expect((await admin.post('/api/v1/poultry-climate/commands/ack', { id: second.body.item.id })).body.item.state).toBe('published');
+    // Confirming is its own action: it grants nothing else of the climate resource.
+    expect((await op.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', temp: 21 })).status).toBe(403);
   });
 });

@@ -223,8 +223,8 @@ export const climateResource: ReturnType<typeof defineResource<ClimateRow>> = de
       handler: async (ctx) => setpoint(ctx),
     }),
     ack: command({
-      summary: 'Confirm a setpoint draft (id): this is when it is written to the house controller through the field-write service (queue per bus, read-back, audit with the correlation id). verified/written: the draft is published and the previous version archived. failed: the draft stays a draft and the previous version stays published; adapter_dispatch.status=failed carries the field service\'s message (e.g. "Connection refused 10.0.0.5:502 addr:100"). A phase not active for the flock\'s age is published without a write (status skipped). Answers 200 with the version and adapter_dispatch in every case.',
-      action: 'execute',
+      summary: 'Confirm a setpoint draft (id): this is when it is written to the house controller through the field-write service (queue per bus, read-back, audit with the correlation id). verified/written: the draft is published and the previous version archived. failed: the draft stays a draft and the previous version stays published; adapter_dispatch.status=failed carries the field service\'s message (e.g. "Connection refused 10.0.0.5:502 addr:100"). A phase not active for the flock\'s age is published without a write (status skipped). Answers 200 with the version and adapter_dispatch in every case. Action confirm: the operator who proposed a change confirms it (the one confirmation of the setpoint screen), as at a house controller\'s own panel; admins and integrations too.',
+      action: 'confirm',
       body: ackBody,
       errors: ['not_found', 'lifecycle_conflict'],
       handler: async (ctx, kit) => ack(ctx, (await kit.load(ctx, ctx.body.id)) as unknown as ClimateRow),

@@ -38,12 +38,12 @@ export default defineModule({
   routes: [...flockRoutes, ...climateRoutes, ...readingsRoutes, sensorsRoute, ...adapterRoutes, ...poultryAlarmRoutes, ...feedwaterResource.routes, ...feedwaterDaysResource.routes, productionKpiRoute, ...productionResource.routes, ...poultryProfileRoutes, ...followRoutes],
   tables: [flockRecord.table, climateRecord.table, readingRecord.table, ruleStateRecord.table, adapterRecord.table, feedwaterRecord.table, feedwaterDayRecord.table, productionRecord.table, followRecord.table],
   // As a farm sets them (docs/alarms.md, Permissions): operators acknowledge and shelve alarms,
-  // propose setpoints and switch curve following; readings (telemetry, sensor and feed/water
-  // ingest), thresholds, alarm publish/evaluate/escalate/reset and setpoint confirmation are for
-  // devices, integrations (admin-role service tokens) and admins.
+  // propose and confirm setpoints (as at the controller's own panel) and switch curve following;
+  // readings (telemetry, sensor and feed/water ingest), thresholds and alarm
+  // publish/evaluate/escalate/reset are for devices, integrations (admin-role service tokens) and admins.
   permissions: [
     ...managed(['poultry-flock', 'poultry-production', 'poultry-profiles'], 'operate'),
-    ...grant('poultry-climate', { admin: [...ADMIN, 'propose', 'follow'], operator: ['read', 'propose', 'follow'], security: ['read'] }),
+    ...grant('poultry-climate', { admin: [...ADMIN, 'propose', 'confirm', 'follow'], operator: ['read', 'propose', 'confirm', 'follow'], security: ['read'] }),
     ...grant('poultry-feedwater', { admin: ADMIN, operator: ['read'], security: ['read'] }),
     ...grant('poultry-alarms', { admin: [...ADMIN, 'acknowledge', 'shelve', 'reset'], operator: ['read', 'acknowledge', 'shelve'], security: ['read'] }),
   ],
