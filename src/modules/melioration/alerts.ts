@@ -7,7 +7,7 @@ import { alarmAckCommand, alarmResetCommand, alarmShelveCommand, alarmUnshelveCo
 import { alarmEventRecord, industryAlarmEvents, INDUSTRY_SEVERITIES, ALARM_EVENT_STATUSES, type AlarmEventRow } from '../../industry/alarm-schema.js';
 
 // The alarm model's state fields, shown as every view of the table shows them (docs/alarms.md).
-const STATE_FIELDS = ['condition', 'alarm_state', 'listed', 'latched', 'returned_at', 'shelved', 'shelved_until', 'shelved_by', 'shelve_reason', 'out_of_service'] as const;
+const STATE_FIELDS = ['condition', 'alarm_state', 'listed', 'latched', 'returned_at', 'shelved', 'shelved_until', 'shelved_by', 'shelve_reason', 'out_of_service', 'comments'] as const;
 import { ALERT_KINDS } from './rules.js';
 
 const fields: Record<string, FieldSpec> = {
