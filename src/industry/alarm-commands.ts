@@ -1,5 +1,5 @@
 // The commands every industry's view of the one alarm table shares (poultry-alarms,
-// melioration-alerts, industry-alarms): acknowledge, escalate, reset, shelve and unshelve by id. The event is loaded through the view's kit,
+// melioration-alerts, industry-alarms): acknowledge, comment, escalate, reset, shelve and unshelve by id. The event is loaded through the view's kit,
 // so the caller's tenant, bound site and the view's industry decide what exists (else 404
 // alarm_not_found), and the answer is the event as that view shows it.
 import * as v from 'valibot';
@@ -7,6 +7,7 @@ import { need } from '../kernel/context.js';
 import { command } from '../kernel/resource.js';
 import type { AlarmEventRow } from './alarm-schema.js';
 import { SHELVE_MAX_MIN } from './alarm-service.js';
+import { commentAlarm, COMMENT_MAX_CHARS, COMMENTS_KEPT } from './alarm-comments.js';
 
 const key = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200));
 
@@ -82,6 +83,21 @@ export function alarmUnshelveCommand(industry: AlarmEventRow['industry_code'] | 
     handler: async (ctx, kit) => {
       const event = (await kit.load(ctx, ctx.body.id, 'alarm_not_found')) as AlarmEventRow;
       const row = await need(ctx.services, 'industryAlarms').unshelve({ id: event.id, tenant_id: event.tenant_id, industry_code: industry ?? event.industry_code, actor: ctx.caller?.subject ?? 'system' });
+      return kit.toItem(row);
+    },
+  });
+}
+
+/** Comment: operators note what they found or did (action acknowledge: whoever may acknowledge may comment). */
+export function alarmCommentCommand(industry: AlarmEventRow['industry_code'] | null, what: string) {
+  return command({
+    summary: `Comment on a ${what} by id, in any state: {text, by, at} is appended to its comments (oldest first; the latest ${COMMENTS_KEPT} are kept on the alarm, every one in the audit as alarm.comment). Nothing else about the alarm changes. 404 alarm_not_found.`,
+    action: 'acknowledge',
+    body: v.strictObject({ id: key, text: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(COMMENT_MAX_CHARS)) }),
+    errors: ['alarm_not_found'],
+    handler: async (ctx, kit) => {
+      const event = (await kit.load(ctx, ctx.body.id, 'alarm_not_found')) as AlarmEventRow;
+      const row = await commentAlarm(ctx.services, { id: event.id, tenant_id: event.tenant_id, industry_code: industry ?? event.industry_code, text: ctx.body.text, actor: ctx.caller?.subject ?? 'system' });
       return kit.toItem(row);
     },
   });

@@ -60,6 +60,7 @@ export const alarmEventRecord = defineRecord('industry_alarm_events', {
   escalated_at: { type: 'datetime', label: 'Last escalated', nullable: true, readOnly: true },
   cleared_at: { type: 'datetime', label: 'Cleared', nullable: true, readOnly: true },
   raised_at: { type: 'datetime', label: 'Raised', readOnly: true, sortable: true },
+  comments: { type: 'array', items: 'object', label: 'Comments', nullable: true, readOnly: true, description: 'What people noted on the alarm (commands/comment), oldest first: {text, by, at}. Empty (null) until the first comment; at most 50 are kept on the alarm (the oldest then leave it; every comment stays in the audit, alarm.comment).' },
   details: { type: 'object', label: 'Details', nullable: true },
 }, {
   indexes: [
@@ -73,6 +74,9 @@ export const alarmEventRecord = defineRecord('industry_alarm_events', {
 
 export const industryAlarmEvents = alarmEventRecord.table;
 export type AlarmEventRow = typeof alarmEventRecord.row;
+
+/** One entry of an alarm's comments (commands/comment). */
+export interface AlarmComment { text: string; by: string; at: string }
 
 /** Units out of service for maintenance: their alarms are raised and kept, but marked and not annunciated. */
 export const outOfServiceRecord = defineRecord('industry_alarm_out_of_service', {

@@ -229,6 +229,7 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
           shelved_until: null,
           shelved_by: null,
           shelve_reason: null,
+          comments: null,
           out_of_service: out,
           raise_count: 1,
           last_raised_at: now.toISOString(),

@@ -14,7 +14,8 @@
 //   hold_sec    the breach must last this long before it is raised (0 = at once); the start of
 //               the breach is kept in SQL, so the hold survives a restart and the scheduler's
 //               tick() raises it even when no new reading arrives;
-//   severity, priority (P1|P2), sla_target_sec, title: what the raised alarm event carries.
+//   severity, priority (P1|P2), sla_target_sec, title: what the raised alarm event carries;
+//   latched     the raised alarm stays active after the value returns, until an admin reset.
 //
 // Per unit (house, room, field) and rule, the state is normal -> pending -> raised -> normal; it
 // lives in a table of the industry's module (defineRuleStateRecord), one row per unit and rule,
@@ -49,6 +50,12 @@ export interface AlarmRule {
   title: string;
   /** Only these units (houses, rooms); absent = every unit. */
   unit_ids?: string[];
+  /**
+   * The alarm it raises is latched: when the value returns it stays active (returned_at set)
+   * until an admin resets it (docs/alarms.md, Latched alarms and reset). For conditions a person
+   * must see even when they passed, e.g. a freezing room overnight.
+   */
+  latched?: boolean;
 }
 
 const ruleId = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100), v.regex(/^[A-Za-z0-9:._-]+$/, 'letters, digits and : . _ -'));
@@ -66,6 +73,7 @@ export const alarmRuleSchema = v.strictObject({
   sla_target_sec: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(30 * 86_400)),
   title: v.pipe(v.string(), v.minLength(1), v.maxLength(300)),
   unit_ids: v.optional(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(100)))),
+  latched: v.optional(v.boolean()),
 });
 
 export const RULE_STATES = ['normal', 'pending', 'raised'] as const;
@@ -191,7 +199,7 @@ export function createRuleEngine(services: Services, opts: { table: NeutralTable
       rule_id: rule.id, metric: rule.metric, value: row.last_value, severity: rule.severity, priority: rule.priority,
       sla_target_sec: rule.sla_target_sec, source, title: unitTitle(unit, row.unit_id, rule.title),
       message: `${rule.metric} ${row.last_value} ${rule.comparator} ${row.threshold_value}${rule.hold_sec ? ` for ${rule.hold_sec} s` : ''}`,
-      correlation_id: row.correlation_id, actor: row.actor ?? source, now,
+      correlation_id: row.correlation_id, actor: row.actor ?? source, now, latched: rule.latched === true,
       details: { ...details, comparator: rule.comparator, threshold: row.threshold_value, hysteresis: rule.hysteresis ?? 0, hold_sec: rule.hold_sec ?? 0, breach_since: row.breach_since },
     });
     return event;

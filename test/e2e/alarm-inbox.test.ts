@@ -3,7 +3,8 @@
 // shows a poultry alarm, a swine alarm and a site alarm together in state-priority-time order, an
 // acknowledged-but-active alarm labelled so; an operator acknowledges a swine alarm from it; the
 // top bar counts the same merged source; the alarm's account names the person who acknowledged it
-// (the card holder for an admin, "card …" for an operator) and says the SLA in words.
+// (the card holder for an admin, "card …" for an operator) and says the SLA in words; an
+// acknowledged alarm stays listed while its condition is present and leaves when readings clear it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { createTestEnv, type TestEnv } from '../helpers/server.js';
@@ -122,11 +123,14 @@ describe('one alarm inbox in Chromium', () => {
     await item(`industry-alarms:${ids.swine}`).locator('[data-ack]').click();
     await expect.poll(() => item(`industry-alarms:${ids.swine}`).getAttribute('data-state')).toBe('acked-active');
     await item(`alarms:${ids.site}`).locator('[data-ack]').click();
-    // a site alarm has no condition: acknowledged, it leaves the inbox
-    await expect.poll(() => item(`alarms:${ids.site}`).count()).toBe(0);
+    // a site alarm has a condition too: acknowledged, it stays listed as such until it is cleared
+    await expect.poll(() => item(`alarms:${ids.site}`).getAttribute('data-state')).toBe('acked-active');
     await expect.poll(() => page.locator('#alarm-count').getAttribute('data-total')).toBe('1');
     expect((await admin.get(`/api/v1/industry-alarms/${ids.swine}`)).body.item.status).toBe('acked');
     expect((await admin.get(`/api/v1/alarms/${ids.site}`)).body.item.state).toBe('acknowledged');
+    // the feed mill's integration reports the power back: cleared and acknowledged, it leaves the inbox
+    expect((await admin.post('/api/v1/alarms/commands/clear', { id: ids.site })).status).toBe(200);
+    await expect.poll(() => item(`alarms:${ids.site}`).count(), { timeout: 15_000 }).toBe(0);
     expect(await forbiddenOn(page)).toEqual([]);
     expect(problems).toEqual([]);
     await page.close();
@@ -172,4 +176,36 @@ describe('one alarm inbox in Chromium', () => {
     expect(problems).toEqual([]);
     await page.close();
   }, 60_000);
+  it('an acknowledged alarm stays in the inbox, labelled, while its condition is present, and leaves it when the readings clear it', async () => {
+    // A room controller's integration (an admin-role token) reports 32 °C in a weaner room: 4 °C
+    // above the band, the default swine rule raises a P1 alarm.
+    const reading = (temp_c: number) => admin.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-5', avg_weight_kg: 8, temp_c });
+    const hot = await reading(32);
+    expect(hot.body.item.status, JSON.stringify(hot.body)).toBe('alarm');
+    const id = hot.body.item.alarms[0].id as string;
+    const { page, problems } = await newPage(browser);
+    await rfidLogin(page, server.url, cards['Night shift']!);
+    await page.goto(`${server.url}/#/alarms`);
+    const row = page.locator(`#inbox > li[data-alarm="industry-alarms:${id}"]`);
+    await row.waitFor();
+    expect(await row.getAttribute('data-state')).toBe('active');
+    await row.locator('[data-ack]').click();
+    await expect.poll(() => row.getAttribute('data-state')).toBe('acked-active');
+    // Acknowledged while the room is still hot: listed, labelled, with nothing left to acknowledge.
+    await expect.poll(() => row.textContent()).toContain('Acknowledged, still active');
+    expect(await row.locator('[data-ack]').count()).toBe(0);
+    // A reading still out of band changes nothing: it stays.
+    await reading(31.8);
+    await page.waitForTimeout(1500);
+    expect(await row.count()).toBe(1);
+    expect((await admin.get(`/api/v1/industry-alarms/${id}`)).body.item).toMatchObject({ alarm_state: 'acknowledged_active', listed: true });
+    await shoot(page, 'alarm-inbox-acked-active');
+    // Back in the band: the condition clears; acknowledged and cleared, it leaves the inbox by itself.
+    expect((await reading(27)).body.item.status).toBe('ok');
+    expect((await admin.get(`/api/v1/industry-alarms/${id}`)).body.item).toMatchObject({ condition: 'cleared', alarm_state: 'normal', listed: false });
+    await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(0);
+    expect(await forbiddenOn(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 90_000);
 });

@@ -39,9 +39,9 @@ describe.each(DIALECTS)('a week on a melioration field (%s)', (dialect) => {
   });
   afterAll(async () => env.cleanup());
 
-  const station = (n: number, et0: number, extra: Record<string, unknown> = {}) => op.post('/api/v1/melioration-weather/commands/ingest', { item: { source: 'station', station_id: 'ws-valley', day: day(n), t_min_c: 14, t_max_c: 29 + n / 10, rh_mean_pct: 50 + n, et0_mm: et0, rain_mm: 0, ...extra } });
-  const service = (n: number, et0: number) => op.post('/api/v1/melioration-weather/commands/ingest', { item: { source: 'service', day: day(n), t_min_c: 15, t_max_c: 30, et0_mm: et0, rain_mm: 0 } });
-  const frame = (m: number, temp: number, extra: Record<string, unknown> = {}) => op.post('/api/v1/melioration-weather/commands/telemetry', { item: { station_id: 'ws-valley', observed_at: minutesAgo(m), air_temp_c: temp, rh_pct: 48, wind_ms: 2.4, solar_w_m2: 640, ...extra } });
+  const station = (n: number, et0: number, extra: Record<string, unknown> = {}) => admin.post('/api/v1/melioration-weather/commands/ingest', { item: { source: 'station', station_id: 'ws-valley', day: day(n), t_min_c: 14, t_max_c: 29 + n / 10, rh_mean_pct: 50 + n, et0_mm: et0, rain_mm: 0, ...extra } });
+  const service = (n: number, et0: number) => admin.post('/api/v1/melioration-weather/commands/ingest', { item: { source: 'service', day: day(n), t_min_c: 15, t_max_c: 30, et0_mm: et0, rain_mm: 0 } });
+  const frame = (m: number, temp: number, extra: Record<string, unknown> = {}) => admin.post('/api/v1/melioration-weather/commands/telemetry', { item: { station_id: 'ws-valley', observed_at: minutesAgo(m), air_temp_c: temp, rh_pct: 48, wind_ms: 2.4, solar_w_m2: 640, ...extra } });
   const field = async () => (await op.get('/api/v1/melioration-field/east')).body.item;
   const mode = async () => (await op.get('/api/v1/melioration-control-mode/east')).body.item;
   const alerts = async (kind: string) => (await op.get(`/api/v1/melioration-alerts/list?field_id=east&kind=${kind}`)).body.items;
@@ -76,14 +76,14 @@ describe.each(DIALECTS)('a week on a melioration field (%s)', (dialect) => {
     const copy = await station(4, 6.5, { t_max_c: 29.3, rh_mean_pct: 53 }); // D3's readings again
     expect(copy.body.item).toMatchObject({ healthy: false, health_reasons: ['stuck', 'station_unhealthy'] });
     await service(4, 6);
-    const pass = await op.post('/api/v1/melioration-irrigation-machine/commands/ingest', { item: { field_id: 'east', equipment_id: 'pivot-east', observed_at: noon(4), depth_mm: 50, covered_area_ha: 8 } });
+    const pass = await admin.post('/api/v1/melioration-irrigation-machine/commands/ingest', { item: { field_id: 'east', equipment_id: 'pivot-east', observed_at: noon(4), depth_mm: 50, covered_area_ha: 8 } });
     expect(pass.body.item).toMatchObject({ volume_m3: 4000, field_depth_mm: 40 });
     expect((await field()).depletion_mm).toBeCloseTo(5.18, 9);
     expect((await alerts('water_deficit'))[0]).toMatchObject({ status: 'cleared' });
 
     // D5: still on the service; a drip irrigation by flow meter.
     await service(5, 5);
-    expect((await op.post('/api/v1/melioration-irrigation-drip/commands/ingest', { item: { field_id: 'east', equipment_id: 'drip-east', observed_at: noon(5), volume_m3: 600 } })).body.item.field_depth_mm).toBe(6);
+    expect((await admin.post('/api/v1/melioration-irrigation-drip/commands/ingest', { item: { field_id: 'east', equipment_id: 'drip-east', observed_at: noon(5), volume_m3: 600 } })).body.item.field_depth_mm).toBe(6);
 
     // The station is back: C again.
     const back = await frame(0.5, 22.9);
@@ -92,18 +92,18 @@ describe.each(DIALECTS)('a week on a melioration field (%s)', (dialect) => {
 
     // D6: a drizzle too small to count; a probe reading ends the day.
     await station(6, 5.5, { rain_mm: 0.8 });
-    await op.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'east', probe_id: 'probe-1', depth_cm: 25, vwc_pct: 29, observed_at: noon(6) } });
+    await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'east', probe_id: 'probe-1', depth_cm: 25, vwc_pct: 29, observed_at: noon(6) } });
     expect((await field()).depletion_mm).toBeCloseTo(15, 9);
 
     // D7 (today): too much drip water, then a probe at field capacity.
     await station(7, 4.5);
-    await op.post('/api/v1/melioration-irrigation-drip/commands/ingest', { item: { field_id: 'east', equipment_id: 'drip-east', observed_at: minutesAgo(2), depth_mm: 30 } });
+    await admin.post('/api/v1/melioration-irrigation-drip/commands/ingest', { item: { field_id: 'east', equipment_id: 'drip-east', observed_at: minutesAgo(2), depth_mm: 30 } });
     expect((await field())).toMatchObject({ depletion_mm: 0, balance_day: day(7), weather_source: 'station' });
     expect((await field()).surplus_mm).toBeCloseTo(10.5, 9);
     const [over] = await alerts('overwatering');
     expect(over).toMatchObject({ status: 'active', severity: 'medium' });
     expect((await op.get(`/api/v1/status/list?correlation_id=${over.correlation_id}`)).body.items[0]).toMatchObject({ event: 'alarm_raised', status: 'warn' });
-    await op.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'east', probe_id: 'probe-1', depth_cm: 25, vwc_pct: 31, observed_at: minutesAgo(1) } });
+    await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'east', probe_id: 'probe-1', depth_cm: 25, vwc_pct: 31, observed_at: minutesAgo(1) } });
     expect(await field()).toMatchObject({ depletion_mm: 5, surplus_mm: 0 });
     expect((await alerts('overwatering'))[0]).toMatchObject({ status: 'cleared' });
 

@@ -91,9 +91,9 @@ describe.each(DIALECTS)('swine site beside a poultry site (%s)', (dialect) => {
     expect(poultryEvent).toMatchObject({ status: 'error', event: 'alarm_raised', source: 'poultry-alarms', tenant_id: 'bird-co', site_id: 'broiler-farm' });
 
     // The swine site: a normal reading, then a weaner room far too hot.
-    expect((await swineOp.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'weaner-1', avg_weight_kg: 9, temp_c: 27, nh3_ppm: 10 })).body.item.status).toBe('ok');
+    expect((await swineAdmin.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'weaner-1', avg_weight_kg: 9, temp_c: 27, nh3_ppm: 10 })).body.item.status).toBe('ok');
     const corr = `swine-e2e-${dialect}`;
-    const hot = await swineOp.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'weaner-1', avg_weight_kg: 9, temp_c: 32.4, nh3_ppm: 10 }, { 'x-request-id': corr });
+    const hot = await swineAdmin.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'weaner-1', avg_weight_kg: 9, temp_c: 32.4, nh3_ppm: 10 }, { 'x-request-id': corr });
     expect(hot.body.item).toMatchObject({ status: 'alarm', out_of_norm_flags: ['temp_high'] });
     const [raised] = hot.body.item.alarms;
     expect(raised).toMatchObject({ severity: 'high', priority: 'P1', correlation_id: corr });
@@ -112,7 +112,7 @@ describe.each(DIALECTS)('swine site beside a poultry site (%s)', (dialect) => {
     expect((await until(() => swineStream.events.find((e) => e.correlation_id === `swine-medium-${dialect}`), 'medium event')).status).toBe('warn');
 
     // Back in the band: the alarm is cleared, and that too reaches the stream.
-    await swineOp.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'weaner-1', avg_weight_kg: 9, temp_c: 27.2 });
+    await swineAdmin.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'weaner-1', avg_weight_kg: 9, temp_c: 27.2 });
     await until(() => swineStream.events.find((e) => e.correlation_id === corr && e.event === 'alarm_cleared'), 'cleared event');
 
     // Neither tenant saw the other's events.

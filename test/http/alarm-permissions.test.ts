@@ -84,4 +84,54 @@ describe.each(DIALECTS)('alarm and reading permissions (%s)', (dialect) => {
     // Confirming is its own action: it grants nothing else of the climate resource.
     expect((await op.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', temp: 21 })).status).toBe(403);
   });
+  it('swine as poultry: room readings, feed and water ingest and the setpoint write are for admins and integrations; the crew keeps production and biosecurity', async () => {
+    const room = (who: string) => `room-${who}`;
+    await adminsOnly('/api/v1/swine-climate/commands/telemetry', (who) => ({ room_id: room(who), avg_weight_kg: 8, temp_c: 27 }));
+    await adminsOnly('/api/v1/swine-climate/sensors/commands/ingest', (who) => ({ room_id: room(who), avg_weight_kg: 8, readings: [{ kind: 'temperature', value: 27, unit: 'C' }] }));
+    await adminsOnly('/api/v1/swine-feeding/commands/ingest', (who) => ({ room_id: room(who), category: 'finisher', head_count: 50, avg_weight_kg: 100, feed_kg: 133 }));
+    await adminsOnly('/api/v1/swine-water/commands/ingest', (who) => ({ room_id: room(who), category: 'finisher', head_count: 50, avg_weight_kg: 100, water_l: 400 }));
+    await adminsOnly('/api/v1/swine-climate/commands/setpoint', (who) => ({ room_id: room(who), target_temp_c: 24 }), [201]);
+    // Nothing the operator sent was stored.
+    for (const r of ['swine-climate', 'swine-feeding', 'swine-water', 'swine-setpoints']) {
+      expect((await admin.get(`/api/v1/${r}/list?room_id=room-operator`)).body.total, r).toBe(0);
+      expect((await admin.get(`/api/v1/${r}/list?room_id=room-admin`)).body.total, r).toBeGreaterThan(0);
+    }
+    expect((await op.post('/api/v1/swine-production/commands/ingest', { batch_id: 'B1', room_id: 'room-op', category: 'finisher', metric_date: daysAgo(1), head_count: 100, avg_weight_kg: 30 })).status).toBe(201);
+    expect((await op.post('/api/v1/swine-biosecurity/commands/ingest', { kind: 'entry', person: 'Vet', downtime_hours: 72, shower_in: true })).status).toBe(201);
+    // A swine alarm: operators acknowledge and shelve it on industry-alarms; reset is for admins.
+    const pub = await integration.post('/api/v1/industry-alarms/commands/publish', { industry_code: 'swine', unit_id: 'room-1', severity: 'high', priority: 'P1', title: 'Room too hot' });
+    const id = pub.body.item.id as string;
+    expect((await op.post('/api/v1/industry-alarms/commands/shelve', { id, reason: 'door open for loading', minutes: 15 })).body.item).toMatchObject({ shelved: true, shelved_by: 'op-a' });
+    expect((await op.post('/api/v1/industry-alarms/commands/ack', { id })).body.item).toMatchObject({ alarm_state: 'acknowledged_active' });
+    expect((await op.post('/api/v1/industry-alarms/commands/reset', { id })).status).toBe(403);
+    expect((await admin.post('/api/v1/industry-alarms/commands/reset', { id })).body.item).toMatchObject({ condition: 'cleared' });
+  });
+
+  it('melioration as poultry: weather, station, soil and irrigation readings and fields for admins and integrations; operators acknowledge, shelve and switch modes', async () => {
+    const soil = { crop: 'maize', field_capacity_pct: 30, wilting_point_pct: 15, root_depth_m: 0.6, depletion_fraction: 0.5, kc: 1 };
+    expect((await op.post('/api/v1/melioration-field', { item: { id: 'f-op', name: 'x', site_id: 's1', ...soil } })).status).toBe(403);
+    expect((await admin.post('/api/v1/melioration-field', { item: { id: 'f1', name: 'North', site_id: 's1', area_ha: 10, ...soil } })).status).toBe(201);
+    const ago = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
+    let n = 0;
+    await adminsOnly('/api/v1/melioration-weather/commands/ingest', () => ({ item: { site_id: 's1', source: 'service', day: daysAgo(1 + n++), latitude_deg: 45, t_max_c: 27, t_min_c: 14, rain_mm: 0 } }), [200, 201]);
+    await adminsOnly('/api/v1/melioration-weather/commands/telemetry', () => ({ item: { site_id: 's1', station_id: 'ws-1', observed_at: ago(100 - n++), air_temp_c: 20 } }), [200, 201]);
+    await adminsOnly('/api/v1/melioration-soil-moisture/commands/ingest', () => ({ item: { field_id: 'f1', probe_id: 'p1', depth_cm: 30, vwc_pct: 25, observed_at: ago(100 - n++) } }), [200, 201]);
+    await adminsOnly('/api/v1/melioration-irrigation-machine/commands/ingest', () => ({ item: { field_id: 'f1', equipment_id: 'pivot-1', observed_at: ago(100 - n++), depth_mm: 5 } }), [200, 201]);
+    await adminsOnly('/api/v1/melioration-irrigation-drip/commands/ingest', () => ({ item: { field_id: 'f1', equipment_id: 'line-1', observed_at: ago(100 - n++), depth_mm: 2 } }), [200, 201]);
+    // Two of each (the admin's and the integration's), none of the operator's.
+    for (const r of ['melioration-soil-moisture', 'melioration-irrigation-machine', 'melioration-irrigation-drip']) {
+      expect((await op.get(`/api/v1/${r}/list`)).body.total, r).toBe(2);
+    }
+    expect((await op.post('/api/v1/melioration-control-mode/commands/set', { field_id: 'f1', control_mode: 'A' })).status).toBe(200);
+
+    const pub = await integration.post('/api/v1/industry-alarms/commands/publish', { industry_code: 'melioration', unit_id: 'f1', severity: 'high', priority: 'P2', title: 'Water deficit' });
+    const id = pub.body.item.id as string;
+    expect((await op.post('/api/v1/melioration-alerts/commands/shelve', { id, reason: 'pivot under repair', minutes: 60 })).body.item).toMatchObject({ id, shelved: true, shelved_by: 'op-a', shelve_reason: 'pivot under repair' });
+    expect((await op.post('/api/v1/melioration-alerts/commands/unshelve', { id })).body.item).toMatchObject({ shelved: false });
+    expect((await op.post('/api/v1/melioration-alerts/commands/ack', { id })).body.item).toMatchObject({ alarm_state: 'acknowledged_active', acked_by: 'op-a', listed: true });
+    const refused = await op.post('/api/v1/melioration-alerts/commands/reset', { id });
+    expect(refused.status).toBe(403);
+    expect((await op.get(`/api/v1/melioration-alerts/${id}`)).body.item.condition).toBe('active');
+    expect((await admin.post('/api/v1/melioration-alerts/commands/reset', { id, comment: 'probe replaced' })).body.item).toMatchObject({ condition: 'cleared', alarm_state: 'normal', listed: false });
+  });
 });

@@ -21,7 +21,7 @@ describe.each(DIALECTS)('melioration balance checkpoints (%s)', (dialect) => {
   let admin: Client;
   const loam = { crop: 'maize', field_capacity_pct: 30, wilting_point_pct: 15, root_depth_m: 0.6, depletion_fraction: 0.5, kc: 1.1 };
   const weather = (day: string, over: Record<string, unknown> = {}) =>
-    op.post('/api/v1/melioration-weather/commands/ingest', { item: { site_id: 's1', source: 'service', day, latitude_deg: 45, t_max_c: 27, t_min_c: 14, rain_mm: 0, ...over } });
+    admin.post('/api/v1/melioration-weather/commands/ingest', { item: { site_id: 's1', source: 'service', day, latitude_deg: 45, t_max_c: 27, t_min_c: 14, rain_mm: 0, ...over } });
   const stored = async () => {
     const db = server.services.db;
     const c = (n: string) => colOf(balanceDays, db, n);
@@ -53,7 +53,7 @@ describe.each(DIALECTS)('melioration balance checkpoints (%s)', (dialect) => {
     for (let n = SEASON; n >= 1; n--) {
       expect((await weather(daysAgo(n), { rain_mm: n % 9 === 0 ? 18 : 0 })).status).toBe(201);
       if (n % 7 === 0) {
-        const r = await op.post('/api/v1/melioration-irrigation-machine/commands/ingest', { item: { field_id: 'east', equipment_id: 'pivot-1', observed_at: noonOf(daysAgo(n)), depth_mm: 25 } });
+        const r = await admin.post('/api/v1/melioration-irrigation-machine/commands/ingest', { item: { field_id: 'east', equipment_id: 'pivot-1', observed_at: noonOf(daysAgo(n)), depth_mm: 25 } });
         expect(r.status).toBe(201);
       }
     }
@@ -68,7 +68,7 @@ describe.each(DIALECTS)('melioration balance checkpoints (%s)', (dialect) => {
     const untouched = before.filter((d) => d.day < daysAgo(25));
     // A corrected day 25 days back (a storm the service missed), then a probe reading 12 days back.
     expect((await weather(daysAgo(25), { rain_mm: 40 })).status).toBe(201);
-    const probe = await op.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'east', probe_id: 'p1', depth_cm: 30, vwc_pct: 25, observed_at: noonOf(daysAgo(12)) } });
+    const probe = await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'east', probe_id: 'p1', depth_cm: 30, vwc_pct: 25, observed_at: noonOf(daysAgo(12)) } });
     expect(probe.status).toBe(201);
     await agree();
     const after = await stored();

@@ -22,6 +22,7 @@ describe.each(DIALECTS)('melioration workspace (%s)', (dialect) => {
   let admin: Client; // tenant tA, admin
   let op: Client; // tenant tA, operator
   let siteOp: Client; // tenant tA, operator bound to site s2
+  let siteDev: Client; // tenant tA, a device/integration (admin-role) bound to site s2: readings are theirs
   let other: Client; // tenant tB, admin
   let master: Client;
   const loam = { crop: 'maize', field_capacity_pct: 30, wilting_point_pct: 15, root_depth_m: 0.6, depletion_fraction: 0.5, kc: 1 };
@@ -35,6 +36,7 @@ describe.each(DIALECTS)('melioration workspace (%s)', (dialect) => {
     admin = await clientAs(env, server, { subject: 'anna', role: 'admin', scope_type: 'tenant', tenant_id: 'tA' }, master.contract);
     op = await clientAs(env, server, { subject: 'oleg', role: 'operator', scope_type: 'tenant', tenant_id: 'tA' }, master.contract);
     siteOp = await clientAs(env, server, { subject: 'sofia', role: 'operator', scope_type: 'tenant', tenant_id: 'tA', site_id: 's2' }, master.contract);
+    siteDev = await clientAs(env, server, { subject: 'station-s2', role: 'admin', scope_type: 'tenant', tenant_id: 'tA', site_id: 's2' }, master.contract);
     other = await clientAs(env, server, { subject: 'boris', role: 'admin', scope_type: 'tenant', tenant_id: 'tB' }, master.contract);
     const created = await admin.post('/api/v1/melioration-field', { item: { id: 'north', site_id: 's1', name: 'North pivot', area_ha: 50, balance_start: daysAgo(3), ...loam } });
     expect(created.status).toBe(201);
@@ -86,12 +88,12 @@ describe.each(DIALECTS)('melioration workspace (%s)', (dialect) => {
   });
 
   it('ingests irrigation in mm and m3; a machine pass over part of the field counts for that part', async () => {
-    const pass = await op.post('/api/v1/melioration-irrigation-machine/commands/ingest', { item: { field_id: 'north', equipment_id: 'pivot-1', started_at: minutesAgo(300), observed_at: minutesAgo(60), depth_mm: 20, covered_area_ha: 12.5 } });
+    const pass = await admin.post('/api/v1/melioration-irrigation-machine/commands/ingest', { item: { field_id: 'north', equipment_id: 'pivot-1', started_at: minutesAgo(300), observed_at: minutesAgo(60), depth_mm: 20, covered_area_ha: 12.5 } });
     expect(pass.status).toBe(201);
     expect(pass.body.item).toMatchObject({ kind: 'machine', depth_mm: 20, volume_m3: 2500, covered_fraction: 0.25, field_depth_mm: 5, entered_as: 'mm', site_id: 's1', day: minutesAgo(60).slice(0, 10) });
-    const drip = await op.post('/api/v1/melioration-irrigation-drip/commands/ingest', { item: { field_id: 'north', equipment_id: 'line-7', observed_at: minutesAgo(30), volume_m3: 1500 } });
+    const drip = await admin.post('/api/v1/melioration-irrigation-drip/commands/ingest', { item: { field_id: 'north', equipment_id: 'line-7', observed_at: minutesAgo(30), volume_m3: 1500 } });
     expect(drip.body.item).toMatchObject({ kind: 'drip', depth_mm: 3, volume_m3: 1500, covered_area_ha: 50, field_depth_mm: 3, entered_as: 'm3' });
-    const both = await op.post('/api/v1/melioration-irrigation-drip/commands/ingest', { item: { field_id: noArea.id, equipment_id: 'line-1', observed_at: minutesAgo(20), depth_mm: 4, covered_fraction: 0.5 } });
+    const both = await admin.post('/api/v1/melioration-irrigation-drip/commands/ingest', { item: { field_id: noArea.id, equipment_id: 'line-1', observed_at: minutesAgo(20), depth_mm: 4, covered_fraction: 0.5 } });
     expect(both.body.item).toMatchObject({ volume_m3: null, field_depth_mm: 2 });
     expect((await op.get('/api/v1/melioration-irrigation-machine/list')).body.items.map((e: { equipment_id: string }) => e.equipment_id)).toEqual(['pivot-1']);
     expect((await op.get('/api/v1/melioration-irrigation-drip/list?field_id=north')).body.total).toBe(1);
@@ -102,7 +104,7 @@ describe.each(DIALECTS)('melioration workspace (%s)', (dialect) => {
   it('refuses negative mm, m3 on a field without area, readings from the future and mismatches, storing nothing', async () => {
     const count = async () => (await op.get('/api/v1/melioration-irrigation-machine/list')).body.total + (await op.get('/api/v1/melioration-irrigation-drip/list')).body.total;
     const before = await count();
-    const ingest = (item: Record<string, unknown>) => op.post('/api/v1/melioration-irrigation-machine/commands/ingest', { item: { field_id: 'north', equipment_id: 'pivot-1', observed_at: minutesAgo(5), ...item } });
+    const ingest = (item: Record<string, unknown>) => admin.post('/api/v1/melioration-irrigation-machine/commands/ingest', { item: { field_id: 'north', equipment_id: 'pivot-1', observed_at: minutesAgo(5), ...item } });
     expectError(await ingest({ depth_mm: -5 }), 400, 'validation_error', 'out_of_range');
     expectError(await ingest({ volume_m3: -1 }), 400, 'validation_error', 'out_of_range');
     expectError(await ingest({ depth_mm: 5, observed_at: minutesAgo(-30) }), 400, 'validation_error', 'in_future');
@@ -112,22 +114,22 @@ describe.each(DIALECTS)('melioration workspace (%s)', (dialect) => {
     expectError(await ingest({ field_id: noArea.id, volume_m3: 100 }), 400, 'validation_error', 'field_has_no_area');
     expectError(await ingest({ field_id: 'nowhere', depth_mm: 5 }), 404, 'not_found');
     expectError(await ingest({ depth_mm: '5' }), 400, 'validation_error', 'invalid_type');
-    expectError(await op.post('/api/v1/melioration-irrigation-machine/commands/ingest', { field_id: 'north', depth_mm: 5 }), 400, 'validation_error');
+    expectError(await admin.post('/api/v1/melioration-irrigation-machine/commands/ingest', { field_id: 'north', depth_mm: 5 }), 400, 'validation_error');
     expect(await count()).toBe(before);
     expectError(await op.get(`/api/v1/melioration-field/${noArea.id}/balance?unit=m3`), 400, 'validation_error', 'field_has_no_area');
   });
 
   it('turns probe readings into depletion; refuses them without field capacity or from the future', async () => {
-    const r = await op.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p1', depth_cm: 30, vwc_pct: 24, observed_at: minutesAgo(15) } });
+    const r = await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p1', depth_cm: 30, vwc_pct: 24, observed_at: minutesAgo(15) } });
     expect(r.status).toBe(201);
     expect(r.body.item.depletion_mm).toBeCloseTo(36, 10); // (30 - 24) % × 0.6 m = 36 mm
     expect(r.body.item.surplus_mm).toBe(0);
-    const wet = await op.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p1', depth_cm: 60, vwc_pct: 32, observed_at: minutesAgo(14) } });
+    const wet = await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p1', depth_cm: 60, vwc_pct: 32, observed_at: minutesAgo(14) } });
     expect(wet.body.item).toMatchObject({ depletion_mm: 0 });
     expect(wet.body.item.surplus_mm).toBeCloseTo(12, 10);
-    expectError(await op.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: noArea.id, probe_id: 'p9', depth_cm: 30, vwc_pct: 20, observed_at: minutesAgo(1) } }), 400, 'validation_error', 'field_capacity_unknown');
-    expectError(await op.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p1', depth_cm: 30, vwc_pct: 20, observed_at: minutesAgo(-10) } }), 400, 'validation_error', 'in_future');
-    expectError(await op.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p1', depth_cm: 30, vwc_pct: 120, observed_at: minutesAgo(1) } }), 400, 'validation_error', 'out_of_range');
+    expectError(await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: noArea.id, probe_id: 'p9', depth_cm: 30, vwc_pct: 20, observed_at: minutesAgo(1) } }), 400, 'validation_error', 'field_capacity_unknown');
+    expectError(await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p1', depth_cm: 30, vwc_pct: 20, observed_at: minutesAgo(-10) } }), 400, 'validation_error', 'in_future');
+    expectError(await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p1', depth_cm: 30, vwc_pct: 120, observed_at: minutesAgo(1) } }), 400, 'validation_error', 'out_of_range');
     expect((await op.get('/api/v1/melioration-soil-moisture/list?field_id=north&depth_cm=30')).body.total).toBe(1);
     expect((await op.get('/api/v1/melioration-soil-moisture/list')).body.total).toBe(2);
   });
@@ -135,15 +137,15 @@ describe.each(DIALECTS)('melioration workspace (%s)', (dialect) => {
   it('ingests daily weather with FAO-56 ET0 and refuses bad weather', async () => {
     // FAO-56 Example 18's inputs (Brussels, 6 July) sent as a day's record: ET0 = 3.88 mm.
     const brussels = { site_id: 's9', source: 'service', day: '2026-07-06', latitude_deg: 50.8, elevation_m: 100, t_max_c: 21.5, t_min_c: 12.3, rh_max_pct: 84, rh_min_pct: 63, wind_ms: 10 / 3.6, wind_height_m: 10, sunshine_h: 9.25, rain_mm: 0 };
-    const r = await op.post('/api/v1/melioration-weather/commands/ingest', { item: brussels });
+    const r = await admin.post('/api/v1/melioration-weather/commands/ingest', { item: brussels });
     expect(r.status).toBe(201);
     expect(r.body.item).toMatchObject({ kind: 'daily', source: 'service', et0_method: 'penman_monteith', healthy: true, telemetry_healthy: true });
     expect(r.body.item.et0_mm).toBeCloseTo(3.88, 2);
-    const hg = await op.post('/api/v1/melioration-weather/commands/ingest', { item: { site_id: 's9', source: 'service', day: '2026-09-03', latitude_deg: -20, t_max_c: 30, t_min_c: 20 } });
+    const hg = await admin.post('/api/v1/melioration-weather/commands/ingest', { item: { site_id: 's9', source: 'service', day: '2026-09-03', latitude_deg: -20, t_max_c: 30, t_min_c: 20 } });
     expect(hg.body.item.et0_method).toBe('hargreaves');
     expect(hg.body.item.et0_mm).toBeCloseTo(4.09, 1);
     const before = (await op.get('/api/v1/melioration-weather/list?site_id=s9')).body.total;
-    const bad = (item: Record<string, unknown>) => op.post('/api/v1/melioration-weather/commands/ingest', { item: { ...brussels, ...item } });
+    const bad = (item: Record<string, unknown>) => admin.post('/api/v1/melioration-weather/commands/ingest', { item: { ...brussels, ...item } });
     expectError(await bad({ rain_mm: -2 }), 400, 'validation_error', 'out_of_range');
     expectError(await bad({ day: daysAgo(-2) }), 400, 'validation_error', 'in_future');
     expectError(await bad({ observed_at: minutesAgo(-60), day: today() }), 400, 'validation_error', 'in_future');
@@ -152,12 +154,12 @@ describe.each(DIALECTS)('melioration workspace (%s)', (dialect) => {
     expectError(await bad({ latitude_deg: null }), 400, 'validation_error', 'required');
     expectError(await bad({ day: '2026-02-30' }), 400, 'validation_error');
     expectError(await bad({ source: 'satellite' }), 400, 'validation_error', 'unsupported_value');
-    expectError(await op.post('/api/v1/melioration-weather/commands/telemetry', { item: { site_id: 's9', station_id: 'ws', observed_at: minutesAgo(-5), air_temp_c: 20 } }), 400, 'validation_error', 'in_future');
+    expectError(await admin.post('/api/v1/melioration-weather/commands/telemetry', { item: { site_id: 's9', station_id: 'ws', observed_at: minutesAgo(-5), air_temp_c: 20 } }), 400, 'validation_error', 'in_future');
     expect((await op.get('/api/v1/melioration-weather/list?site_id=s9')).body.total).toBe(before);
   });
 
   it('station health drives control modes: C needs a healthy station, stuck frames degrade to the fallback, a healthy frame returns C', async () => {
-    const frame = (m: number, over: Record<string, unknown> = {}) => op.post('/api/v1/melioration-weather/commands/telemetry', { item: { site_id: 's1', station_id: 'ws-1', observed_at: minutesAgo(m), air_temp_c: 20 + m / 10, rh_pct: 55, wind_ms: 2.1, solar_w_m2: 500, ...over } });
+    const frame = (m: number, over: Record<string, unknown> = {}) => admin.post('/api/v1/melioration-weather/commands/telemetry', { item: { site_id: 's1', station_id: 'ws-1', observed_at: minutesAgo(m), air_temp_c: 20 + m / 10, rh_pct: 55, wind_ms: 2.1, solar_w_m2: 500, ...over } });
     expectError(await op.post('/api/v1/melioration-control-mode/commands/set', { field_id: 'north', control_mode: 'C' }), 409, 'lifecycle_conflict', 'station_unhealthy');
     const first = await frame(40);
     expect(first.status).toBe(201);
@@ -211,7 +213,7 @@ describe.each(DIALECTS)('melioration workspace (%s)', (dialect) => {
     expectError(await op.post('/api/v1/melioration-control-mode/commands/set', { field_id: 'north', control_mode: 'D' }), 400, 'validation_error', 'unsupported_value');
     expectError(await op.post('/api/v1/melioration-control-mode/commands/degrade', { field_id: 'nowhere' }), 404, 'not_found');
     // Healthy telemetry returns it.
-    await op.post('/api/v1/melioration-weather/commands/telemetry', { item: { site_id: 's1', station_id: 'ws-1', observed_at: minutesAgo(0), air_temp_c: 22, rh_pct: 50, wind_ms: 2, solar_w_m2: 510 } });
+    await admin.post('/api/v1/melioration-weather/commands/telemetry', { item: { site_id: 's1', station_id: 'ws-1', observed_at: minutesAgo(0), air_temp_c: 22, rh_pct: 50, wind_ms: 2, solar_w_m2: 510 } });
     expect((await op.get('/api/v1/melioration-control-mode/north')).body.item).toMatchObject({ control_mode: 'C', auto_degraded: false });
   });
 
@@ -223,7 +225,7 @@ describe.each(DIALECTS)('melioration workspace (%s)', (dialect) => {
     const missing = (await op.get('/api/v1/melioration-weather/list?site_id=s1&kind=telemetry&sort=observed_at&order=desc&limit=1')).body.items[0];
     expect(missing).toMatchObject({ healthy: false, health_reasons: ['missing'], station_id: 'ws-1' });
     expect((await op.get('/api/v1/melioration-control-mode/north')).body.item).toMatchObject({ control_mode: 'B', auto_degraded: true });
-    await op.post('/api/v1/melioration-weather/commands/telemetry', { item: { site_id: 's1', station_id: 'ws-1', observed_at: new Date(Date.now() + 30_000).toISOString(), air_temp_c: 22.3, rh_pct: 50, wind_ms: 2, solar_w_m2: 515 } });
+    await admin.post('/api/v1/melioration-weather/commands/telemetry', { item: { site_id: 's1', station_id: 'ws-1', observed_at: new Date(Date.now() + 30_000).toISOString(), air_temp_c: 22.3, rh_pct: 50, wind_ms: 2, solar_w_m2: 515 } });
     expect((await op.get('/api/v1/melioration-control-mode/north')).body.item.control_mode).toBe('B'); // the missing mark (16 min ahead) is newer
   });
 
@@ -249,8 +251,8 @@ describe.each(DIALECTS)('melioration workspace (%s)', (dialect) => {
   });
 
   it('raises water_deficit from dry probes through the alarm service; every {id} route answers the listed item', async () => {
-    await op.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p1', depth_cm: 30, vwc_pct: 18, observed_at: minutesAgo(3) } }); // 72 mm
-    await op.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p1', depth_cm: 60, vwc_pct: 20, observed_at: minutesAgo(2) } }); // 60 mm
+    await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p1', depth_cm: 30, vwc_pct: 18, observed_at: minutesAgo(3) } }); // 72 mm
+    await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p1', depth_cm: 60, vwc_pct: 20, observed_at: minutesAgo(2) } }); // 60 mm
     expect((await op.get('/api/v1/melioration-field/north')).body.item).toMatchObject({ depletion_mm: 66, balance_day: today() });
     const alerts = (await op.get('/api/v1/melioration-alerts/list?kind=water_deficit&status=active')).body.items;
     expect(alerts).toHaveLength(1);
@@ -302,9 +304,9 @@ describe.each(DIALECTS)('melioration workspace (%s)', (dialect) => {
     for (const r of RESOURCES) expect((await siteOp.get(`/api/v1/${r}/list`)).body.total, r).toBe(0);
     expect((await siteOp.get('/api/v1/melioration-field/list?site_id=s1')).body.total).toBe(0);
     expectError(await siteOp.get('/api/v1/melioration-field/north'), 404, 'not_found');
-    expectError(await siteOp.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p', depth_cm: 10, vwc_pct: 20, observed_at: minutesAgo(1) } }), 404, 'not_found');
-    expectError(await siteOp.post('/api/v1/melioration-weather/commands/telemetry', { item: { site_id: 's1', station_id: 'ws-1', observed_at: minutesAgo(1), air_temp_c: 1 } }), 403, 'tenant_boundary_denied', 'other_site');
-    const own = await siteOp.post('/api/v1/melioration-weather/commands/telemetry', { item: { station_id: 'ws-2', observed_at: minutesAgo(1), air_temp_c: 1 } });
+    expectError(await siteDev.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p', depth_cm: 10, vwc_pct: 20, observed_at: minutesAgo(1) } }), 404, 'not_found');
+    expectError(await siteDev.post('/api/v1/melioration-weather/commands/telemetry', { item: { site_id: 's1', station_id: 'ws-1', observed_at: minutesAgo(1), air_temp_c: 1 } }), 403, 'tenant_boundary_denied', 'other_site');
+    const own = await siteDev.post('/api/v1/melioration-weather/commands/telemetry', { item: { station_id: 'ws-2', observed_at: minutesAgo(1), air_temp_c: 1 } });
     expect(own.body.item.site_id).toBe('s2');
     expect((await siteOp.get('/api/v1/melioration-weather/list')).body.total).toBe(1);
   });
@@ -313,7 +315,7 @@ describe.each(DIALECTS)('melioration workspace (%s)', (dialect) => {
     expect((await master.post('/api/v1/modules/commands/uninstall', { id: 'melioration' })).status).toBe(200);
     for (const r of RESOURCES) expectError(await op.get(`/api/v1/${r}/list`), 404, 'module_not_installed');
     expectError(await op.get('/api/v1/melioration-field/north/balance'), 404, 'module_not_installed');
-    expectError(await op.post('/api/v1/melioration-weather/commands/ingest', { item: {} }), 404, 'module_not_installed');
+    expectError(await admin.post('/api/v1/melioration-weather/commands/ingest', { item: {} }), 404, 'module_not_installed');
     expect((await master.post('/api/v1/modules/commands/install', { id: 'melioration' })).status).toBe(200);
     expect((await op.get('/api/v1/melioration-field/north')).status).toBe(200);
   });

@@ -40,13 +40,15 @@ describe.each(DIALECTS)('swine setpoints (%s)', (dialect) => {
     expect(adapter.status).toBe(201);
     expect((await op.post('/api/v1/swine-adapters', { item: { unit_id: 'x', controller_id: 'x', transport: 'modbus-tcp', host: '127.0.0.1', points: [{ key: 'target_temp_c', address: 1 }] } })).body.error.code).toBe('rbac_forbidden');
 
-    const first = await op.post('/api/v1/swine-climate/commands/setpoint', { room_id: 'room-1', target_temp_c: 26.5, min_ventilation_pct: 15 }, { 'x-request-id': `sp-1-${dialect}` });
+    // The write to the room controller is for admins and integrations, as poultry's confirmation (docs/alarms.md).
+    expect((await op.post('/api/v1/swine-climate/commands/setpoint', { room_id: 'room-1', target_temp_c: 30 })).status).toBe(403);
+    const first = await admin.post('/api/v1/swine-climate/commands/setpoint', { room_id: 'room-1', target_temp_c: 26.5, min_ventilation_pct: 15 }, { 'x-request-id': `sp-1-${dialect}` });
     expect(first.status).toBe(201);
     expect(first.body.item).toMatchObject({ room_id: 'room-1', site_id: 'farm-1', version_id: 1, state: 'published', target_temp_c: 26.5, min_ventilation_pct: 15 });
     expect(first.body.item.adapter_dispatch).toMatchObject({ status: 'verified', adapter_profile_id: adapter.body.item.id, controller_id: 'room-1-climate', transport: 'modbus-tcp', correlation_id: `sp-1-${dialect}` });
     expect(await peer.hr(10, 2)).toEqual([265, 15]);
 
-    const second = await op.post('/api/v1/swine-climate/commands/setpoint', { room_id: 'room-1', target_temp_c: 25 });
+    const second = await admin.post('/api/v1/swine-climate/commands/setpoint', { room_id: 'room-1', target_temp_c: 25 });
     expect(second.body.item).toMatchObject({ version_id: 2, state: 'published', target_temp_c: 25, min_ventilation_pct: 15 });
     expect(await peer.hr(10, 2)).toEqual([250, 15]);
 
@@ -54,7 +56,7 @@ describe.each(DIALECTS)('swine setpoints (%s)', (dialect) => {
     const closed = await closedTcpPort();
     expect((await admin.delete(`/api/v1/swine-adapters/${adapter.body.item.id}`)).status).toBe(200);
     expect((await admin.post('/api/v1/swine-adapters', { item: { unit_id: 'room-1', controller_id: 'room-1-climate', transport: 'modbus-tcp', host: '127.0.0.1', port: closed, points: [{ key: 'target_temp_c', address: 10, scale: 10 }] } })).status).toBe(201);
-    const failed = await op.post('/api/v1/swine-climate/commands/setpoint', { room_id: 'room-1', target_temp_c: 20 }, { 'x-request-id': `sp-3-${dialect}` });
+    const failed = await admin.post('/api/v1/swine-climate/commands/setpoint', { room_id: 'room-1', target_temp_c: 20 }, { 'x-request-id': `sp-3-${dialect}` });
     expect(failed.status).toBe(201);
     expect(failed.body.item).toMatchObject({ version_id: 3, state: 'draft' });
     expect(failed.body.item.adapter_dispatch).toMatchObject({ status: 'failed' });
@@ -67,14 +69,14 @@ describe.each(DIALECTS)('swine setpoints (%s)', (dialect) => {
     expect(trail).toContain('setpoint.dispatch:error');
     expect((await master.get(`/api/v1/audit/list?correlation_id=sp-1-${dialect}&action=setpoint.dispatch`)).body.items[0].result).toBe('success');
 
-    const none = await op.post('/api/v1/swine-climate/commands/setpoint', { room_id: 'room-no-controller', target_temp_c: 22 });
+    const none = await admin.post('/api/v1/swine-climate/commands/setpoint', { room_id: 'room-no-controller', target_temp_c: 22 });
     expect(none.body.item).toMatchObject({ state: 'draft', adapter_dispatch: { status: 'not_configured' } });
   });
 
   it('refuses bad setpoints and keeps tenants apart', async () => {
     const before = (await op.get('/api/v1/swine-setpoints/list')).body.total;
     for (const body of [{ room_id: 'room-1' }, { room_id: 'room-1', target_temp_c: 80 }, { room_id: 'room-1', min_ventilation_pct: 60, max_ventilation_pct: 40 }, { target_temp_c: 22 }, { room_id: 'room-1', target_temp_c: '22' }]) {
-      const r = await op.post('/api/v1/swine-climate/commands/setpoint', body);
+      const r = await admin.post('/api/v1/swine-climate/commands/setpoint', body);
       expect(r.status, JSON.stringify(body)).toBe(400);
     }
     expect((await op.get('/api/v1/swine-setpoints/list')).body.total).toBe(before);

@@ -20,6 +20,9 @@ describe.each(DIALECTS)('swine workspace (%s)', (dialect) => {
   let secA: Client;
   let siteA2: Client;
   let opB: Client;
+  /** Readings come from devices and integrations (an admin-role token bound to farm-1), not operators. */
+  let devA: Client;
+  let devB: Client;
   let n = 0;
   /** A request id that becomes the correlation id of what the request raises. */
   const rid = () => ({ 'x-request-id': `swine-${dialect}-${++n}` });
@@ -31,6 +34,8 @@ describe.each(DIALECTS)('swine workspace (%s)', (dialect) => {
     const tenant = (subject: string, role: string, tenant_id: string, site_id?: string) => clientAs(env, server, { subject, role, scope_type: 'tenant', tenant_id, ...(site_id ? { site_id } : {}) }, master.contract);
     adminA = await tenant('admin-a', 'admin', 'tA');
     opA = await tenant('op-a', 'operator', 'tA', 'farm-1');
+    devA = await tenant('dev-a', 'admin', 'tA', 'farm-1');
+    devB = await tenant('dev-b', 'admin', 'tB', 'farm-1');
     secA = await tenant('sec-a', 'security', 'tA');
     siteA2 = await tenant('op-a2', 'operator', 'tA', 'farm-2');
     opB = await tenant('op-b', 'operator', 'tB', 'farm-1');
@@ -52,12 +57,12 @@ describe.each(DIALECTS)('swine workspace (%s)', (dialect) => {
   });
 
   it('judges climate by weight, age or named phase; P1 findings raise, repeat and clear one alarm bridged to status', async () => {
-    const ok = await opA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-1', avg_weight_kg: 8, temp_c: 27, humidity_pct: 60, nh3_ppm: 8, co2_ppm: 1800 }, rid());
+    const ok = await devA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-1', avg_weight_kg: 8, temp_c: 27, humidity_pct: 60, nh3_ppm: 8, co2_ppm: 1800 }, rid());
     expect(ok.status).toBe(201);
     expect(ok.body.item).toMatchObject({ status: 'ok', out_of_norm_flags: [], alarms: [] });
     expect(ok.body.item.reading).toMatchObject({ phase_id: 'weaner-early', site_id: 'farm-1', targets: { temp_min_c: 26, temp_max_c: 28 }, targets_source: 'default' });
 
-    const hot = await opA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-1', avg_weight_kg: 8, temp_c: 31.5, humidity_pct: 80 }, rid());
+    const hot = await devA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-1', avg_weight_kg: 8, temp_c: 31.5, humidity_pct: 80 }, rid());
     const corr = `swine-${dialect}-${n}`;
     expect(hot.body.item).toMatchObject({ status: 'alarm', out_of_norm_flags: ['temp_high', 'humidity_high'] });
     expect(hot.body.item.alarms).toEqual([expect.objectContaining({ rule_id: 'swine-climate:temp_high', severity: 'high', priority: 'P1', correlation_id: corr })]);
@@ -67,26 +72,26 @@ describe.each(DIALECTS)('swine workspace (%s)', (dialect) => {
     expect(bridged).toEqual([expect.objectContaining({ status: 'error', event: 'alarm_raised', source: 'swine-alarms' })]);
 
     // Still hot: the same alarm, not a second one.
-    const still = await opA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-1', avg_weight_kg: 8, temp_c: 32 }, rid());
+    const still = await devA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-1', avg_weight_kg: 8, temp_c: 32 }, rid());
     expect(still.body.item.alarms[0].id).toBe(event.id);
     // Humidity alone (P2) is a warning and leaves the temperature alarm as it is (still listed as open).
-    const humid = await opA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-1', avg_weight_kg: 8, humidity_pct: 85 }, rid());
+    const humid = await devA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-1', avg_weight_kg: 8, humidity_pct: 85 }, rid());
     expect(humid.body.item).toMatchObject({ status: 'warn', out_of_norm_flags: ['humidity_high'] });
     expect(humid.body.item.alarms.map((a: { id: string }) => a.id)).toEqual([event.id]);
     // Hysteresis: 30.5 C is under the alarm threshold (28 + 3) but not by the rule's 1 C, so the alarm stays.
-    const hovering = await opA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-1', avg_weight_kg: 8, temp_c: 30.5 }, rid());
+    const hovering = await devA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-1', avg_weight_kg: 8, temp_c: 30.5 }, rid());
     expect(hovering.body.item).toMatchObject({ status: 'warn', out_of_norm_flags: ['temp_high'] });
     expect((await alarm(corr))[0].status).toBe('active');
     // Back in the band: cleared.
-    await opA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-1', avg_weight_kg: 8, temp_c: 27.5 }, rid());
+    await devA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-1', avg_weight_kg: 8, temp_c: 27.5 }, rid());
     expect((await alarm(corr))[0].status).toBe('cleared');
 
-    const byAge = await opA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-2', age_days: 50, temp_c: 24, nh3_ppm: 26 }, rid());
+    const byAge = await devA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-2', age_days: 50, temp_c: 24, nh3_ppm: 26 }, rid());
     expect(byAge.body.item.reading.phase_id).toBe('weaner-late');
     expect(byAge.body.item).toMatchObject({ status: 'alarm', out_of_norm_flags: ['nh3_high'] });
-    const named = await opA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-3', phase_id: 'finisher', temp_c: 18, co2_ppm: 3500 }, rid());
+    const named = await devA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-3', phase_id: 'finisher', temp_c: 18, co2_ppm: 3500 }, rid());
     expect(named.body.item).toMatchObject({ status: 'warn', out_of_norm_flags: ['co2_high'], alarms: [] });
-    const cold = await opA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-3', phase_id: 'finisher', temp_c: 14 }, rid());
+    const cold = await devA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-3', phase_id: 'finisher', temp_c: 14 }, rid());
     expect(cold.body.item).toMatchObject({ status: 'warn', out_of_norm_flags: ['temp_low'] });
 
     const list = await opA.get('/api/v1/swine-climate/list?room_id=room-1&status=alarm');
@@ -107,7 +112,7 @@ describe.each(DIALECTS)('swine workspace (%s)', (dialect) => {
       { room_id: 'room-1', avg_weight_kg: 8, temp_c: 20, ts: 'yesterday' },
     ];
     for (const body of bad) {
-      const r = await opA.post('/api/v1/swine-climate/commands/telemetry', body);
+      const r = await devA.post('/api/v1/swine-climate/commands/telemetry', body);
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.error.code).toBe('validation_error');
     }
@@ -121,15 +126,15 @@ describe.each(DIALECTS)('swine workspace (%s)', (dialect) => {
     expect(invalid.body.error.details[0].field).toMatch(/^content/);
     const imported = await adminA.post('/api/v1/industry-profiles/commands/import', { yaml: profile([{ phase_id: 'boar-pen', min_weight_kg: 100, max_weight_kg: 400, temp_min_c: 14, temp_max_c: 18, humidity_min_pct: 40, humidity_max_pct: 80, nh3_max_ppm: 15, co2_max_ppm: 2500 }]), site_id: 'farm-1', publish: true });
     expect(imported.status).toBe(201);
-    const r = await opA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-9', avg_weight_kg: 250, temp_c: 17, nh3_ppm: 17 }, rid());
+    const r = await devA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-9', avg_weight_kg: 250, temp_c: 17, nh3_ppm: 17 }, rid());
     expect(r.body.item.reading).toMatchObject({ phase_id: 'boar-pen', targets_source: `profile ${imported.body.item.id} v1`, targets: { nh3_max_ppm: 15 } });
     expect(r.body.item.out_of_norm_flags).toEqual(['nh3_high']);
     // Other rooms keep the defaults.
-    expect((await opA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-8', avg_weight_kg: 80, temp_c: 17 })).body.item.reading.targets_source).toBe('default');
+    expect((await devA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-8', avg_weight_kg: 80, temp_c: 17 })).body.item.reading.targets_source).toBe('default');
   });
 
   it('normalises sensor units before judging', async () => {
-    const r = await opA.post('/api/v1/swine-climate/sensors/commands/ingest', {
+    const r = await devA.post('/api/v1/swine-climate/sensors/commands/ingest', {
       room_id: 'room-4', avg_weight_kg: 45,
       readings: [{ kind: 'temperature', value: 68, unit: 'F' }, { kind: 'humidity', value: 0.65, unit: 'ratio' }, { kind: 'nh3', value: 14.17, unit: 'mg/m3' }, { kind: 'co2', value: 0.25, unit: '%' }],
     }, rid());
@@ -137,38 +142,38 @@ describe.each(DIALECTS)('swine workspace (%s)', (dialect) => {
     // 68 F = 20 C; 0.65 = 65 %; 14.17 mg/m3 x 24.04 / 17.031 = 20.002 ppm; 0.25 % = 2,500 ppm.
     expect(r.body.item.reading).toMatchObject({ source: 'api', phase_id: 'grower', temp_c: 20, humidity_pct: 65, nh3_ppm: 20.002, co2_ppm: 2500 });
     expect(r.body.item.out_of_norm_flags).toEqual(['nh3_high']);
-    const kelvin = await opA.post('/api/v1/swine-climate/sensors/commands/ingest', { room_id: 'room-4', avg_weight_kg: 45, readings: [{ kind: 'temperature', value: 293.15, unit: 'K' }, { kind: 'co2', value: 3600, unit: 'mg/m3' }] });
+    const kelvin = await devA.post('/api/v1/swine-climate/sensors/commands/ingest', { room_id: 'room-4', avg_weight_kg: 45, readings: [{ kind: 'temperature', value: 293.15, unit: 'K' }, { kind: 'co2', value: 3600, unit: 'mg/m3' }] });
     expect(kelvin.body.item.reading).toMatchObject({ temp_c: 20, co2_ppm: 1966.462 });
     for (const readings of [[{ kind: 'temperature', value: 20, unit: 'kelvins' }], [{ kind: 'co2', value: 1, unit: 'ppm' }, { kind: 'co2', value: 2, unit: 'ppm' }], [{ kind: 'pressure', value: 1, unit: 'bar' }], [], [{ kind: 'humidity', value: 3, unit: 'ratio' }]]) {
-      const bad = await opA.post('/api/v1/swine-climate/sensors/commands/ingest', { room_id: 'room-4', avg_weight_kg: 45, readings });
+      const bad = await devA.post('/api/v1/swine-climate/sensors/commands/ingest', { room_id: 'room-4', avg_weight_kg: 45, readings });
       expect(bad.status, JSON.stringify(readings)).toBe(400);
     }
   });
 
   it('judges feeding per head and day against the feed curve', async () => {
     // 100 kg finisher: 10447 x (1 - e^-2.04) / 3400 = 2.673 kg/head/day.
-    const ok = await opA.post('/api/v1/swine-feeding/commands/ingest', { room_id: 'room-5', pen_id: 'p1', category: 'finisher', head_count: 50, avg_weight_kg: 100, feed_kg: 133.6 }, rid());
+    const ok = await devA.post('/api/v1/swine-feeding/commands/ingest', { room_id: 'room-5', pen_id: 'p1', category: 'finisher', head_count: 50, avg_weight_kg: 100, feed_kg: 133.6 }, rid());
     expect(ok.status).toBe(201);
     expect(ok.body.item.record).toMatchObject({ feed_per_head_kg_day: 2.672, expected_kg_day: 2.673, deviation_pct: 0, status: 'ok' });
-    const warn = await opA.post('/api/v1/swine-feeding/commands/ingest', { room_id: 'room-5', pen_id: 'p1', category: 'finisher', head_count: 50, avg_weight_kg: 100, feed_kg: 110 });
+    const warn = await devA.post('/api/v1/swine-feeding/commands/ingest', { room_id: 'room-5', pen_id: 'p1', category: 'finisher', head_count: 50, avg_weight_kg: 100, feed_kg: 110 });
     expect(warn.body.item).toMatchObject({ status: 'warn', anomaly_flags: [] });
     expect(warn.body.item.record.deviation_pct).toBe(-17.7);
-    const low = await opA.post('/api/v1/swine-feeding/commands/ingest', { room_id: 'room-5', valve_id: 'v7', category: 'finisher', head_count: 50, avg_weight_kg: 100, feed_kg: 40, period_hours: 12 }, rid());
+    const low = await devA.post('/api/v1/swine-feeding/commands/ingest', { room_id: 'room-5', valve_id: 'v7', category: 'finisher', head_count: 50, avg_weight_kg: 100, feed_kg: 40, period_hours: 12 }, rid());
     // 40 kg / 50 head over 12 h = 1.6 kg/head/day: -40.1 %.
     expect(low.body.item).toMatchObject({ status: 'alarm', anomaly_flags: ['feed_low'] });
     expect(low.body.item.record.feed_per_head_kg_day).toBe(1.6);
     expect(low.body.item.alarms[0]).toMatchObject({ rule_id: 'swine-feeding:feed_low', severity: 'high' });
     expect((await alarm(`swine-${dialect}-${n}`))[0]).toMatchObject({ unit_id: 'room-5/v7', status: 'active' });
-    const sow = await opA.post('/api/v1/swine-feeding/commands/ingest', { room_id: 'farrowing-1', category: 'sow', sow_phase: 'lactating', head_count: 10, feed_kg: 65 });
+    const sow = await devA.post('/api/v1/swine-feeding/commands/ingest', { room_id: 'farrowing-1', category: 'sow', sow_phase: 'lactating', head_count: 10, feed_kg: 65 });
     expect(sow.body.item.record).toMatchObject({ expected_kg_day: 6.5, status: 'ok' });
-    expect((await opA.post('/api/v1/swine-feeding/commands/ingest', { room_id: 'room-5', category: 'grower', head_count: 50, feed_kg: 40 })).status).toBe(400);
-    expect((await opA.post('/api/v1/swine-feeding/commands/ingest', { room_id: 'room-5', category: 'grower', head_count: 0, avg_weight_kg: 40, feed_kg: 40 })).status).toBe(400);
+    expect((await devA.post('/api/v1/swine-feeding/commands/ingest', { room_id: 'room-5', category: 'grower', head_count: 50, feed_kg: 40 })).status).toBe(400);
+    expect((await devA.post('/api/v1/swine-feeding/commands/ingest', { room_id: 'room-5', category: 'grower', head_count: 0, avg_weight_kg: 40, feed_kg: 40 })).status).toBe(400);
     expect((await opA.get('/api/v1/swine-feeding/list?status=alarm')).body.total).toBe(1);
     expect((await opA.get('/api/v1/swine-feeding/list?valve_id=v7')).body.total).toBe(1);
   });
 
   it('tells a water leak and a blocked line from the pen baseline, and clears them', async () => {
-    const water = (water_l: number, ts: string) => opA.post('/api/v1/swine-water/commands/ingest', { room_id: 'room-6', pen_id: 'p2', category: 'finisher', head_count: 50, avg_weight_kg: 100, water_l, ts }, rid());
+    const water = (water_l: number, ts: string) => devA.post('/api/v1/swine-water/commands/ingest', { room_id: 'room-6', pen_id: 'p2', category: 'finisher', head_count: 50, avg_weight_kg: 100, water_l, ts }, rid());
     // Curve first: 2.5 x 2.673 = 6.683 l/head/day.
     const first = await water(330, '2026-03-01T06:00:00Z');
     expect(first.body.item.record).toMatchObject({ per_head_l_day: 6.6, baseline_source: 'curve', baseline_l_day: 6.683, status: 'ok' });
@@ -191,7 +196,7 @@ describe.each(DIALECTS)('swine workspace (%s)', (dialect) => {
     await water(335, '2026-03-06T06:00:00Z');
     expect((await adminA.get('/api/v1/industry-alarms/list?rule_id=swine-water:blockage')).body.items[0].status).toBe('cleared');
     expect((await opA.get('/api/v1/swine-water/list?room_id=room-6&status=alarm')).body.total).toBe(3);
-    expect((await opA.post('/api/v1/swine-water/commands/ingest', { room_id: 'room-6', category: 'finisher', head_count: 50, avg_weight_kg: 100, water_l: -1 })).status).toBe(400);
+    expect((await devA.post('/api/v1/swine-water/commands/ingest', { room_id: 'room-6', category: 'finisher', head_count: 50, avg_weight_kg: 100, water_l: -1 })).status).toBe(400);
   });
 
   it('stores daily production and computes the KPIs worked by hand', async () => {
@@ -269,12 +274,14 @@ describe.each(DIALECTS)('swine workspace (%s)', (dialect) => {
     expect((await siteA2.get('/api/v1/swine-production/kpi?window_days=365')).body.item.records).toBe(0);
     const foreign = (await adminA.get('/api/v1/swine-biosecurity/list?status=review')).body.items[0];
     expect((await opB.post('/api/v1/swine-biosecurity/commands/ack', { id: foreign.id })).status).toBe(404);
-    expect((await opB.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'r', avg_weight_kg: 8, temp_c: 27, tenant_id: 'tA' })).body.error.code).toBe('tenant_boundary_denied');
-    expect((await opA.post('/api/v1/swine-water/commands/ingest', { room_id: 'r', category: 'sow', head_count: 1, water_l: 15, site_id: 'farm-2' })).body.error.code).toBe('tenant_boundary_denied');
+    expect((await devB.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'r', avg_weight_kg: 8, temp_c: 27, tenant_id: 'tA' })).body.error.code).toBe('tenant_boundary_denied');
+    expect((await devA.post('/api/v1/swine-water/commands/ingest', { room_id: 'r', category: 'sow', head_count: 1, water_l: 15, site_id: 'farm-2' })).body.error.code).toBe('tenant_boundary_denied');
     expect((await secA.post('/api/v1/swine-feeding/commands/ingest', { room_id: 'r', category: 'sow', head_count: 1, feed_kg: 3 })).body.error.code).toBe('rbac_forbidden');
     expect((await secA.get('/api/v1/swine-feeding/list')).status).toBe(200);
+    // Readings are for devices, integrations and admins (docs/alarms.md): an operator is refused.
+    expect((await opA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-1', avg_weight_kg: 8, temp_c: 20 })).body.error.code).toBe('rbac_forbidden');
     // B's rows of the same room names are its own.
-    const b = await opB.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-1', avg_weight_kg: 8, temp_c: 35 });
+    const b = await devB.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-1', avg_weight_kg: 8, temp_c: 35 });
     expect(b.body.item.reading.tenant_id).toBe('tB');
     expect((await opA.get('/api/v1/swine-climate/list?room_id=room-1&status=alarm')).body.total).toBe(2);
   });
@@ -282,7 +289,7 @@ describe.each(DIALECTS)('swine workspace (%s)', (dialect) => {
   it('answers module_not_installed when the swine module is uninstalled', async () => {
     expect((await master.post('/api/v1/modules/commands/uninstall', { id: 'swine' })).status).toBe(200);
     for (const r of RESOURCES) expect((await opA.get(`/api/v1/${r}/list`)).body.error.code).toBe('module_not_installed');
-    expect((await opA.post('/api/v1/swine-climate/sensors/commands/ingest', {})).body.error.code).toBe('module_not_installed');
+    expect((await devA.post('/api/v1/swine-climate/sensors/commands/ingest', {})).body.error.code).toBe('module_not_installed');
     expect((await master.post('/api/v1/modules/commands/install', { id: 'swine' })).status).toBe(200);
     expect((await opA.get('/api/v1/swine-climate/list')).status).toBe(200);
   });

@@ -13,7 +13,6 @@ describe.each(DIALECTS)('wiring (%s)', (dialect) => {
   let server: RunningServer;
   let peer: ModbusPeer;
   let admin: Client;
-  let op: Client;
   let master: Client;
 
   beforeAll(async () => {
@@ -22,7 +21,6 @@ describe.each(DIALECTS)('wiring (%s)', (dialect) => {
     server = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off', rpc_port: 'off' });
     master = await clientAs(env, server);
     admin = await clientAs(env, server, { subject: 'admin-w', role: 'admin', scope_type: 'tenant', tenant_id: 'tW', site_id: 'farm-w' }, master.contract);
-    op = await clientAs(env, server, { subject: 'op-w', role: 'operator', scope_type: 'tenant', tenant_id: 'tW', site_id: 'farm-w' }, master.contract);
   });
   afterAll(async () => {
     await env.cleanup();
@@ -39,7 +37,7 @@ describe.each(DIALECTS)('wiring (%s)', (dialect) => {
       points: [{ key: 'target_temp_c', address: 20, data_type: 'int16', scale: 10 }, { key: 'min_ventilation_pct', address: 21, data_type: 'uint16' }],
     } });
     expect(adapter.status).toBe(201);
-    const sp = await op.post('/api/v1/swine-climate/commands/setpoint', { room_id: 'room-w', target_temp_c: 23.5, min_ventilation_pct: 12 }, { 'x-request-id': `wiring-${dialect}` });
+    const sp = await admin.post('/api/v1/swine-climate/commands/setpoint', { room_id: 'room-w', target_temp_c: 23.5, min_ventilation_pct: 12 }, { 'x-request-id': `wiring-${dialect}` });
     expect(sp.status).toBe(201);
     expect(sp.body.item).toMatchObject({ state: 'published', adapter_dispatch: { status: 'verified', correlation_id: `wiring-${dialect}` } });
     expect(await peer.hr(20, 2)).toEqual([235, 12]);

@@ -11,7 +11,7 @@ import { command, defineResource } from '../../kernel/resource.js';
 import { alarmEventRecord, INDUSTRY_CODES, INDUSTRY_SEVERITIES, PRIORITIES, type AlarmEventRow } from '../../industry/alarm-schema.js';
 import { servesIndustry } from '../../industry/profiles.js';
 import { ownerSite as writeSite, requiredTenant } from '../../kernel/tenancy.js';
-import { alarmAckCommand, alarmResetCommand, alarmShelveCommand, alarmUnshelveCommand } from '../../industry/alarm-commands.js';
+import { alarmAckCommand, alarmCommentCommand, alarmResetCommand, alarmShelveCommand, alarmUnshelveCommand } from '../../industry/alarm-commands.js';
 
 const text = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
 
@@ -69,6 +69,7 @@ export const industryAlarmResource = defineResource<AlarmEventRow>({
     // The shell's annunciator and alarm inbox acknowledge any industry's alarm here; operators may
     // acknowledge (their job at the panel) but not publish.
     ack: alarmAckCommand(null, 'alarm of any industry', 'acknowledge'),
+    comment: alarmCommentCommand(null, 'alarm of any industry'),
     reset: alarmResetCommand(null, 'alarm of any industry'),
     shelve: alarmShelveCommand(null, 'alarm of any industry'),
     unshelve: alarmUnshelveCommand(null, 'alarm of any industry'),

@@ -3,8 +3,11 @@
 // audit, bus/MQTT), so they are the same events poultry and swine alarms are; here unit_id is
 // shown as field_id and rule_id as kind (exactly water_deficit or overwatering).
 import { defineResource, type FieldSpec } from '../../kernel/resource.js';
-import { alarmAckCommand } from '../../industry/alarm-commands.js';
-import { industryAlarmEvents, INDUSTRY_SEVERITIES, ALARM_EVENT_STATUSES, type AlarmEventRow } from '../../industry/alarm-schema.js';
+import { alarmAckCommand, alarmResetCommand, alarmShelveCommand, alarmUnshelveCommand } from '../../industry/alarm-commands.js';
+import { alarmEventRecord, industryAlarmEvents, INDUSTRY_SEVERITIES, ALARM_EVENT_STATUSES, type AlarmEventRow } from '../../industry/alarm-schema.js';
+
+// The alarm model's state fields, shown as every view of the table shows them (docs/alarms.md).
+const STATE_FIELDS = ['condition', 'alarm_state', 'listed', 'latched', 'returned_at', 'shelved', 'shelved_until', 'shelved_by', 'shelve_reason', 'out_of_service', 'comments'] as const;
 import { ALERT_KINDS } from './rules.js';
 
 const fields: Record<string, FieldSpec> = {
@@ -27,6 +30,7 @@ const fields: Record<string, FieldSpec> = {
   acked_by: { type: 'string', label: 'Acknowledged by', nullable: true, readOnly: true },
   assignee: { type: 'string', label: 'Assignee', nullable: true, readOnly: true, filter: true },
   details: { type: 'object', label: 'Details', nullable: true },
+  ...Object.fromEntries(STATE_FIELDS.map((k) => [k, alarmEventRecord.fields[k]])),
 };
 
 export const alertResource = defineResource<AlarmEventRow>({
@@ -44,9 +48,14 @@ export const alertResource = defineResource<AlarmEventRow>({
     id: row.id, tenant_id: row.tenant_id, site_id: row.site_id, field_id: row.unit_id, kind: row.rule_id, severity: row.severity, status: row.status,
     title: row.title, message: row.message, metric: row.metric, value: row.value, correlation_id: row.correlation_id, sla_deadline_at: row.sla_deadline_at,
     raised_at: row.raised_at, cleared_at: row.cleared_at, acked_at: row.acked_at, acked_by: row.acked_by, assignee: row.assignee, details: row.details,
+    ...Object.fromEntries(STATE_FIELDS.map((k) => [k, row[k]])),
   }),
   commands: {
-    ack: alarmAckCommand('melioration', 'melioration alert'),
+    // Operators acknowledge and shelve (action acknowledge, shelve); reset is for admins.
+    ack: alarmAckCommand('melioration', 'melioration alert', 'acknowledge'),
+    shelve: alarmShelveCommand('melioration', 'melioration alert'),
+    unshelve: alarmUnshelveCommand('melioration', 'melioration alert'),
+    reset: alarmResetCommand('melioration', 'melioration alert'),
   },
 });
 

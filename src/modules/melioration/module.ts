@@ -1,7 +1,7 @@
 // Manifest of the melioration module: fields and their water balance, irrigation (machines and
 // drip), soil moisture, weather (station primary, service fallback) with station health, control
 // modes, and the water_deficit / overwatering alerts raised through the industry alarm service.
-import { defineModule, defineRuntime, managed } from '../../kernel/module.js';
+import { defineModule, defineRuntime, grant, managed } from '../../kernel/module.js';
 import { fieldRoutes } from './fields.js';
 import { irrigationRoutes } from './irrigation.js';
 import { soilRoutes } from './soil.js';
@@ -10,6 +10,8 @@ import { controlModeRoutes } from './control-mode.js';
 import { alertRoutes } from './alerts.js';
 import { balanceDays, controlModes, irrigationEvents, meliorationFields, soilMoisture, weather } from './schema.js';
 import { createMeliorationService } from './service.js';
+
+const MANAGE = ['read', 'create', 'update', 'delete', 'execute'] as const;
 
 /** How often the box looks for stations that went silent (the health check needs no request). */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -27,15 +29,15 @@ export default defineModule({
   provides_enrichment_for: [],
   routes: [...fieldRoutes, ...irrigationRoutes, ...soilRoutes, ...weatherRoutes, ...controlModeRoutes, ...alertRoutes],
   tables: [meliorationFields, irrigationEvents, soilMoisture, weather, controlModes, balanceDays],
-  permissions: managed([
-    'melioration-field',
-    'melioration-alerts',
-    'melioration-irrigation-machine',
-    'melioration-irrigation-drip',
-    'melioration-soil-moisture',
-    'melioration-weather',
-    'melioration-control-mode',
-  ], 'operate'),
+  // As in poultry (docs/alarms.md, Permissions): readings (irrigation events, soil probes, weather
+  // and station telemetry) and fields (their soil and thresholds) are for devices, integrations
+  // (admin-role service tokens) and admins; operators acknowledge and shelve alerts and switch a
+  // field's control mode (like poultry's curve following).
+  permissions: [
+    ...managed(['melioration-control-mode'], 'operate'),
+    ...managed(['melioration-field', 'melioration-irrigation-machine', 'melioration-irrigation-drip', 'melioration-soil-moisture', 'melioration-weather'], 'read'),
+    ...grant('melioration-alerts', { admin: [...MANAGE, 'acknowledge', 'shelve', 'reset'], operator: ['read', 'acknowledge', 'shelve'], security: ['read'] }),
+  ],
   runtime: defineRuntime({
     needs: ['services', 'modules'],
     provides: ['melioration'],

@@ -24,11 +24,13 @@ export default defineModule({
   provides_enrichment_for: [],
   routes: [...climateRoutes, ...feedingRoutes, ...waterRoutes, ...productionRoutes, ...biosecurityRoutes, ...setpointRoutes],
   tables: [climateRecord.table, feedingRecord.table, waterRecord.table, productionRecord.table, biosecurityRecord.table, ruleStateRecord.table, setpointRecord.table, adapterRecord.table],
-  permissions: managed([
-    'swine-climate',
-    'swine-feeding',
-    'swine-water',
-    'swine-production',
-    'swine-biosecurity',
-  ], 'operate'),
+  // As in poultry (docs/alarms.md, Permissions): readings (climate telemetry and sensors, feed and
+  // water ingest) and the setpoint write to a room controller are for devices, integrations
+  // (admin-role service tokens) and admins; operators read them. Production records and
+  // biosecurity events are kept by the crew (typed in at the gate and in the rooms, not device
+  // readings), so operators still execute those, and they acknowledge alarms on industry-alarms.
+  permissions: [
+    ...managed(['swine-production', 'swine-biosecurity'], 'operate'),
+    ...managed(['swine-climate', 'swine-feeding', 'swine-water'], 'read'),
+  ],
 });

@@ -1,0 +1,1 @@
+ALTER TABLE `industry_alarm_events` ADD `comments` text;
