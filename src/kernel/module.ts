@@ -121,7 +121,8 @@ export function grant(resources: string | readonly string[], grants: Grants): Pe
     (Object.entries(grants) as [Role, readonly string[]][]).map(([role, actions]) => ({ role, resource, actions: [...actions] })));
 }
 
-const MANAGE = ['read', 'create', 'update', 'delete', 'execute'] as const;
+/** What an admin may do on a resource an operator reads or operates. */
+export const MANAGE = ['read', 'create', 'update', 'delete', 'execute'] as const;
 
 /**
  * The usual grants of business resources: admins manage them, security reads them, operators

@@ -40,8 +40,12 @@ describe.each(DIALECTS)('swine setpoints (%s)', (dialect) => {
     expect(adapter.status).toBe(201);
     expect((await op.post('/api/v1/swine-adapters', { item: { unit_id: 'x', controller_id: 'x', transport: 'modbus-tcp', host: '127.0.0.1', points: [{ key: 'target_temp_c', address: 1 }] } })).body.error.code).toBe('rbac_forbidden');
 
-    // The write to the room controller is for admins and integrations, as poultry's confirmation (docs/alarms.md).
-    expect((await op.post('/api/v1/swine-climate/commands/setpoint', { room_id: 'room-1', target_temp_c: 30 })).status).toBe(403);
+    // Operators set their rooms' setpoints (action confirm, as poultry's confirmation); a security session may not.
+    const sec = await clientAs(env, server, { subject: 'sec-a', role: 'security', scope_type: 'tenant', tenant_id: 'tA', site_id: 'farm-1' }, master.contract);
+    expect((await sec.post('/api/v1/swine-climate/commands/setpoint', { room_id: 'room-1', target_temp_c: 30 })).status).toBe(403);
+    const byOperator = await op.post('/api/v1/swine-climate/commands/setpoint', { room_id: 'room-op', target_temp_c: 24 });
+    expect(byOperator.status).toBe(201);
+    expect(byOperator.body.item).toMatchObject({ room_id: 'room-op', target_temp_c: 24 });
     const first = await admin.post('/api/v1/swine-climate/commands/setpoint', { room_id: 'room-1', target_temp_c: 26.5, min_ventilation_pct: 15 }, { 'x-request-id': `sp-1-${dialect}` });
     expect(first.status).toBe(201);
     expect(first.body.item).toMatchObject({ room_id: 'room-1', site_id: 'farm-1', version_id: 1, state: 'published', target_temp_c: 26.5, min_ventilation_pct: 15 });

@@ -2,7 +2,7 @@
 // of flocks. Climate readings judged by weight/age phase, feeding and water per pen with
 // anomalies, daily production with KPIs, biosecurity events; out-of-norm findings raise alarms
 // through the one industry alarm service (the industry module), profiles live in its store.
-import { defineModule, managed } from '../../kernel/module.js';
+import { defineModule, grant, managed, MANAGE } from '../../kernel/module.js';
 import { climateRecord, climateRoutes } from './climate.js';
 import { feedingRecord, feedingRoutes } from './feeding.js';
 import { waterRecord, waterRoutes } from './water.js';
@@ -25,12 +25,13 @@ export default defineModule({
   routes: [...climateRoutes, ...feedingRoutes, ...waterRoutes, ...productionRoutes, ...biosecurityRoutes, ...setpointRoutes],
   tables: [climateRecord.table, feedingRecord.table, waterRecord.table, productionRecord.table, biosecurityRecord.table, ruleStateRecord.table, setpointRecord.table, adapterRecord.table],
   // As in poultry (docs/alarms.md, Permissions): readings (climate telemetry and sensors, feed and
-  // water ingest) and the setpoint write to a room controller are for devices, integrations
-  // (admin-role service tokens) and admins; operators read them. Production records and
+  // water ingest) are for devices, integrations (admin-role service tokens) and admins; operators
+  // read them and set their rooms' setpoints (action confirm, as at the controller's panel). Production records and
   // biosecurity events are kept by the crew (typed in at the gate and in the rooms, not device
   // readings), so operators still execute those, and they acknowledge alarms on industry-alarms.
   permissions: [
     ...managed(['swine-production', 'swine-biosecurity'], 'operate'),
-    ...managed(['swine-climate', 'swine-feeding', 'swine-water'], 'read'),
+    ...managed(['swine-feeding', 'swine-water'], 'read'),
+    ...grant('swine-climate', { admin: [...MANAGE, 'confirm'], operator: ['read', 'confirm'], security: ['read'] }),
   ],
 });

@@ -59,8 +59,8 @@ v.check((b) => SETPOINT_KEYS.some((k) => b[k] !== undefined), `give at least one
 v.check((b) => b.min_ventilation_pct === undefined || b.max_ventilation_pct === undefined || b.min_ventilation_pct <= b.max_ventilation_pct, 'min_ventilation_pct above max_ventilation_pct'));
 
 export const setpointCommand: CommandDef<v.InferOutput<typeof setpointBody>> = command({
-  summary: `Change a room's climate setpoints (${SETPOINT_KEYS.join(', ')}). The values are written at once (this command is the operator's confirmation) through the room's adapter profiles (swine-adapters) and the field-write service of /api/rpc: same queue per bus, read-back verification, audit with the correlation id (the request id). The new setpoint version is published (the previous one archived) when adapter_dispatch.status is verified or written; on failed (with the field service's message, e.g. "Connection refused <ip:port> addr:<n>") or not_configured it stays a draft and the previous version stays in force. Answers 201 with the version in every case.`,
-  action: 'execute',
+  summary: `Change a room's climate setpoints (${SETPOINT_KEYS.join(', ')}). The values are written at once (this command is the operator's confirmation) through the room's adapter profiles (swine-adapters) and the field-write service of /api/rpc: same queue per bus, read-back verification, audit with the correlation id (the request id). The new setpoint version is published (the previous one archived) when adapter_dispatch.status is verified or written; on failed (with the field service's message, e.g. "Connection refused <ip:port> addr:<n>") or not_configured it stays a draft and the previous version stays in force. Answers 201 with the version in every case. Action confirm: operators set their rooms' setpoints, as at the controller's own panel (and as they confirm poultry setpoints); readings stay for devices, integrations and admins.`,
+  action: 'confirm',
   body: setpointBody,
   status: 201,
   response: itemSchema(setpointRecord.fields),
