@@ -107,8 +107,10 @@ describe('farm words on operator screens', () => {
     await page.locator('.tabs button', { hasText: /^Alarms$/ }).click();
     const row = page.locator(`[data-resource="poultry-alarms"] [data-id="${alarmId}"]`);
     await row.waitFor();
-    // the list: the alarm's status in alarm colour (an active P1), never a warning-coloured "Active" beside it
-    expect(await row.locator('.badge', { hasText: /^Active$/ }).getAttribute('class')).toContain('tone-alarm');
+    // the list: the alarm's status and its condition (both "Active") in alarm colour (an active P1), never a warning colour
+    const actives = row.locator('.badge', { hasText: /^Active$/ });
+    expect(await actives.count()).toBeGreaterThan(0);
+    for (const cls of await actives.evaluateAll((els) => els.map((e) => e.className))) expect(cls).toContain('tone-alarm');
     await row.getByRole('button', { name: /Open/ }).click();
     const detail = page.locator('.detail');
     await detail.locator('.alarm-account').waitFor();
