@@ -107,8 +107,9 @@ describe('the house screen and the setpoint flow in Chromium', () => {
     await page.locator('[data-house-screen="1"] .house-top').waitFor();
     for (const c of CHARTS) await page.locator(`[data-chart="${c}"] canvas`).waitFor();
     await page.waitForTimeout(1500);
-    // The shell's own polls (the annunciator's industry alarms, the live feed's status list) are not the screen's.
-    const screen = requests.filter((p) => !/\/(industry-alarms|status)\/list$|\/auth\/me$/.test(p));
+    // The shell's own polls (the annunciator's merged inbox: industry and site alarms and their
+    // schemes, once a page load; the live feed's status list) are not the screen's.
+    const screen = requests.filter((p) => !/\/(industry-alarms|alarms|status)\/(list|scheme)$|\/auth\/me$/.test(p));
     const counts = Object.fromEntries([...new Set(screen)].map((p) => [p, screen.filter((x) => x === p).length]));
     console.log(`house screen requests: ${screen.length} (${JSON.stringify(counts)})`);
     expect(Object.entries(counts).filter(([, n]) => n > 1)).toEqual([]);

@@ -155,11 +155,22 @@ async function list(path: string, params: Record<string, string | number>): Prom
 }
 
 /** The alarms in the inbox: every listed resource, unacknowledged or still active, merged and ordered. */
+/** Each alarm resource's filters, read once a page load (a scheme does not change under a tablet; the inbox refreshes every 15 s). */
+const filterNames = new Map<string, Promise<Set<string>>>();
+function filtersOf(path: AlarmResource): Promise<Set<string>> {
+  let names = filterNames.get(path);
+  if (!names) {
+    names = getLoaded<{ item: Scheme }>(`${API}/${path}/scheme`).then((r) => new Set((r.data.item.filters ?? []).map((f) => f.name)));
+    names.catch(() => filterNames.delete(path));
+    filterNames.set(path, names);
+  }
+  return names;
+}
+
 export async function loadInbox(s: Session): Promise<InboxAlarm[]> {
   const out: InboxAlarm[] = [];
   const parts = alarmResources(s).map(async (path) => {
-    const scheme = (await getLoaded<{ item: Scheme }>(`${API}/${path}/scheme`)).data.item;
-    const filters = new Set((scheme.filters ?? []).map((f) => f.name));
+    const filters = await filtersOf(path);
     const site = path === 'alarms';
     // The operator's list (listed=true: every alarm not in the normal state) where the record
     // keeps the alarm states; otherwise the older filters.
