@@ -17,7 +17,14 @@ const CREATE: Record<string, (id: string) => unknown> = {
   'swine-adapters': (id) => ({ item: { id, unit_id: 'b-room', controller_id: 'b-room-climate', transport: 'modbus-tcp', host: '127.0.0.1', points: [{ key: 'target_temp_c', address: 1 }] } }),
   'poultry-adapters': (id) => ({ item: { id, unit_id: 'H1', controller_id: 'B private controller', transport: 'modbus-tcp', host: '10.0.0.9', points: [{ key: 'target_temp_c', address: 100 }] } }),
   'melioration-field': (id) => ({ item: { id, name: 'B private field', site_id: 'b-site', crop: 'maize', field_capacity_pct: 30, wilting_point_pct: 15, root_depth_m: 0.5 } }),
+  'notification-channels': (id) => {
+    bChannel = id;
+    return { item: { id, name: 'B private webhook', kind: 'webhook', webhook_url: 'http://127.0.0.1:9/hook', webhook_key: 'b-private-key-0123456789' } };
+  },
+  // A rule names a channel of its own tenant: B's, made just before (channels are listed first).
+  'notification-rules': (id) => ({ item: { id, name: 'B private rule', channel_id: bChannel } }),
 };
+let bChannel = '';
 
 describe.each(DIALECTS)('tenant isolation (%s)', (dialect) => {
   let env: TestEnv;
