@@ -13,6 +13,10 @@ import type { RunningServer } from '../../src/server.js';
 import { SIZE_CHECK_MS, SMALL_TABLE_ROWS } from '../../src/db/store.js';
 
 describe.each(DIALECTS)('read routing (%s)', (dialect) => {
+  // The read worker exists on SQLite only (PostgreSQL reads go to the server's own processes).
+  const onSqlite = (name: string, fn: () => Promise<void>) => {
+    if (dialect === 'sqlite') it(name, fn);
+  };
   let env: TestEnv;
   let server: RunningServer;
   let admin: Client;
@@ -67,7 +71,7 @@ describe.each(DIALECTS)('read routing (%s)', (dialect) => {
     }
   });
 
-  it.runIf(dialect === 'sqlite')('a table that grows past the threshold moves to the worker within SIZE_CHECK_MS', async () => {
+  onSqlite('a table that grows past the threshold moves to the worker within SIZE_CHECK_MS', async () => {
     await db().run(sql`insert into telemetry_series (tenant_id, site_id, device_id, metric, unit) values ('t1', 's1', 'route-dev', 'temperature', 'C')`);
     const [row] = await db().rows<{ id: number | string }>(sql`select id from telemetry_series where device_id = 'route-dev'`);
     const list = () => admin.get('/api/v1/devices/telemetry/list?device_id=route-dev&limit=10');
@@ -80,7 +84,7 @@ describe.each(DIALECTS)('read routing (%s)', (dialect) => {
     expect(await counted(async () => { expect((await list()).body.total).toBe(SMALL_TABLE_ROWS + 1); })).toBe(2);
   });
 
-  it.runIf(dialect === 'sqlite')('the KPI always runs in the worker, even on an empty table', async () => {
+  onSqlite('the KPI always runs in the worker, even on an empty table', async () => {
     const n = await counted(async () => {
       const r = await admin.get('/api/v1/devices/telemetry/kpi?device_id=nobody');
       expect(r.body.item).toMatchObject({ devices: 0, total_points: 0 });
