@@ -142,7 +142,7 @@ backup=$(ls -1t /var/backups/cabinet/cabinet-"$version"-*.tar.gz | head -1)
 [ -n "$backup" ] || fail "no upgrade backup"
 grep -qF "backup of the data before the upgrade from $version: $backup" "$work/upgrade.log" || fail "postinst did not say where the backup is"
 [ "$(stat -c '%a' "$backup")" = 600 ] || fail "backup mode"
-tar -tzf "$backup" | sort | tr '\n' ' ' | grep -qx 'cabinet.sqlite manifest.json session.key ' || fail "backup contents"
+tar -tzf "$backup" | sort | tr '\n' ' ' | grep -qx 'cabinet.sqlite manifest.json session.key tls-ca.crt tls-ca.key ' || fail "backup contents"
 [ "$(ls /var/backups/cabinet | wc -l)" = 5 ] || fail "not the newest five backups kept: $(ls /var/backups/cabinet)"
 [ ! -e /var/backups/cabinet/cabinet-0.0.2-old.tar.gz ] && [ -e /var/backups/cabinet/cabinet-0.0.3-old.tar.gz ] || fail "the wrong backups were pruned: $(ls /var/backups/cabinet)"
 start_service
