@@ -250,7 +250,8 @@ interface Transactional {
  * `orm` inside transaction(fn) run on the transaction's connection, found through async context.
  */
 async function pgDatabase(
-  base: Transactional,
+  base: object,
+  transactional: Transactional,
   info: Pick<Database, 'engine' | 'location' | 'serverVersion' | 'close'>,
 ): Promise<Database> {
   const { AsyncLocalStorage } = await import('node:async_hooks');
@@ -282,7 +283,7 @@ async function pgDatabase(
       await execute(query);
     },
     inTransaction: () => store.getStore() !== undefined,
-    transaction: <T>(fn: () => Promise<T>): Promise<T> => (store.getStore() ? fn() : base.transaction((tx) => store.run(tx, fn))),
+    transaction: <T>(fn: () => Promise<T>): Promise<T> => (store.getStore() ? fn() : transactional.transaction((tx) => store.run(tx, fn))),
   };
 }
 
@@ -303,7 +304,23 @@ async function openPostgres(url: string, onIdleError: (err: Error) => void): Pro
     await pool.end().catch(() => undefined);
     throw new DatabaseOpenError(`cannot connect to PostgreSQL at ${redact(url)}: ${(err as Error).message}`);
   }
-  return pgDatabase(drizzle(pool), {
+  const orm = drizzle(pool);
+  // Drizzle's pool transaction checks a connection out before its BEGIN and gives it back only
+  // after it: a BEGIN failing on a connection the server had just ended (restart, failover) kept
+  // it for good, the pool shrank by one each time, and pool.end() waited for it at every stop.
+  // So the transaction runs on a connection checked out here, given back whatever step failed.
+  const transactional: Transactional = {
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        return await drizzle(client).transaction(fn);
+      } finally {
+        // A connection the server ended is not queryable: the pool drops it instead of reusing it.
+        client.release();
+      }
+    },
+  };
+  return pgDatabase(orm, transactional, {
     engine: 'postgresql',
     location: redact(url),
     async serverVersion() {
@@ -320,7 +337,8 @@ async function openPglite(url: string): Promise<Database> {
   const path = url.slice('pglite:'.length).replace(/^\/\//, '');
   const client = path && path !== 'memory' ? new PGlite(path) : new PGlite();
   await client.waitReady;
-  return pgDatabase(drizzle(client), {
+  const orm = drizzle(client);
+  return pgDatabase(orm, orm, {
     engine: 'pglite',
     location: url,
     async serverVersion() {
