@@ -104,9 +104,11 @@ describe('poller on Modbus RTU', () => {
     const onBus = (id: string, addr: number) => device(id, { transport: 'modbus-rtu', serial_path: pty.a, period_ms: 300, loss_after_misses: 1, points: [hr('t', addr, { scale: 10 })] });
     poller.set([onBus('a', 0), onBus('b', 1)]);
     await waitFor(() => events.readings.length >= 4, 5000, 'readings');
+    // The adapter goes first, as when it is pulled out: with the peer stopped first, a loaded
+    // machine left the line up but silent long enough for a device timeout (a device_link lost).
+    await pty.stop();
     await peer.stop();
     peer = null;
-    await pty.stop();
     await waitFor(() => events.buses.length > 0, 5000, 'bus lost');
     expect(events.buses[0]).toMatchObject({ bus: `rtu:${pty.a}`, state: 'lost', device_ids: ['a', 'b'] });
     expect(events.buses[0]!.message).toMatch(/^Port unavailable /);
