@@ -190,9 +190,11 @@ export function createPoller(deps: PollerDeps): Poller {
     e.lastMessage = f.message;
     if (e.device.transport === 'modbus-rtu') {
       // 'refused' on a serial bus is the port itself (adapter unplugged): one event for the bus.
-      // So is a link lost under a request when the port's path has gone with it (no retry left
-      // to find the port missing).
-      if (f.kind === 'refused' || (f.kind === 'link_lost' && !portExists(e.device.serial_path))) return busLost(e.bus, f.message, at);
+      // So is any failure once the port's path has gone: a link lost under a request, or a
+      // timeout on a line whose adapter vanished before the port noticed (no retry left to find
+      // the port missing).
+      if (f.kind === 'refused') return busLost(e.bus, f.message, at);
+      if (!portExists(e.device.serial_path)) return busLost(e.bus, `Port unavailable ${e.device.serial_path ?? ''} (${f.message})`, at);
       busBack(e.bus, at);
     }
     if (e.misses >= e.device.loss_after_misses && e.state !== 'lost') {
