@@ -170,4 +170,24 @@ describe.each(DIALECTS)('login (%s)', (dialect) => {
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('login_method_forbidden');
   });
+
+  it('names a card\'s holder to the crew of its tenant, and nothing else of it', async () => {
+    const anna = await issue({ type: 'rfid', holder: 'Anna Novak', card_uid: '04C0FFEE01' });
+    const other = await issue({ type: 'qr', holder: 'Neighbour', tenant_id: 'farm-2' });
+    await admin.post('/api/v1/passkeys/commands/revoke', { id: (await issue({ type: 'qr', holder: 'Gone Worker' })).id });
+    const operator = await clientAs(env, server, { subject: 'op-1', role: 'operator', scope_type: 'tenant', tenant_id: 'farm-1' }, admin.contract);
+    const res = await operator.get('/api/v1/passkeys/names');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const items = res.body.items as Record<string, unknown>[];
+    expect(items.find((i) => i.id === anna.id)).toEqual({ id: anna.id, holder: 'Anna Novak', status: 'active' });
+    // past actions keep their names: revoked cards are named too
+    expect(items.some((i) => i.holder === 'Gone Worker' && i.status === 'revoked')).toBe(true);
+    // another tenant's cards are not named, and nothing that logs in or says a role is given
+    expect(items.some((i) => i.id === other.id)).toBe(false);
+    expect(JSON.stringify(res.body)).not.toMatch(/credential|RF-04C0FFEE01|"role"|expires_at/);
+    // the operator still may not list the cards themselves
+    expect((await operator.get('/api/v1/passkeys/list')).status).toBe(403);
+    // without a session, nobody is named
+    expect((await anon.get('/api/v1/passkeys/names')).status).toBe(401);
+  });
 });
