@@ -115,7 +115,7 @@ async function missing(url: string, token: string, acked: Acked[]): Promise<stri
 }
 
 const dialects: { name: string; rounds: number; database: () => Promise<{ url: string; drop(): Promise<void> }> }[] = [
-  { name: 'sqlite', rounds: 10, database: async () => ({ url: '', drop: async () => undefined }) },
+  { name: 'sqlite', rounds: 6, database: async () => ({ url: '', drop: async () => undefined }) },
   {
     // The machine's PostgreSQL when the suite is given one (CI), else PGlite on a directory.
     name: PG_URL ? 'postgres' : 'pglite',
