@@ -3,7 +3,7 @@
 // Every installed module the caller may see gets a usable screen from this alone.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, describeError, getItem, getList, getLoaded, query, type ListEnvelope } from '../lib/api';
-import { countdown, formatValue, humanise, isAlarmRow, titleField, toneIn, toneOf } from '../lib/format';
+import { countdown, formatValue, toLocalInput, humanise, isAlarmRow, titleField, toneIn, toneOf } from '../lib/format';
 import { toInboxAlarm } from '../lib/inbox';
 import { loadPeople, nameOf, people } from '../lib/people';
 import { commandLabel, commandWords } from '../lib/words';
@@ -68,17 +68,15 @@ function createSchema(fields: SchemeField[]): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const f of fields) {
     if (f.read_only || f.name === 'tenant_id' || f.hidden) continue;
-    properties[f.name] = f.enum ? { type: 'string', enum: f.enum } : { type: f.type === 'datetime' ? 'string' : f.type };
+    properties[f.name] = f.enum
+      ? { type: 'string', enum: f.enum }
+      : f.type === 'datetime'
+        ? { type: 'string', format: 'date-time' }
+        : f.format === 'date'
+          ? { type: 'string', format: 'date' }
+          : { type: f.type };
   }
   return { type: 'object', properties, required: fields.filter((f) => f.required && !f.read_only).map((f) => f.name) };
-}
-
-/** An RFC 3339 instant as the value of a datetime-local input (the tablet's local time, to the minute). */
-function toLocalInput(iso: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '';
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
 export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, heading, pageSize = 20, headingLevel = 2 }: Props) {
