@@ -13,6 +13,7 @@ import { session, staleSince } from '../lib/session';
 import { useObservable } from '../lib/store';
 import type { JsonSchema, Scheme, SchemeCommand, SchemeField } from '../lib/types';
 import { CommandForm, propertiesOf } from './CommandForm';
+import { AdapterEditor } from './AdapterEditor';
 import { useNow, useWide } from './hooks';
 import { StaleNote } from './StaleNote';
 
@@ -177,7 +178,9 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
   const allowed = s?.ctx.policy.permissions.api ?? {};
   const commands = (scheme.commands ?? []).filter((c) => allowed[`api:POST ${API}/${path}/commands/${c.name}`] !== false);
   const itemCommands = commands.filter(isCommandOnItem);
-  const newCommands = commands.filter((c) => !isCommandOnItem(c));
+  // An adapter profile (it can read a point now) is made in its own editor, Read now included.
+  const adapterProfiles = commands.some((c) => c.name === 'read-now');
+  const newCommands = commands.filter((c) => !isCommandOnItem(c) && !(adapterProfiles && c.name === 'read-now'));
   const filterDefs = (scheme.filters ?? []).filter((f) => !(f.name in fixedFilters) && f.name !== 'tenant_id');
   const H = headingLevel === 2 ? 'h2' : 'h3';
   const title = heading ?? scheme.title;
@@ -224,7 +227,19 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
         </div>
       </div>
       {staleAt && !globalStale ? <StaleNote at={staleAt} /> : null}
-      {action && (action === 'create' || !action.item) ? (
+      {action === 'create' && adapterProfiles ? (
+        <div class="panel action-panel" key="action">
+          <AdapterEditor
+            path={path}
+            scheme={scheme}
+            onDone={() => {
+              done();
+              setAction(null);
+            }}
+            onCancel={() => setAction(null)}
+          />
+        </div>
+      ) : action && (action === 'create' || !action.item) ? (
         <div class="panel action-panel" key="action">
           <CommandForm
             command={
