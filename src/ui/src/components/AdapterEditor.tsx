@@ -19,7 +19,11 @@ interface Props {
 
 type Reading = { state: 'reading' } | { state: 'ok'; text: string } | { state: 'error'; text: string };
 
-const ORDER_WORDS: Record<string, string> = { LE: 'ABCD (high word first)', BE: 'DCBA (all bytes reversed)', CDAB: 'CDAB (low word first)', BADC: 'BADC (bytes swapped)' };
+const ORDER_WORDS: Record<string, string> = { LE: 'ABCD', BE: 'DCBA', CDAB: 'CDAB (word swap)', BADC: 'BADC (byte swap)' };
+const READING_WORDS: Record<string, string> = {
+  temp: 'Temperature', humidity: 'Humidity', co2: 'CO2', nh3: 'Ammonia (NH3)', ventilation: 'Ventilation', water_l: 'Water meter', feed_kg: 'Feed scale', outside_temp: 'Outside temperature',
+};
+const keyWords = (k: string) => READING_WORDS[k] ?? humanise(k);
 const TRANSPORT_WORDS: Record<string, string> = { 'modbus-tcp': 'Modbus TCP (network)', 'modbus-rtu': 'Modbus RTU (RS-485 cable)', bacnet: 'BACnet/IP' };
 
 export function AdapterEditor({ path, scheme, onDone, onCancel }: Props) {
@@ -90,7 +94,7 @@ export function AdapterEditor({ path, scheme, onDone, onCancel }: Props) {
       <fieldset class="adapter-row" key={id} data-row={id} disabled={!editing}>
         <legend>
           {label}
-          {row.key ? `: ${humanise(row.key)}` : ''}
+          {row.key ? `: ${keyWords(row.key)}` : ''}
         </legend>
         <div class="adapter-grid">
           <Field id={f('key')} label={list === 'readings' ? 'Reading' : 'Setpoint'}>
@@ -99,7 +103,7 @@ export function AdapterEditor({ path, scheme, onDone, onCancel }: Props) {
                 <option value="">Choose...</option>
                 {enums.readingKeys.map((k) => (
                   <option key={k} value={k}>
-                    {humanise(k)}
+                    {keyWords(k)}
                   </option>
                 ))}
               </select>

@@ -96,7 +96,7 @@ function rowBody(d: Draft, list: 'points' | 'readings', i: number): Obj {
   return defined({
     ...r.extra, key: r.key.trim(), address, ...where,
     scale: num(r.scale, `${what}: the scale`, false), offset: num(r.offset, `${what}: the offset`, false),
-    ...(list === 'readings' ? { period_s: num(r.period_s, `${what}: the period`, true) } : { read_back: r.read_back ? undefined : false }),
+    ...(list === 'readings' ? { period_s: num(r.period_s, `${what}: the period`, true) } : { read_back: r.read_back }),
   });
 }
 
