@@ -1,7 +1,8 @@
 // Commissioning forms in Debian's Chromium, as a site admin at the panel: issuing a QR badge shows
 // its code once with a printable QR (the print stylesheet prints the badge alone; the shown code
 // really logs in), gone when dismissed; a flock's placement day is a date picker whose value reads
-// the site's way (site_locale de-DE), in the confirmation and in the list. Both orientations, axe.
+// the site's way (site_locale de-DE), in the confirmation and in the list; day filters and days
+// checked by a pattern are pickers too. Both orientations, axe.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { createTestEnv, type TestEnv } from '../helpers/server.js';
@@ -111,6 +112,20 @@ describe('commissioning forms in Chromium', () => {
     expect(placed.body.items.map((f: { start_date: string }) => f.start_date)).toEqual(['2026-11-20']);
     // the list writes the day the same way
     await expect.poll(() => page.locator('[data-resource="poultry-flock"]').textContent()).toContain('20. Nov. 2026');
+
+    // a day filter is a date picker too; so is a pattern-checked day the scheme marks as a date
+    for (const day of ['2026-11-21', '2026-11-22']) {
+      const r = await farm.post('/api/v1/poultry-production/commands/ingest', { house_id: '4', batch_id: 'B-4', metric_date: day, mortality: 3 });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+    }
+    await page.goto(`${server.url}/#/r/poultry-production`);
+    const filter = page.locator('input[name="filter-metric_date"]');
+    expect(await filter.getAttribute('type')).toBe('date');
+    await expect.poll(() => page.locator('[data-resource="poultry-production"] .count').textContent()).toBe(' (2)');
+    await filter.fill('2026-11-22');
+    await expect.poll(() => page.locator('[data-resource="poultry-production"] .count').textContent()).toBe(' (1)');
+    await page.locator('.resource-actions button', { hasText: 'Ingest' }).click();
+    expect(await page.locator('form[data-command="ingest"] input[name="metric_date"]').getAttribute('type')).toBe('date');
     expect(problems).toEqual([]);
     await page.context().close();
   });

@@ -1,6 +1,6 @@
 // A command of a resource as an action: a form derived from the command's body JSON schema, a
 // confirmation step that says what will happen, then the API's answer (or its error in words).
-import { useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import { describeError, post } from '../lib/api';
 import { formatDay, formatTime, humanise, toLocalInput } from '../lib/format';
 import type { JsonSchema, SchemeField } from '../lib/types';
@@ -52,6 +52,19 @@ function kindOf(s: JsonSchema): Kind {
   if (s.type === 'string' && s.format === 'date-time') return 'datetime';
   if (s.type === 'string' || s.type === undefined) return s.type === undefined && !s.format ? 'json' : 'text';
   return 'json';
+}
+
+/**
+ * A body whose plain-text property is a record field the scheme marks as a day (ui format date,
+ * e.g. a production record's metric_date checked by a pattern) gets the date picker too.
+ */
+function withFieldFormats(body: JsonSchema | null, fields: SchemeField[]): JsonSchema | null {
+  if (!body?.properties) return body;
+  const days = new Set(fields.filter((f) => f.format === 'date').map((f) => f.name));
+  const properties = Object.fromEntries(
+    Object.entries(body.properties).map(([name, p]) => [name, days.has(name) && p.type === 'string' && !p.format && !p.enum ? { ...p, format: 'date' } : p]),
+  );
+  return { ...body, properties };
 }
 
 export function propertiesOf(body: JsonSchema | null): [string, JsonSchema][] {
@@ -108,7 +121,8 @@ function initialValues(body: JsonSchema | null, initial: Record<string, unknown>
   return out;
 }
 
-export function CommandForm({ command, initial = {}, fields = [], fixed = [], submitLabel, onDone, onCancel }: Props) {
+export function CommandForm({ command: given, initial = {}, fields = [], fixed = [], submitLabel, onDone, onCancel }: Props) {
+  const command = useMemo(() => ({ ...given, body: withFieldFormats(given.body, fields) }), [given, fields]);
   const [values, setValues] = useState(() => initialValues(command.body, initial));
   const [stage, setStage] = useState<'edit' | 'confirm' | 'sending' | 'done'>('edit');
   const [error, setError] = useState<string | null>(null);

@@ -287,6 +287,11 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
                 ))}
               </select>
             </label>
+          ) : f.format === 'date' || byName.get(f.name)?.format === 'date' ? (
+            <label class="filter" key={f.name}>
+              <span>{label}</span>
+              <input type="date" name={`filter-${f.name}`} value={value} onChange={(e) => set((e.target as HTMLInputElement).value)} />
+            </label>
           ) : f.format === 'date-time' ? (
             <label class="filter" key={f.name}>
               <span>{label}</span>
