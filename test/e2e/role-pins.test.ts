@@ -43,6 +43,11 @@ describe('role quick buttons in Chromium', () => {
     const rows = section.locator('#role-order li');
     const tasksAt = async () => (await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-module')))).indexOf('tasks');
     expect(await tasksAt()).toBeGreaterThan(0);
+    // only what operators may open is offered (no cards and badges, no records)
+    const offered = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-module')));
+    expect(offered).toEqual(expect.arrayContaining(['alarms', 'tasks']));
+    expect(offered).not.toContain('passkeys');
+    expect(offered).not.toContain('tables');
     while ((await tasksAt()) > 0) await section.getByRole('button', { name: 'Tasks earlier for operators' }).click();
     await section.locator('input[name="role-pin-tasks"]').check();
     await section.locator('#role-pins-save').click();

@@ -68,6 +68,14 @@ describe.each(DIALECTS)('role quick buttons (%s)', (dialect) => {
     const unknown = await admin.post(SET, { role: 'operator', industry_code: 'poultry', quick_module_ids: ['no-such-module'] });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.details[0]).toMatchObject({ field: 'quick_module_ids.0', reason: 'unsupported_value' });
+    // a button the operators could not open: the module list of the role says which they can
+    const listed = await admin.get('/api/v1/auth/ui-role-preferences/list?industry_code=poultry');
+    const opens = listed.body.items.find((r: { role: string }) => r.role === 'operator').modules as string[];
+    expect(opens).toEqual(expect.arrayContaining(['alarms', 'tasks', 'poultry']));
+    expect(opens).not.toContain('passkeys');
+    const closed = await admin.post(SET, { role: 'operator', industry_code: 'poultry', quick_module_ids: ['tasks', 'passkeys'] });
+    expect(closed.status).toBe(400);
+    expect(closed.body.error.details).toEqual([{ field: 'quick_module_ids.1', reason: 'not_open_to_role' }]);
     // nothing of that changed farm-1's operators, and farm-2's see nothing of farm-1's
     expect((await prefsOf(operator)).quick_module_ids).toEqual(['alarms']);
     expect(await prefsOf(otherOperator)).toMatchObject({ quick_module_ids: null, role_fields: [] });

@@ -7,7 +7,7 @@ import type { Caller, Services } from '../../kernel/context.js';
 import { INDUSTRIES } from '../../config.js';
 import { THEMES, SOURCES, UI_ACTIONS, type Snapshot, type VersionRow } from './schema.js';
 import { contextOf, createShellService, liveUiAccess, profileKey, UI_RESOURCE, type Context } from './service.js';
-import { uiRules } from '../../auth/policy.js';
+import { apiAllowed, uiRules } from '../../auth/policy.js';
 import type { PrefRow } from './schema.js';
 import { ownerTenant } from '../../kernel/tenancy.js';
 
@@ -139,17 +139,23 @@ async function withRoleDefaults(services: Services, ctx: Context, c: Caller, min
 }
 
 const ROLES = ['operator', 'admin', 'security'] as const;
+
+/** The installed modules a role may open in the caller's scope: those where it may read something (as the menu decides). */
+const modulesFor = (services: Services, c: Caller, role: Caller['role']) =>
+  services.modules.manifests()
+    .filter((m) => services.modules.isInstalled(m.id) && m.routes.some((r) => r.method === 'get' && r.path.startsWith('/api/') && !('public' in r.access) && apiAllowed(services, { ...c, role }, r)))
+    .map((m) => m.id);
 const roleItem = {
-  type: 'object', required: ['role', 'tenant_id', 'site_id', 'industry_code', 'quick_module_ids', 'module_order', 'updated_at', 'updated_by'],
+  type: 'object', required: ['role', 'tenant_id', 'site_id', 'industry_code', 'quick_module_ids', 'module_order', 'modules', 'updated_at', 'updated_by'],
   properties: {
-    role: { enum: [...ROLES] }, ...ctxProps, quick_module_ids: nullable({ type: 'array', items: { type: 'string' } }), module_order: nullable({ type: 'array', items: { type: 'string' } }),
+    role: { enum: [...ROLES] }, ...ctxProps, modules: { type: 'array', items: { type: 'string' }, description: 'The modules this role may open here: the ones its quick buttons may name.' }, quick_module_ids: nullable({ type: 'array', items: { type: 'string' } }), module_order: nullable({ type: 'array', items: { type: 'string' } }),
     updated_at: { type: ['string', 'null'], format: 'date-time' }, updated_by: { type: ['string', 'null'] },
   },
 };
-const roleOut = (role: string, ctx: Context, r: PrefRow | undefined) => {
+const roleOut = (role: string, ctx: Context, r: PrefRow | undefined, modules: string[]) => {
   const layout = (r?.dashboard_layout ?? null) as (Layout & { updated_by?: string }) | null;
   return {
-    role, tenant_id: r?.tenant_id ?? ctx.tenant_id, site_id: r ? r.site_id : ctx.site_id, industry_code: r?.industry_code ?? ctx.industry_code,
+    role, modules, tenant_id: r?.tenant_id ?? ctx.tenant_id, site_id: r ? r.site_id : ctx.site_id, industry_code: r?.industry_code ?? ctx.industry_code,
     quick_module_ids: r?.quick_module_ids ?? null, module_order: layout?.module_order ?? null, updated_at: r?.updated_at ?? null, updated_by: layout?.updated_by ?? null,
   };
 };
@@ -164,7 +170,7 @@ export const roleRoutes: AnyRoute[] = [
     response: { kind: 'list', item: roleItem },
     handler: async ({ services, caller, query }) => {
       const ctx = contextOf(who(caller), { site_id: query.site_id as string | undefined, industry_code: query.industry_code as string | undefined });
-      const items = await Promise.all(ROLES.map(async (role) => roleOut(role, ctx, await shell(services).roleDefaults(ctx, role))));
+      const items = await Promise.all(ROLES.map(async (role) => roleOut(role, ctx, await shell(services).roleDefaults(ctx, role), modulesFor(services, who(caller), role))));
       return { items, offset: 0, limit: query.limit as number, total: items.length };
     },
   }),
@@ -177,10 +183,14 @@ export const roleRoutes: AnyRoute[] = [
       const c = who(caller);
       checkModules(services, body.quick_module_ids);
       checkModules(services, body.module_order);
+      // a quick button the role could not open would be a button that refuses
+      const open = new Set(modulesFor(services, c, body.role));
+      const closed = (body.quick_module_ids ?? []).map((id, i) => ({ id, i })).filter(({ id }) => !open.has(id));
+      if (closed.length) throw new ApiError('validation_error', `the ${body.role} role may not open ${closed.map((x) => x.id).join(', ')}`, closed.map((x) => ({ field: `quick_module_ids.${x.i}`, reason: 'not_open_to_role' })));
       const ctx = contextOf(c, body);
       const saved = await shell(services).saveRoleDefaults(ctx, body.role, { quick_module_ids: body.quick_module_ids, module_order: body.module_order }, c.subject);
       await services.audit.record({ actor: c.subject, action: 'ui-role-preferences.set', resource: 'ui-role-preferences', result: 'success', correlation_id: requestId, details: { role: body.role, site_id: ctx.site_id, industry_code: ctx.industry_code, quick_module_ids: saved.quick_module_ids, module_order: (saved.dashboard_layout as Layout).module_order }, tenant_id: ctx.tenant_id });
-      return roleOut(body.role, ctx, saved);
+      return roleOut(body.role, ctx, saved, [...open]);
     },
   }),
 ];

@@ -4,19 +4,21 @@
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, getList, post, query } from '../lib/api';
 import { orderedModules, type Session } from '../lib/session';
+import { offeredTo } from '../lib/words';
 
 const ROLES = [
   { id: 'operator', label: 'Operators' },
   { id: 'security', label: 'Security' },
   { id: 'admin', label: 'Administrators' },
 ] as const;
-interface RoleDefaults { role: string; quick_module_ids: string[] | null; module_order: string[] | null }
+interface RoleDefaults { role: string; quick_module_ids: string[] | null; module_order: string[] | null; modules?: string[] }
 
 export function RolePins({ s }: { s: Session }) {
   const [role, setRole] = useState<string>('operator');
   const [order, setOrder] = useState<string[]>([]);
   const [pinned, setPinned] = useState<string[]>([]);
   const [set, setSet] = useState(false);
+  const [opens, setOpens] = useState<string[] | null>(null);
   const [msg, setMsg] = useState('');
   const [error, setError] = useState('');
   const roleName = ROLES.find((r) => r.id === role)?.label ?? role;
@@ -29,12 +31,15 @@ export function RolePins({ s }: { s: Session }) {
         const mine = r.data.items.find((x) => x.role === role);
         setOrder(mine?.module_order ?? []);
         setPinned(mine?.quick_module_ids ?? []);
+        setOpens(mine?.modules ?? null);
         setSet(!!(mine?.module_order || mine?.quick_module_ids));
       })
       .catch((err) => setError(describeError(err)));
   }, [role]);
 
-  const mods = orderedModules(s, order);
+  // only what the role may open: the box refuses a quick button it could not use
+  // (the box's list), and what the shell offers that role at all (farm work for operators)
+  const mods = orderedModules(s, order).filter((m) => (!opens || opens.includes(m.id)) && offeredTo(role, m));
   const move = (i: number, d: -1 | 1) => {
     const ids = mods.map((m) => m.id);
     const j = i + d;
@@ -46,7 +51,7 @@ export function RolePins({ s }: { s: Session }) {
     setMsg('');
     setError('');
     try {
-      await post('/api/v1/auth/ui-role-preferences/commands/set', { role, industry_code: s.industry, quick_module_ids: pinned, module_order: mods.map((m) => m.id) });
+      await post('/api/v1/auth/ui-role-preferences/commands/set', { role, industry_code: s.industry, quick_module_ids: pinned.filter((id) => mods.some((m) => m.id === id)), module_order: mods.map((m) => m.id) });
       setSet(true);
       setMsg(`Saved: ${roleName.toLowerCase()} see these quick buttons and this order at their next login.`);
     } catch (err) {
