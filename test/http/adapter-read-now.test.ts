@@ -1,17 +1,20 @@
 // "Read now" while commissioning an adapter profile (poultry-adapters/commands/read-now): one
 // unsaved reading or setpoint point read from a real Modbus TCP peer (the house simulator) through
 // the poller's codec, in engineering units; a controller that does not answer is the contract's
-// error envelope (502 device_read_failed); only who may save a profile may try one; nothing is
-// saved. On SQLite and PostgreSQL.
+// error envelope (502 device_read_failed); a BACnet point from a BACnet/IP test device; only who
+// may save a profile may try one; nothing is saved. On SQLite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
 import { clientAs, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
 import { startTcpServer, type RunningServer as SimServer } from '../../src/simulate/server.js';
 import { Simulation } from '../../src/simulate/simulation.js';
-import { closedTcpPort } from '../field/helpers.js';
+import { closedTcpPort, freeUdpPort } from '../field/helpers.js';
+import { startBacnetDevice, type BacnetDevice } from '../field/peers/bacnet-device.js';
 
 const READ_NOW = '/api/v1/poultry-adapters/commands/read-now';
+const INSTANCE = 4321;
+const AI = 0;
 
 describe.each(DIALECTS)('adapter read-now (%s)', (dialect) => {
   const sim = new Simulation({ houses: 1, age_days: 12, birds: 20_000, speed: 1, seed: 7, noise: 0 });
@@ -21,12 +24,16 @@ describe.each(DIALECTS)('adapter read-now (%s)', (dialect) => {
   let server: RunningServer;
   let admin: Client;
   let operator: Client;
+  let device: BacnetDevice;
 
   beforeAll(async () => {
     simServer = await startTcpServer(sim, '127.0.0.1', 0);
+    device = await startBacnetDevice(INSTANCE, await freeUdpPort(), [[AI, 1]]);
+    device.setPresentValue(AI, 1, { type: 4, value: 48.5 });
     link = { transport: 'modbus-tcp', host: '127.0.0.1', port: simServer.where as number, modbus_unit_id: 1 };
     env = await createTestEnv(dialect);
-    server = await env.start({ mqtt_broker: 'off', rpc_port: 'off', field: JSON.stringify({ request_timeout_ms: 300, retries: 0 }) });
+    const bacnet = { port: await freeUdpPort(), interface: '127.0.0.1', broadcast_address: '127.0.0.1:9', devices: { [INSTANCE]: `127.0.0.1:${device.port}` } };
+    server = await env.start({ mqtt_broker: 'off', rpc_port: 'off', field: JSON.stringify({ request_timeout_ms: 300, retries: 0, bacnet }) });
     const master = await clientAs(env, server);
     admin = await clientAs(env, server, { role: 'admin', scope_type: 'tenant', tenant_id: 'farm-1' }, master.contract);
     operator = await clientAs(env, server, { role: 'operator', scope_type: 'tenant', tenant_id: 'farm-1' }, master.contract);
@@ -34,6 +41,7 @@ describe.each(DIALECTS)('adapter read-now (%s)', (dialect) => {
   afterAll(async () => {
     await env?.cleanup();
     await simServer?.close().catch(() => {});
+    device?.close();
   });
 
   it('reads a reading in engineering units through the codec (scale, word order), and saves nothing', async () => {
@@ -58,6 +66,15 @@ describe.each(DIALECTS)('adapter read-now (%s)', (dialect) => {
     const r = await admin.post(READ_NOW, { ...link, point: { key: 'target_temp_c', address: 0, data_type: 'int16', scale: 10 } });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.item).toMatchObject({ key: 'target_temp_c', kind: 'setpoint', value: 27.5 });
+  });
+
+  it('reads a BACnet point (object type, instance, scale) from a BACnet/IP device', async () => {
+    const r = await admin.post(READ_NOW, { transport: 'bacnet', device_instance: INSTANCE, reading: { key: 'humidity', bacnet_object_type: AI, address: 1, scale: 0.5 } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.item).toMatchObject({ key: 'humidity', kind: 'reading', value: 97 });
+    const missing = await admin.post(READ_NOW, { transport: 'bacnet', device_instance: INSTANCE, reading: { key: 'humidity', bacnet_object_type: AI, address: 9 } });
+    expect(missing.status).toBe(502);
+    expect(missing.body.error.code).toBe('device_read_failed');
   });
 
   it('a controller that does not answer is 502 device_read_failed with the field service\'s words', async () => {
