@@ -10,11 +10,8 @@ import { FieldFailure, errorText } from '../field/errors.js';
 import { planReads, ReadPlanError } from '../field/read-plan.js';
 import { readBacnet, readModbus, type PollOutcome } from '../field/poll-read.js';
 import type { PolledDevice, PollPoint } from '../field/poll-types.js';
-import { adapterPointSchema, adapterReadingSchema, TRANSPORTS } from './dispatch.js';
+import { adapterPointSchema, adapterReadingSchema, int, IPV4, TRANSPORTS } from './dispatch.js';
 import { readingPoint, setpointPoint } from './polled-devices.js';
-
-const int = (min: number, max: number) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
-const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
 export const readNowBody = v.pipe(v.strictObject({
   transport: v.picklist(TRANSPORTS),
