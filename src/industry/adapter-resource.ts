@@ -6,11 +6,12 @@
 // hands the poller the new set at once instead of finding it on a timer.
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
-import { defineResource } from '../kernel/resource.js';
+import { command, defineResource } from '../kernel/resource.js';
 import { ownerSite, requiredTenant } from '../kernel/tenancy.js';
 import type { AnyRoute } from '../kernel/route.js';
 import { adapterBodySchema, type AdapterRow, type defineAdapterRecord } from './dispatch.js';
 import { adapterChanged, POLL_DEFAULTS } from './polled-devices.js';
+import { readNow, readNowBody, readNowResponse } from './read-now.js';
 
 const createBody = v.strictObject({ item: adapterBodySchema });
 
@@ -38,6 +39,14 @@ export function defineAdapterResource(o: { name: string; module: string; title: 
       },
     },
     delete: true,
+    commands: {
+      // The action of a create: whoever may save a profile may try one of its points first.
+      'read-now': command({
+        summary: 'Read one reading or setpoint of a profile being set up from the controller now, before saving: the value in engineering units (raw / scale + offset), through the poller\'s own codec. Nothing is saved or written.',
+        action: 'create', body: readNowBody, errors: ['device_read_failed'], idempotent: false, response: readNowResponse,
+        handler: (ctx) => readNow(ctx),
+      }),
+    },
   });
   const notifying = (r: AnyRoute): AnyRoute => (r.method === 'post' && !r.path.includes('/commands/')) || r.method === 'delete'
     ? { ...r, handler: async (ctx) => { const out = await r.handler(ctx); await adapterChanged(ctx.services); return out; } } as AnyRoute

@@ -39,7 +39,7 @@ export type Transport = (typeof TRANSPORTS)[number];
 export const DISPATCH_STATUSES = ['pending', 'written', 'verified', 'failed', 'not_configured', 'skipped'] as const;
 export type DispatchStatus = (typeof DISPATCH_STATUSES)[number];
 
-const int = (min: number, max: number) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
+export const int = (min: number, max: number) => v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max));
 const key = v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100));
 
 export const adapterPointSchema = v.strictObject({
@@ -81,7 +81,7 @@ v.check((r) => !BIT_TABLES.includes(r.object_type ?? '') || r.data_type === unde
 v.check((r) => r.data_type !== 'bool' || BIT_TABLES.includes(r.object_type ?? 'input register'), 'data_type bool is for coil or discrete input readings'));
 export type AdapterReading = v.InferOutput<typeof adapterReadingSchema>;
 
-const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+export const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
 /** The body of an adapter profile (create); cross-field rules per transport. */
 export const adapterBodySchema = v.pipe(v.strictObject({

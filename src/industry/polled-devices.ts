@@ -13,13 +13,13 @@ export type PolledIndustry = 'poultry' | 'swine';
 
 const defined = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, x]) => x !== undefined && x !== null)) as T;
 
-const readingPoint = (r: AdapterReading): PollPoint => defined({
+export const readingPoint = (r: AdapterReading): PollPoint => defined({
   key: r.key, kind: 'reading' as const, object_type: r.object_type ?? 'input register', address: r.address, data_type: r.data_type ?? (r.object_type === 'coil' || r.object_type === 'discrete input' ? 'bool' : 'int16'),
   order: r.order, scale: r.scale, offset: r.offset, bacnet_object_type: r.bacnet_object_type, property: r.property,
   period_ms: r.period_s !== undefined ? r.period_s * 1000 : undefined, cov: r.cov,
 });
 
-const setpointPoint = (p: AdapterPoint): PollPoint => defined({
+export const setpointPoint = (p: AdapterPoint): PollPoint => defined({
   key: p.key, kind: 'setpoint' as const, object_type: p.object_type ?? 'holding register', address: p.address, data_type: p.data_type ?? (p.object_type === 'coil' ? 'bool' : 'int16'),
   order: p.order, scale: p.scale, offset: p.offset, bacnet_object_type: p.bacnet_object_type, property: p.property,
 });

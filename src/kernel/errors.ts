@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   unsupported_media_type: { status: 415, when: 'A request body that is not application/json.' },
   headers_too_large: { status: 431, when: 'The request headers exceed the HTTP parser\'s limit (16 KB), e.g. an oversized Authorization or Cookie header.' },
   rate_limited: { status: 429, when: 'Too many attempts (login throttling); retry after the time in Retry-After.' },
+  device_read_failed: { status: 502, when: 'A read from field equipment (an adapter profile\'s read-now) got no value: the device refused, did not answer in time, was not found, or answered with an error; the message is the field service\'s (Connection refused <ip:port> addr:<n>, Timeout ..., Illegal data address).' },
   internal_error: { status: 500, when: 'An unexpected failure; the body never carries a stack trace. The request id finds it in the log.' },
   service_unavailable: { status: 503, when: 'The database is not open or not migrated yet, or the service is stopping.' },
 } as const satisfies Record<string, { status: number; when: string }>;

@@ -16,7 +16,7 @@ describe.each(DIALECTS)('login (%s)', (dialect) => {
   const issue = async (body: Record<string, unknown>) => {
     const res = await admin.post('/api/v1/passkeys/commands/issue', { ttl_minutes: 60, holder: 'Anna', scope: 'tenant', tenant_id: 'farm-1', role: 'operator', ...body });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    return res.body.item as { id: string; credential: string };
+    return res.body.item as { id: string; credential: string; qr_svg: string };
   };
   const start = async (method: string, client = anon) => (await client.post('/api/v1/auth/passkey/commands/start', { method })).body.item;
 
@@ -31,12 +31,15 @@ describe.each(DIALECTS)('login (%s)', (dialect) => {
   it('shows a credential once, stores only a keyed hash, and lists nothing that logs in', async () => {
     const pk = await issue({ type: 'rfid', card_uid: '04A1B2C3D4' });
     expect(pk.credential).toBe('RF-04A1B2C3D4');
+    // its QR, to print, is drawn in this answer only (nothing stored can draw it again)
+    expect(pk.qr_svg).toMatch(/^<svg[^>]*viewBox="0 0 \d+ \d+"/);
     const listed = await admin.get(`/api/v1/passkeys/list?q=${pk.id}`);
     expect(listed.body.items).toHaveLength(1);
     const text = JSON.stringify(listed.body);
     expect(text).not.toContain('RF-04A1B2C3D4');
     expect(text).not.toContain('credential');
     expect((await admin.get(`/api/v1/passkeys/${pk.id}`)).body.item).not.toHaveProperty('credential');
+    expect(text).not.toContain('qr_svg');
     const ch = await start('rfid');
     const byId = await anon.post('/api/v1/auth/passkey/commands/complete', { challenge_id: ch.challenge_id, credential: pk.id });
     expect(byId.status).toBe(401);

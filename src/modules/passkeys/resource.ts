@@ -39,7 +39,7 @@ export const passkeysResource = defineResource<PasskeyRow>({
     issue: command({
       summary: 'Issue a passkey; the answer carries its credential once (it is stored only as a keyed hash)',
       action: 'issue', body: issueBody, status: 201, idempotent: false,
-      response: { type: 'object', required: ['id', 'credential'], properties: { ...Object.fromEntries(Object.entries(passkeyRecord.fields).filter(([, f]) => !('internal' in f)).map(([k]) => [k, {}])), credential: { type: 'string', description: 'RF-... or QR-...: shown only in this answer.' } } },
+      response: { type: 'object', required: ['id', 'credential'], properties: { ...Object.fromEntries(Object.entries(passkeyRecord.fields).filter(([, f]) => !('internal' in f)).map(([k]) => [k, {}])), credential: { type: 'string', description: 'RF-... or QR-...: shown only in this answer.' }, qr_svg: { type: 'string', description: 'The credential as a QR code (SVG), drawn only for this answer so it can be printed.' } } },
       handler: async (ctx, kit) => {
         const body = ctx.body;
         const caller = ctx.caller;
@@ -72,7 +72,9 @@ export const passkeysResource = defineResource<PasskeyRow>({
         }
         const saved = await store.insert(row);
         if (!saved) throw new ApiError('already_exists', 'passkey id collision; try again');
-        return { ...toItem(saved as PasskeyRow), credential };
+        // The credential is stored only as a digest, so its QR image can only be drawn now.
+        const qr_svg = await (await import('qrcode')).default.toString(credential, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+        return { ...toItem(saved as PasskeyRow), credential, qr_svg };
       },
     }),
     revoke: command({

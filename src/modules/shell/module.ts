@@ -1,5 +1,5 @@
 import { defineModule, grant } from '../../kernel/module.js';
-import { shellRoutes } from './routes.js';
+import { roleRoutes, shellRoutes } from './routes.js';
 import { shellProfileAudit, shellProfileVersions, uiPreferences } from './schema.js';
 
 export default defineModule({
@@ -13,10 +13,12 @@ export default defineModule({
   industry_scope: 'global',
   key_entity: 'shell_profile',
   provides_enrichment_for: [],
-  routes: shellRoutes,
+  routes: [...shellRoutes, ...roleRoutes],
   tables: [uiPreferences, shellProfileVersions, shellProfileAudit],
   permissions: [
     ...grant('ui-preferences', { operator: ['read', 'update'], admin: ['read', 'update'], security: ['read', 'update'] }),
+    // Only admins set what a role's panel shows; they read it to edit it.
+    ...grant('ui-role-preferences', { admin: ['read', 'update'] }),
     ...grant('shell-profile', { operator: ['read', 'export'], admin: ['read', 'export', 'import', 'rollback'], security: ['read', 'export'] }),
   ],
 });

@@ -6,7 +6,9 @@ import { pagingSpec } from '../../kernel/query.js';
 import type { Caller, Services } from '../../kernel/context.js';
 import { INDUSTRIES } from '../../config.js';
 import { THEMES, SOURCES, UI_ACTIONS, type Snapshot, type VersionRow } from './schema.js';
-import { contextOf, createShellService, liveUiAccess, profileKey, type Context } from './service.js';
+import { contextOf, createShellService, liveUiAccess, profileKey, UI_RESOURCE, type Context } from './service.js';
+import { apiAllowed, uiRules } from '../../auth/policy.js';
+import type { PrefRow } from './schema.js';
 import { ownerTenant } from '../../kernel/tenancy.js';
 
 const short = (max: number) => v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max));
@@ -40,12 +42,13 @@ const uiAccessSchema = { type: 'array', items: { type: 'object', required: ['res
 
 const prefItem = {
   type: 'object',
-  required: ['subject', 'tenant_id', 'site_id', 'industry_code', 'theme', 'dashboard_layout', 'quick_module_ids', 'has_theme', 'has_dashboard_layout', 'has_quick_module_ids', 'source', 'updated_at'],
+  required: ['subject', 'tenant_id', 'site_id', 'industry_code', 'theme', 'dashboard_layout', 'quick_module_ids', 'has_theme', 'has_dashboard_layout', 'has_quick_module_ids', 'source', 'role_fields', 'updated_at'],
   properties: {
     subject: { type: 'string' }, ...ctxProps, ...snapshotProps,
     has_theme: { type: 'boolean', description: 'The user has stored a theme for this context.' },
     has_dashboard_layout: { type: 'boolean' }, has_quick_module_ids: { type: 'boolean' },
-    source: { enum: ['user', 'profile', 'none'], description: 'Where the values come from: the user\'s own preferences, else the context\'s shell profile, else nothing (the UI uses its defaults or its local cache).' },
+    source: { enum: ['user', 'role', 'profile', 'none'], description: 'Where the values come from: the user\'s own preferences, else the defaults an admin set for the user\'s role, else the context\'s shell profile, else nothing (the UI uses its defaults or its local cache).' },
+    role_fields: { type: 'array', items: { enum: ['quick_module_ids', 'module_order'] }, description: 'Values set by an admin for the caller\'s role (ui-role-preferences): they win over the caller\'s own for a role that may not arrange the menu (ui.sidebar.menu update), and fill in where the caller has none otherwise.' },
     updated_at: { type: ['string', 'null'], format: 'date-time' },
   },
 };
@@ -107,6 +110,91 @@ const rollbackBody = v.strictObject({ to_version: v.pipe(v.number(), v.integer()
 
 const who = (caller: Caller | undefined) => caller!;
 
+type Layout = { module_order?: string[] | null } & Record<string, unknown>;
+type RoleField = 'quick_module_ids' | 'module_order';
+
+/**
+ * The admin's defaults for the caller's role merged in: they win for a role that may not arrange
+ * the menu itself (so an operator's panel shows what the site admin set, whatever the operator's
+ * own row holds), and fill in where the caller has nothing of its own otherwise.
+ */
+async function withRoleDefaults(services: Services, ctx: Context, c: Caller, mine: PrefRow | undefined, base: { dashboard_layout: unknown; quick_module_ids: string[] | null }) {
+  const role = await shell(services).roleDefaults(ctx, c.role);
+  const fields: RoleField[] = [];
+  if (!role) return { ...base, fields };
+  const arranges = (await uiRules(services, UI_RESOURCE, ctx.tenant_id ?? undefined)).rules.some((r) => r.role === c.role && r.actions.includes('update'));
+  const own = (v: unknown) => arranges && mine !== undefined && v !== null && v !== undefined;
+  let quick = base.quick_module_ids;
+  if (role.quick_module_ids && !own(mine?.quick_module_ids)) {
+    quick = role.quick_module_ids;
+    fields.push('quick_module_ids');
+  }
+  let layout = base.dashboard_layout;
+  const order = (role.dashboard_layout as Layout | null)?.module_order;
+  if (order && !own((mine?.dashboard_layout as Layout | null)?.module_order)) {
+    layout = { ...(layout && typeof layout === 'object' && !Array.isArray(layout) ? layout : {}), module_order: order };
+    fields.push('module_order');
+  }
+  return { dashboard_layout: layout, quick_module_ids: quick, fields };
+}
+
+const ROLES = ['operator', 'admin', 'security'] as const;
+
+/** The installed modules a role may open in the caller's scope: those where it may read something (as the menu decides). */
+const modulesFor = (services: Services, c: Caller, role: Caller['role']) =>
+  services.modules.manifests()
+    .filter((m) => services.modules.isInstalled(m.id) && m.routes.some((r) => r.method === 'get' && r.path.startsWith('/api/') && !('public' in r.access) && apiAllowed(services, { ...c, role }, r)))
+    .map((m) => m.id);
+const roleItem = {
+  type: 'object', required: ['role', 'tenant_id', 'site_id', 'industry_code', 'quick_module_ids', 'module_order', 'modules', 'updated_at', 'updated_by'],
+  properties: {
+    role: { enum: [...ROLES] }, ...ctxProps, modules: { type: 'array', items: { type: 'string' }, description: 'The modules this role may open here: the ones its quick buttons may name.' }, quick_module_ids: nullable({ type: 'array', items: { type: 'string' } }), module_order: nullable({ type: 'array', items: { type: 'string' } }),
+    updated_at: { type: ['string', 'null'], format: 'date-time' }, updated_by: { type: ['string', 'null'] },
+  },
+};
+const roleOut = (role: string, ctx: Context, r: PrefRow | undefined, modules: string[]) => {
+  const layout = (r?.dashboard_layout ?? null) as (Layout & { updated_by?: string }) | null;
+  return {
+    role, modules, tenant_id: r?.tenant_id ?? ctx.tenant_id, site_id: r ? r.site_id : ctx.site_id, industry_code: r?.industry_code ?? ctx.industry_code,
+    quick_module_ids: r?.quick_module_ids ?? null, module_order: layout?.module_order ?? null, updated_at: r?.updated_at ?? null, updated_by: layout?.updated_by ?? null,
+  };
+};
+const roleBody = v.strictObject({ role: v.picklist(ROLES), quick_module_ids: v.optional(moduleIds), module_order: v.optional(moduleIds), ...contextFields });
+
+export const roleRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get', path: '/api/v1/auth/ui-role-preferences/list', module: 'shell', tags: ['shell'],
+    summary: 'The quick buttons and module order an admin set for each role in the current context (else tenant-wide)',
+    access: { resource: 'ui-role-preferences', action: 'read', scope: 'any' },
+    query: { ...pagingSpec([], false), site_id: { type: 'string' }, industry_code: { type: 'string', enum: INDUSTRIES } },
+    response: { kind: 'list', item: roleItem },
+    handler: async ({ services, caller, query }) => {
+      const ctx = contextOf(who(caller), { site_id: query.site_id as string | undefined, industry_code: query.industry_code as string | undefined });
+      const items = await Promise.all(ROLES.map(async (role) => roleOut(role, ctx, await shell(services).roleDefaults(ctx, role), modulesFor(services, who(caller), role))));
+      return { items, offset: 0, limit: query.limit as number, total: items.length };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/api/v1/auth/ui-role-preferences/commands/set', module: 'shell', tags: ['shell'],
+    summary: 'Admin: set the quick buttons and module order of a role (what operators see at the panel); audited',
+    access: { resource: 'ui-role-preferences', action: 'update', scope: 'any' },
+    body: roleBody, response: { kind: 'single', item: roleItem },
+    handler: async ({ services, caller, body, requestId }) => {
+      const c = who(caller);
+      checkModules(services, body.quick_module_ids);
+      checkModules(services, body.module_order);
+      // a quick button the role could not open would be a button that refuses
+      const open = new Set(modulesFor(services, c, body.role));
+      const closed = (body.quick_module_ids ?? []).map((id, i) => ({ id, i })).filter(({ id }) => !open.has(id));
+      if (closed.length) throw new ApiError('validation_error', `the ${body.role} role may not open ${closed.map((x) => x.id).join(', ')}`, closed.map((x) => ({ field: `quick_module_ids.${x.i}`, reason: 'not_open_to_role' })));
+      const ctx = contextOf(c, body);
+      const saved = await shell(services).saveRoleDefaults(ctx, body.role, { quick_module_ids: body.quick_module_ids, module_order: body.module_order }, c.subject);
+      await services.audit.record({ actor: c.subject, action: 'ui-role-preferences.set', resource: 'ui-role-preferences', result: 'success', correlation_id: requestId, details: { role: body.role, site_id: ctx.site_id, industry_code: ctx.industry_code, quick_module_ids: saved.quick_module_ids, module_order: (saved.dashboard_layout as Layout).module_order }, tenant_id: ctx.tenant_id });
+      return roleOut(body.role, ctx, saved, [...open]);
+    },
+  }),
+];
+
 export const shellRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get', path: '/api/v1/auth/ui-preferences/list', module: 'shell', tags: ['shell'],
@@ -121,11 +209,12 @@ export const shellRoutes: AnyRoute[] = [
       const mine = await s.preferences(ctx, c.subject);
       const profile = mine ? undefined : await s.current(ctx);
       const from = mine ?? profile;
+      const role = await withRoleDefaults(services, ctx, c, mine, { dashboard_layout: from?.dashboard_layout ?? null, quick_module_ids: from?.quick_module_ids ?? null });
       const item = {
         subject: c.subject, ...ctx,
-        theme: from?.theme ?? null, dashboard_layout: from?.dashboard_layout ?? null, quick_module_ids: from?.quick_module_ids ?? null,
+        theme: from?.theme ?? null, dashboard_layout: role.dashboard_layout, quick_module_ids: role.quick_module_ids,
         has_theme: mine?.theme != null, has_dashboard_layout: mine?.dashboard_layout != null, has_quick_module_ids: mine?.quick_module_ids != null,
-        source: mine ? 'user' : profile ? 'profile' : 'none', updated_at: mine?.updated_at ?? profile?.created_at ?? null,
+        source: mine ? 'user' : role.fields.length ? 'role' : profile ? 'profile' : 'none', role_fields: role.fields, updated_at: mine?.updated_at ?? profile?.created_at ?? null,
       };
       return { items: [item], offset: 0, limit: query.limit as number, total: 1 };
     },
@@ -147,7 +236,7 @@ export const shellRoutes: AnyRoute[] = [
       return {
         subject: c.subject, ...ctx, theme: saved.theme, dashboard_layout: saved.dashboard_layout ?? null, quick_module_ids: saved.quick_module_ids,
         has_theme: saved.theme != null, has_dashboard_layout: saved.dashboard_layout != null, has_quick_module_ids: saved.quick_module_ids != null,
-        source: 'user', updated_at: saved.updated_at,
+        source: 'user', role_fields: [], updated_at: saved.updated_at,
       };
     },
   }),

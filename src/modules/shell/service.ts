@@ -20,6 +20,10 @@ export interface Context {
 const part = (v: string | null) => (v === null ? '-' : encodeURIComponent(v));
 export const profileKey = (c: Context) => `${part(c.tenant_id)}/${part(c.site_id)}/${part(c.industry_code)}`;
 const prefKey = (c: Context, subject: string) => `${profileKey(c)}/${encodeURIComponent(subject)}`;
+// A role's defaults live beside the users' rows: a subject is URI-encoded, so no user's key can
+// contain "/@role/".
+const roleKey = (c: Context, role: string) => `${profileKey(c)}/@role/${role}`;
+export const ROLE_SUBJECT = (role: string) => `@role:${role}`;
 
 export const UI_RESOURCE = 'ui.sidebar.menu';
 
@@ -72,6 +76,36 @@ export function createShellService(services: Services) {
           theme: patch.theme !== undefined ? patch.theme : (current?.theme ?? null),
           dashboard_layout: patch.dashboard_layout !== undefined ? patch.dashboard_layout : (current?.dashboard_layout ?? null),
           quick_module_ids: patch.quick_module_ids !== undefined ? patch.quick_module_ids : (current?.quick_module_ids ?? null),
+          updated_at: new Date().toISOString(),
+        };
+        if (current) await db().orm.update(t).set(row as never).where(eq(idCol, id));
+        else await db().orm.insert(t).values(row as never);
+        return row;
+      });
+    },
+
+    /** A role's quick buttons and module order in the context, else the tenant-wide ones (no site). */
+    async roleDefaults(ctx: Context, role: string): Promise<PrefRow | undefined> {
+      const t = tableOf(uiPreferences, db());
+      const idCol = colOf(uiPreferences, db(), 'id');
+      for (const c of ctx.site_id === null ? [ctx] : [ctx, { ...ctx, site_id: null }]) {
+        const [row] = (await db().orm.select().from(t).where(eq(idCol, roleKey(c, role)))) as PrefRow[];
+        if (row) return row;
+      }
+      return undefined;
+    },
+
+    async saveRoleDefaults(ctx: Context, role: string, patch: { quick_module_ids?: string[]; module_order?: string[] }, actor: string): Promise<PrefRow> {
+      const t = tableOf(uiPreferences, db());
+      const id = roleKey(ctx, role);
+      const idCol = colOf(uiPreferences, db(), 'id');
+      return db().transaction(async () => {
+        const [current] = (await db().orm.select().from(t).where(eq(idCol, id))) as PrefRow[];
+        const layout = (current?.dashboard_layout ?? {}) as { module_order?: string[]; updated_by?: string };
+        const row: PrefRow = {
+          id, tenant_id: ctx.tenant_id, subject: ROLE_SUBJECT(role), site_id: ctx.site_id, industry_code: ctx.industry_code, theme: null,
+          dashboard_layout: { module_order: patch.module_order ?? layout.module_order ?? null, updated_by: actor },
+          quick_module_ids: patch.quick_module_ids ?? current?.quick_module_ids ?? null,
           updated_at: new Date().toISOString(),
         };
         if (current) await db().orm.update(t).set(row as never).where(eq(idCol, id));

@@ -1,9 +1,10 @@
 // A command of a resource as an action: a form derived from the command's body JSON schema, a
 // confirmation step that says what will happen, then the API's answer (or its error in words).
-import { useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import { describeError, post } from '../lib/api';
-import { humanise } from '../lib/format';
+import { formatDay, formatTime, humanise, toLocalInput } from '../lib/format';
 import type { JsonSchema, SchemeField } from '../lib/types';
+import { isIssuedCredential, OneTimeCredential } from './OneTimeCredential';
 
 export interface CommandSpec {
   /** POST target */
@@ -26,7 +27,7 @@ interface Props {
   onCancel?: () => void;
 }
 
-type Kind = 'text' | 'number' | 'integer' | 'boolean' | 'enum' | 'json';
+type Kind = 'text' | 'number' | 'integer' | 'boolean' | 'enum' | 'json' | 'date' | 'datetime';
 
 function simplify(s: JsonSchema): { schema: JsonSchema; nullable: boolean } {
   const alts = s.anyOf ?? s.oneOf;
@@ -46,8 +47,24 @@ function kindOf(s: JsonSchema): Kind {
   if (s.type === 'boolean') return 'boolean';
   if (s.type === 'integer') return 'integer';
   if (s.type === 'number') return 'number';
+  // the API's scheme marks calendar days and instants (valibot isoDate / isoTimestamp) by format
+  if (s.type === 'string' && s.format === 'date') return 'date';
+  if (s.type === 'string' && s.format === 'date-time') return 'datetime';
   if (s.type === 'string' || s.type === undefined) return s.type === undefined && !s.format ? 'json' : 'text';
   return 'json';
+}
+
+/**
+ * A body whose plain-text property is a record field the scheme marks as a day (ui format date,
+ * e.g. a production record's metric_date checked by a pattern) gets the date picker too.
+ */
+function withFieldFormats(body: JsonSchema | null, fields: SchemeField[]): JsonSchema | null {
+  if (!body?.properties) return body;
+  const days = new Set(fields.filter((f) => f.format === 'date').map((f) => f.name));
+  const properties = Object.fromEntries(
+    Object.entries(body.properties).map(([name, p]) => [name, days.has(name) && p.type === 'string' && !p.format && !p.enum ? { ...p, format: 'date' } : p]),
+  );
+  return { ...body, properties };
 }
 
 export function propertiesOf(body: JsonSchema | null): [string, JsonSchema][] {
@@ -75,6 +92,11 @@ function toBody(body: JsonSchema | null, values: Record<string, string | boolean
       const n = Number(text);
       if (!Number.isFinite(n) || (kind === 'integer' && !Number.isInteger(n))) throw new Error(`${humanise(name)} must be ${kind === 'integer' ? 'a whole number' : 'a number'}.`);
       out[name] = n;
+    } else if (kind === 'datetime') {
+      // the tablet's local time as an instant
+      const d = new Date(text);
+      if (Number.isNaN(d.getTime())) throw new Error(`${humanise(name)} must be a date and time.`);
+      out[name] = d.toISOString();
     } else if (kind === 'json') {
       try {
         out[name] = JSON.parse(text);
@@ -91,14 +113,16 @@ function toBody(body: JsonSchema | null, values: Record<string, string | boolean
 function initialValues(body: JsonSchema | null, initial: Record<string, unknown>): Record<string, string | boolean> {
   const out: Record<string, string | boolean> = {};
   for (const [name, raw] of propertiesOf(body)) {
-    const v = initial[name] ?? simplify(raw).schema.default;
+    const { schema } = simplify(raw);
+    const v = initial[name] ?? schema.default;
     if (v === undefined || v === null) continue;
-    out[name] = typeof v === 'boolean' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    out[name] = kindOf(schema) === 'datetime' && typeof v === 'string' ? toLocalInput(v) : typeof v === 'boolean' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
   }
   return out;
 }
 
-export function CommandForm({ command, initial = {}, fields = [], fixed = [], submitLabel, onDone, onCancel }: Props) {
+export function CommandForm({ command: given, initial = {}, fields = [], fixed = [], submitLabel, onDone, onCancel }: Props) {
+  const command = useMemo(() => ({ ...given, body: withFieldFormats(given.body, fields) }), [given, fields]);
   const [values, setValues] = useState(() => initialValues(command.body, initial));
   const [stage, setStage] = useState<'edit' | 'confirm' | 'sending' | 'done'>('edit');
   const [error, setError] = useState<string | null>(null);
@@ -137,6 +161,20 @@ export function CommandForm({ command, initial = {}, fields = [], fixed = [], su
       setStage('edit');
     }
   };
+
+  if (stage === 'done' && isIssuedCredential(result)) {
+    // Dropped from state when dismissed: the code lives nowhere else in the shell.
+    return (
+      <OneTimeCredential
+        issued={result}
+        onDismiss={() => {
+          setResult(null);
+          if (onCancel) onCancel();
+          else setStage('edit');
+        }}
+      />
+    );
+  }
 
   if (stage === 'done') {
     return (
@@ -188,6 +226,26 @@ export function CommandForm({ command, initial = {}, fields = [], fixed = [], su
               </select>
             ) : kind === 'json' ? (
               <textarea id={id} name={name} rows={3} value={String(value ?? '')} disabled={disabled} placeholder="{}" onInput={(e) => set((e.target as HTMLTextAreaElement).value)} />
+            ) : kind === 'date' || kind === 'datetime' ? (
+              <span class="date-field">
+                <input
+                  id={id}
+                  name={name}
+                  type={kind === 'date' ? 'date' : 'datetime-local'}
+                  value={String(value ?? '')}
+                  required={required.has(name)}
+                  disabled={disabled}
+                  aria-invalid={fieldErrors[name] ? true : undefined}
+                  aria-describedby={value ? `${id}-read` : undefined}
+                  onInput={(e) => set((e.target as HTMLInputElement).value)}
+                />
+                {/* the picker follows the browser's language; this is how the site writes it */}
+                {value ? (
+                  <span class="date-read" id={`${id}-read`}>
+                    {showValue(kind, value)}
+                  </span>
+                ) : null}
+              </span>
             ) : kind !== 'boolean' ? (
               <input
                 id={id}
@@ -229,7 +287,7 @@ export function CommandForm({ command, initial = {}, fields = [], fixed = [], su
             {Object.entries(safeBody(command.body, values)).map(([k, v]) => (
               <span class="confirm-field" key={k}>
                 {' '}
-                {labelOf(k)}: {typeof v === 'object' ? JSON.stringify(v) : String(v)};
+                {labelOf(k)}: {showValue(kindIn(command.body, k), v)};
               </span>
             ))}
           </p>
@@ -245,6 +303,18 @@ export function CommandForm({ command, initial = {}, fields = [], fixed = [], su
       )}
     </form>
   );
+}
+
+function kindIn(body: JsonSchema | null, name: string): Kind {
+  const raw = body?.properties?.[name];
+  return raw ? kindOf(simplify(raw).schema) : 'text';
+}
+
+/** A value as the confirmation and the date fields say it: days and times the site's way. */
+function showValue(kind: Kind, v: unknown): string {
+  if (typeof v === 'string' && kind === 'date') return formatDay(v);
+  if (typeof v === 'string' && kind === 'datetime') return formatTime(v);
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 
 function safeBody(body: JsonSchema | null, values: Record<string, string | boolean>): Record<string, unknown> {

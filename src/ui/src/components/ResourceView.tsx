@@ -3,7 +3,7 @@
 // Every installed module the caller may see gets a usable screen from this alone.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, describeError, getItem, getList, getLoaded, query, type ListEnvelope } from '../lib/api';
-import { countdown, formatValue, humanise, isAlarmRow, titleField, toneIn, toneOf } from '../lib/format';
+import { countdown, formatValue, toLocalInput, humanise, isAlarmRow, titleField, toneIn, toneOf } from '../lib/format';
 import { toInboxAlarm } from '../lib/inbox';
 import { loadPeople, nameOf, people } from '../lib/people';
 import { commandLabel, commandWords } from '../lib/words';
@@ -13,6 +13,7 @@ import { session, staleSince } from '../lib/session';
 import { useObservable } from '../lib/store';
 import type { JsonSchema, Scheme, SchemeCommand, SchemeField } from '../lib/types';
 import { CommandForm, propertiesOf } from './CommandForm';
+import { AdapterEditor } from './AdapterEditor';
 import { useNow, useWide } from './hooks';
 import { StaleNote } from './StaleNote';
 
@@ -68,17 +69,15 @@ function createSchema(fields: SchemeField[]): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const f of fields) {
     if (f.read_only || f.name === 'tenant_id' || f.hidden) continue;
-    properties[f.name] = f.enum ? { type: 'string', enum: f.enum } : { type: f.type === 'datetime' ? 'string' : f.type };
+    properties[f.name] = f.enum
+      ? { type: 'string', enum: f.enum }
+      : f.type === 'datetime'
+        ? { type: 'string', format: 'date-time' }
+        : f.format === 'date'
+          ? { type: 'string', format: 'date' }
+          : { type: f.type };
   }
   return { type: 'object', properties, required: fields.filter((f) => f.required && !f.read_only).map((f) => f.name) };
-}
-
-/** An RFC 3339 instant as the value of a datetime-local input (the tablet's local time, to the minute). */
-function toLocalInput(iso: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '';
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
 export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, heading, pageSize = 20, headingLevel = 2 }: Props) {
@@ -179,7 +178,9 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
   const allowed = s?.ctx.policy.permissions.api ?? {};
   const commands = (scheme.commands ?? []).filter((c) => allowed[`api:POST ${API}/${path}/commands/${c.name}`] !== false);
   const itemCommands = commands.filter(isCommandOnItem);
-  const newCommands = commands.filter((c) => !isCommandOnItem(c));
+  // An adapter profile (it can read a point now) is made in its own editor, Read now included.
+  const adapterProfiles = commands.some((c) => c.name === 'read-now');
+  const newCommands = commands.filter((c) => !isCommandOnItem(c) && !(adapterProfiles && c.name === 'read-now'));
   const filterDefs = (scheme.filters ?? []).filter((f) => !(f.name in fixedFilters) && f.name !== 'tenant_id');
   const H = headingLevel === 2 ? 'h2' : 'h3';
   const title = heading ?? scheme.title;
@@ -226,7 +227,19 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
         </div>
       </div>
       {staleAt && !globalStale ? <StaleNote at={staleAt} /> : null}
-      {action && (action === 'create' || !action.item) ? (
+      {action === 'create' && adapterProfiles ? (
+        <div class="panel action-panel" key="action">
+          <AdapterEditor
+            path={path}
+            scheme={scheme}
+            onDone={() => {
+              done();
+              setAction(null);
+            }}
+            onCancel={() => setAction(null)}
+          />
+        </div>
+      ) : action && (action === 'create' || !action.item) ? (
         <div class="panel action-panel" key="action">
           <CommandForm
             command={
@@ -273,6 +286,11 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
                   </option>
                 ))}
               </select>
+            </label>
+          ) : f.format === 'date' || byName.get(f.name)?.format === 'date' ? (
+            <label class="filter" key={f.name}>
+              <span>{label}</span>
+              <input type="date" name={`filter-${f.name}`} value={value} onChange={(e) => set((e.target as HTMLInputElement).value)} />
             </label>
           ) : f.format === 'date-time' ? (
             <label class="filter" key={f.name}>

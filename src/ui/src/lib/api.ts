@@ -48,7 +48,9 @@ async function send(method: string, path: string, body?: unknown): Promise<unkno
     const err = (data as { error?: { code?: string; message?: string; details?: ErrorDetail[] } } | undefined)?.error;
     const e = new ApiError(res.status, err?.code ?? `http_${res.status}`, err?.message ?? res.statusText, err?.details ?? []);
     if (res.status === 401 && e.code === 'auth_required') emit('session-ended', e);
-    if (res.status === 502 || res.status === 503 || res.status === 504) throw new ApiError(0, e.code, e.message);
+    // A proxy's or a stopping box's 5xx is the box out of reach; a field device that did not answer
+    // the box (device_read_failed, with the box's own envelope) is an answer about that device.
+    if ((res.status === 502 || res.status === 503 || res.status === 504) && e.code !== 'device_read_failed') throw new ApiError(0, e.code, e.message);
     throw e;
   }
   return data;

@@ -51,6 +51,19 @@ export function formatDate(iso: string | Date): string {
   return d.toLocaleDateString(display.locale, { day: 'numeric', month: 'short', year: 'numeric' });
 }
 
+/** A calendar day (YYYY-MM-DD, the site's day) as the site writes it; read at local noon so no time zone moves it. */
+export function formatDay(day: string): string {
+  return /^\d{4}-\d{2}-\d{2}$/.test(day) ? formatDate(new Date(`${day}T12:00:00`)) : day;
+}
+
+/** An RFC 3339 instant as the value of a datetime-local input (the tablet's local time, to the minute). */
+export function toLocalInput(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
 /** The clock time, 24-hour unless the site says otherwise. */
 export function formatClock(iso: string | Date, seconds = false): string {
   const d = iso instanceof Date ? iso : new Date(iso);
@@ -66,10 +79,11 @@ export function formatTime(iso: string): string {
   return sameDay ? formatClock(d, true) : `${formatDate(d)}, ${formatClock(d)}`;
 }
 
-export function formatValue(field: Pick<SchemeField, 'type' | 'unit'> | undefined, value: unknown): string {
+export function formatValue(field: (Pick<SchemeField, 'type' | 'unit'> & { format?: unknown }) | undefined, value: unknown): string {
   if (value === null || value === undefined || value === '') return '—';
   const type = field?.type;
   if (type === 'datetime' && typeof value === 'string') return formatTime(value);
+  if (field?.format === 'date' && typeof value === 'string') return formatDay(value);
   if (type === 'boolean' || typeof value === 'boolean') return value ? 'Yes' : 'No';
   if (typeof value === 'number') {
     const n = Number.isInteger(value) ? String(value) : value.toFixed(Math.abs(value) >= 100 ? 0 : 1);

@@ -6,6 +6,7 @@ import { can, orderedModules, prefs, savePrefs, session, type ShellPrefs } from 
 import { useObservable } from '../lib/store';
 import type { ThemeChoice } from '../lib/types';
 import { ProfileHistory } from '../components/ProfileHistory';
+import { RolePins } from '../components/RolePins';
 import { formatClock, formatDate, humanise } from '../lib/format';
 
 const THEMES: { id: ThemeChoice; label: string; note: string }[] = [
@@ -98,6 +99,7 @@ export function Settings() {
           ))}
         </ol>
       </section>
+      {s.ctx.policy.permissions.api['api:POST /api/v1/auth/ui-role-preferences/commands/set'] === true ? <RolePins s={s} /> : null}
       <ProfileHistory key={`${p.theme}-${p.moduleOrder.join()}-${p.pinned.join()}`} />
       <section class="panel" aria-labelledby="about-h">
         <h2 id="about-h">This tablet</h2>

@@ -1,0 +1,298 @@
+// The adapter profile of a controller (poultry-adapters, swine-adapters) as a form: how the box
+// reaches it, then each setpoint it holds and each reading it gives, field by field (register
+// table, address, data type, word order, scale, offset, period), with "Read now" on every row: the
+// live value from the equipment, in engineering units, before anything is saved (the resource's
+// read-now command). A profile file (JSON or YAML) can fill the form; saving asks once.
+import { useState } from 'preact/hooks';
+import { describeError, post } from '../lib/api';
+import { humanise } from '../lib/format';
+import type { Scheme } from '../lib/types';
+import { blankRow, enumsOf, fromProfile, readNowBody, toProfile, unitOf, type Draft, type Row } from '../lib/adapter-draft';
+import { ProfileFile } from './ProfileFile';
+
+interface Props {
+  path: string;
+  scheme: Scheme;
+  onDone: () => void;
+  onCancel: () => void;
+}
+
+type Reading = { state: 'reading' } | { state: 'ok'; text: string } | { state: 'error'; text: string };
+
+const ORDER_WORDS: Record<string, string> = { LE: 'ABCD', BE: 'DCBA', CDAB: 'CDAB (word swap)', BADC: 'BADC (byte swap)' };
+const READING_WORDS: Record<string, string> = {
+  temp: 'Temperature', humidity: 'Humidity', co2: 'CO2', nh3: 'Ammonia (NH3)', ventilation: 'Ventilation', water_l: 'Water meter', feed_kg: 'Feed scale', outside_temp: 'Outside temperature',
+};
+const keyWords = (k: string) => READING_WORDS[k] ?? humanise(k);
+const TRANSPORT_WORDS: Record<string, string> = { 'modbus-tcp': 'Modbus TCP (network)', 'modbus-rtu': 'Modbus RTU (RS-485 cable)', bacnet: 'BACnet/IP' };
+
+export function AdapterEditor({ path, scheme, onDone, onCancel }: Props) {
+  const readNowCmd = scheme.commands?.find((c) => c.name === 'read-now');
+  const enums = enumsOf(readNowCmd?.body ?? null);
+  const [draft, setDraft] = useState<Draft>(() => fromProfile(undefined));
+  const [reads, setReads] = useState<Record<string, Reading>>({});
+  const [stage, setStage] = useState<'edit' | 'confirm' | 'sending'>('edit');
+  const [error, setError] = useState<string | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const set = (patch: Partial<Draft>) => setDraft({ ...draft, ...patch });
+  const setRow = (list: 'points' | 'readings', i: number, patch: Partial<Row>) =>
+    setDraft({ ...draft, [list]: draft[list].map((r, j) => (j === i ? { ...r, ...patch } : r)) });
+  const bacnet = draft.transport === 'bacnet';
+  const editing = stage === 'edit';
+
+  const readNow = async (list: 'points' | 'readings', i: number) => {
+    const id = `${list}-${i}`;
+    let body: Record<string, unknown>;
+    try {
+      body = readNowBody(draft, list, i);
+    } catch (err) {
+      setReads({ ...reads, [id]: { state: 'error', text: (err as Error).message } });
+      return;
+    }
+    setReads((r) => ({ ...r, [id]: { state: 'reading' } }));
+    try {
+      const r = await post<{ value: number }>(`/api/v1/${path}/commands/read-now`, body);
+      const row = draft[list][i]!;
+      const unit = unitOf(row.key);
+      setReads((x) => ({ ...x, [id]: { state: 'ok', text: `${Number(r.value.toPrecision(10))}${unit ? ` ${unit}` : ''}` } }));
+    } catch (err) {
+      setReads((x) => ({ ...x, [id]: { state: 'error', text: `No value: ${describeError(err)}` } }));
+    }
+  };
+
+  const review = (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      toProfile(draft);
+      setStage('confirm');
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+
+  const save = async () => {
+    setStage('sending');
+    setError(null);
+    try {
+      await post(`/api/v1/${path}`, { item: toProfile(draft) });
+      onDone();
+    } catch (err) {
+      setError(describeError(err));
+      setStage('edit');
+    }
+  };
+
+  const rowEditor = (list: 'points' | 'readings', row: Row, i: number) => {
+    const id = `${list}-${i}`;
+    const f = (name: string) => `adp-${id}-${name}`;
+    const table = enums.table(list);
+    const bit = row.object_type === 'coil' || row.object_type === 'discrete input';
+    const result = reads[id];
+    const label = list === 'readings' ? `Reading ${i + 1}` : `Setpoint ${i + 1}`;
+    return (
+      <fieldset class="adapter-row" key={id} data-row={id} disabled={!editing}>
+        <legend>
+          {label}
+          {row.key ? `: ${keyWords(row.key)}` : ''}
+        </legend>
+        <div class="adapter-grid">
+          <Field id={f('key')} label={list === 'readings' ? 'Reading' : 'Setpoint'}>
+            {list === 'readings' ? (
+              <select id={f('key')} name="key" value={row.key} onChange={(e) => setRow(list, i, { key: (e.target as HTMLSelectElement).value })}>
+                <option value="">Choose...</option>
+                {enums.readingKeys.map((k) => (
+                  <option key={k} value={k}>
+                    {keyWords(k)}
+                  </option>
+                ))}
+              </select>
+            ) : (
+              <input id={f('key')} name="key" value={row.key} placeholder="target_temp_c" onInput={(e) => setRow(list, i, { key: (e.target as HTMLInputElement).value })} />
+            )}
+          </Field>
+          {bacnet ? (
+            <>
+              <Num id={f('bacnet_object_type')} label="BACnet object type" value={row.bacnet_object_type} onInput={(v) => setRow(list, i, { bacnet_object_type: v })} />
+              <Num id={f('address')} label="Object instance" value={row.address} onInput={(v) => setRow(list, i, { address: v })} />
+              <Num id={f('property')} label="Property (85 present value)" value={row.property} onInput={(v) => setRow(list, i, { property: v })} />
+            </>
+          ) : (
+            <>
+              <Field id={f('object_type')} label="Register table">
+                <select id={f('object_type')} name="object_type" value={row.object_type} onChange={(e) => setRow(list, i, { object_type: (e.target as HTMLSelectElement).value })}>
+                  {table.map((t) => (
+                    <option key={t} value={t}>
+                      {humanise(t)}
+                    </option>
+                  ))}
+                </select>
+              </Field>
+              <Num id={f('address')} label="Address (from 0)" value={row.address} onInput={(v) => setRow(list, i, { address: v })} />
+              <Field id={f('data_type')} label="Data type">
+                <select id={f('data_type')} name="data_type" value={bit ? 'bool' : row.data_type} disabled={bit} onChange={(e) => setRow(list, i, { data_type: (e.target as HTMLSelectElement).value })}>
+                  {enums.dataTypes.filter((t) => (bit ? t === 'bool' : t !== 'bool')).map((t) => (
+                    <option key={t} value={t}>
+                      {t}
+                    </option>
+                  ))}
+                </select>
+              </Field>
+              <Field id={f('order')} label="Word order">
+                <select id={f('order')} name="order" value={row.order} disabled={bit} onChange={(e) => setRow(list, i, { order: (e.target as HTMLSelectElement).value })}>
+                  {enums.orders.map((o) => (
+                    <option key={o} value={o}>
+                      {ORDER_WORDS[o] ?? o}
+                    </option>
+                  ))}
+                </select>
+              </Field>
+            </>
+          )}
+          <Num id={f('scale')} label="Scale (value = raw ÷ scale)" value={row.scale} decimal onInput={(v) => setRow(list, i, { scale: v })} />
+          <Num id={f('offset')} label="Offset (added after)" value={row.offset} decimal onInput={(v) => setRow(list, i, { offset: v })} />
+          {list === 'readings' ? (
+            <Num id={f('period_s')} label="Read every (s)" value={row.period_s} placeholder={draft.poll_period_s || '10'} onInput={(v) => setRow(list, i, { period_s: v })} />
+          ) : (
+            <label class="check" for={f('read_back')}>
+              <input id={f('read_back')} name="read_back" type="checkbox" checked={row.read_back} onChange={(e) => setRow(list, i, { read_back: (e.target as HTMLInputElement).checked })} />
+              Read back by the box
+            </label>
+          )}
+        </div>
+        <div class="adapter-row-actions">
+          {readNowCmd ? (
+            <button type="button" class="btn read-now" disabled={result?.state === 'reading'} onClick={() => void readNow(list, i)}>
+              {result?.state === 'reading' ? 'Reading...' : 'Read now'}
+            </button>
+          ) : null}
+          <output class={`read-value${result?.state === 'error' ? ' tone-alarm' : result?.state === 'ok' ? ' tone-ok' : ''}`} aria-live="polite" for={f('address')}>
+            {result && result.state !== 'reading' ? result.text : ''}
+          </output>
+          <button type="button" class="btn" onClick={() => setDraft({ ...draft, [list]: draft[list].filter((_, j) => j !== i) })}>
+            Remove
+          </button>
+        </div>
+      </fieldset>
+    );
+  };
+
+  return (
+    <form class="adapter-editor command-form" aria-label="New controller profile" onSubmit={review}>
+      <p class="command-summary">Where the controller is and what it holds. Try each row with Read now before saving: the value comes from the equipment.</p>
+      <ProfileFile
+        onLoad={(profile, name) => {
+          setDraft(fromProfile(profile));
+          setReads({});
+          setNote(`Filled from ${name}: check it, try the rows, then save.`);
+        }}
+        onError={(text) => setNote(text)}
+        disabled={!editing}
+      />
+      {note ? (
+        <p class="muted" role="status" id="adapter-note">
+          {note}
+        </p>
+      ) : null}
+      <fieldset class="adapter-link" disabled={!editing}>
+        <legend>Controller</legend>
+        <div class="adapter-grid">
+          <Text id="adp-unit_id" label={scheme.fields.find((x) => x.name === 'unit_id')?.label ?? 'Unit'} value={draft.unit_id} onInput={(v) => set({ unit_id: v })} required />
+          <Text id="adp-controller_id" label="Controller name" value={draft.controller_id} onInput={(v) => set({ controller_id: v })} required />
+          <Field id="adp-transport" label="Connection">
+            <select id="adp-transport" name="transport" value={draft.transport} onChange={(e) => set({ transport: (e.target as HTMLSelectElement).value })}>
+              {enums.transports.map((t) => (
+                <option key={t} value={t}>
+                  {TRANSPORT_WORDS[t] ?? t}
+                </option>
+              ))}
+            </select>
+          </Field>
+          {draft.transport === 'modbus-tcp' ? (
+            <>
+              <Text id="adp-host" label="IP address" value={draft.host} onInput={(v) => set({ host: v })} required />
+              <Num id="adp-port" label="Port" value={draft.port} placeholder="502" onInput={(v) => set({ port: v })} />
+            </>
+          ) : null}
+          {draft.transport === 'modbus-rtu' ? <Text id="adp-serial_path" label="Serial port" value={draft.serial_path} onInput={(v) => set({ serial_path: v })} required /> : null}
+          {bacnet ? (
+            <Num id="adp-device_instance" label="BACnet device" value={draft.device_instance} onInput={(v) => set({ device_instance: v })} />
+          ) : (
+            <Num id="adp-modbus_unit_id" label="Modbus unit id" value={draft.modbus_unit_id} placeholder="1" onInput={(v) => set({ modbus_unit_id: v })} />
+          )}
+          <Num id="adp-poll_period_s" label="Read every (s)" value={draft.poll_period_s} placeholder="10" onInput={(v) => set({ poll_period_s: v })} />
+          <Num id="adp-loss_after_misses" label="Alarm after missed reads" value={draft.loss_after_misses} placeholder="3" onInput={(v) => set({ loss_after_misses: v })} />
+        </div>
+      </fieldset>
+      <h3>Setpoints it holds</h3>
+      {draft.points.map((r, i) => rowEditor('points', r, i))}
+      {editing ? (
+        <button type="button" class="btn" id="add-point" onClick={() => set({ points: [...draft.points, blankRow('points', draft.transport)] })}>
+          Add a setpoint
+        </button>
+      ) : null}
+      <h3>Readings it gives</h3>
+      {draft.readings.map((r, i) => rowEditor('readings', r, i))}
+      {editing ? (
+        <button type="button" class="btn" id="add-reading" onClick={() => set({ readings: [...draft.readings, blankRow('readings', draft.transport)] })}>
+          Add a reading
+        </button>
+      ) : null}
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      {editing ? (
+        <div class="actions">
+          <button type="submit" class="btn primary">
+            Save profile
+          </button>
+          <button type="button" class="btn" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+      ) : (
+        <div class="confirm" role="alertdialog" aria-label="Confirm the profile">
+          <p>
+            <strong>Save the profile of {draft.controller_id}?</strong> {draft.points.length} setpoint{draft.points.length === 1 ? '' : 's'}, {draft.readings.length} reading
+            {draft.readings.length === 1 ? '' : 's'}. The box starts reading it at once.
+          </p>
+          <div class="actions">
+            <button type="button" class="btn primary confirm-yes" disabled={stage === 'sending'} onClick={() => void save()}>
+              {stage === 'sending' ? 'Saving...' : 'Yes, save'}
+            </button>
+            <button type="button" class="btn" disabled={stage === 'sending'} onClick={() => setStage('edit')}>
+              Back
+            </button>
+          </div>
+        </div>
+      )}
+    </form>
+  );
+}
+
+function Field({ id, label, children }: { id: string; label: string; children: preact.ComponentChildren }) {
+  return (
+    <div class="form-row">
+      <label for={id}>{label}</label>
+      {children}
+    </div>
+  );
+}
+
+function Text({ id, label, value, onInput, required }: { id: string; label: string; value: string; onInput: (v: string) => void; required?: boolean }) {
+  return (
+    <Field id={id} label={required ? `${label} *` : label}>
+      <input id={id} name={id.replace(/^adp-/, '')} value={value} required={required} onInput={(e) => onInput((e.target as HTMLInputElement).value)} />
+    </Field>
+  );
+}
+
+function Num({ id, label, value, onInput, decimal, placeholder }: { id: string; label: string; value: string; onInput: (v: string) => void; decimal?: boolean; placeholder?: string }) {
+  return (
+    <Field id={id} label={label}>
+      <input id={id} name={id.replace(/^adp-(?:[a-z]+-\d+-)?/, '')} inputMode={decimal ? 'decimal' : 'numeric'} value={value} placeholder={placeholder} onInput={(e) => onInput((e.target as HTMLInputElement).value)} />
+    </Field>
+  );
+}
