@@ -31,7 +31,7 @@ const DAY = 24 * HOUR;
 const STEP = 12 * HOUR;
 const HOUSE = 'house-1';
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 5_000): Promise<T> {
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
