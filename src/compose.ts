@@ -4,7 +4,7 @@
 // extension does nothing until start(), one failing to start does not stop the rest.
 //
 //   shared (built here, always present once ready): db, sessions, security, bus, audit, alarms,
-//     field, poller (idle until a runtime calls set()), upgrades, modules (static until the core runtime provides the persistent registry)
+//     field, poller (idle until a runtime calls set()), clock (the system clock unless the caller injects one), upgrades, modules (static until the core runtime provides the persistent registry)
 //   provided by runtimes (absent when their module is off or failed): status, mqtt, telemetry,
 //     industryAlarms, melioration, edgeSync, rpc
 import type { Config } from './config.js';
@@ -21,6 +21,7 @@ import { createSqlAudit } from './modules/audit/service.js';
 import { createAlarmService, type AlarmService } from './modules/alarms/service.js';
 import { createFieldWrites } from './modules/field/writes.js';
 import { createPoller } from './field/poller.js';
+import { systemClock, type Clock } from './kernel/clock.js';
 
 export class StartupError extends Error {}
 
@@ -41,8 +42,9 @@ export interface Composition {
  * The bag every handler and runtime draws from. Services that reach the database read it when
  * called, so they are built here at once; until open() the database getters answer 503.
  */
-export function composeServices(input: { config: Config; log: Logger; lifecycle: Lifecycle; catalogue: readonly ModuleManifest[]; openapiYaml(): string }): Composition {
+export function composeServices(input: { config: Config; log: Logger; lifecycle: Lifecycle; catalogue: readonly ModuleManifest[]; openapiYaml(): string; clock?: Clock }): Composition {
   const { config, log } = input;
+  const clock = input.clock ?? systemClock;
   let opened: Opened | undefined;
   // The SQL audit and the alarm service close over the bag itself, so they are made on first use.
   let audit: AuditService | undefined;
@@ -54,6 +56,7 @@ export function composeServices(input: { config: Config; log: Logger; lifecycle:
   const poller = createPoller({
     field,
     bus,
+    clock,
     log: (level, msg, data) => log[level](msg, { component: 'poller', ...(data ?? {}) }),
   });
   const services: Services = {
@@ -87,6 +90,7 @@ export function composeServices(input: { config: Config; log: Logger; lifecycle:
     },
     field,
     poller,
+    clock,
     upgrades: createUpgradeRouter((err) => log.error('websocket upgrade failed', { error: err.message })),
     openapiYaml: input.openapiYaml,
   };

@@ -22,6 +22,7 @@ import { MODULES } from './modules/index.js';
 import { readAsset } from './runtime/assets.js';
 import { isBundled } from './runtime/native.js';
 import { composeServices, Runtimes, StartupError } from './compose.js';
+import type { Clock } from './kernel/clock.js';
 import { httpsPortOf, type Config } from './config.js';
 import { BoxTls } from './runtime/tls.js';
 import { plainHttpFetch, type NodeFetch } from './runtime/tls-http.js';
@@ -92,14 +93,15 @@ function embeddedOpenApi(): string | undefined {
   return isBundled() ? readAsset('openapi/openapi.yaml')?.toString('utf8') : undefined;
 }
 
-export async function startServer(config: Config, opts: { log?: Logger; guards?: Guards } = {}): Promise<RunningServer> {
+/** `clock`: the box's clock for what schedules by it (poller, curve following); tests step one. */
+export async function startServer(config: Config, opts: { log?: Logger; guards?: Guards; clock?: Clock } = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger(config.log_level);
   const lifecycle: Lifecycle = { state: 'starting', reason: 'opening database' };
   let db: Database | undefined;
   let security: SecurityLog | undefined;
   let yaml: string | undefined;
   const { services, open } = composeServices({
-    config, log, lifecycle, catalogue: MODULES,
+    config, log, lifecycle, catalogue: MODULES, ...(opts.clock ? { clock: opts.clock } : {}),
     openapiYaml: () => (yaml ??= embeddedOpenApi() ?? openapiDocumentYaml()),
   });
   const app = createApp(services, MODULES, opts.guards ?? createAccessGuards(services, () => services.security));

@@ -7,7 +7,7 @@ import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { betterSqlite3Binding } from '../runtime/native.js';
 import { readWorker } from './read-worker.js';
-import { routedStatement } from './routed-statement.js';
+import { routedStatement, type RoutedStatement } from './routed-statement.js';
 
 /** Page cache of the read worker's connection: it reads the big tables (lists, KPI, charts). */
 const READ_WORKER_CACHE_KIB = 8192;
@@ -169,7 +169,18 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
   const { AsyncLocalStorage } = await import('node:async_hooks');
   const owner = new AsyncLocalStorage<{ open: boolean }>();
   const nested = () => owner.getStore()?.open === true;
-  const prepare = (statement: string) => routedStatement(statement, raw, reader, nested);
+  // Drizzle prepares every query it runs; kept by text, a statement is prepared once per connection
+  // instead of once per call (SQLite's prepare was a reading's costliest step after its INSERT;
+  // bench/readings-pipeline.ts). Bounded: texts with literals in them must not grow it for ever.
+  const routed = new Map<string, RoutedStatement>();
+  const prepare = (statement: string) => {
+    let s = routed.get(statement);
+    if (!s) {
+      if (routed.size >= 512) routed.clear();
+      routed.set(statement, (s = routedStatement(statement, raw, reader, nested)));
+    }
+    return s;
+  };
   // Drizzle asks its client only for prepare() (transactions are ours, below).
   const orm = drizzle({ client: { prepare } as never }) as unknown as Orm;
   const dialect = new SQLiteSyncDialect();

@@ -108,5 +108,7 @@ export interface Poller {
   set(devices: readonly PolledDevice[]): void;
   /** Every polled device's link state now. */
   snapshot(): DeviceState[];
+  /** Resolves when the polls under way now have answered (or failed) and said so on the bus. */
+  idle(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { EventBus } from '../realtime/bus.js';
+import { systemClock, type Clock } from '../kernel/clock.js';
 import { FieldFailure, errorText } from './errors.js';
 import type { Logger } from './types.js';
 import type { DeviceState, Poller, PolledDevice, PollPoint } from './poll-types.js';
@@ -11,18 +12,12 @@ import { bacnetReader, deviceBus, put, readBacnet, readModbus, type PollerField,
 
 export type { PollerField, BacnetReader } from './poll-read.js';
 
-export interface Timers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
 export interface PollerDeps {
   field: PollerField;
   bus: EventBus;
   log?: Logger;
-  /** Wall clock in ms (tests move it). */
-  now?: () => number;
-  timers?: Timers;
+  /** The box's clock: each device's schedule and the time its readings carry (tests step it). */
+  clock?: Clock;
   /** Largest gap bridged inside one read request (registers); 0 never reads unasked addresses. */
   maxGap?: number;
   /** Lifetime asked for BACnet COV subscriptions; the gateway renews them. */
@@ -54,22 +49,13 @@ interface Entry {
   unsubscribe: (() => Promise<void>)[];
 }
 
-const realTimers: Timers = {
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref();
-    return t;
-  },
-  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
-};
-
 const portExists = (path: string | undefined): boolean => path !== undefined && existsSync(path);
 
 export function createPoller(deps: PollerDeps): Poller {
   const { field, bus } = deps;
   const log: Logger = deps.log ?? (() => {});
-  const now = deps.now ?? Date.now;
-  const timers = deps.timers ?? realTimers;
+  const timers = deps.clock ?? systemClock;
+  const now = () => timers.now();
   const maxGap = deps.maxGap ?? DEFAULT_MAX_GAP;
   const entries = new Map<string, Entry>();
   /** Serial buses whose port cannot be opened: path -> the failure. */
@@ -265,6 +251,9 @@ export function createPoller(deps: PollerDeps): Poller {
     },
     snapshot() {
       return [...entries.values()].map((e) => ({ device_id: e.device.id, bus: e.bus, state: e.state, misses: e.misses, last_ok_at: e.lastOkAt, last_message: e.lastMessage }));
+    },
+    async idle() {
+      await Promise.allSettled([...entries.values()].flatMap((e) => (e.running ? [e.running] : [])));
     },
     async close() {
       closed = true;

@@ -9,13 +9,18 @@ import * as v from 'valibot';
 import { command, defineResource } from '../kernel/resource.js';
 import { ownerSite, requiredTenant } from '../kernel/tenancy.js';
 import type { AnyRoute } from '../kernel/route.js';
-import { adapterBodySchema, type AdapterRow, type defineAdapterRecord } from './dispatch.js';
+import { adapterBodySchema, adapterBodySchemaOf, type AdapterRow, type defineAdapterRecord, type ReadingKeySchema } from './dispatch.js';
 import { adapterChanged, POLL_DEFAULTS } from './polled-devices.js';
 import { readNow, readNowBody, readNowResponse } from './read-now.js';
 
 const createBody = v.strictObject({ item: adapterBodySchema });
 
-export function defineAdapterResource(o: { name: string; module: string; title: string; record: ReturnType<typeof defineAdapterRecord>; accessResource: string }) {
+/**
+ * `readings`: the industry's reading keys and whether its devices hold setpoints; by default the
+ * climate controllers' (poultry and swine: setpoints, climate reading keys).
+ */
+export function defineAdapterResource(o: { name: string; module: string; title: string; record: ReturnType<typeof defineAdapterRecord>; accessResource: string; readings?: { key: ReadingKeySchema; setpoints: boolean } }) {
+  const body = (o.readings ? v.strictObject({ item: adapterBodySchemaOf(o.readings) }) : createBody) as typeof createBody;
   const resource = defineResource<AdapterRow, v.InferOutput<typeof createBody>>({
     name: o.name,
     module: o.module,
@@ -26,7 +31,7 @@ export function defineAdapterResource(o: { name: string; module: string; title: 
     siteColumn: 'site_id',
     defaultSort: { field: 'controller_id', order: 'asc' },
     create: {
-      body: createBody,
+      body,
       toRow: ({ item: b }, ctx) => {
         const now = new Date().toISOString();
         return {

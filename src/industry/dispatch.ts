@@ -63,8 +63,13 @@ export const READING_KEYS = ['temp', 'humidity', 'co2', 'nh3', 'ventilation', 'w
 export type ReadingKey = (typeof READING_KEYS)[number];
 const BIT_TABLES = ['coil', 'discrete input'];
 
-export const adapterReadingSchema = v.pipe(v.strictObject({
-  key: v.picklist(READING_KEYS, `key must be one of ${READING_KEYS.join(', ')}`),
+/** A key schema of an industry's readings (a picklist, or a pattern such as vwc_pct_<depth>). */
+export type ReadingKeySchema = v.GenericSchema<string, string>;
+const climateKey: ReadingKeySchema = v.picklist(READING_KEYS, `key must be one of ${READING_KEYS.join(', ')}`);
+
+/** One reading of an adapter profile, with the industry's keys. */
+export const adapterReadingSchemaOf = (key: ReadingKeySchema) => v.pipe(v.strictObject({
+  key,
   object_type: v.optional(v.picklist(['holding register', 'input register', 'coil', 'discrete input'])),
   address: int(0, 4_194_303),
   data_type: v.optional(v.picklist(['int16', 'uint16', 'bool', 'int32', 'uint32', 'float32', 'float64'])),
@@ -78,13 +83,19 @@ export const adapterReadingSchema = v.pipe(v.strictObject({
 }),
 // A coil or discrete input is one bit: a word type there is a profile that reads garbage.
 v.check((r) => !BIT_TABLES.includes(r.object_type ?? '') || r.data_type === undefined || r.data_type === 'bool', 'a coil or discrete input reading is a bool (no word data_type)'),
-v.check((r) => r.data_type !== 'bool' || BIT_TABLES.includes(r.object_type ?? 'input register'), 'data_type bool is for coil or discrete input readings'));
+v.check((r) => r.data_type !== 'bool' || BIT_TABLES.includes(r.object_type ?? 'input register'), 'data_type bool is for coil or discrete input readings'))
+;
+export const adapterReadingSchema = adapterReadingSchemaOf(climateKey);
 export type AdapterReading = v.InferOutput<typeof adapterReadingSchema>;
 
 export const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
-/** The body of an adapter profile (create); cross-field rules per transport. */
-export const adapterBodySchema = v.pipe(v.strictObject({
+/**
+ * The body of an adapter profile (create) with an industry's reading keys; cross-field rules per
+ * transport. `setpoints: false` is a device that is only read (a weather station, a soil probe):
+ * no points, at least one reading.
+ */
+export const adapterBodySchemaOf = (o: { key: ReadingKeySchema; setpoints: boolean }) => v.pipe(v.strictObject({
   id: v.optional(v.pipe(key, v.regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : -'))),
   tenant_id: v.optional(key),
   site_id: v.optional(key),
@@ -96,8 +107,12 @@ export const adapterBodySchema = v.pipe(v.strictObject({
   serial_path: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(300))),
   modbus_unit_id: v.optional(int(0, 255)),
   device_instance: v.optional(int(0, 4_194_302)),
-  points: v.pipe(v.array(adapterPointSchema), v.minLength(1), v.maxLength(100)),
-  readings: v.optional(v.pipe(v.array(adapterReadingSchema), v.maxLength(100))),
+  points: o.setpoints
+    ? v.pipe(v.array(adapterPointSchema), v.minLength(1), v.maxLength(100))
+    : v.optional(v.pipe(v.array(adapterPointSchema), v.maxLength(0, 'a device that is only read has no setpoints')), []),
+  readings: o.setpoints
+    ? v.optional(v.pipe(v.array(adapterReadingSchemaOf(o.key)), v.maxLength(100)))
+    : v.pipe(v.array(adapterReadingSchemaOf(o.key)), v.minLength(1, 'a device that is only read needs readings'), v.maxLength(100)),
   poll_period_s: v.optional(int(1, 3600)),
   loss_after_misses: v.optional(int(1, 100)),
   comm_loss_priority: v.optional(v.picklist(['P1', 'P2'])),
@@ -109,10 +124,11 @@ v.check((b) => new Set(b.points.map((p) => p.key)).size === b.points.length, 'ea
 v.check((b) => b.transport !== 'bacnet' || (b.readings ?? []).every((r) => r.bacnet_object_type !== undefined), 'bacnet needs bacnet_object_type on every reading'),
 v.check((b) => b.transport === 'bacnet' || (b.readings ?? []).every((r) => r.address <= 65535 && r.cov === undefined), 'a Modbus reading has an address 0..65535 and no cov'),
 v.check((b) => { const keys = (b.readings ?? []).map((r) => r.key); return new Set(keys).size === keys.length; }, 'each reading key once per controller'));
+export const adapterBodySchema = adapterBodySchemaOf({ key: climateKey, setpoints: true });
 export type AdapterBody = v.InferOutput<typeof adapterBodySchema>;
 
 /** An industry's adapter profile table (poultry: poultry_adapter_profiles). */
-export function defineAdapterRecord(name: string, unitLabel = 'Unit') {
+export function defineAdapterRecord(name: string, unitLabel = 'Unit', readingKeys = READING_KEYS.join(', ')) {
   return defineRecord(name, {
     id: { type: 'string', label: 'ID', readOnly: true },
     tenant_id: { type: 'string', label: 'Tenant', readOnly: true },
@@ -126,7 +142,7 @@ export function defineAdapterRecord(name: string, unitLabel = 'Unit') {
     modbus_unit_id: { type: 'integer', label: 'Modbus unit id', nullable: true },
     device_instance: { type: 'integer', label: 'BACnet device', nullable: true },
     points: { type: 'array', label: 'Setpoints', description: '[{key, address, object_type, data_type, order, scale, offset, bacnet_object_type, property, priority, tag, read_back}]: where each setpoint key lives (read_back, default true: the poller reads it back).' },
-    readings: { type: 'array', label: 'Readings', nullable: true, description: `[{key (${READING_KEYS.join(', ')}), object_type, address, data_type, order, scale, offset, bacnet_object_type, property, period_s, cov}]: what the poller reads (engineering = raw / scale + offset).` },
+    readings: { type: 'array', label: 'Readings', nullable: true, description: `[{key (${readingKeys}), object_type, address, data_type, order, scale, offset, bacnet_object_type, property, period_s, cov}]: what the poller reads (engineering = raw / scale + offset).` },
     poll_period_s: { type: 'integer', label: 'Poll period', nullable: true, description: 'How often the controller is read (default 10 s).', ui: { unit: 's' } },
     loss_after_misses: { type: 'integer', label: 'Loss after misses', nullable: true, description: 'Consecutive missed polls that are a communication loss (default 3).' },
     comm_loss_priority: { type: 'string', label: 'Communication loss priority', nullable: true, enum: ['P1', 'P2'], description: 'Priority of the comm_loss alarm when the controller stops answering (default P1).' },

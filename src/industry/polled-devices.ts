@@ -1,4 +1,4 @@
-// Adapter profiles (poultry-adapters, swine-adapters) as the poller sees them: one PolledDevice
+// Adapter profiles (poultry-adapters, swine-adapters, melioration-adapters) as the poller sees them: one PolledDevice
 // per profile that has something to read (readings, or setpoints read back). The codec is the
 // write path's: engineering = raw / scale + offset (src/field/poll-types.ts).
 import type { Services } from '../kernel/context.js';
@@ -9,7 +9,7 @@ export const POLL_DEFAULTS = { poll_period_s: 10, loss_after_misses: 3 } as cons
 export type PollDefaults = { poll_period_s: number; loss_after_misses: number };
 
 /** The industries whose adapter profiles are polled. */
-export type PolledIndustry = 'poultry' | 'swine';
+export type PolledIndustry = 'poultry' | 'swine' | 'melioration';
 
 const defined = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, x]) => x !== undefined && x !== null)) as T;
 

@@ -22,15 +22,15 @@ export interface ClockSource {
   mono(): number;
 }
 
-const systemClock: ClockSource = { wall: () => Date.now(), mono: () => performance.now() };
-let clock: ClockSource = systemClock;
+const systemSource: ClockSource = { wall: () => Date.now(), mono: () => performance.now() };
+let clock: ClockSource = systemSource;
 
 export const nowMs = (): number => clock.wall();
 export const monoMs = (): number => clock.mono();
 
 /** Tests and benchmarks only: replace the clock (no argument restores the system clock). */
 export function setClock(source?: ClockSource): void {
-  clock = source ?? systemClock;
+  clock = source ?? systemSource;
 }
 
 /**
@@ -49,4 +49,46 @@ export class JumpDetector {
     const skew = (now.wall - prev.wall) - (now.mono - prev.mono);
     return Math.abs(skew) > this.toleranceMs ? skew : 0;
   }
+}
+
+/**
+ * The box's clock for the services that schedule by it (the poller's reading schedule, curve
+ * following): wall time and timers together, so one injected clock moves both. Built once by the
+ * composition root (startServer's `clock` option, the system clock by default) and found on
+ * `services.clock`; a test passes a clock it steps instead of sleeping through days.
+ */
+export interface Clock {
+  /** Wall time, epoch ms. */
+  now(): number;
+  /** Runs `fn` once after `ms` of this clock; the timer never keeps the process alive. */
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    t.unref();
+    return t;
+  },
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+/** Calls `fn` every `ms` of the clock until the returned function is called. */
+export function every(clock: Clock, ms: number, fn: () => void): () => void {
+  let handle: unknown;
+  let stopped = false;
+  const arm = () => {
+    handle = clock.setTimeout(() => {
+      if (stopped) return;
+      arm();
+      fn();
+    }, ms);
+  };
+  arm();
+  return () => {
+    stopped = true;
+    clock.clearTimeout(handle);
+  };
 }

@@ -10,6 +10,7 @@ import type { SecurityLog } from '../auth/security-log.js';
 import type { EventBus } from '../realtime/bus.js';
 import type { FieldService } from '../field/service.js';
 import type { Poller } from '../field/poll-types.js';
+import type { Clock } from './clock.js';
 
 export type Role = 'operator' | 'admin' | 'security';
 export type ScopeType = 'master' | 'tenant';
@@ -97,6 +98,8 @@ export interface Services {
   field: FieldService;
   /** Reads the adapter profiles' devices on the field service's buses (src/field/poller.ts). Built by the composition root. */
   poller: Poller;
+  /** The box's clock for what schedules by it (src/kernel/clock.ts). Built by the composition root. */
+  clock: Clock;
   openapiYaml(): string;
 }
 

@@ -1,7 +1,8 @@
 // The house card in Chromium says how old the climate it shows is, and does not present an old
 // reading as the house's climate now: a house whose last reading is 12 minutes old (stale_after_s
 // 300) shows "No reading for 12 min — check the controller", its out-of-norm values without the
-// alarm colour and the card in warn; a house that reported a moment ago shows its age and no mark.
+// alarm colour and the card in warn; a house that reported a moment ago shows its age and no mark;
+// a house whose last reading a person typed in says so ("Typed in by hand", not "Measured").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { createTestEnv, type TestEnv } from '../helpers/server.js';
@@ -22,14 +23,19 @@ describe('house card age and stale mark in Chromium', () => {
     server = await env.start({ mqtt_broker: 'off', alarm_escalation_interval_ms: '3600000' });
     const master = await clientAs(env, server);
     const farm = await clientAs(env, server, { role: 'admin', scope_type: 'tenant', tenant_id: 'farm-1' }, master.contract);
-    card = (await master.post('/api/v1/passkeys/commands/issue', { type: 'rfid', holder: 'Barn admin', scope: 'tenant', tenant_id: 'farm-1', role: 'admin', ttl_minutes: 60, card_uid: '04C0000001' })).body.item.credential as string;
-    for (const house of ['5', '6']) {
+    const issued = (await master.post('/api/v1/passkeys/commands/issue', { type: 'rfid', holder: 'Barn admin', scope: 'tenant', tenant_id: 'farm-1', role: 'admin', ttl_minutes: 60, card_uid: '04C0000001' })).body.item;
+    card = issued.credential as string;
+    for (const house of ['5', '6', '7']) {
       expect((await farm.post('/api/v1/poultry-flock/commands/place', { house_id: house, batch_id: `B${house}`, subtype: 'broiler', start_date: daysAgo(20), birds_placed: 20_000 })).status).toBe(201);
     }
     // House 5 fell silent 12 minutes ago on a reading far out of norm; house 6 reported just now.
     const old = await farm.post('/api/v1/poultry-climate/commands/telemetry', { house_id: '5', ts: new Date(Date.now() - 12 * 60_000 - 5_000).toISOString(), temp: 31.5, humidity: 60 });
     expect(old.body.item.status).toBe('alarm');
     expect((await farm.post('/api/v1/poultry-climate/commands/telemetry', { house_id: '6', temp: 25.5, humidity: 60 })).status).toBe(200);
+    // House 7's last reading was typed in by a person (a session of the card): source manual.
+    const person = await clientAs(env, server, { subject: issued.id as string, role: 'admin', scope_type: 'tenant', tenant_id: 'farm-1' }, master.contract);
+    expect((await person.post('/api/v1/poultry-climate/commands/telemetry', { house_id: '7', temp: 25, humidity: 61 })).status).toBe(200);
+    expect((await farm.get('/api/v1/poultry-climate-readings/list?house_id=7')).body.items.map((r: { source: string }) => r.source)).toEqual(['manual']);
     browser = await launch();
   }, 120_000);
   afterAll(async () => {
@@ -52,6 +58,12 @@ describe('house card age and stale mark in Chromium', () => {
     expect(await fresh.locator('.reading-at').getAttribute('data-stale')).toBe('false');
     expect(await fresh.locator('.stale-reading').count()).toBe(0);
     expect(await fresh.locator('.reading-age').textContent()).toBe('(just now)');
+    // Measured by the controller, or typed in: the card says which.
+    expect(await fresh.locator('.reading-at dt').textContent()).toBe('Measured');
+    expect(await fresh.locator('.reading-at').getAttribute('data-manual')).toBe('false');
+    const typed = page.locator('#houses li[data-house="7"]');
+    expect(await typed.locator('.reading-at').getAttribute('data-manual')).toBe('true');
+    expect(await typed.locator('.reading-at dt').textContent()).toBe('Typed in by hand');
     expect(await axeSerious(page)).toEqual([]);
   }, 60_000);
 });

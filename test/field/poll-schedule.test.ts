@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EventBus } from '../../src/realtime/bus.js';
+import type { Clock } from '../../src/kernel/clock.js';
 import { createPoller, type PollerField, type BacnetReader } from '../../src/field/poller.js';
 import { fieldConfig } from '../../src/field/config.js';
 import { FieldFailure } from '../../src/field/errors.js';
@@ -11,7 +12,7 @@ import { device, hr, record } from './poll-helpers.js';
 // skip instants, set() keeps state, per-point periods, and the BACnet branch on a stand-in gateway.
 // What goes on a real wire is in poll-modbus.test.ts and poll-rtu.test.ts.
 
-const timers = { setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms), clearTimeout: (h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>) };
+const clock: Clock = { now: () => Date.now(), setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms), clearTimeout: (h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>) };
 let t0 = 0;
 let poller: Poller | null = null;
 
@@ -51,7 +52,7 @@ function simulated(latency: (n: number) => number, fail: (n: number) => FieldFai
 describe('poller clock', () => {
   it('polls at the planned instants, not at "end of last poll + period"', async () => {
     const sim = simulated(() => 300);
-    poller = createPoller({ field: sim.field, bus: new EventBus(), timers });
+    poller = createPoller({ field: sim.field, bus: new EventBus(), clock });
     poller.set([device('d', { period_ms: 1000, points: [hr('t', 0)] })]);
     await vi.advanceTimersByTimeAsync(4500);
     expect(sim.starts.map((s) => s.at)).toEqual([0, 1000, 2000, 3000, 4000]);
@@ -61,7 +62,7 @@ describe('poller clock', () => {
     const sim = simulated((n) => (n === 0 ? 2500 : 100));
     const bus = new EventBus();
     const events = record(bus);
-    poller = createPoller({ field: sim.field, bus, timers });
+    poller = createPoller({ field: sim.field, bus, clock });
     poller.set([device('d', { period_ms: 1000, points: [hr('t', 0)] })]);
     await vi.advanceTimersByTimeAsync(5500);
     expect(sim.starts.map((s) => s.at)).toEqual([0, 3000, 4000, 5000]);
@@ -70,7 +71,7 @@ describe('poller clock', () => {
 
   it('a point with a longer period is read only when due', async () => {
     const sim = simulated(() => 10);
-    poller = createPoller({ field: sim.field, bus: new EventBus(), timers });
+    poller = createPoller({ field: sim.field, bus: new EventBus(), clock });
     poller.set([device('d', { period_ms: 1000, points: [hr('fast', 0), hr('slow', 40, { period_ms: 3000 })] })]);
     await vi.advanceTimersByTimeAsync(6500);
     const slowReads = sim.starts.filter((s) => s.read.address === 40).map((s) => s.at);
@@ -85,7 +86,7 @@ describe('poller state', () => {
     const sim = simulated(() => 50, () => new FieldFailure('timeout', 'Timeout 10.0.0.9:502 addr:0'));
     const bus = new EventBus();
     const events = record(bus);
-    poller = createPoller({ field: sim.field, bus, timers });
+    poller = createPoller({ field: sim.field, bus, clock });
     const d = device('d', { host: '10.0.0.9', period_ms: 1000, loss_after_misses: 3, points: [hr('t', 0)] });
     poller.set([d, device('other', { host: '10.0.0.8', period_ms: 1000, points: [hr('t', 0)] })]);
     await vi.advanceTimersByTimeAsync(2500);
@@ -105,7 +106,7 @@ describe('poller state', () => {
 
   it('a device that cannot be polled as configured is reported, not polled', async () => {
     const sim = simulated(() => 10);
-    poller = createPoller({ field: sim.field, bus: new EventBus(), timers });
+    poller = createPoller({ field: sim.field, bus: new EventBus(), clock });
     poller.set([device('bad', { points: [{ key: 'c', kind: 'reading', object_type: 'coil', address: 1, data_type: 'float32' }] }), device('nohost', { host: undefined, points: [hr('t', 0)] }), device('zero', { points: [hr('t', 0, { period_ms: 0 })] })]);
     await vi.advanceTimersByTimeAsync(1000);
     expect(sim.starts).toEqual([]);
@@ -141,7 +142,7 @@ describe('poller BACnet branch (stand-in gateway)', () => {
     };
     const bus = new EventBus();
     const events = record(bus);
-    poller = createPoller({ field: simulated(() => 0, () => null, gateway).field, bus, timers });
+    poller = createPoller({ field: simulated(() => 0, () => null, gateway).field, bus, clock });
     poller.set([bacnetDevice([av('temp', 1), av('sp', 2, { kind: 'setpoint' }), av('co2', 3, { cov: true })])]);
     await vi.advanceTimersByTimeAsync(10);
     expect(polled[0]).toEqual(['temp', 'sp']);
@@ -157,7 +158,7 @@ describe('poller BACnet branch (stand-in gateway)', () => {
   });
 
   it('a gateway without the reading methods is a miss with a clear message', async () => {
-    poller = createPoller({ field: simulated(() => 0).field, bus: new EventBus(), timers });
+    poller = createPoller({ field: simulated(() => 0).field, bus: new EventBus(), clock });
     poller.set([bacnetDevice([av('temp', 1)])]);
     await vi.advanceTimersByTimeAsync(10);
     expect(poller.snapshot()[0]).toMatchObject({ misses: 1, last_message: 'BACnet reads are not available in this build (BacnetGateway.readPoints)' });

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import type { Clock } from '../../src/kernel/clock.js';
 import { createLogger } from '../../src/kernel/logger.js';
 import { openDatabase } from '../../src/db/client.js';
 import { migrateAll } from '../../src/modules/migrate-all.js';
@@ -31,7 +32,8 @@ export interface TestEnv {
   databaseUrl: string;
   logs: Record<string, unknown>[];
   config(overrides?: Record<string, string>): Config;
-  start(overrides?: Record<string, string>): Promise<RunningServer>;
+  /** `clock`: the box's clock (test/helpers/clock.ts steps one); the system clock by default. */
+  start(overrides?: Record<string, string>, opts?: { clock?: Clock }): Promise<RunningServer>;
   /** A signed session token from the server's own key (default: admin, master scope). */
   token(server: RunningServer, claims?: Partial<TokenClaims>): Promise<string>;
   cleanup(): Promise<void>;
@@ -122,9 +124,9 @@ export async function createTestEnv(dialect: TestDialect, opts: { empty?: boolea
     config(overrides = {}) {
       return loadConfig({ http_port: '0', https_port: 'off', host: '127.0.0.1', data_dir: dataDir, database_url: databaseUrl, log_level: 'debug', rpc_port: '0', ...overrides }, {});
     },
-    async start(overrides = {}) {
+    async start(overrides = {}, opts = {}) {
       const log = createLogger('debug', (line) => logs.push(JSON.parse(line) as Record<string, unknown>));
-      const server = await startServer(env.config(overrides), { log });
+      const server = await startServer(env.config(overrides), { log, ...opts });
       running.push(server);
       return server;
     },

@@ -11,6 +11,7 @@ import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
 import { clientAs, type Client } from '../helpers/client.js';
 import { startModbusPeer, stopAll, type ModbusPeer } from '../field/helpers.js';
 import type { RunningServer } from '../../src/server.js';
+import type { Clock } from '../../src/kernel/clock.js';
 import type { CurveFollower } from '../../src/modules/poultry/follow-service.js';
 import { curveOfPhases, valuesAt } from '../../src/industry/curve.js';
 import { DEFAULT_BROILER_CURVE } from '../../src/modules/poultry/default-curve.js';
@@ -56,7 +57,7 @@ describe.each(DIALECTS)('curve following (%s)', (dialect) => {
     const res = await admin.post('/api/v1/poultry-adapters', { item: {
       unit_id: 'H1', controller_id: 'house-1-climate', transport: 'modbus-tcp', host: '127.0.0.1', port, modbus_unit_id: 1,
       // The poller's read-back is what emitHeld() plays, on the injected clock: the box's own poller
-      // (wall clock) stays off this controller.
+      // (its timers are the test's, which never fire) stays off this controller.
       points: [{ key: 'target_temp_c', address: REG, data_type: 'int16', scale: 10, read_back: false }],
     } });
     expect(res.status).toBe(201);
@@ -74,8 +75,9 @@ describe.each(DIALECTS)('curve following (%s)', (dialect) => {
   beforeAll(async () => {
     peer = await startModbusPeer('tcp', '0');
     env = await createTestEnv(dialect);
-    server = await env.start({ mqtt_broker: 'off', alarm_escalation_interval_ms: '3600000' });
-    server.services.poultryClock = () => new Date(sim);
+    // The box's clock reads `sim` and its timers never fire: the test runs each pass itself.
+    const clock: Clock = { now: () => sim, setTimeout: () => null, clearTimeout: () => undefined };
+    server = await env.start({ mqtt_broker: 'off', alarm_escalation_interval_ms: '3600000' }, { clock });
     follower = server.services.curveFollower!;
     master = await clientAs(env, server);
     admin = await clientAs(env, server, { subject: 'admin-a', role: 'admin', scope_type: 'tenant', tenant_id: 'tA', site_id: 'farm-1' }, master.contract);

@@ -21,6 +21,7 @@ const EXTRA: Record<string, Record<string, unknown>> = {
   '/api/v1/melioration-field': { site_id: 'site-1', available_water_mm_per_m: 150 },
   '/api/v1/poultry-adapters': { host: '10.0.0.1' },
   '/api/v1/swine-adapters': { host: '10.0.0.1' },
+  '/api/v1/melioration-adapters': { host: '10.0.0.1', readings: [{ key: 'air_temp_c', address: 0 }] },
   '/api/v1/notification-channels': { tenant_id: 't1', kind: 'webhook', webhook_url: 'http://127.0.0.1:9/hook', webhook_key: 'race-key-0123456789abcdef' },
   // the channel made just before (the document lists channels first)
   '/api/v1/notification-rules': { tenant_id: 't1', channel_id: 'race-notification-channels' },

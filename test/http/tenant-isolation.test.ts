@@ -16,6 +16,7 @@ const CREATE: Record<string, (id: string) => unknown> = {
   tasks: (id) => ({ item: { id, title: 'B private task', priority: 'high', sla_minutes: 30 } }),
   'swine-adapters': (id) => ({ item: { id, unit_id: 'b-room', controller_id: 'b-room-climate', transport: 'modbus-tcp', host: '127.0.0.1', points: [{ key: 'target_temp_c', address: 1 }] } }),
   'poultry-adapters': (id) => ({ item: { id, unit_id: 'H1', controller_id: 'B private controller', transport: 'modbus-tcp', host: '10.0.0.9', points: [{ key: 'target_temp_c', address: 100 }] } }),
+  'melioration-adapters': (id) => ({ item: { id, unit_id: 'b-field', controller_id: 'B private station', transport: 'modbus-tcp', host: '10.0.0.9', readings: [{ key: 'air_temp_c', address: 0 }] } }),
   'melioration-field': (id) => ({ item: { id, name: 'B private field', site_id: 'b-site', crop: 'maize', field_capacity_pct: 30, wilting_point_pct: 15, root_depth_m: 0.5 } }),
   'notification-channels': (id) => {
     bChannel = id;

@@ -14,6 +14,7 @@ import type { TelemetryPoint } from '../../realtime/bus.js';
 import { colOf, tableOf } from '../../db/sql.js';
 import { ingestClimate, telemetryBody } from '../poultry/climate.js';
 import { climateRecord as swineReadings, judgeReading } from '../swine/climate.js';
+import { ingestMeliorationDevice } from '../melioration/devices.js';
 
 const CLIMATE = ['temp', 'humidity', 'co2', 'nh3', 'ventilation'] as const;
 const SWINE_FIELD = { temp: 'temp_c', humidity: 'humidity_pct', co2: 'co2_ppm', nh3: 'nh3_ppm', ventilation: 'ventilation_pct' } as const;
@@ -53,6 +54,8 @@ async function swine(services: Services, e: DeviceReadingEvent, climate: Record<
 
 /** One device answer: its climate reading into the industry, its other values into telemetry. */
 export async function ingestDeviceReading(services: Services, e: DeviceReadingEvent): Promise<void> {
+  // A station's or probe's values are all the melioration pipeline's (src/modules/melioration/devices.ts).
+  if (e.industry === 'melioration') return ingestMeliorationDevice(services, e);
   const climate = climateOf(e.values);
   const received = new Date().toISOString();
   const points: TelemetryPoint[] = Object.entries(e.values).filter(([k, x]) => !(CLIMATE as readonly string[]).includes(k) && Number.isFinite(x)).map(([metric, value]) => ({

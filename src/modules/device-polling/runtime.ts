@@ -10,6 +10,7 @@ import { onAdapterChange, toPolledDevices, type PolledIndustry } from '../../ind
 import { tableOf } from '../../db/sql.js';
 import { adapterRecord as poultryAdapters } from '../poultry/climate-schema.js';
 import { adapterRecord as swineAdapters } from '../swine/setpoints.js';
+import { adapterRecord as meliorationAdapters } from '../melioration/devices.js';
 import { ingestDeviceReading } from './ingest.js';
 import { onBusLink, onDeviceLink, type KnownDevice } from './links.js';
 import { clearCommLoss, controllerRule } from '../../industry/comm-loss.js';
@@ -31,7 +32,7 @@ declare module '../../kernel/context.js' {
   }
 }
 
-const TABLES: [PolledIndustry, typeof poultryAdapters.table][] = [['poultry', poultryAdapters.table], ['swine', swineAdapters.table]];
+const TABLES: [PolledIndustry, typeof poultryAdapters.table][] = [['poultry', poultryAdapters.table], ['swine', swineAdapters.table], ['melioration', meliorationAdapters.table]];
 
 export function createDevicePolling(services: Services) {
   let known = new Map<string, KnownDevice>();

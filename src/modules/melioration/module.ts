@@ -8,6 +8,7 @@ import { soilRoutes } from './soil.js';
 import { weatherRoutes } from './weather.js';
 import { controlModeRoutes } from './control-mode.js';
 import { alertRoutes } from './alerts.js';
+import { adapterRecord, adapterResource } from './devices.js';
 import { balanceDays, controlModes, irrigationEvents, meliorationFields, soilMoisture, weather } from './schema.js';
 import { createMeliorationService } from './service.js';
 
@@ -27,15 +28,16 @@ export default defineModule({
   industry_scope: 'industry',
   key_entity: 'field',
   provides_enrichment_for: [],
-  routes: [...fieldRoutes, ...irrigationRoutes, ...soilRoutes, ...weatherRoutes, ...controlModeRoutes, ...alertRoutes],
-  tables: [meliorationFields, irrigationEvents, soilMoisture, weather, controlModes, balanceDays],
+  routes: [...fieldRoutes, ...irrigationRoutes, ...soilRoutes, ...weatherRoutes, ...controlModeRoutes, ...alertRoutes, ...adapterResource.routes],
+  tables: [meliorationFields, irrigationEvents, soilMoisture, weather, controlModes, balanceDays, adapterRecord.table],
   // As in poultry (docs/alarms.md, Permissions): readings (irrigation events, soil probes, weather
-  // and station telemetry) and fields (their soil and thresholds) are for devices, integrations
+  // and station telemetry), fields (their soil and thresholds) and the stations and probes the box
+  // reads (melioration-adapters) are for devices, integrations
   // (admin-role service tokens) and admins; operators acknowledge and shelve alerts and switch a
   // field's control mode (like poultry's curve following).
   permissions: [
     ...managed(['melioration-control-mode'], 'operate'),
-    ...managed(['melioration-field', 'melioration-irrigation-machine', 'melioration-irrigation-drip', 'melioration-soil-moisture', 'melioration-weather'], 'read'),
+    ...managed(['melioration-field', 'melioration-irrigation-machine', 'melioration-irrigation-drip', 'melioration-soil-moisture', 'melioration-weather', 'melioration-adapters'], 'read'),
     ...grant('melioration-alerts', { admin: [...MANAGE, 'acknowledge', 'shelve', 'reset'], operator: ['read', 'acknowledge', 'shelve'], security: ['read'] }),
   ],
   runtime: defineRuntime({

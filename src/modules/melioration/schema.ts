@@ -1,6 +1,7 @@
 // The melioration records, declared once: fields give the tables, the UI schemes (labels,
 // units), the list filters and the row types. Every row carries tenant_id and site_id.
 import { defineRecord } from '../../kernel/record.js';
+import { READING_SOURCES } from '../../industry/pipeline.js';
 
 export const CONTROL_MODES = ['A', 'B', 'C'] as const;
 export const FALLBACK_MODES = ['A', 'B'] as const;
@@ -85,6 +86,7 @@ export const soilRecord = defineRecord('melioration_soil_moisture', {
   day,
   depletion_mm: { type: 'number', label: 'Depletion', readOnly: true, description: 'Root-zone depletion this reading stands for: (field capacity - water content) x root depth, at least 0.', ui: { unit: 'mm' } },
   surplus_mm: { type: 'number', label: 'Above field capacity', readOnly: true, description: '(water content - field capacity) x root depth, at least 0.', ui: { unit: 'mm' } },
+  reading_source: { type: 'string', label: 'Read by', nullable: true, enum: READING_SOURCES, filter: true, description: 'device (polled by the box from its adapter profile), api (an integration), manual (a person); null before this was recorded.' },
   received_at: { type: 'datetime', label: 'Received', readOnly: true },
 }, { indexes: [{ name: 'melioration_soil_field_day', columns: ['tenant_id', 'field_id', 'day'] }] });
 
@@ -120,6 +122,7 @@ export const weatherRecord = defineRecord('melioration_weather', {
   health_reasons: { type: 'array', items: 'string', label: 'Health reasons', readOnly: true, description: 'Why it is unhealthy: stale, missing, stuck, no_data, temperature_jump, implausible_radiation, reported_unhealthy, station_unhealthy.' },
   fallback_mode: { type: 'string', label: 'Fallback mode', enum: FALLBACK_MODES, nullable: true, readOnly: true, description: 'Telemetry: the fallback mode fields in C were sent to (when this frame degraded them).' },
   fields: { type: 'array', label: 'Fields', nullable: true, readOnly: true, description: 'Telemetry: control_mode, fallback_mode and auto_degraded of each field of the site after this frame.' },
+  reading_source: { type: 'string', label: 'Read by', nullable: true, enum: READING_SOURCES, filter: true, description: 'device (polled by the box from its adapter profile), api (an integration), manual (a person); null before this was recorded.' },
   received_at: { type: 'datetime', label: 'Received', readOnly: true, sortable: true },
 }, {
   indexes: [

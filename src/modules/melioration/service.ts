@@ -295,7 +295,7 @@ function missingFrame(last: WeatherRow, iso: string, modes: ControlModeRow[]): W
     t_min_c: null, t_max_c: null, rh_min_pct: null, rh_max_pct: null, rh_mean_pct: null, wind_2m_ms: null, solar_mj_m2: null, sunshine_h: null, rain_mm: null,
     latitude_deg: null, elevation_m: null, air_temp_c: null, rh_pct: null, wind_ms: null, solar_w_m2: null, et0_mm: null, et0_method: null,
     reported_healthy: null, telemetry_healthy: false, healthy: false, health_reasons: ['missing'], fallback_mode: null,
-    fields: modeSummary(modes), received_at: iso,
+    fields: modeSummary(modes), reading_source: null, received_at: iso,
   };
 }
 

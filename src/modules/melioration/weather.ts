@@ -5,6 +5,8 @@
 import * as v from 'valibot';
 import { and, desc, eq, lt } from 'drizzle-orm';
 import { command, defineResource } from '../../kernel/resource.js';
+import type { HandlerContext } from '../../kernel/route.js';
+import { apiReadingSource, type ReadingSource } from '../../industry/pipeline.js';
 import { need, type Services } from '../../kernel/context.js';
 import { ApiError } from '../../kernel/errors.js';
 import { timeId } from '../../kernel/ids.js';
@@ -39,20 +41,22 @@ const dailyBody = v.strictObject({
   }),
 });
 
-const telemetryBody = v.strictObject({
-  item: v.strictObject({
-    site_id: v.optional(ident),
-    station_id: ident,
-    observed_at: timestamp,
-    air_temp_c: opt(num(-90, 70)),
-    rh_pct: opt(num(0, 100)),
-    wind_ms: opt(num(0, 75)),
-    solar_w_m2: opt(num(0, 2000)),
-    rain_mm: opt(num(0, 500)),
-    healthy: opt(v.boolean()),
-    fallback_mode: v.optional(v.picklist(FALLBACK_MODES)),
-  }),
+/** One station frame (the telemetry command's item; a polled station's frame is checked by it too). */
+export const stationFrameSchema = v.strictObject({
+  site_id: v.optional(ident),
+  station_id: ident,
+  observed_at: timestamp,
+  air_temp_c: opt(num(-90, 70)),
+  rh_pct: opt(num(0, 100)),
+  wind_ms: opt(num(0, 75)),
+  solar_w_m2: opt(num(0, 2000)),
+  rain_mm: opt(num(0, 500)),
+  healthy: opt(v.boolean()),
+  fallback_mode: v.optional(v.picklist(FALLBACK_MODES)),
 });
+const telemetryBody = v.strictObject({ item: stationFrameSchema });
+
+export type StationFrame = v.InferOutput<typeof telemetryBody>['item'];
 
 const bad = (field: string, reason: string, message: string) => new ApiError('validation_error', message, [{ field, reason }]);
 const previousDay = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
@@ -134,7 +138,7 @@ export const weatherResource = defineResource<WeatherRow>({
         const row: WeatherRow = {
           ...empty, id: timeId(), tenant_id: tenant, site_id: site, kind: 'daily', source: b.source, station_id: b.station_id ?? null, day: b.day, observed_at: observed,
           ...stored, rain_mm: b.rain_mm ?? 0, et0_mm: et0.et0_mm, et0_method: et0.method,
-          reported_healthy: b.healthy ?? null, telemetry_healthy: telemetryHealthy, healthy: reasons.length === 0, health_reasons: reasons, received_at: now.toISOString(),
+          reported_healthy: b.healthy ?? null, telemetry_healthy: telemetryHealthy, healthy: reasons.length === 0, health_reasons: reasons, reading_source: apiReadingSource(ctx.caller), received_at: now.toISOString(),
         };
         await kit.store(ctx.services.db).insert(row);
         await need(ctx.services, 'melioration').evaluateSite(tenant, site, ctx.caller?.subject ?? 'system', b.day);
@@ -146,41 +150,43 @@ export const weatherResource = defineResource<WeatherRow>({
       action: 'execute',
       status: 201,
       body: telemetryBody,
-      handler: async (ctx, kit) => {
-        const b = ctx.body.item;
-        const now = new Date();
-        const site = writeSite(ctx.caller, b.site_id);
-        notFuture('item.observed_at', b.observed_at, now);
-        const tenant = ctx.caller?.tenant_id ?? '';
-        const observed = new Date(Date.parse(b.observed_at)).toISOString();
-        const frame: Frame = { observed_at: observed, air_temp_c: b.air_temp_c ?? null, rh_pct: b.rh_pct ?? null, wind_ms: b.wind_ms ?? null, solar_w_m2: b.solar_w_m2 ?? null };
-        const judged = judgeFrame(frame, await previousFrames(ctx.services, tenant, site, b.station_id, observed), now, b.healthy ?? null);
-        const melioration = need(ctx.services, 'melioration');
-        const latest = await melioration.stationState(tenant, site);
-        const row: WeatherRow = {
-          ...empty, id: timeId(), tenant_id: tenant, site_id: site, kind: 'telemetry', source: 'station', station_id: b.station_id, day: dayOf(observed, ctx.services.config),
-          ...frame, rain_mm: b.rain_mm ?? null, reported_healthy: b.healthy ?? null, telemetry_healthy: judged.telemetry_healthy, healthy: judged.healthy,
-          health_reasons: judged.reasons, received_at: now.toISOString(),
-        };
-        await kit.store(ctx.services.db).insert(row);
-        // A late frame (older than the newest one seen) is kept but does not change the modes.
-        const newest = !latest || observed >= latest.observed_at;
-        const modes = newest
-          ? await melioration.applyStationHealth(tenant, site, {
-            healthy: judged.healthy, fallback_mode: b.fallback_mode, actor: ctx.caller?.subject ?? 'system',
-            reason: judged.healthy ? `station ${b.station_id} healthy again` : `station ${b.station_id} unhealthy: ${judged.reasons.join(', ')}`,
-          })
-          : await melioration.siteModes(tenant, site);
-        const degraded = modes.filter((m) => m.auto_degraded);
-        const saved = await kit.store(ctx.services.db).update({ id: row.id }, {
-          fields: modeSummary(modes),
-          // The frame's own fallback_mode, else the one the degraded fields share (null when they differ: see fields).
-          fallback_mode: !judged.healthy && degraded.length ? (b.fallback_mode ?? (new Set(degraded.map((m) => m.control_mode)).size === 1 ? degraded[0]!.control_mode as 'A' | 'B' : null)) : null,
-        });
-        return saved ?? row;
-      },
+      handler: async (ctx) => ingestStationFrame(ctx as HandlerContext<unknown>, ctx.body.item, apiReadingSource(ctx.caller)),
     }),
   },
 });
+
+/** One station frame (judged for health; it may move the site's fields between modes): from the telemetry command (api, manual) or a polled station (device). */
+export async function ingestStationFrame(ctx: HandlerContext<unknown>, b: StationFrame, source: ReadingSource): Promise<WeatherRow> {
+  const now = new Date();
+  const site = writeSite(ctx.caller, b.site_id);
+  notFuture('item.observed_at', b.observed_at, now);
+  const tenant = ctx.caller?.tenant_id ?? '';
+  const observed = new Date(Date.parse(b.observed_at)).toISOString();
+  const frame: Frame = { observed_at: observed, air_temp_c: b.air_temp_c ?? null, rh_pct: b.rh_pct ?? null, wind_ms: b.wind_ms ?? null, solar_w_m2: b.solar_w_m2 ?? null };
+  const judged = judgeFrame(frame, await previousFrames(ctx.services, tenant, site, b.station_id, observed), now, b.healthy ?? null);
+  const melioration = need(ctx.services, 'melioration');
+  const latest = await melioration.stationState(tenant, site);
+  const row: WeatherRow = {
+    ...empty, id: timeId(), tenant_id: tenant, site_id: site, kind: 'telemetry', source: 'station', station_id: b.station_id, day: dayOf(observed, ctx.services.config),
+    ...frame, rain_mm: b.rain_mm ?? null, reported_healthy: b.healthy ?? null, telemetry_healthy: judged.telemetry_healthy, healthy: judged.healthy,
+    health_reasons: judged.reasons, reading_source: source, received_at: now.toISOString(),
+  };
+  await weatherResource.kit.store(ctx.services.db).insert(row);
+  // A late frame (older than the newest one seen) is kept but does not change the modes.
+  const newest = !latest || observed >= latest.observed_at;
+  const modes = newest
+    ? await melioration.applyStationHealth(tenant, site, {
+      healthy: judged.healthy, fallback_mode: b.fallback_mode, actor: ctx.caller?.subject ?? 'system',
+      reason: judged.healthy ? `station ${b.station_id} healthy again` : `station ${b.station_id} unhealthy: ${judged.reasons.join(', ')}`,
+    })
+    : await melioration.siteModes(tenant, site);
+  const degraded = modes.filter((m) => m.auto_degraded);
+  const saved = await weatherResource.kit.store(ctx.services.db).update({ id: row.id }, {
+    fields: modeSummary(modes),
+    // The frame's own fallback_mode, else the one the degraded fields share (null when they differ: see fields).
+    fallback_mode: !judged.healthy && degraded.length ? (b.fallback_mode ?? (new Set(degraded.map((m) => m.control_mode)).size === 1 ? degraded[0]!.control_mode as 'A' | 'B' : null)) : null,
+  });
+  return saved ?? row;
+}
 
 export const weatherRoutes = weatherResource.routes;

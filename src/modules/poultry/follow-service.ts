@@ -19,6 +19,7 @@ import type { DeviceReadingEvent } from '../../field/poll-types.js';
 import { colOf, tableOf } from '../../db/sql.js';
 import { dispatchSetpoints, type AdapterRow } from '../../industry/dispatch.js';
 import { curveOfPhases, drifting, valuesAt } from '../../industry/curve.js';
+import { every } from '../../kernel/clock.js';
 import { inForceChanged } from '../../industry/in-force.js';
 import { adapterRecord } from './climate-schema.js';
 import { publishedPhases, SETPOINT_KEYS } from './climate.js';
@@ -27,8 +28,6 @@ import { followRecord, type FollowRow, type PauseReason } from './follow-schema.
 
 declare module '../../kernel/context.js' {
   interface Services {
-    /** The poultry runtime's clock (curve following); a test injects a simulated one. */
-    poultryClock?: () => Date;
     /** The curve follower of the poultry runtime. */
     curveFollower?: CurveFollower;
   }
@@ -71,7 +70,8 @@ export interface CurveFollower {
 }
 
 export { fractionalAge };
-export const clockOf = (services: Services): Date => services.poultryClock?.() ?? new Date();
+/** Now on the box's clock (services.clock: the composition root's, a stepped one in tests). */
+export const clockOf = (services: Services): Date => new Date(services.clock.now());
 
 
 const num = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
@@ -244,15 +244,14 @@ export function startCurveFollower(services: Services, periodMs: number): { foll
   const off = services.bus.on('device_readings', (ev) => {
     void follower.observe(ev).catch(() => undefined);
   });
-  const timer = setInterval(() => {
+  const stopPasses = every(services.clock, periodMs, () => {
     void follower.tick().catch(() => undefined);
-  }, periodMs);
-  timer.unref();
+  });
   return {
     follower,
     async stop() {
       off();
-      clearInterval(timer);
+      stopPasses();
       await follower.idle();
     },
   };

@@ -32,12 +32,16 @@ export function readingAge(reading: Record<string, unknown> | undefined, now = D
   return { ageS, stale: reading!.stale === true || (reading!.stale === undefined && ageS > DEFAULT_STALE_S) };
 }
 
-/** The age line of a reading, with the stale mark in farm words when it is old. */
-export function ReadingAge({ ts, ageS, stale }: { ts: string; ageS: number; stale: boolean }) {
+/**
+ * The age line of a reading, with the stale mark in farm words when it is old. `manual`: a person
+ * typed the values in (the reading's source is `manual`): the crew must not take them for the
+ * controller's, so the line says so.
+ */
+export function ReadingAge({ ts, ageS, stale, manual = false }: { ts: string; ageS: number; stale: boolean; manual?: boolean }) {
   const words = sinceWords(ageS);
   return (
-    <div class={`reading-at${stale ? ' reading-stale' : ''}`} data-reading-ts={ts} data-stale={stale ? 'true' : 'false'}>
-      <dt>Measured</dt>
+    <div class={`reading-at${stale ? ' reading-stale' : ''}${manual ? ' reading-manual' : ''}`} data-reading-ts={ts} data-stale={stale ? 'true' : 'false'} data-manual={manual ? 'true' : 'false'}>
+      <dt>{manual ? 'Typed in by hand' : 'Measured'}</dt>
       <dd>
         {formatTime(ts)}{' '}
         {/* A stale reading's age is in its mark below; "(just now)" beside "No reading for 10 s" would contradict it. */}

@@ -323,7 +323,7 @@ export function HouseCard({ house }: { house: House }) {
                 </div>
               );
             })}
-            {age && typeof house.reading?.ts === 'string' ? <ReadingAge ts={house.reading.ts} ageS={age.ageS} stale={age.stale} /> : null}
+            {age && typeof house.reading?.ts === 'string' ? <ReadingAge ts={house.reading.ts} ageS={age.ageS} stale={age.stale} manual={house.reading.source === 'manual'} /> : null}
           </dl>
         ) : null}
         {fw ? (
