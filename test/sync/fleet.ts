@@ -28,7 +28,7 @@ const DAY_MS = 86_400_000;
 
 export class RoundRobin {
   private i = 0;
-  constructor(readonly urls: string[]) {}
+  constructor(public urls: string[]) {}
   next(): string {
     return this.urls[this.i++ % this.urls.length]!;
   }
