@@ -14,7 +14,7 @@
 // master's inbox (no HTTP, validation or projections), from one connection and from four.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { api, proc, killAll, type Proc } from '../test/sync/procs.js';
@@ -66,12 +66,14 @@ function procStat(pid: number): { cpu: number; read: number; write: number } | u
 class PgSampler {
   private first = new Map<number, { cpu: number; read: number; write: number }>();
   private last = new Map<number, { cpu: number; read: number; write: number }>();
+  private shared = new Set<number>();
   private timer: NodeJS.Timeout | undefined;
   private stats0: Record<string, number> = {};
   constructor(private readonly admin: pg.Client, private readonly dbName: string) {}
 
   private async pids(): Promise<number[]> {
-    const r = await this.admin.query<{ pid: number }>("select pid from pg_stat_activity where datname = $1 or backend_type in ('walwriter', 'checkpointer', 'background writer')", [this.dbName]);
+    const r = await this.admin.query<{ pid: number; datname: string | null }>("select pid, datname from pg_stat_activity where datname = $1 or backend_type in ('walwriter', 'checkpointer', 'background writer')", [this.dbName]);
+    for (const x of r.rows) if (x.datname !== this.dbName) this.shared.add(x.pid);
     return r.rows.map((x) => x.pid);
   }
 
@@ -98,20 +100,27 @@ class PgSampler {
     this.timer = setInterval(() => void this.sample(false).catch(() => undefined), 500);
   }
 
-  async stop(): Promise<{ cpu: number; read: number; write: number; db: Record<string, number> }> {
+  async stop(): Promise<{ cpu: number; read: number; write: number; sharedCpu: number; sharedWrite: number; db: Record<string, number> }> {
     clearInterval(this.timer);
     await this.sample(false);
     let cpu = 0;
     let read = 0;
     let write = 0;
+    let sharedCpu = 0;
+    let sharedWrite = 0;
     for (const [pid, end] of this.last) {
       const start = this.first.get(pid)!;
+      if (this.shared.has(pid)) {
+        sharedCpu += end.cpu - start.cpu;
+        sharedWrite += end.write - start.write;
+        continue;
+      }
       cpu += end.cpu - start.cpu;
       read += end.read - start.read;
       write += end.write - start.write;
     }
     const now = await this.dbStats();
-    return { cpu, read, write, db: Object.fromEntries(Object.entries(now).map(([k, v]) => [k, v - (this.stats0[k] ?? 0)])) };
+    return { cpu, read, write, sharedCpu, sharedWrite, db: Object.fromEntries(Object.entries(now).map(([k, v]) => [k, v - (this.stats0[k] ?? 0)])) };
   }
 }
 
@@ -120,7 +129,7 @@ const mb = (b: number) => `${(b / 1048576).toFixed(1)} MB`;
 
 // ---------------------------------------------------------------- one fleet size
 
-interface Phase { events: number; seconds: number; rec: Recorder; pg: Awaited<ReturnType<PgSampler['stop']>>; mastersCpu: number; clientCpu: number }
+interface Phase { events: number; seconds: number; rec: Recorder; pg: Awaited<ReturnType<PgSampler['stop']>>; mastersCpu: number; clientCpu: number; load: number }
 
 async function phase(sampler: PgSampler, masters: Proc[], rec: Recorder, run: () => Promise<number>): Promise<Phase> {
   rec.reset();
@@ -134,15 +143,17 @@ async function phase(sampler: PgSampler, masters: Proc[], rec: Recorder, run: ()
   const pgUse = await sampler.stop();
   const c = process.cpuUsage(c0);
   const copy = Object.assign(new Recorder(), { ...rec, pushMs: [...rec.pushMs] });
-  return { events, seconds, rec: copy, pg: pgUse, mastersCpu: cpuOf(pids) - m0, clientCpu: (c.user + c.system) / 1e6 };
+  return { events, seconds, rec: copy, pg: pgUse, mastersCpu: cpuOf(pids) - m0, clientCpu: (c.user + c.system) / 1e6, load: loadavg()[0]! };
 }
 
 function line(label: string, p: Phase): string {
   const cores = (s: number) => (s / p.seconds).toFixed(2);
+  const perK = (s: number) => (p.events ? ((s * 1000) / p.events).toFixed(3) : '-');
   return `${label}: ${p.events} events in ${p.seconds.toFixed(1)} s = ${(p.events / p.seconds).toFixed(0)} events/s; push p50 ${p.rec.p(0.5).toFixed(0)} ms, p99 ${p.rec.p(0.99).toFixed(0)} ms `
-    + `(${p.rec.pushes} pushes, ${p.rec.failures} failed attempts retried, ${p.rec.duplicates} duplicates); CPU cores busy: PostgreSQL ${cores(p.pg.cpu)}, masters ${cores(p.mastersCpu)}, `
-    + `simulated boxes ${cores(p.clientCpu)}; PostgreSQL I/O read ${mb(p.pg.read)}, written ${mb(p.pg.write)}, WAL ${mb(p.pg.db.wal_bytes ?? 0)} (whole server), `
-    + `${p.pg.db.xact_commit ?? 0} commits, ${p.pg.db.blks_read ?? 0} blocks read / ${p.pg.db.blks_hit ?? 0} hit`;
+    + `(${p.rec.pushes} pushes, ${p.rec.failures} requests retried at another master, ${p.rec.cycleErrors} cycles failed and retried, ${p.rec.duplicates} duplicates); CPU cores busy: PostgreSQL backends ${cores(p.pg.cpu)}, masters ${cores(p.mastersCpu)}, `
+    + `simulated boxes ${cores(p.clientCpu)} (CPU s per 1,000 events: PostgreSQL ${perK(p.pg.cpu)}, masters ${perK(p.mastersCpu)}); PostgreSQL backends read ${mb(p.pg.read)}, wrote ${mb(p.pg.write)}; `
+    + `server-wide WAL ${mb(p.pg.db.wal_bytes ?? 0)}, shared writers ${cores(p.pg.sharedCpu)} cores, wrote ${mb(p.pg.sharedWrite)} (shared with other databases); `
+    + `${p.pg.db.xact_commit ?? 0} commits, ${p.pg.db.blks_read ?? 0} blocks read / ${p.pg.db.blks_hit ?? 0} hit; load average ${p.load.toFixed(1)}`;
 }
 
 async function fleet(n: number, outageMin: number, admin: pg.Client): Promise<void> {
@@ -184,7 +195,7 @@ async function fleet(n: number, outageMin: number, admin: pg.Client): Promise<vo
         await db.query('vacuum analyze');
       }
       // Warm-up: every box logs in (start at one master, complete at the next) and pulls once.
-      await Promise.all(boxes.map((b) => b.cycle()));
+      await Promise.all(boxes.map(async (b) => { while (!(await b.cycle().then(() => true, () => false))) await sleep(1_000); }));
 
       // 1. Live: each box generates in real time and syncs every INTERVAL_MS at its own phase.
       // The simulated clock runs ahead of the real one by the outages simulated so far.
@@ -199,7 +210,7 @@ async function fleet(n: number, outageMin: number, admin: pg.Client): Promise<vo
             const now = Date.now() + ahead;
             b.generate(from, now);
             from = now;
-            await b.cycle();
+            await b.cycleOrBackOff();
             await sleep(Math.max(0, Math.min(end - Date.now(), INTERVAL_MS * (0.8 + Math.random() * 0.4))));
           }
         }));
@@ -216,7 +227,7 @@ async function fleet(n: number, outageMin: number, admin: pg.Client): Promise<vo
       ahead += outageMin * 60_000;
       const catchUp = await phase(sampler, masters, rec, async () => {
         const before = rec.acked;
-        await Promise.all(boxes.map(async (b) => { while (b.outbox.length) await b.cycle(); }));
+        await Promise.all(boxes.map(async (b) => { while (b.outbox.length) await b.cycleOrBackOff(); }));
         return rec.acked - before;
       });
       results.push({ k, live, catchUp });

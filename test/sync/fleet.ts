@@ -38,7 +38,9 @@ export class RoundRobin {
 export class Recorder {
   pushMs: number[] = [];
   pushes = 0;
+  /** Requests retried at the next master, and whole cycles that failed (retried after a pause, as the edge does). */
   failures = 0;
+  cycleErrors = 0;
   acked = 0;
   duplicates = 0;
   p(q: number): number {
@@ -48,7 +50,7 @@ export class Recorder {
   }
   reset(): void {
     this.pushMs = [];
-    this.pushes = this.failures = this.acked = this.duplicates = 0;
+    this.pushes = this.failures = this.cycleErrors = this.acked = this.duplicates = 0;
   }
 }
 
@@ -162,12 +164,33 @@ export class SimBox {
     }
   }
 
+  /** A cycle whose failure is counted and followed by a pause with jitter, as the edge backs off. */
+  async cycleOrBackOff(batchMax = 500, pauseMs = 1_000): Promise<void> {
+    try {
+      await this.cycle(batchMax);
+    } catch {
+      this.rec.cycleErrors++;
+      await sleep(pauseMs * (0.8 + Math.random() * 0.4));
+    }
+  }
+
   /** Pushes events again as a box does when the answer to its push was lost; answers the master's reply. */
   resend(events: WireEvent[]): Promise<PushAnswer> {
     return this.call<PushAnswer>('/api/v1/site-sync/commands/push', { events, ...this.report(this.outbox.length, this.outbox[0]?.created_at ?? null) });
   }
 
   private async login(): Promise<string> {
+    // A completion retried after a timeout finds its challenge used (401): start a new one.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.loginOnce();
+      } catch (err) {
+        if (attempt >= 3) throw err;
+      }
+    }
+  }
+
+  private async loginOnce(): Promise<string> {
     // The challenge is started at one master and completed at the next: it lives in the database.
     const start = await this.send('/api/v1/auth/passkey/commands/start', { method: 'qr' });
     const challenge = (start.body as { item?: { challenge_id?: string } }).item?.challenge_id;
