@@ -195,7 +195,9 @@ export class SimBox {
     const start = await this.send('/api/v1/auth/passkey/commands/start', { method: 'qr' });
     const challenge = (start.body as { item?: { challenge_id?: string } }).item?.challenge_id;
     if (start.status !== 201 || !challenge) throw new Error(`login start answered ${start.status}`);
-    const done = await this.send('/api/v1/auth/passkey/commands/complete', { challenge_id: challenge, credential: this.credential });
+    // Not resent: a completion that timed out may have used the challenge, and a second one is a
+    // failed login, which the per-address throttle counts; login() starts a new challenge instead.
+    const done = await this.send('/api/v1/auth/passkey/commands/complete', { challenge_id: challenge, credential: this.credential }, undefined, false);
     const cookie = /cabinet_session=([^;]+)/.exec(done.setCookie ?? '')?.[1];
     if (done.status !== 200 || !cookie) throw new Error(`the master refused the site credential (${done.status})`);
     return (this.token = cookie);
@@ -218,7 +220,7 @@ export class SimBox {
   }
 
   /** One request at the next master; a connection failure, timeout or 5xx is retried at the next one. */
-  private async send(path: string, body: unknown, token?: string): Promise<{ status: number; body: unknown; setCookie: string | null }> {
+  private async send(path: string, body: unknown, token?: string, retry = true): Promise<{ status: number; body: unknown; setCookie: string | null }> {
     const json = JSON.stringify(body);
     for (let attempt = 0; ; attempt++) {
       const url = this.lb.next();
@@ -232,7 +234,7 @@ export class SimBox {
         return { status: res.status, body: text ? JSON.parse(text) as unknown : null, setCookie: res.headers.get('set-cookie') };
       } catch (err) {
         this.rec.failures++;
-        if (attempt >= 3 * this.lb.urls.length + 5) throw err;
+        if (!retry || attempt >= 3 * this.lb.urls.length + 5) throw err;
         await sleep(Math.min(500, 20 * 2 ** Math.min(attempt, 5)));
       }
     }
