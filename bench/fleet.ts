@@ -205,7 +205,9 @@ async function fleet(n: number, outageMin: number, admin: pg.Client): Promise<vo
 
       // 1. Live: each box generates in real time and syncs every INTERVAL_MS at its own phase.
       // The simulated clock runs ahead of the real one by the outages simulated so far.
+      // Between two K the boxes were not running: their day resumes now, with no backlog.
       let clock = Date.now() + ahead;
+      for (const b of boxes) b.skipTo(clock);
       const live = await phase(sampler, masters, rec, async () => {
         const end = Date.now() + LIVE_S * 1000;
         const before = rec.acked;

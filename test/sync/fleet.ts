@@ -80,6 +80,11 @@ export class SimBox {
     private readonly timeoutMs = 15_000,
   ) {}
 
+  /** Moves the box's clocks to `t` without queueing the events before it (the box was not running). */
+  skipTo(t: number): void {
+    for (const [kind, at] of this.nextAt) if (at < t) this.nextAt.set(kind, t + Math.random() * (DAY_MS / this.day[kind]));
+  }
+
   /** Queues the events of the site's day that fall in [from, to) (epoch ms), in time order. */
   generate(from: number, to: number): number {
     const out: { at: number; kind: EventKind }[] = [];
