@@ -150,7 +150,7 @@ function line(label: string, p: Phase): string {
   const cores = (s: number) => (s / p.seconds).toFixed(2);
   const perK = (s: number) => (p.events ? ((s * 1000) / p.events).toFixed(3) : '-');
   return `${label}: ${p.events} events in ${p.seconds.toFixed(1)} s = ${(p.events / p.seconds).toFixed(0)} events/s; push p50 ${p.rec.p(0.5).toFixed(0)} ms, p99 ${p.rec.p(0.99).toFixed(0)} ms `
-    + `(${p.rec.pushes} pushes, ${p.rec.failures} requests retried at another master, ${p.rec.cycleErrors} cycles failed and retried, ${p.rec.duplicates} duplicates); CPU cores busy: PostgreSQL backends ${cores(p.pg.cpu)}, masters ${cores(p.mastersCpu)}, `
+    + `(${p.rec.pushes} pushes, ${p.rec.failures} requests sent again to the next master, ${p.rec.cycleErrors} cycles failed and retried, ${p.rec.duplicates} duplicates); CPU cores busy: PostgreSQL backends ${cores(p.pg.cpu)}, masters ${cores(p.mastersCpu)}, `
     + `simulated boxes ${cores(p.clientCpu)} (CPU s per 1,000 events: PostgreSQL ${perK(p.pg.cpu)}, masters ${perK(p.mastersCpu)}); PostgreSQL backends read ${mb(p.pg.read)}, wrote ${mb(p.pg.write)}; `
     + `server-wide WAL ${mb(p.pg.db.wal_bytes ?? 0)}, shared writers ${cores(p.pg.sharedCpu)} cores, wrote ${mb(p.pg.sharedWrite)} (shared with other databases); `
     + `${p.pg.db.xact_commit ?? 0} commits, ${p.pg.db.blks_read ?? 0} blocks read / ${p.pg.db.blks_hit ?? 0} hit; load average ${p.load.toFixed(1)}`;
