@@ -77,12 +77,12 @@ describe.runIf(PG)('three master processes on one PostgreSQL, one killed under l
         await new Promise((r) => setTimeout(r, 10));
       }
     });
-    await waitFor('load on every master', async () => rec.pushes >= 15, 15_000);
+    await waitFor('load on every master', async () => rec.pushes >= 15, 20_000);
     const ackedBefore = rec.acked;
     const failuresBefore = rec.failures;
     await a.kill9();
     const pushesAtKill = rec.pushes;
-    await waitFor('load on the survivors', async () => rec.pushes >= pushesAtKill + 15, 15_000);
+    await waitFor('load on the survivors', async () => rec.pushes >= pushesAtKill + 15, 20_000);
     loading = false;
     await producer;
     await Promise.all(loops);
