@@ -21,6 +21,13 @@ export function loadSessionKey(opts: { secret: string; dataDir: string }): { key
   }
   mkdirSync(opts.dataDir, { recursive: true, mode: 0o750 });
   const raw = randomBytes(32).toString('base64url');
-  writeFileSync(file, `${raw}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    writeFileSync(file, `${raw}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    // Another process sharing this data directory (a master replica starting at the same time)
+    // wrote it first: use its key, so a session issued by either is valid at both.
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return loadSessionKey(opts);
+  }
   return { key: createSecretKey(Buffer.from(raw, 'base64url')), source: 'generated' };
 }

@@ -7,6 +7,7 @@
 import { sql } from 'drizzle-orm';
 import { assetDigest, readAsset } from '../runtime/assets.js';
 import type { Database } from './client.js';
+import { crossProcessLock } from './sql.js';
 
 export interface Migration {
   module: string;
@@ -67,8 +68,21 @@ export async function appliedMigrations(db: Database): Promise<AppliedMigration[
   return db.rows<AppliedMigration>(sql`select module, tag, checksum, applied_at from cabinet_migrations order by module, tag`);
 }
 
-/** Returns `module/tag` of each migration applied by this call (empty when already current). */
+/**
+ * Returns `module/tag` of each migration applied by this call (empty when already current).
+ * On a PostgreSQL server several master processes may start at once on one database: the run
+ * holds a transaction-scoped advisory lock, so one process migrates and the others wait, then
+ * find the database current. The whole run is then one transaction: all of it or none.
+ */
 export async function migrate(db: Database, migrations: Migration[]): Promise<string[]> {
+  if (db.engine !== 'postgresql') return migrateUnlocked(db, migrations);
+  return db.transaction(async () => {
+    await crossProcessLock(db, 'cabinet_migrations');
+    return migrateUnlocked(db, migrations);
+  });
+}
+
+async function migrateUnlocked(db: Database, migrations: Migration[]): Promise<string[]> {
   const applied = await appliedMigrations(db);
   const known = new Map(migrations.map((m) => [`${m.module}/${m.tag}`, m]));
   for (const row of applied) {

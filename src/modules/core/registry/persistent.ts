@@ -11,6 +11,7 @@ import type { Logger } from '../../../kernel/logger.js';
 import type { Config } from '../../../config.js';
 import type { Database } from '../../../db/client.js';
 import { columnOf, type NeutralTable, tableFor } from '../../../db/table.js';
+import { crossProcessLock } from '../../../db/sql.js';
 import { moduleInstalls, permissionOverrides, registryImports, sitePolicies } from './tables.js';
 import { AccessAudit, type AccessAuditEvent, type AccessAuditInput } from './access-audit.js';
 import { moduleRecord, majorOf, type ModuleRecord } from './records.js';
@@ -179,6 +180,8 @@ export class PersistentRegistry implements ModuleRegistry {
    */
   async start(): Promise<void> {
     await this.db.transaction(async () => {
+      // Replicas starting together seed one after the other; the later ones find the rows.
+      await crossProcessLock(this.db, 'cabinet_module_seed');
       const rows = new Map(((await this.db.orm.select().from(this.table(moduleInstalls))) as unknown as InstallRow[]).map((r) => [r.module_id, r]));
       const state = new Map([...rows.values()].map((r) => [r.module_id, Boolean(r.installed)]));
       for (const m of this.ordered()) {
