@@ -112,7 +112,7 @@ describe('one alarm inbox in Chromium', () => {
     expect(words).toMatch(/1[45] min left/);
     expect(words).not.toMatch(/breached/i);
     expect(await account.getByRole('button', { name: 'Details' }).count()).toBe(0);
-    // the acknowledged one names who acknowledged it, by the card holder's name (passkeys/names), for an operator too
+    // the acknowledged one names who acknowledged it, by the card holder's name (auth/people/list), for an operator too
     await acked.getByRole('button', { name: 'More' }).click();
     expect(await acked.locator('.acked-by').textContent()).toMatch(/^Night shift, \d{2}:\d{2}:\d{2}$/);
     expect(await forbiddenOn(page)).toEqual([]);

@@ -133,7 +133,7 @@ describe('farm words on operator screens', () => {
     await detail.locator('form[data-command="ack"] button[type="submit"]').click();
     await detail.locator('.confirm-yes').click();
     await detail.locator('.command-done').waitFor();
-    // acknowledged by the card's holder, by name (passkeys/names: an operator may not list the cards)
+    // acknowledged by the card's holder, by name (auth/people/list: an operator may not list the cards)
     await expect.poll(() => detail.locator('.acked-by').textContent()).toMatch(/^Barn operator, ([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/);
     expect(await detail.locator('[data-state]').first().textContent()).toBe('Acknowledged, still active');
     // the command's own result panel (CommandForm, another helper's) still lists the raw record: closed here

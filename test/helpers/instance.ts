@@ -90,7 +90,9 @@ export function instanceOf(input: Schema, opts: InstanceOptions, name = ''): unk
     }
     case 'array': {
       const min = typeof schema.minItems === 'number' ? schema.minItems : 0;
-      const count = opts.mode === 'full' ? Math.max(min, 1) : min;
+      const max = typeof schema.maxItems === 'number' ? schema.maxItems : Infinity;
+      // 'full' gives every array one item, unless the document allows none (maxItems 0).
+      const count = opts.mode === 'full' ? Math.min(Math.max(min, 1), max) : min;
       const items = (schema.items ?? {}) as Schema;
       return Array.from({ length: count }, () => instanceOf(items, opts));
     }

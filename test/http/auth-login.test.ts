@@ -179,7 +179,7 @@ describe.each(DIALECTS)('login (%s)', (dialect) => {
     const other = await issue({ type: 'qr', holder: 'Neighbour', tenant_id: 'farm-2' });
     await admin.post('/api/v1/passkeys/commands/revoke', { id: (await issue({ type: 'qr', holder: 'Gone Worker' })).id });
     const operator = await clientAs(env, server, { subject: 'op-1', role: 'operator', scope_type: 'tenant', tenant_id: 'farm-1' }, admin.contract);
-    const res = await operator.get('/api/v1/passkeys/names');
+    const res = await operator.get('/api/v1/auth/people/list');
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const items = res.body.items as Record<string, unknown>[];
     expect(items.find((i) => i.id === anna.id)).toEqual({ id: anna.id, holder: 'Anna Novak', status: 'active' });
@@ -191,6 +191,6 @@ describe.each(DIALECTS)('login (%s)', (dialect) => {
     // the operator still may not list the cards themselves
     expect((await operator.get('/api/v1/passkeys/list')).status).toBe(403);
     // without a session, nobody is named
-    expect((await anon.get('/api/v1/passkeys/names')).status).toBe(401);
+    expect((await anon.get('/api/v1/auth/people/list')).status).toBe(401);
   });
 });

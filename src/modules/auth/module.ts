@@ -4,6 +4,7 @@ import { sessionRoutes } from './session-routes.js';
 import { loginRoutes } from './login-routes.js';
 import { policyRoutes } from './policy-routes.js';
 import { securityLogResource } from './security-log-routes.js';
+import { peopleRoute } from './people-routes.js';
 
 export default defineModule({
   id: 'auth',
@@ -16,12 +17,13 @@ export default defineModule({
   industry_scope: 'global',
   key_entity: 'session',
   provides_enrichment_for: [],
-  routes: [...sessionRoutes, ...loginRoutes, ...policyRoutes, ...securityLogResource.routes],
+  routes: [...sessionRoutes, ...loginRoutes, ...policyRoutes, ...securityLogResource.routes, peopleRoute],
   tables: authTables,
   permissions: [
     ...grant('permissions', { operator: ['read'], admin: ['read'], security: ['read'] }),
     ...grant('app-context', { operator: ['read'], admin: ['read'], security: ['read'] }),
     ...grant('ui-access', { operator: ['read'], admin: ['read', 'update'], security: ['read'] }),
     ...grant('security-log', { admin: ['read'], security: ['read'] }),
+    ...grant('people', { operator: ['read'], admin: ['read'], security: ['read'] }),
   ],
 });

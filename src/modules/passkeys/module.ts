@@ -3,7 +3,6 @@ import { defineModule, defineRuntime, grant } from '../../kernel/module.js';
 import { Store } from '../../db/store.js';
 import { passkeys, type PasskeyRow } from './schema.js';
 import { passkeysResource } from './resource.js';
-import { namesRoute } from './names.js';
 
 export default defineModule({
   id: 'passkeys',
@@ -16,10 +15,9 @@ export default defineModule({
   industry_scope: 'global',
   key_entity: 'passkey',
   provides_enrichment_for: [],
-  // names before the resource's /{id}, which would take 'names' for an id
-  routes: [namesRoute, ...passkeysResource.routes],
+  routes: passkeysResource.routes,
   tables: [passkeys],
-  permissions: grant('passkeys', { admin: ['read', 'issue', 'revoke', 'names'], security: ['read', 'revoke', 'names'], operator: ['names'] }),
+  permissions: grant('passkeys', { admin: ['read', 'issue', 'revoke'], security: ['read', 'revoke'] }),
   runtime: defineRuntime({
     needs: ['db', 'sessions'],
     required: true,

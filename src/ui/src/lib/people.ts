@@ -1,5 +1,5 @@
 // Who did it, by name: a card's or QR badge's session acts as its passkey id (PK-...), and the
-// passkey keeps the holder's name. Names are read once per session from passkeys/names, which
+// passkey keeps the holder's name. Names are read once per session from auth/people/list, which
 // every role of a site's crew may read (only ids and names, within its scope); where that fails,
 // the fallback below says "card …SNSB" (the passkey's last four), never the raw id.
 import { getList, query } from './api';
@@ -13,9 +13,9 @@ let loadedFor: Session | null = null;
 export async function loadPeople(s: Session): Promise<void> {
   if (loadedFor === s) return;
   loadedFor = s;
-  if (s.ctx.policy.permissions.api['api:GET /api/v1/passkeys/names'] !== true) return;
+  if (s.ctx.policy.permissions.api['api:GET /api/v1/auth/people/list'] !== true) return;
   try {
-    const r = await getList<{ id: string; holder: string }>(`/api/v1/passkeys/names${query({ limit: 500 })}`);
+    const r = await getList<{ id: string; holder: string }>(`/api/v1/auth/people/list${query({ limit: 500 })}`);
     people.set(new Map(r.data.items.map((p) => [p.id, p.holder])));
   } catch {
     // names are a courtesy: the fallback below still says who in words
