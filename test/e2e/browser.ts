@@ -25,7 +25,9 @@ export const PORTRAIT = { width: 800, height: 1280 };
 /** A page that records uncaught errors and console errors (401s of ended sessions excepted). */
 export async function newPage(browser: Browser, opts: { viewport?: { width: number; height: number } } = {}): Promise<{ page: Page; context: BrowserContext; problems: string[] }> {
   const context = await browser.newContext({ viewport: opts.viewport ?? LANDSCAPE });
-  context.setDefaultTimeout(8_000);
+  // Generous: it bounds only a failing wait, and a page load has taken over 8 s with three test
+  // files and Chromium sharing two cores.
+  context.setDefaultTimeout(20_000);
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(e.message));
