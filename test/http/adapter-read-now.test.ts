@@ -17,7 +17,11 @@ const INSTANCE = 4321;
 const AI = 0;
 
 describe.each(DIALECTS)('adapter read-now (%s)', (dialect) => {
-  const sim = new Simulation({ houses: 1, age_days: 12, birds: 20_000, speed: 1, seed: 7, noise: 0 });
+  // The simulated house's own clock: moved six hours on before the feed scale is read, so its
+  // counter is well past its first 0.1 kg (a counter read at once after the start is 0 raw, the
+  // same in every word order).
+  let simOffsetMs = 0;
+  const sim = new Simulation({ houses: 1, age_days: 12, birds: 20_000, speed: 1, seed: 7, noise: 0, clock: () => Date.now() + simOffsetMs });
   let simServer: SimServer;
   let link: { transport: 'modbus-tcp'; host: string; port: number; modbus_unit_id: number };
   let env: TestEnv;
@@ -50,6 +54,7 @@ describe.each(DIALECTS)('adapter read-now (%s)', (dialect) => {
     expect(r.body.item).toMatchObject({ key: 'temp', kind: 'reading' });
     expect(Math.abs(r.body.item.value - sim.readings(1)!.temp)).toBeLessThan(0.2);
     // the feed scale: uint32, registers least significant first (CDAB), scale 10
+    simOffsetMs = 6 * 3_600_000;
     const feed = await admin.post(READ_NOW, { ...link, reading: { key: 'feed_kg', object_type: 'input register', address: 9, data_type: 'uint32', order: 'CDAB', scale: 10 } });
     expect(feed.status, JSON.stringify(feed.body)).toBe(200);
     const held = sim.readings(1)!.feed_kg;
