@@ -199,16 +199,17 @@ export function createAlarmRelay({ services, field, industryAlarms }: Deps) {
     if (stopped || !row?.enabled) return;
     const late = Date.now() - planned;
     const healthy = late <= LOOP_LATE_MS && (await dbAnswers());
-    const s = st('watchdog');
-    if (!healthy) {
-      if (s.healthy !== false) log.warn('alarm relay: the box is not healthy; the watchdog stops toggling', { late_ms: late });
-      s.healthy = false;
-      return;
-    }
-    s.healthy = true;
+    if (!healthy) return unhealthy(late);
+    st('watchdog').healthy = true;
     const next = !watchdogValue;
     const out = await write('watchdog', row, next, randomUUID());
     if (out.ok) watchdogValue = next;
+  }
+
+  function unhealthy(lateMs: number): void {
+    const s = st('watchdog');
+    if (s.healthy !== false) log.warn('alarm relay: the box is not healthy; the watchdog stops toggling', { late_ms: lateMs });
+    s.healthy = false;
   }
 
   function scheduleWatchdog(planned: number, gen = generation): void {
@@ -220,7 +221,11 @@ export function createAlarmRelay({ services, field, industryAlarms }: Deps) {
         const period = (rows.get('watchdog')?.period_s ?? 10) * 1000;
         // The next instant from the planned one (no drift); after a stall, from now (no burst).
         const next = planned + period;
-        scheduleWatchdog(next > Date.now() ? next : Date.now() + period, gen);
+        const overdue = Date.now() - next;
+        // A stall that began while this tick's write was in flight passed a whole instant unseen
+        // by any tick: it is judged here as that tick would have been (no toggle happened in it).
+        if (overdue > LOOP_LATE_MS && !stopped && gen === generation) unhealthy(overdue);
+        scheduleWatchdog(overdue < 0 ? next : Date.now() + period, gen);
       });
     }, Math.max(0, planned - Date.now()));
   }
