@@ -85,7 +85,7 @@ export const syncAlarms = defineTable('sync_alarms', {
   raised_at: col.timestamp({ notNull: true }),
   acknowledged_by: col.text(),
   updated_at: col.timestamp({ notNull: true }),
-}, { primaryKey: ['tenant_id', 'alarm_id'], indexes: [{ name: 'sync_alarms_state', columns: ['state'] }] });
+}, { primaryKey: ['tenant_id', 'alarm_id'], indexes: [{ name: 'sync_alarms_state', columns: ['state'] }, { name: 'sync_alarms_raised', columns: ['raised_at'] }] });
 
 export const syncHeartbeats = defineTable('sync_heartbeats', {
   tenant_id: col.text({ notNull: true }),
@@ -110,6 +110,29 @@ export const syncTelemetry = defineTable('sync_telemetry', {
   last_status: col.text({ notNull: true }),
 }, { primaryKey: ['tenant_id', 'site_id', 'device_id', 'metric', 'bucket'], indexes: [{ name: 'sync_telemetry_bucket', columns: ['bucket'] }] });
 
+export const ROLLUP_GRAINS = ['minute', 'hour', 'day'] as const;
+export type RollupGrain = (typeof ROLLUP_GRAINS)[number];
+
+/**
+ * What the fleet analytics add up, per site and time bucket, kept current by each push in its
+ * transaction (engine/rollup.ts): heartbeats (count, the intervals they cover, round trips, the
+ * earliest) and telemetry aggregates (points, and the per-minute rows they are). Three grains so
+ * that a sliding window reads at most 59 minute rows, 23 hour rows and 8 day rows per site.
+ */
+export const syncRollups = defineTable('sync_rollups', {
+  tenant_id: col.text({ notNull: true }),
+  site_id: col.text({ notNull: true }),
+  grain: col.text({ notNull: true }),
+  bucket: col.timestamp({ notNull: true }),
+  heartbeats: col.integer({ notNull: true }),
+  covered_ms: col.integer({ notNull: true }),
+  rtt_sum: col.real({ notNull: true }),
+  rtt_count: col.integer({ notNull: true }),
+  first_beat_at: col.timestamp(),
+  telemetry_points: col.integer({ notNull: true }),
+  telemetry_rows: col.integer({ notNull: true }),
+}, { primaryKey: ['tenant_id', 'site_id', 'grain', 'bucket'], indexes: [{ name: 'sync_rollups_grain_bucket', columns: ['grain', 'bucket'] }] });
+
 // ---------------------------------------------------------------- edge side
 
 /** Events waiting to be pushed, in seq order; a row is deleted once the master has applied it. */
@@ -125,4 +148,4 @@ export const syncState = defineTable('sync_state', {
   value: col.json({ notNull: true }),
 });
 
-export const SYNC_TABLES = [syncTenants, syncSites, syncInbox, syncAlarms, syncHeartbeats, syncTelemetry, syncOutbox, syncState];
+export const SYNC_TABLES = [syncTenants, syncSites, syncInbox, syncAlarms, syncHeartbeats, syncTelemetry, syncRollups, syncOutbox, syncState];
