@@ -20,7 +20,7 @@ INSERT INTO "sync_rollups" ("tenant_id", "site_id", "grain", "bucket", "heartbea
 SELECT "tenant_id", "site_id", 'minute', substr(t, 1, 16) || ':00.000Z', sum(hb), sum(cov), sum(rs), sum(rc), min(fb), sum(tp), sum(tr) FROM (
   SELECT "tenant_id", "site_id", "at" AS t, 1 AS hb, "interval_ms" AS cov, coalesce("rtt_ms", 0) AS rs, CASE WHEN "rtt_ms" IS NULL THEN 0 ELSE 1 END AS rc, "at" AS fb, 0 AS tp, 0 AS tr FROM "sync_heartbeats"
   UNION ALL SELECT "tenant_id", "site_id", "bucket", 0, 0, 0, 0, NULL, "points", 1 FROM "sync_telemetry"
-) e WHERE t LIKE '____-__-__T__:__:__.___Z' AND t >= to_char((now() AT TIME ZONE 'UTC') - interval '2 hours', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') GROUP BY "tenant_id", "site_id", substr(t, 1, 16) || ':00.000Z';
+) e WHERE t LIKE '____-__-__T__:__:__.___Z' AND t >= to_char((now() AT TIME ZONE 'UTC') - interval '8 days', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') GROUP BY "tenant_id", "site_id", substr(t, 1, 16) || ':00.000Z';
 --> statement-breakpoint
 INSERT INTO "sync_rollups" ("tenant_id", "site_id", "grain", "bucket", "heartbeats", "covered_ms", "rtt_sum", "rtt_count", "first_beat_at", "telemetry_points", "telemetry_rows")
 SELECT "tenant_id", "site_id", 'hour', substr(t, 1, 13) || ':00:00.000Z', sum(hb), sum(cov), sum(rs), sum(rc), min(fb), sum(tp), sum(tr) FROM (

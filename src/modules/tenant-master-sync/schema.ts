@@ -62,7 +62,12 @@ export interface SyncSiteRow extends Record<string, unknown> {
   held?: Record<string, string> | null;
 }
 
-/** Every event received from a site, once: (tenant, site, seq) is the idempotency key. */
+/**
+ * Every event received from a site, once: (tenant, site, seq) is the idempotency key, kept by the
+ * site's applied_seq high-water mark under its row lock (engine/master.ts). The primary key also
+ * holds received_at because PostgreSQL partitions the table by it (engine/partitions.ts), and a
+ * key of a partitioned table must include the partition key.
+ */
 export const syncInbox = defineTable('sync_inbox', {
   tenant_id: col.text({ notNull: true }),
   site_id: col.text({ notNull: true }),
@@ -71,7 +76,7 @@ export const syncInbox = defineTable('sync_inbox', {
   created_at: col.timestamp({ notNull: true }),
   received_at: col.timestamp({ notNull: true }),
   payload: col.json({ notNull: true }),
-}, { primaryKey: ['tenant_id', 'site_id', 'seq'], indexes: [{ name: 'sync_inbox_kind', columns: ['kind', 'created_at'] }] });
+}, { primaryKey: ['tenant_id', 'site_id', 'seq', 'received_at'], indexes: [{ name: 'sync_inbox_kind', columns: ['kind', 'created_at'] }] });
 
 /** The sites' alarms as the fleet sees them (raised, then acknowledged). */
 export const syncAlarms = defineTable('sync_alarms', {
@@ -87,6 +92,7 @@ export const syncAlarms = defineTable('sync_alarms', {
   updated_at: col.timestamp({ notNull: true }),
 }, { primaryKey: ['tenant_id', 'alarm_id'], indexes: [{ name: 'sync_alarms_state', columns: ['state'] }, { name: 'sync_alarms_raised', columns: ['raised_at'] }] });
 
+/** Heartbeats of the sites; partitioned by `at` on PostgreSQL, hence `at` in the key. */
 export const syncHeartbeats = defineTable('sync_heartbeats', {
   tenant_id: col.text({ notNull: true }),
   site_id: col.text({ notNull: true }),
@@ -94,9 +100,9 @@ export const syncHeartbeats = defineTable('sync_heartbeats', {
   at: col.timestamp({ notNull: true }),
   interval_ms: col.integer({ notNull: true }),
   rtt_ms: col.real(),
-}, { primaryKey: ['tenant_id', 'site_id', 'seq'], indexes: [{ name: 'sync_heartbeats_at', columns: ['at'] }] });
+}, { primaryKey: ['tenant_id', 'site_id', 'seq', 'at'], indexes: [{ name: 'sync_heartbeats_at', columns: ['at'] }] });
 
-/** Per-minute telemetry aggregates per device and metric, merged from the sites' batches. */
+/** Per-minute telemetry aggregates per device and metric, merged from the sites' batches; partitioned by bucket on PostgreSQL. */
 export const syncTelemetry = defineTable('sync_telemetry', {
   tenant_id: col.text({ notNull: true }),
   site_id: col.text({ notNull: true }),

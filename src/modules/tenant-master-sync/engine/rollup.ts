@@ -16,8 +16,11 @@ export function bucketOf(grain: RollupGrain, at: number): string | null {
   return new Date(Math.floor(at / size) * size).toISOString();
 }
 
-/** How long the finer grains are kept: a window of at most 7 days reads them only at its start. */
-export const ROLLUP_KEEP_MS: Record<RollupGrain, number | null> = { minute: 2 * 3_600_000, hour: 8 * 86_400_000, day: null };
+/**
+ * How long the finer grains are kept: a window of at most 7 days reads them only at its start,
+ * which is up to 7 days back. Day roll-ups are kept as long as the master runs.
+ */
+export const ROLLUP_KEEP_MS: Record<RollupGrain, number | null> = { minute: 8 * 86_400_000, hour: 8 * 86_400_000, day: null };
 
 export interface RollupDelta {
   heartbeats: number;
