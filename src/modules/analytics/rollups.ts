@@ -3,7 +3,9 @@
 // window [now - w, now] is cut at its first whole minute, hour and day:
 //   [from, next minute)   raw heartbeats and telemetry rows: less than a minute of them
 //   [next minute, next hour)  minute roll-ups, [next hour, next day)  hour roll-ups, [next day, …)  day roll-ups
-// so a site costs at most 59 + 23 + 8 rows, whatever the fleet stored. The figures equal the
+// so a site costs at most 59 + 23 + 8 rows, whatever the fleet stored. Each range is its own
+// branch of a UNION ALL, so each is an index range on (grain, bucket): PostgreSQL estimates an OR
+// of them from the whole column (mostly recent minute rows) and scans the table instead. The figures equal the
 // per-read computation of compute.ts (test/http/analytics-rollups.test.ts checks it).
 // Alarms and tasks are counted in SQL (an index range on when they were raised, plus the open
 // ones); tenants are those of the sync sites and of the master's own alarms, tasks and
@@ -64,9 +66,11 @@ async function heartbeatsAndPoints(db: Database, from: number, map: Map<string, 
   const f = iso(from);
   const [rolled, beats, points] = await Promise.all([
     db.read<Record<string, unknown>>(sql`select tenant_id, site_id, sum(heartbeats) as hb, sum(covered_ms) as cov, sum(rtt_sum) as rs, sum(rtt_count) as rc,
-      min(first_beat_at) as fb, sum(telemetry_points) as tp, sum(telemetry_rows) as tr from sync_rollups
-      where ((grain = 'minute' and bucket >= ${m0} and bucket < ${h0}) or (grain = 'hour' and bucket >= ${h0} and bucket < ${d0}) or (grain = 'day' and bucket >= ${d0}))${mine(tenant)}
-      group by tenant_id, site_id`),
+      min(first_beat_at) as fb, sum(telemetry_points) as tp, sum(telemetry_rows) as tr from (
+        select * from sync_rollups where grain = 'minute' and bucket >= ${m0} and bucket < ${h0}${mine(tenant)}
+        union all select * from sync_rollups where grain = 'hour' and bucket >= ${h0} and bucket < ${d0}${mine(tenant)}
+        union all select * from sync_rollups where grain = 'day' and bucket >= ${d0}${mine(tenant)}
+      ) r group by tenant_id, site_id`),
     db.read<{ tenant_id: string; site_id: string; at: string; interval_ms: unknown; rtt_ms: unknown }>(
       sql`select tenant_id, site_id, at, interval_ms, rtt_ms from sync_heartbeats where at >= ${f} and at < ${m0}${mine(tenant)}`),
     db.read<{ tenant_id: string; site_id: string; bucket: string; points: unknown }>(
@@ -98,7 +102,8 @@ async function countOpen(db: Database, table: string, at: string, open: SQL, cri
   const win = (w: WindowName) => sql`, sum(case when ${sql.raw(at)} >= ${froms[w]} then 1 else 0 end) as ${sql.raw(`"n_${w}"`)}, sum(case when ${sql.raw(at)} >= ${froms[w]} and ${open} then 1 else 0 end) as ${sql.raw(`"o_${w}"`)}`;
   return db.read<Record<string, unknown>>(sql`select tenant_id, site_id${win('1h')}${win('24h')}${win('7d')},
     sum(case when ${open} then 1 else 0 end) as open_all, sum(case when ${open} and ${critical} then 1 else 0 end) as critical_all
-    from ${sql.raw(table)} where (${sql.raw(at)} >= ${froms['7d']} or ${open})${mine(tenant)} group by tenant_id, site_id`);
+    from (select * from ${sql.raw(table)} where ${sql.raw(at)} >= ${froms['7d']}${mine(tenant)}
+      union all select * from ${sql.raw(table)} where ${sql.raw(at)} < ${froms['7d']} and ${open}${mine(tenant)}) a group by tenant_id, site_id`);
 }
 
 export async function loadFigures(db: Database, tenant?: string, now = Date.now()): Promise<Figures> {
