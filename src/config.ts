@@ -95,6 +95,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'sync_heartbeat_ms', schema: int(50, 3_600_000), allowed: 'an integer from 50 to 3600000', default: 60_000, description: 'How often an edge box queues a heartbeat (the master computes uptime and latency from them).' },
   { key: 'sync_request_timeout_ms', schema: int(100, 600_000), allowed: 'an integer from 100 to 600000', default: 15_000, description: 'Timeout of one request of the edge to the master.' },
   { key: 'sync_stale_ms', schema: int(100, 86_400_000), allowed: 'an integer from 100 to 86400000', default: 60_000, description: 'Master: a site not heard from for longer is out of contact (its tenant\'s sync record is degraded or stopped).' },
+  { key: 'sync_retention_days', schema: int(0, 36500), allowed: 'an integer from 0 to 36500 (0 keeps everything)', default: 365, description: 'Master: the events, heartbeats and telemetry aggregates received from the sites are dropped a whole month at a time once the month is older than this (PostgreSQL: its partition is detached and dropped; checked hourly). The analytics day roll-ups stay.' },
   { key: 'alarm_escalation_interval_ms', schema: int(50, 3_600_000), allowed: 'an integer from 50 to 3600000', default: 15_000, description: 'How often the box escalates industry alarms whose SLA deadline has passed unacknowledged (on its own, no cloud needed).' },
   { key: 'alarm_flood_count', schema: int(0, 1000), allowed: 'an integer from 0 (no grouping) to 1000', default: 5, description: 'Flood/chatter grouping: a rule raising more than this many alarms on one unit within alarm_flood_window_min becomes one grouped alarm whose raise_count counts the raises (docs/alarms.md).' },
   { key: 'alarm_flood_window_min', schema: int(1, 1440), allowed: 'an integer from 1 to 1440', default: 10, description: 'The window, in minutes, of alarm_flood_count.' },
@@ -150,6 +151,7 @@ export interface Config {
   sync_heartbeat_ms: number;
   sync_request_timeout_ms: number;
   sync_stale_ms: number;
+  sync_retention_days: number;
   alarm_escalation_interval_ms: number;
   alarm_flood_count: number;
   alarm_flood_window_min: number;

@@ -1,5 +1,8 @@
-// Fleet figures from real rows: the master's own alarms and tasks, the sites' alarms, heartbeats
-// and telemetry aggregates received through the sync, subscriptions and sync sites.
+// Fleet figures computed from the raw rows at every call: the master's own alarms and tasks, the
+// sites' alarms, heartbeats and telemetry aggregates received through the sync, subscriptions and
+// sync sites. The routes read the roll-ups instead (rollups.ts); this computation stays as the
+// reference they are checked against (test/http/analytics-rollups.test.ts) and the baseline of
+// bench/analytics.ts.
 // Uptime of a site over a window: heartbeats received x their interval, over the time since the
 // window started (or since the site's first heartbeat, if later), at most 100 %. Latency: the
 // round trip the box measured to the master, averaged over its heartbeats.
@@ -27,8 +30,8 @@ interface Facts {
 
 const siteKey = (tenant: string | null, site: string | null) => `${tenant ?? ''}\n${site ?? ''}`;
 
-export async function loadFacts(db: Database, tenant?: string): Promise<Facts> {
-  const since = new Date(Date.now() - WINDOWS['7d']).toISOString();
+export async function loadFacts(db: Database, tenant?: string, now = Date.now()): Promise<Facts> {
+  const since = new Date(now - WINDOWS['7d']).toISOString();
   const sel = async <T>(t: Parameters<typeof tableOf>[0], col?: string) =>
     (await (col ? db.orm.select().from(tableOf(t, db)).where(gte(colOf(t, db, col), since)) : db.orm.select().from(tableOf(t, db)))) as T[];
   const mine = <T extends { tenant_id: string | null }>(rows: T[]) => (tenant === undefined ? rows : rows.filter((r) => r.tenant_id === tenant));
@@ -57,8 +60,7 @@ export async function loadFacts(db: Database, tenant?: string): Promise<Facts> {
 }
 
 /** Uptime percent of each site with heartbeats in the window, and the mean round trip. */
-export function siteHealth(f: Facts, windowMs: number, filter: (tenant: string, site: string) => boolean = () => true) {
-  const now = Date.now();
+export function siteHealth(f: Facts, windowMs: number, filter: (tenant: string, site: string) => boolean = () => true, now = Date.now()) {
   const from = now - windowMs;
   const bySite = new Map<string, { covered: number; rtts: number[]; start: number }>();
   for (const b of f.beats) {
@@ -81,7 +83,7 @@ export function siteHealth(f: Facts, windowMs: number, filter: (tenant: string, 
   return { uptime_percent: mean(uptimes), average_latency_ms: mean(rtts), sites: bySite.size, samples: rtts.length };
 }
 
-export function metricRows(f: Facts, config: Pick<Config, 'mode' | 'industry'>): MetricRow[] {
+export function metricRows(f: Facts, config: Pick<Config, 'mode' | 'industry'>, now = Date.now()): MetricRow[] {
   const industryOf = new Map(f.sites.map((s) => [siteKey(s.tenant_id, s.site_id), s.industry_code]));
   const fallback = config.mode === 'edge-single' ? config.industry : null;
   const ind = (tenant: string | null, site: string | null) => industryOf.get(siteKey(tenant, site)) ?? fallback;
@@ -89,7 +91,6 @@ export function metricRows(f: Facts, config: Pick<Config, 'mode' | 'industry'>):
   const group = (tenant: string, industry: string | null) => `${tenant}\n${industry ?? ''}`;
   for (const t of f.tenants) groups.add(group(t, fallback));
   for (const s of f.sites) groups.add(group(s.tenant_id, s.industry_code ?? fallback));
-  const now = Date.now();
   const computed_at = new Date(now).toISOString();
   const rows: MetricRow[] = [];
   for (const g of groups) {
@@ -101,7 +102,7 @@ export function metricRows(f: Facts, config: Pick<Config, 'mode' | 'industry'>):
       const al = f.alarms.filter((a) => inGroup(a.tenant, a.site) && a.at >= from);
       const tk = f.tasks.filter((t) => inGroup(t.tenant, t.site) && t.at >= from);
       const pts = f.points.filter((p) => inGroup(p.tenant, p.site) && p.at >= from);
-      const health = siteHealth(f, ms, (t, s) => inGroup(t, s));
+      const health = siteHealth(f, ms, (t, s) => inGroup(t, s), now);
       const pending = f.sites.filter((s) => inGroup(s.tenant_id, s.site_id));
       const values: Record<MetricName, [number | null, number]> = {
         open_alarms: [al.filter((a) => a.open).length, al.length],
@@ -121,11 +122,11 @@ export function metricRows(f: Facts, config: Pick<Config, 'mode' | 'industry'>):
   return rows;
 }
 
-export function summary(f: Facts, config: Pick<Config, 'mode' | 'industry'>) {
+export function summary(f: Facts, config: Pick<Config, 'mode' | 'industry'>, now = Date.now()) {
   const industries = new Set<string>();
   for (const s of f.sites) if (s.industry_code) industries.add(s.industry_code);
   if (config.mode === 'edge-single') industries.add(config.industry);
-  const health = siteHealth(f, WINDOWS['24h']);
+  const health = siteHealth(f, WINDOWS['24h'], undefined, now);
   return {
     tenants_count: f.tenants.size,
     industries_count: industries.size,
@@ -135,6 +136,6 @@ export function summary(f: Facts, config: Pick<Config, 'mode' | 'industry'>) {
     open_tasks_total: f.tasks.filter((t) => t.open).length,
     window: '24h',
     sites_reporting: health.sites,
-    computed_at: new Date().toISOString(),
+    computed_at: new Date(now).toISOString(),
   };
 }

@@ -1,12 +1,11 @@
 // The normalised pilot summary (contract 4.2; its shape is not shown there, so it is fixed here
 // and in the route description): one document a pilot review reads, the same on an edge box and
-// on the master. Every figure is computed from stored rows at call time.
+// on the master. Every figure is computed at call time, from the stored rows and the roll-ups.
 import type { Services } from '../../kernel/context.js';
 import { tableOf } from '../../db/sql.js';
 import { syncTenants, type SyncTenantRow } from '../tenant-master-sync/schema.js';
 import { refreshRecords } from '../tenant-master-sync/engine/master.js';
-import { loadFacts, siteHealth } from './compute.js';
-import { WINDOWS } from './schema.js';
+import { health as siteHealth, loadFigures } from './rollups.js';
 
 export const PILOT_SUMMARY_SHAPE =
   'Shape: {generated_at, deployment {mode, industry_code, engine, tenant_id}, modules {installed, total}, sites {total, live, degraded, stopped}, ' +
@@ -18,11 +17,11 @@ type Check = { name: string; status: 'ok' | 'warn' | 'fail'; detail: string };
 export async function pilotSummary(services: Services, tenant?: string) {
   const { db, config } = services;
   await refreshRecords(db, { staleMs: config.sync_stale_ms }, tenant ? [tenant] : undefined);
-  const facts = await loadFacts(db, tenant);
+  const facts = await loadFigures(db, tenant);
   const records = ((await db.orm.select().from(tableOf(syncTenants, db))) as SyncTenantRow[]).filter((r) => tenant === undefined || r.tenant_id === tenant);
   const edge = services.edgeSync ? await services.edgeSync.status() : null;
   const states = services.modules.states();
-  const health = siteHealth(facts, WINDOWS['24h']);
+  const health = siteHealth(facts, '24h');
   const sites = { total: facts.sites.length, live: 0, degraded: 0, stopped: 0 };
   for (const r of records) {
     sites.live += Number(r.sites_live);
@@ -36,8 +35,7 @@ export async function pilotSummary(services: Services, tenant?: string) {
     max_lag_seconds: edge?.oldest_pending_at ? (Date.now() - Date.parse(edge.oldest_pending_at)) / 1000 : records.reduce((m, r) => Math.max(m, Number(r.lag_seconds)), 0),
     edge,
   };
-  const openAlarms = facts.alarms.filter((a) => a.open);
-  const critical = openAlarms.filter((a) => a.critical).length;
+  const critical = facts.criticalOpen;
   const checks: Check[] = [
     { name: 'database', status: services.lifecycle.state === 'ready' ? 'ok' : 'fail', detail: `${db.engine} ${services.lifecycle.state}` },
     { name: 'critical_alarms', status: critical ? 'warn' : 'ok', detail: `${critical} critical alarm(s) open` },
@@ -50,8 +48,8 @@ export async function pilotSummary(services: Services, tenant?: string) {
     modules: { installed: states.filter((m) => m.installed).length, total: states.length },
     sites,
     sync,
-    alarms: { open: openAlarms.length, critical_open: critical },
-    tasks: { open: facts.tasks.filter((t) => t.open).length },
+    alarms: { open: facts.openAlarms, critical_open: critical },
+    tasks: { open: facts.openTasks },
     service: { uptime_percent_24h: health.uptime_percent, average_latency_ms_24h: health.average_latency_ms },
     checks,
   };

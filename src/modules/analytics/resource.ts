@@ -1,22 +1,22 @@
-// analytics/metrics/scheme|list|{id} (recomputed before every read), analytics/summary and
-// operability/pilot-summary.
+// analytics/metrics/scheme|list|{id} (recomputed before every read from the roll-ups the sync
+// keeps on ingest), analytics/summary and operability/pilot-summary.
 import { defineResource } from '../../kernel/resource.js';
 import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import type { Database } from '../../db/client.js';
 import { sql } from 'drizzle-orm';
 import { colOf, tableOf } from '../../db/sql.js';
 import { analyticsMetrics, metricRecord, type MetricRow } from './schema.js';
-import { loadFacts, metricRows, summary } from './compute.js';
+import { figureMetricRows, figureSummary, loadFigures } from './rollups.js';
 import { pilotSummary, PILOT_SUMMARY_SHAPE } from './pilot.js';
 
 /** One recomputation at a time per database; concurrent readers share it. */
 const inFlight = new WeakMap<Database, Promise<void>>();
 
-async function refresh(db: Database, config: Parameters<typeof metricRows>[1]): Promise<void> {
+async function refresh(db: Database, config: Parameters<typeof figureMetricRows>[1]): Promise<void> {
   const running = inFlight.get(db);
   if (running) return running;
   const run = (async () => {
-    const rows = metricRows(await loadFacts(db), config);
+    const rows = figureMetricRows(await loadFigures(db), config);
     await db.transaction(async () => {
       const t = tableOf(analyticsMetrics, db);
       await db.orm.delete(t);
@@ -61,10 +61,10 @@ export const analyticsRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get', path: '/api/v1/analytics/summary', module: 'analytics', tags: ['analytics'],
     summary: 'Fleet summary: tenants, industries, uptime and latency from site heartbeats (24 h), open alarms and tasks',
-    description: 'Computed on every call from the stored rows. Uptime and latency are null while no site has sent a heartbeat in the last 24 hours.',
+    description: 'Computed on every call from the roll-ups per site and minute, hour and day that the sync keeps on ingest, and less than a minute of raw rows at the start of the window. Uptime and latency are null while no site has sent a heartbeat in the last 24 hours.',
     access: { resource: 'analytics', action: 'read', scope: 'master' },
     response: { kind: 'single', item: summaryItem },
-    handler: async ({ services }) => summary(await loadFacts(services.db), services.config),
+    handler: async ({ services }) => figureSummary(await loadFigures(services.db), services.config),
   }),
   defineRoute({
     method: 'get', path: '/api/v1/operability/pilot-summary', module: 'analytics', tags: ['operability'],

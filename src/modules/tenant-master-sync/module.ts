@@ -3,6 +3,8 @@
 import { defineModule, defineRuntime, managed } from '../../kernel/module.js';
 import { EdgeSync } from './engine/edge.js';
 import { startCluster, type Cluster } from './engine/cluster.js';
+import { maintain } from './engine/partitions.js';
+import { DAY_MS, hourlyRetention, type Retention } from '../../kernel/retention.js';
 import { siteSyncRoutes, syncResource } from './resource.js';
 import { SYNC_TABLES } from './schema.js';
 
@@ -31,11 +33,19 @@ export default defineModule({
     create({ services }) {
       let edge: EdgeSync | undefined;
       let cluster: Cluster | undefined;
+      let upkeep: Retention | undefined;
       return {
         async start() {
           // A master on PostgreSQL may run as several processes: keep their caches and status
           // streams in step.
           if (services.config.mode === 'cloud-multi') {
+            // Partitions ahead of the rows, retention by whole months, roll-ups no window reads.
+            const days = services.config.sync_retention_days;
+            upkeep = hourlyRetention(services.log, 'sync', days, async (before) => {
+              const report = await maintain(services.db, before.getTime() + days * DAY_MS, days);
+              if (report.created.length || report.dropped.length || report.deleted_rows) services.log.info('sync storage maintained', { ...report });
+            });
+            upkeep.start();
             startCluster(services).then((c) => { cluster = c; }, (err: Error) => services.log.error('cluster sync failed to start', { error: err.message }));
             return {};
           }
@@ -47,6 +57,7 @@ export default defineModule({
           return { edgeSync: edge };
         },
         async stop() {
+          upkeep?.stop();
           await cluster?.stop();
           await edge?.stop();
         },

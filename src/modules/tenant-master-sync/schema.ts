@@ -62,7 +62,12 @@ export interface SyncSiteRow extends Record<string, unknown> {
   held?: Record<string, string> | null;
 }
 
-/** Every event received from a site, once: (tenant, site, seq) is the idempotency key. */
+/**
+ * Every event received from a site, once: (tenant, site, seq) is the idempotency key, kept by the
+ * site's applied_seq high-water mark under its row lock (engine/master.ts). The primary key also
+ * holds received_at because PostgreSQL partitions the table by it (engine/partitions.ts), and a
+ * key of a partitioned table must include the partition key.
+ */
 export const syncInbox = defineTable('sync_inbox', {
   tenant_id: col.text({ notNull: true }),
   site_id: col.text({ notNull: true }),
@@ -71,7 +76,7 @@ export const syncInbox = defineTable('sync_inbox', {
   created_at: col.timestamp({ notNull: true }),
   received_at: col.timestamp({ notNull: true }),
   payload: col.json({ notNull: true }),
-}, { primaryKey: ['tenant_id', 'site_id', 'seq'], indexes: [{ name: 'sync_inbox_kind', columns: ['kind', 'created_at'] }] });
+}, { primaryKey: ['tenant_id', 'site_id', 'seq', 'received_at'], indexes: [{ name: 'sync_inbox_kind', columns: ['kind', 'created_at'] }] });
 
 /** The sites' alarms as the fleet sees them (raised, then acknowledged). */
 export const syncAlarms = defineTable('sync_alarms', {
@@ -85,8 +90,9 @@ export const syncAlarms = defineTable('sync_alarms', {
   raised_at: col.timestamp({ notNull: true }),
   acknowledged_by: col.text(),
   updated_at: col.timestamp({ notNull: true }),
-}, { primaryKey: ['tenant_id', 'alarm_id'], indexes: [{ name: 'sync_alarms_state', columns: ['state'] }] });
+}, { primaryKey: ['tenant_id', 'alarm_id'], indexes: [{ name: 'sync_alarms_state', columns: ['state'] }, { name: 'sync_alarms_raised', columns: ['raised_at'] }] });
 
+/** Heartbeats of the sites; partitioned by `at` on PostgreSQL, hence `at` in the key. */
 export const syncHeartbeats = defineTable('sync_heartbeats', {
   tenant_id: col.text({ notNull: true }),
   site_id: col.text({ notNull: true }),
@@ -94,9 +100,9 @@ export const syncHeartbeats = defineTable('sync_heartbeats', {
   at: col.timestamp({ notNull: true }),
   interval_ms: col.integer({ notNull: true }),
   rtt_ms: col.real(),
-}, { primaryKey: ['tenant_id', 'site_id', 'seq'], indexes: [{ name: 'sync_heartbeats_at', columns: ['at'] }] });
+}, { primaryKey: ['tenant_id', 'site_id', 'seq', 'at'], indexes: [{ name: 'sync_heartbeats_at', columns: ['at'] }] });
 
-/** Per-minute telemetry aggregates per device and metric, merged from the sites' batches. */
+/** Per-minute telemetry aggregates per device and metric, merged from the sites' batches; partitioned by bucket on PostgreSQL. */
 export const syncTelemetry = defineTable('sync_telemetry', {
   tenant_id: col.text({ notNull: true }),
   site_id: col.text({ notNull: true }),
@@ -109,6 +115,29 @@ export const syncTelemetry = defineTable('sync_telemetry', {
   max: col.real(),
   last_status: col.text({ notNull: true }),
 }, { primaryKey: ['tenant_id', 'site_id', 'device_id', 'metric', 'bucket'], indexes: [{ name: 'sync_telemetry_bucket', columns: ['bucket'] }] });
+
+export const ROLLUP_GRAINS = ['minute', 'hour', 'day'] as const;
+export type RollupGrain = (typeof ROLLUP_GRAINS)[number];
+
+/**
+ * What the fleet analytics add up, per site and time bucket, kept current by each push in its
+ * transaction (engine/rollup.ts): heartbeats (count, the intervals they cover, round trips, the
+ * earliest) and telemetry aggregates (points, and the per-minute rows they are). Three grains so
+ * that a sliding window reads at most 59 minute rows, 23 hour rows and 8 day rows per site.
+ */
+export const syncRollups = defineTable('sync_rollups', {
+  tenant_id: col.text({ notNull: true }),
+  site_id: col.text({ notNull: true }),
+  grain: col.text({ notNull: true }),
+  bucket: col.timestamp({ notNull: true }),
+  heartbeats: col.integer({ notNull: true }),
+  covered_ms: col.integer({ notNull: true }),
+  rtt_sum: col.real({ notNull: true }),
+  rtt_count: col.integer({ notNull: true }),
+  first_beat_at: col.timestamp(),
+  telemetry_points: col.integer({ notNull: true }),
+  telemetry_rows: col.integer({ notNull: true }),
+}, { primaryKey: ['tenant_id', 'site_id', 'grain', 'bucket'], indexes: [{ name: 'sync_rollups_grain_bucket', columns: ['grain', 'bucket'] }] });
 
 // ---------------------------------------------------------------- edge side
 
@@ -125,4 +154,4 @@ export const syncState = defineTable('sync_state', {
   value: col.json({ notNull: true }),
 });
 
-export const SYNC_TABLES = [syncTenants, syncSites, syncInbox, syncAlarms, syncHeartbeats, syncTelemetry, syncOutbox, syncState];
+export const SYNC_TABLES = [syncTenants, syncSites, syncInbox, syncAlarms, syncHeartbeats, syncTelemetry, syncRollups, syncOutbox, syncState];

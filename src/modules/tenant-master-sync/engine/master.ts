@@ -22,6 +22,7 @@ import {
 } from '../schema.js';
 import type { PullAnswer, PullBody, PushAnswer, PushBody } from './protocol.js';
 import { differing, masterDigests, type Held } from './held.js';
+import { addRollups, RollupBatch } from './rollup.js';
 
 const SITE_CREDENTIAL_DAYS = 10 * 365;
 
@@ -237,7 +238,7 @@ function merge(into: Map<string, Aggregate>, g: Aggregate): void {
  * One multi-row upsert per chunk, the same SQL on both engines: a minute already stored (from
  * an earlier push) gets the new points added. The CASE keeps min/max right when either is null.
  */
-async function upsertTelemetry(db: Database, site: SyncSiteRow, rows: Aggregate[]): Promise<void> {
+async function upsertTelemetry(db: Database, site: SyncSiteRow, rows: Aggregate[], rollups: RollupBatch): Promise<void> {
   if (!rows.length) return;
   const t = tableOf(syncTelemetry, db);
   const c = (n: string) => colOf(syncTelemetry, db, n);
@@ -253,21 +254,31 @@ async function upsertTelemetry(db: Database, site: SyncSiteRow, rows: Aggregate[
   const per = rowsPerInsert(10);
   for (let i = 0; i < rows.length; i += per) {
     const chunk = rows.slice(i, i + per).map((r) => ({ tenant_id: site.tenant_id, site_id: site.site_id, ...r }));
-    await db.orm.insert(t).values(chunk as never).onConflictDoUpdate({ target: target as never, set: set as never });
+    const stored = (await db.orm.insert(t).values(chunk as never).onConflictDoUpdate({ target: target as never, set: set as never })
+      .returning({ device_id: c('device_id'), metric: c('metric'), bucket: c('bucket'), points: c('points') })) as { device_id: string; metric: string; bucket: string; points: number }[];
+    // A row whose stored points are exactly this push's was new: an existing minute already held points.
+    const pushed = new Map(chunk.map((r) => [`${r.device_id}\n${r.metric}\n${r.bucket}`, r.points]));
+    for (const r of stored) {
+      const points = pushed.get(`${r.device_id}\n${r.metric}\n${r.bucket}`) ?? 0;
+      rollups.telemetry(r.bucket, points, Number(r.points) === points);
+    }
   }
 }
 
-/** Typed views the fleet reads: alarms (latest state), heartbeats, per-minute telemetry. */
+/** Typed views the fleet reads: alarms (latest state), heartbeats, per-minute telemetry, and their roll-ups. */
 async function project(db: Database, site: SyncSiteRow, events: Fresh, now: string): Promise<void> {
   const tenant = site.tenant_id;
   const heartbeats: Record<string, unknown>[] = [];
   const at = tableOf(syncAlarms, db);
   const ac = (n: string) => colOf(syncAlarms, db, n);
   const telemetry = new Map<string, Aggregate>();
+  const rollups = new RollupBatch();
   for (const e of events) {
     const p = e.payload;
     if (e.kind === 'heartbeat') {
-      heartbeats.push({ tenant_id: tenant, site_id: site.site_id, seq: e.seq, at: str(p.at) ?? e.created_at, interval_ms: Math.round(num(p.interval_ms) ?? 60_000), rtt_ms: num(p.rtt_ms) });
+      const beat = { tenant_id: tenant, site_id: site.site_id, seq: e.seq, at: str(p.at) ?? e.created_at, interval_ms: Math.round(num(p.interval_ms) ?? 60_000), rtt_ms: num(p.rtt_ms) };
+      heartbeats.push(beat);
+      rollups.heartbeat(beat.at, beat.interval_ms, beat.rtt_ms);
     } else if (e.kind === 'alarm') {
       const a = (p.alarm ?? {}) as Record<string, unknown>;
       const id = str(a.id);
@@ -294,9 +305,10 @@ async function project(db: Database, site: SyncSiteRow, events: Fresh, now: stri
       }
     }
   }
-  await upsertTelemetry(db, site, [...telemetry.values()]);
+  await upsertTelemetry(db, site, [...telemetry.values()], rollups);
   const per = rowsPerInsert(6);
   for (let i = 0; i < heartbeats.length; i += per) await db.orm.insert(tableOf(syncHeartbeats, db)).values(heartbeats.slice(i, i + per) as never);
+  await addRollups(db, site, rollups);
 }
 
 // ---------------------------------------------------------------- the sync record

@@ -1,0 +1,93 @@
+// Fleet analytics benchmark: `npx tsx bench/analytics.ts [sites] [rounds]` (defaults 1000 100).
+// Not a test: prints figures only. Rows are inserted in time order, as pushes arrive. Needs a PostgreSQL server (CABINET_TEST_PG_URL, else the local
+// one the tests use); a fresh database is made and dropped.
+//  1. Fills a simulated year of a fleet in bulk (generate_series, one statement per table):
+//     `sites` sites of 50 tenants, a heartbeat and a telemetry aggregate per site every 5 minutes
+//     for the last 8 days (the raw rows a window of 7 days reads), day roll-ups for the whole
+//     year, and two alarms per site and day for the year (one in 200 still open).
+//  2. Times `analytics/summary` and `analytics/metrics/list` over HTTP on the real server, one
+//     request at a time (they read the roll-ups).
+//  3. Baseline, same run, same database: the per-read computation from the raw rows that the
+//     routes used before (compute.ts), called in-process, without HTTP.
+import { sql } from 'drizzle-orm';
+
+// Set before the test helpers load: they read it once (the machine's server, as the tests use it).
+process.env.CABINET_TEST_PG_URL ??= 'postgres://postgres@127.0.0.1:5432/test';
+const { createTestEnv } = await import('../test/helpers/server.js');
+const { loadFacts, metricRows, summary } = await import('../src/modules/analytics/compute.js');
+
+const SITES = Number(process.argv[2] ?? 1000);
+const ROUNDS = Number(process.argv[3] ?? 100);
+const BASELINE_ROUNDS = 3;
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
+const fmt = (xs: number[]) => `p50 ${pct(xs, 50).toFixed(1)} ms, p99 ${pct(xs, 99).toFixed(1)} ms (${xs.length} rounds)`;
+
+const env = await createTestEnv('postgres');
+try {
+  const master = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off', log_level: 'warn' });
+  const db = master.services.db;
+  const iso = (t: string) => `to_char((${t}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  const t0 = Date.now();
+  const fill = async (what: string, statement: string) => {
+    const t = Date.now();
+    await db.exec(statement);
+    console.log(`  ${what}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  };
+  if (db.engine !== 'postgresql') throw new Error(`needs a PostgreSQL server, got ${db.engine}`);
+  console.log(`filling ${SITES} sites (${await db.serverVersion()})`);
+  const sites = `generate_series(1, ${SITES}) s`;
+  const tenant = `'farm-' || (s % 50)`;
+  await fill('sites', `insert into sync_sites select ${tenant}, 'site-' || s, 'pk-' || s, (array['poultry','swine','melioration'])[1 + s % 3], ${iso("now() - interval '1 year'")}, ${iso('now()')}, 0, 0, 0, null, null, 12.5, null from ${sites}`);
+  // Each site's beats are offset by a few seconds, as real boxes are.
+  const beats = `${sites}, generate_series(now() - interval '8 days', now(), interval '5 minutes') t`;
+  const at = `t - (s % 300) * interval '1 second'`;
+  await fill('heartbeats, 8 days', `insert into sync_heartbeats select ${tenant}, 'site-' || s, (extract(epoch from t)::bigint / 300), ${iso(at)}, 300000, round((random() * 400)::numeric, 2) from ${beats} order by t`);
+  await fill('telemetry aggregates, 8 days', `insert into sync_telemetry select ${tenant}, 'site-' || s, 'fan-1', 'temp', ${iso(`date_trunc('minute', ${at})`)}, 50, 1000, 10, 30, 'online' from ${beats} order by t`);
+  const sum = `sum(hb), sum(cov), sum(rs), sum(rc), min(fb), sum(tp), sum(tr)`;
+  const raw = `select tenant_id, site_id, at as t, 1 as hb, interval_ms as cov, coalesce(rtt_ms, 0) as rs, 1 as rc, at as fb, 0 as tp, 0 as tr from sync_heartbeats
+    union all select tenant_id, site_id, bucket, 0, 0, 0, 0, null, points, 1 from sync_telemetry`;
+  for (const [grain, expr] of [['minute', `substr(t, 1, 16) || ':00.000Z'`], ['hour', `substr(t, 1, 13) || ':00:00.000Z'`], ['day', `substr(t, 1, 10) || 'T00:00:00.000Z'`]]) {
+    await fill(`${grain} roll-ups, 8 days`, `insert into sync_rollups select tenant_id, site_id, '${grain}', ${expr}, ${sum} from (${raw}) e group by tenant_id, site_id, ${expr} order by 4`);
+  }
+  const days = `${sites}, generate_series(date_trunc('day', now() - interval '1 year'), date_trunc('day', now()) - interval '9 days', interval '1 day') d`;
+  await fill('day roll-ups, the rest of the year', `insert into sync_rollups select ${tenant}, 'site-' || s, 'day', ${iso('d')}, 288, 86400000, 288 * 200.0, 288, ${iso('d')}, 288 * 50, 288 from ${days} order by d`);
+  const alarms = `${sites}, generate_series(now() - interval '1 year', now(), interval '12 hours') t`;
+  await fill('alarms, 1 year', `insert into sync_alarms select ${tenant}, 'al-' || s || '-' || extract(epoch from t)::bigint, 'site-' || s, case when random() < 0.1 then 'critical' else 'low' end,
+    case when random() < 0.005 then 'open' else 'acknowledged' end, 'alarm', 'c', ${iso(`t - (s % 600) * interval '1 minute'`)}, null, ${iso('t')} from ${alarms} order by t`);
+  // As autovacuum does after a bulk insert: statistics, and the visibility map index-only scans need.
+  await db.exec('vacuum analyze');
+  const [counts] = await db.read<Record<string, unknown>>(sql`select (select count(*) from sync_heartbeats) as heartbeats, (select count(*) from sync_telemetry) as telemetry,
+    (select count(*) from sync_rollups) as rollups, (select count(*) from sync_alarms) as alarms, pg_size_pretty(pg_database_size(current_database())) as size`);
+  console.log(`filled in ${((Date.now() - t0) / 1000).toFixed(0)} s:`, counts);
+
+  const token = await env.token(master);
+  const get = async (path: string) => {
+    const t = performance.now();
+    const res = await fetch(`${master.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    await res.json();
+    return performance.now() - t;
+  };
+  const routes = { summary: '/api/v1/analytics/summary', metrics: '/api/v1/analytics/metrics/list?limit=100' };
+  for (const path of Object.values(routes)) await get(path);
+  const timed: Record<string, number[]> = { summary: [], metrics: [] };
+  for (let i = 0; i < ROUNDS; i++) for (const [name, path] of Object.entries(routes)) timed[name]!.push(await get(path));
+  console.log(`\n${SITES} sites, a simulated year:`);
+  for (const name of ['summary', 'metrics']) console.log(`  analytics/${name} (roll-ups, HTTP):        ${fmt(timed[name]!)}`);
+  const baseline: Record<string, number[]> = { summary: [], metrics: [] };
+  for (let i = 0; i < BASELINE_ROUNDS; i++) {
+    let t = performance.now();
+    summary(await loadFacts(db), master.services.config);
+    baseline.summary!.push(performance.now() - t);
+    t = performance.now();
+    metricRows(await loadFacts(db), master.services.config);
+    baseline.metrics!.push(performance.now() - t);
+  }
+  for (const name of ['summary', 'metrics']) console.log(`  baseline ${name}: per-read from raw rows (in-process): ${fmt(baseline[name]!)}`);
+} finally {
+  await env.cleanup();
+}
