@@ -32,7 +32,8 @@ export async function newPage(browser: Browser, opts: { viewport?: { width: numb
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(e.message));
   page.on('console', (m) => {
-    if (m.type() === 'error' && !/401|Failed to load resource|WebSocket/.test(m.text())) problems.push(m.text());
+    // Where it came from (script and line), so that a failure names the code that caused it.
+    if (m.type() === 'error' && !/401|Failed to load resource|WebSocket/.test(m.text())) problems.push(`${m.text()} (at ${m.location().url || page.url()}:${m.location().lineNumber})`);
   });
   return { page, context, problems };
 }

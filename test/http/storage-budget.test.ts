@@ -68,7 +68,9 @@ describe('storage budget: a year of a busy site (sqlite, scaled: 3 series, 4 MiB
 
   it('stays within the budget, thins raw readings to their floor before minute roll-ups, and the file shrinks', async () => {
     const clock = simulatedClock(START);
-    server = await env.start({ mqtt_broker: 'off', storage_budget_bytes: '4M' });
+    // A day's points are one batch: written at once, not after the intake's 200 ms wait (365 waits
+    // were 73 s of this test).
+    server = await env.start({ mqtt_broker: 'off', storage_budget_bytes: '4M', telemetry_flush_ms: '1' });
     admin = await clientAs(env, server, { subject: 'site-admin', role: 'admin', scope_type: 'master' });
     const first = await thin(admin);
     expect(first.space_return).toBe('incremental');
@@ -141,7 +143,7 @@ describe('storage budget: requests during a thinning run (sqlite)', () => {
   it('answers auth/me while a backlog of raw readings is thinned in small slices', async () => {
     env = await createTestEnv('sqlite');
     const clock = simulatedClock(START);
-    const server = await env.start({ mqtt_broker: 'off', storage_budget_bytes: '64M' });
+    const server = await env.start({ mqtt_broker: 'off', storage_budget_bytes: '64M', telemetry_flush_ms: '1' });
     const admin = await clientAs(env, server, { subject: 'site-admin', role: 'admin', scope_type: 'master' });
     const op = await clientAs(env, server, { subject: 'op', role: 'operator', scope_type: 'tenant', tenant_id: 't1' }, admin.contract);
     // 25 days of 3 series at a point a minute... in 10-minute steps: 10x the series instead.
@@ -194,7 +196,7 @@ describe.each(DIALECTS)('storage budget: clock jumps, thinning and the CLI (%s)'
 
   it('a jump forward purges nothing younger than its retention; a jump back loses and duplicates nothing', async () => {
     const clock = simulatedClock(START + 10 * DAY);
-    server = await env.start({ mqtt_broker: 'off' });
+    server = await env.start({ mqtt_broker: 'off', telemetry_flush_ms: '1' });
     admin = await clientAs(env, server, { subject: 'site-admin', role: 'admin', scope_type: 'master' });
     for (let d = 0; d < 10; d++) await server.services.telemetry!.ingest(day(START + d * DAY));
     const raw = SERIES * 144 * 10;
@@ -277,7 +279,7 @@ describe('storage budget: an older SQLite file is converted to incremental auto-
     raw.exec('vacuum');
     expect(raw.pragma('auto_vacuum', { simple: true })).toBe(0);
     raw.close();
-    server = await env.start({ mqtt_broker: 'off' });
+    server = await env.start({ mqtt_broker: 'off', telemetry_flush_ms: '1' });
     expect(env.logs.some((l) => l.msg === 'database converted to incremental auto-vacuum')).toBe(true);
     const admin = await clientAs(env, server, { subject: 'site-admin', role: 'admin', scope_type: 'master' });
     const s = (await admin.get('/api/v1/storage/usage')).body.item as StorageSnapshot;
