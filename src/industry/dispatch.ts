@@ -95,18 +95,23 @@ export const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\
  * transport. `setpoints: false` is a device that is only read (a weather station, a soil probe):
  * no points, at least one reading.
  */
-export const adapterBodySchemaOf = (o: { key: ReadingKeySchema; setpoints: boolean }) => v.pipe(v.strictObject({
-  id: v.optional(v.pipe(key, v.regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : -'))),
-  tenant_id: v.optional(key),
-  site_id: v.optional(key),
-  unit_id: key,
-  controller_id: key,
+/** How a controller is reached: the fields a profile and a read-now before it share. */
+export const connectionFields = {
   transport: v.picklist(TRANSPORTS),
   host: v.optional(v.pipe(v.string(), v.regex(IPV4, 'host must be a dotted IPv4 address'))),
   port: v.optional(int(1, 65535)),
   serial_path: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(300))),
   modbus_unit_id: v.optional(int(0, 255)),
   device_instance: v.optional(int(0, 4_194_302)),
+};
+
+export const adapterBodySchemaOf = (o: { key: ReadingKeySchema; setpoints: boolean }) => v.pipe(v.strictObject({
+  id: v.optional(v.pipe(key, v.regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : -'))),
+  tenant_id: v.optional(key),
+  site_id: v.optional(key),
+  unit_id: key,
+  controller_id: key,
+  ...connectionFields,
   points: o.setpoints
     ? v.pipe(v.array(adapterPointSchema), v.minLength(1), v.maxLength(100))
     : v.optional(v.pipe(v.array(adapterPointSchema), v.maxLength(0, 'a device that is only read has no setpoints')), []),

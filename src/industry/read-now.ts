@@ -10,16 +10,11 @@ import { FieldFailure, errorText } from '../field/errors.js';
 import { planReads, ReadPlanError } from '../field/read-plan.js';
 import { readBacnet, readModbus, type PollOutcome } from '../field/poll-read.js';
 import type { PolledDevice, PollPoint } from '../field/poll-types.js';
-import { adapterPointSchema, adapterReadingSchema, int, IPV4, TRANSPORTS } from './dispatch.js';
+import { adapterPointSchema, adapterReadingSchema, connectionFields } from './dispatch.js';
 import { readingPoint, setpointPoint } from './polled-devices.js';
 
 export const readNowBody = v.pipe(v.strictObject({
-  transport: v.picklist(TRANSPORTS),
-  host: v.optional(v.pipe(v.string(), v.regex(IPV4, 'host must be a dotted IPv4 address'))),
-  port: v.optional(int(1, 65535)),
-  serial_path: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(300))),
-  modbus_unit_id: v.optional(int(0, 255)),
-  device_instance: v.optional(int(0, 4_194_302)),
+  ...connectionFields,
   /** One entry of the profile's readings[] ... */
   reading: v.optional(adapterReadingSchema),
   /** ... or of its points[] (a setpoint, read as the poller reads it back). */
