@@ -11,7 +11,7 @@ import { ownerSite, requiredTenant } from '../kernel/tenancy.js';
 import type { AnyRoute } from '../kernel/route.js';
 import { adapterBodySchema, adapterBodySchemaOf, type AdapterRow, type defineAdapterRecord, type ReadingKeySchema } from './dispatch.js';
 import { adapterChanged, POLL_DEFAULTS } from './polled-devices.js';
-import { readNow, readNowBody, readNowResponse } from './read-now.js';
+import { readNow, readNowBody, readNowBodyOf, readNowResponse } from './read-now.js';
 
 const createBody = v.strictObject({ item: adapterBodySchema });
 
@@ -48,7 +48,7 @@ export function defineAdapterResource(o: { name: string; module: string; title: 
       // The action of a create: whoever may save a profile may try one of its points first.
       'read-now': command({
         summary: 'Read one reading or setpoint of a profile being set up from the controller now, before saving: the value in engineering units (raw / scale + offset), through the poller\'s own codec. Nothing is saved or written.',
-        action: 'create', body: readNowBody, errors: ['device_read_failed'], idempotent: false, response: readNowResponse,
+        action: 'create', body: o.readings ? readNowBodyOf(o.readings) : readNowBody, errors: ['device_read_failed'], idempotent: false, response: readNowResponse,
         handler: (ctx) => readNow(ctx),
       }),
     },

@@ -65,7 +65,7 @@ const BIT_TABLES = ['coil', 'discrete input'];
 
 /** A key schema of an industry's readings (a picklist, or a pattern such as vwc_pct_<depth>). */
 export type ReadingKeySchema = v.GenericSchema<string, string>;
-const climateKey: ReadingKeySchema = v.picklist(READING_KEYS, `key must be one of ${READING_KEYS.join(', ')}`);
+export const climateKey: ReadingKeySchema = v.picklist(READING_KEYS, `key must be one of ${READING_KEYS.join(', ')}`);
 
 /** One reading of an adapter profile, with the industry's keys. */
 export const adapterReadingSchemaOf = (key: ReadingKeySchema) => v.pipe(v.strictObject({

@@ -10,21 +10,38 @@ import { FieldFailure, errorText } from '../field/errors.js';
 import { planReads, ReadPlanError } from '../field/read-plan.js';
 import { readBacnet, readModbus, type PollOutcome } from '../field/poll-read.js';
 import type { PolledDevice, PollPoint } from '../field/poll-types.js';
-import { adapterPointSchema, adapterReadingSchema, connectionFields } from './dispatch.js';
+import { adapterPointSchema, adapterReadingSchemaOf, climateKey, connectionFields, type ReadingKeySchema } from './dispatch.js';
 import { readingPoint, setpointPoint } from './polled-devices.js';
 
-export const readNowBody = v.pipe(v.strictObject({
+type Reached = { transport: string; host?: string; serial_path?: string; device_instance?: number };
+type Target = { bacnet_object_type?: number } | undefined;
+/** What every read-now must name to reach its device, whichever point it reads. */
+const reachable = (b: Reached, target: Target) =>
+  (b.transport !== 'modbus-tcp' || b.host !== undefined) && (b.transport !== 'modbus-rtu' || b.serial_path !== undefined)
+  && (b.transport !== 'bacnet' || (b.device_instance !== undefined && target?.bacnet_object_type !== undefined));
+const REACH = 'modbus-tcp needs host, modbus-rtu serial_path, bacnet device_instance and bacnet_object_type';
+
+/** The read-now body of an industry whose devices hold setpoints: one reading or one point. */
+const withSetpoints = (key: ReadingKeySchema) => v.pipe(v.strictObject({
   ...connectionFields,
   /** One entry of the profile's readings[] ... */
-  reading: v.optional(adapterReadingSchema),
+  reading: v.optional(adapterReadingSchemaOf(key)),
   /** ... or of its points[] (a setpoint, read as the poller reads it back). */
   point: v.optional(adapterPointSchema),
 }),
 v.check((b) => (b.reading === undefined) !== (b.point === undefined), 'give one reading or one point'),
-v.check((b) => b.transport !== 'modbus-tcp' || b.host !== undefined, 'modbus-tcp needs host'),
-v.check((b) => b.transport !== 'modbus-rtu' || b.serial_path !== undefined, 'modbus-rtu needs serial_path'),
-v.check((b) => b.transport !== 'bacnet' || (b.device_instance !== undefined && (b.reading ?? b.point)?.bacnet_object_type !== undefined), 'bacnet needs device_instance and bacnet_object_type'));
+v.check((b) => reachable(b, b.reading ?? b.point), REACH));
+
+/** The read-now body of an industry whose devices are only read (melioration): one reading. */
+const readingsOnly = (key: ReadingKeySchema) => v.pipe(v.strictObject({ ...connectionFields, reading: adapterReadingSchemaOf(key) }),
+  v.check((b) => reachable(b, b.reading), REACH));
+
+export const readNowBody = withSetpoints(climateKey);
 export type ReadNowBody = v.InferOutput<typeof readNowBody>;
+/** An industry's read-now body: its own reading keys, and `point` only where its devices hold setpoints. */
+export const readNowBodyOf = (o: { key: ReadingKeySchema; setpoints: boolean }) =>
+  (o.setpoints ? withSetpoints(o.key) : readingsOnly(o.key)) as unknown as typeof readNowBody;
+
 
 export const readNowResponse = {
   type: 'object', required: ['key', 'kind', 'value', 'read_at'],

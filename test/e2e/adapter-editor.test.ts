@@ -12,7 +12,7 @@ import type { RunningServer } from '../../src/server.js';
 import { adapterProfile } from '../../src/simulate/profile.js';
 import { startTcpServer, type RunningServer as SimServer } from '../../src/simulate/server.js';
 import { Simulation } from '../../src/simulate/simulation.js';
-import { closedTcpPort } from '../field/helpers.js';
+import { closedTcpPort, startModbusPeer, type ModbusPeer } from '../field/helpers.js';
 import { axeSerious, launch, newPage, rfidLogin, shoot } from './browser.js';
 
 describe('adapter profile editor in Chromium', () => {
@@ -144,6 +144,73 @@ describe('adapter profile editor in Chromium', () => {
     // the file's rows as they were, with the form's explicit word order where the file left it out
     expect(saved.readings).toEqual(file.item.readings.map((r) => ({ order: 'LE', ...r })));
     expect(saved.points).toEqual(file.item.points.map((p) => ({ order: 'LE', ...p })));
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});
+
+// A melioration box: its stations and probes are only read, so the editor offers no setpoints,
+// and a probe's depth key (vwc_pct_<cm>) is typed beside the offered station keys.
+describe('adapter profile editor for a device that is only read (melioration)', () => {
+  let peer: ModbusPeer;
+  let env: TestEnv;
+  let server: RunningServer;
+  let browser: Browser;
+  let card = '';
+
+  beforeAll(async () => {
+    peer = await startModbusPeer('tcp', '0');
+    await peer.set('ir', 0, [215, 654]);
+    await peer.set('ir', 10, [245]);
+    env = await createTestEnv('sqlite');
+    server = await env.start({ industry: 'melioration', mqtt_broker: 'off', rpc_port: 'off', field: JSON.stringify({ request_timeout_ms: 300, retries: 0 }) });
+    const master = await clientAs(env, server);
+    const r = await master.post('/api/v1/passkeys/commands/issue', { type: 'rfid', holder: 'Irrigation installer', scope: 'tenant', tenant_id: 'farm-1', role: 'admin', ttl_minutes: 60, card_uid: '04E0000002' });
+    card = r.body.item.credential as string;
+    browser = await launch();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await env?.cleanup();
+    await peer?.stop();
+  });
+
+  it('has no setpoints to fill, reads a station key and a probe depth now, and saves readings only', async () => {
+    const { page, problems } = await newPage(browser);
+    await rfidLogin(page, server.url, card);
+    await page.goto(`${server.url}/#/r/melioration-adapters`);
+    await page.locator('.resource-actions button', { hasText: 'New' }).click();
+    const form = page.locator('form.adapter-editor');
+    await form.waitFor();
+    expect(await form.locator('[data-row^="points-"]').count()).toBe(0);
+    expect(await form.locator('#add-point').count()).toBe(0);
+    await form.locator('#adp-unit_id').fill('f1');
+    await form.locator('#adp-controller_id').fill('probe-n1');
+    await form.locator('#adp-host').fill('127.0.0.1');
+    await form.locator('#adp-port').fill(String(peer.port));
+    await form.locator('#adp-modbus_unit_id').fill('1');
+    const air = form.locator('[data-row="readings-0"]');
+    await air.locator('input[name="key"]').fill('air_temp_c');
+    await air.locator('input[name="address"]').fill('0');
+    await air.locator('input[name="scale"]').fill('10');
+    await air.locator('button.read-now').click();
+    await expect.poll(() => air.locator('.read-value').textContent()).toMatch(/^21\.5\b/);
+    await form.locator('#add-reading').click();
+    const vwc = form.locator('[data-row="readings-1"]');
+    await vwc.locator('input[name="key"]').fill('vwc_pct_30');
+    await vwc.locator('input[name="address"]').fill('10');
+    await vwc.locator('input[name="scale"]').fill('10');
+    await vwc.locator('button.read-now').click();
+    await expect.poll(() => vwc.locator('.read-value').textContent()).toMatch(/^24\.5\b/);
+    expect(await axeSerious(page)).toEqual([]);
+    await shoot(page, 'adapter-editor-melioration');
+    await form.locator('button[type="submit"]').click();
+    await form.locator('.confirm-yes').click();
+    await form.waitFor({ state: 'detached' });
+    const admin = await clientAs(env, server, { role: 'admin', scope_type: 'tenant', tenant_id: 'farm-1' });
+    const saved = ((await admin.get('/api/v1/melioration-adapters/list')).body.items as Record<string, unknown>[]).find((p) => p.controller_id === 'probe-n1')!;
+    expect(saved.points).toEqual([]);
+    expect((saved.readings as { key: string }[]).map((r) => r.key)).toEqual(['air_temp_c', 'vwc_pct_30']);
     expect(problems).toEqual([]);
     await page.context().close();
   });

@@ -67,6 +67,22 @@ describe.each(DIALECTS)('melioration stations and probes read by the box (%s)', 
     await peer.stop();
   });
 
+  it('reads a station or probe reading now, by its own keys, before a profile is saved; a setpoint is no part of it', async () => {
+    const readNow = (body: Record<string, unknown>) => admin.post('/api/v1/melioration-adapters/commands/read-now', { ...link(peer.port), poll_period_s: undefined, ...body });
+    const air = await readNow({ reading: { key: 'air_temp_c', object_type: 'input register', address: 0, data_type: 'int16', scale: 10 } });
+    expect(air.status, JSON.stringify(air.body)).toBe(200);
+    expect(air.body.item).toMatchObject({ key: 'air_temp_c', kind: 'reading', value: 21.5 });
+    const vwc = await readNow({ reading: { key: 'vwc_pct_60', object_type: 'input register', address: 11, data_type: 'uint16', scale: 10 } });
+    expect(vwc.body.item).toMatchObject({ key: 'vwc_pct_60', value: 28.1 });
+    // a poultry key, a setpoint point, or nothing to read: 400, and the document says so
+    for (const body of [{ reading: { key: 'temp', address: 0 } }, { point: { key: 'target_temp_c', address: 0 } }, {}]) {
+      const res = await readNow(body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error.code).toBe('validation_error');
+    }
+    expect((await admin.get('/api/v1/melioration-adapters/list')).body.total).toBe(0);
+  });
+
   it('refuses profiles that are not a station or a probe, and operators; changes nothing', async () => {
     const bad = [
       { ...station(peer.port).item, readings: [{ key: 'temp', address: 0 }] },

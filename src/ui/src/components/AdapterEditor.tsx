@@ -22,14 +22,18 @@ type Reading = { state: 'reading' } | { state: 'ok'; text: string } | { state: '
 const ORDER_WORDS: Record<string, string> = { LE: 'ABCD', BE: 'DCBA', CDAB: 'CDAB (word swap)', BADC: 'BADC (byte swap)' };
 const READING_WORDS: Record<string, string> = {
   temp: 'Temperature', humidity: 'Humidity', co2: 'CO2', nh3: 'Ammonia (NH3)', ventilation: 'Ventilation', water_l: 'Water meter', feed_kg: 'Feed scale', outside_temp: 'Outside temperature',
+  air_temp_c: 'Air temperature', rh_pct: 'Air humidity', wind_ms: 'Wind', solar_w_m2: 'Sunshine', rain_mm: 'Rain',
 };
-const keyWords = (k: string) => READING_WORDS[k] ?? humanise(k);
+const keyWords = (k: string) => {
+  const depth = /^vwc_pct_(\d+)$/.exec(k)?.[1];
+  return READING_WORDS[k] ?? (depth ? `Soil water at ${depth} cm` : humanise(k));
+};
 const TRANSPORT_WORDS: Record<string, string> = { 'modbus-tcp': 'Modbus TCP (network)', 'modbus-rtu': 'Modbus RTU (RS-485 cable)', bacnet: 'BACnet/IP' };
 
 export function AdapterEditor({ path, scheme, onDone, onCancel }: Props) {
   const readNowCmd = scheme.commands?.find((c) => c.name === 'read-now');
   const enums = enumsOf(readNowCmd?.body ?? null);
-  const [draft, setDraft] = useState<Draft>(() => fromProfile(undefined));
+  const [draft, setDraft] = useState<Draft>(() => fromProfile(undefined, enums.holdsSetpoints));
   const [reads, setReads] = useState<Record<string, Reading>>({});
   const [stage, setStage] = useState<'edit' | 'confirm' | 'sending'>('edit');
   const [error, setError] = useState<string | null>(null);
@@ -64,7 +68,7 @@ export function AdapterEditor({ path, scheme, onDone, onCancel }: Props) {
     e.preventDefault();
     setError(null);
     try {
-      toProfile(draft);
+      toProfile(draft, enums.holdsSetpoints);
       setStage('confirm');
     } catch (err) {
       setError((err as Error).message);
@@ -75,7 +79,7 @@ export function AdapterEditor({ path, scheme, onDone, onCancel }: Props) {
     setStage('sending');
     setError(null);
     try {
-      await post(`/api/v1/${path}`, { item: toProfile(draft) });
+      await post(`/api/v1/${path}`, { item: toProfile(draft, enums.holdsSetpoints) });
       onDone();
     } catch (err) {
       setError(describeError(err));
@@ -98,7 +102,18 @@ export function AdapterEditor({ path, scheme, onDone, onCancel }: Props) {
         </legend>
         <div class="adapter-grid">
           <Field id={f('key')} label={list === 'readings' ? 'Reading' : 'Setpoint'}>
-            {list === 'readings' ? (
+            {list === 'readings' && enums.openKeys ? (
+              <>
+                <input id={f('key')} name="key" list={f('keys')} value={row.key} onInput={(e) => setRow(list, i, { key: (e.target as HTMLInputElement).value })} />
+                <datalist id={f('keys')}>
+                  {enums.readingKeys.map((k) => (
+                    <option key={k} value={k}>
+                      {keyWords(k)}
+                    </option>
+                  ))}
+                </datalist>
+              </>
+            ) : list === 'readings' ? (
               <select id={f('key')} name="key" value={row.key} onChange={(e) => setRow(list, i, { key: (e.target as HTMLSelectElement).value })}>
                 <option value="">Choose...</option>
                 {enums.readingKeys.map((k) => (
@@ -182,7 +197,7 @@ export function AdapterEditor({ path, scheme, onDone, onCancel }: Props) {
       <p class="command-summary">Where the controller is and what it holds. Try each row with Read now before saving: the value comes from the equipment.</p>
       <ProfileFile
         onLoad={(profile, name) => {
-          setDraft(fromProfile(profile));
+          setDraft(fromProfile(profile, enums.holdsSetpoints));
           setReads({});
           setNote(`Filled from ${name}: check it, try the rows, then save.`);
         }}
@@ -224,12 +239,16 @@ export function AdapterEditor({ path, scheme, onDone, onCancel }: Props) {
           <Num id="adp-loss_after_misses" label="Alarm after missed reads" value={draft.loss_after_misses} placeholder="3" onInput={(v) => set({ loss_after_misses: v })} />
         </div>
       </fieldset>
-      <h3>Setpoints it holds</h3>
-      {draft.points.map((r, i) => rowEditor('points', r, i))}
-      {editing ? (
-        <button type="button" class="btn" id="add-point" onClick={() => set({ points: [...draft.points, blankRow('points', draft.transport)] })}>
-          Add a setpoint
-        </button>
+      {enums.holdsSetpoints ? (
+        <>
+          <h3>Setpoints it holds</h3>
+          {draft.points.map((r, i) => rowEditor('points', r, i))}
+          {editing ? (
+            <button type="button" class="btn" id="add-point" onClick={() => set({ points: [...draft.points, blankRow('points', draft.transport)] })}>
+              Add a setpoint
+            </button>
+          ) : null}
+        </>
       ) : null}
       <h3>Readings it gives</h3>
       {draft.readings.map((r, i) => rowEditor('readings', r, i))}

@@ -56,8 +56,11 @@ function rowFrom(list: 'points' | 'readings', o: Obj): Row {
   };
 }
 
-/** A profile as a file or the API holds it ({item: {...}} or the item itself) as a draft. */
-export function fromProfile(input: unknown): Draft {
+/**
+ * A profile as a file or the API holds it ({item: {...}} or the item itself) as a draft. A new
+ * one starts with a blank row of each list the devices have (no setpoints where they are only read).
+ */
+export function fromProfile(input: unknown, holdsSetpoints = true): Draft {
   const o = (input && typeof input === 'object' && 'item' in input ? (input as { item: unknown }).item : input) as Obj | null;
   const p: Obj = o && typeof o === 'object' && !Array.isArray(o) ? o : {};
   const rows = (list: 'points' | 'readings', v: unknown) => (Array.isArray(v) ? v.filter((x): x is Obj => !!x && typeof x === 'object').map((x) => rowFrom(list, x)) : []);
@@ -67,7 +70,7 @@ export function fromProfile(input: unknown): Draft {
   return {
     unit_id: str(p.unit_id), controller_id: str(p.controller_id), transport, host: str(p.host), port: str(p.port), serial_path: str(p.serial_path),
     modbus_unit_id: str(p.modbus_unit_id), device_instance: str(p.device_instance), poll_period_s: str(p.poll_period_s), loss_after_misses: str(p.loss_after_misses),
-    points: points.length || o ? points : [blankRow('points', transport)],
+    points: points.length || o || !holdsSetpoints ? points : [blankRow('points', transport)],
     readings: readings.length || o ? readings : [blankRow('readings', transport)],
     extra: pick(p, [...LINK_FIELDS, 'id', 'tenant_id', 'created_at', 'updated_at']),
   };
@@ -110,10 +113,11 @@ function linkBody(d: Draft): Obj {
 }
 
 /** The create body's item; throws a message naming the field on bad input. */
-export function toProfile(d: Draft): Obj {
-  if (!d.unit_id.trim()) throw new Error('Say which house or room the controller is in.');
-  if (!d.controller_id.trim()) throw new Error('Give the controller a name.');
-  if (!d.points.length) throw new Error('Add at least one setpoint the controller holds.');
+export function toProfile(d: Draft, holdsSetpoints = true): Obj {
+  if (!d.unit_id.trim()) throw new Error(holdsSetpoints ? 'Say which house or room the controller is in.' : 'Say which field the device serves.');
+  if (!d.controller_id.trim()) throw new Error(holdsSetpoints ? 'Give the controller a name.' : 'Give the device a name.');
+  if (holdsSetpoints && !d.points.length) throw new Error('Add at least one setpoint the controller holds.');
+  if (!holdsSetpoints && !d.readings.length) throw new Error('Add at least one reading the device gives.');
   return defined({
     ...d.extra, unit_id: d.unit_id.trim(), controller_id: d.controller_id.trim(), ...linkBody(d),
     poll_period_s: num(d.poll_period_s, 'Read every', true), loss_after_misses: num(d.loss_after_misses, 'Alarm after missed reads', true),
@@ -133,7 +137,13 @@ export function enumsOf(body: JsonSchema | null) {
   const reading = body?.properties?.reading;
   const point = body?.properties?.point;
   const en = (s: JsonSchema | undefined, fallback: string[]) => ((s?.enum ?? s?.anyOf?.find((a) => a.enum)?.enum) as string[] | undefined) ?? fallback;
+  const key = reading?.properties?.key;
   return {
+    // Devices that hold setpoints: the read-now body takes a setpoint point (melioration's
+    // stations and probes are only read, and its body has none).
+    holdsSetpoints: body === null || point !== undefined,
+    // Keys beyond the list (a probe's vwc_pct_<depth>): typed, with the list offered.
+    openKeys: Boolean(key?.anyOf?.some((a) => a.pattern !== undefined)),
     transports: en(body?.properties?.transport, ['modbus-tcp', 'modbus-rtu', 'bacnet']),
     readingKeys: en(reading?.properties?.key, ['temp', 'humidity', 'co2', 'nh3', 'ventilation', 'water_l', 'feed_kg', 'outside_temp']),
     dataTypes: en(reading?.properties?.data_type, ['int16', 'uint16', 'bool', 'int32', 'uint32', 'float32', 'float64']),
@@ -148,6 +158,7 @@ const UNITS: Record<string, string> = { temp: '°C', outside_temp: '°C', humidi
 /** The engineering unit of a reading key, or of a setpoint key by its suffix (_c, _pct, _ppm). */
 export function unitOf(key: string): string {
   if (UNITS[key]) return UNITS[key]!;
-  const m = /_(c|pct|ppm|kg|l|s|min)$/.exec(key);
-  return m ? ({ c: '°C', pct: '%', ppm: 'ppm', kg: 'kg', l: 'L', s: 's', min: 'min' } as Record<string, string>)[m[1]!]! : '';
+  if (/^vwc_pct_\d+$/.test(key)) return '%';
+  const m = /_(c|pct|ppm|kg|l|s|min|ms|mm|w_m2)$/.exec(key);
+  return m ? ({ c: '°C', pct: '%', ppm: 'ppm', kg: 'kg', l: 'L', s: 's', min: 'min', ms: 'm/s', mm: 'mm', w_m2: 'W/m²' } as Record<string, string>)[m[1]!]! : '';
 }
