@@ -51,7 +51,7 @@ export const taskRecord = defineRecord('tasks', {
   description: { type: 'string', label: 'Description', nullable: true, searchable: true },
   priority: { type: 'string', label: 'Priority', enum: PRIORITIES, filter: true, sortable: true },
   status: { type: 'string', label: 'State', enum: TASK_STATES, readOnly: true, sortable: true },
-  state: { type: 'string', label: 'State (same as status)', enum: TASK_STATES, readOnly: true, ui: { hidden: true }, column: false },
+  state: { type: 'string', label: 'State', description: 'The same value as status (the contract names the filter state).', enum: TASK_STATES, readOnly: true, ui: { hidden: true }, column: false },
   scope: { type: 'string', label: 'Scope', enum: TASK_SCOPES, readOnly: true, filter: true },
   assignee: { type: 'string', label: 'Assignee', nullable: true, filter: true, sortable: true, searchable: true },
   sla_minutes: { type: 'integer', label: 'SLA (minutes)', nullable: true },
