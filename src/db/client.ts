@@ -320,11 +320,18 @@ async function openPostgres(url: string, onIdleError: (err: Error) => void): Pro
   // after it: a BEGIN failing on a connection the server had just ended (restart, failover) kept
   // it for good, the pool shrank by one each time, and pool.end() waited for it at every stop.
   // So the transaction runs on a connection checked out here, given back whatever step failed.
+  // One Drizzle per pooled connection, made at its first transaction, not at every one.
+  const onClient = new WeakMap<object, Transactional>();
   const transactional: Transactional = {
     async transaction(fn) {
       const client = await pool.connect();
       try {
-        return await drizzle(client).transaction(fn);
+        let tx = onClient.get(client);
+        if (!tx) {
+          tx = drizzle(client);
+          onClient.set(client, tx);
+        }
+        return await tx.transaction(fn);
       } finally {
         // A connection the server ended is not queryable: the pool drops it instead of reusing it.
         client.release();
