@@ -1,4 +1,5 @@
-// Benchmark (not a test): run with `npx tsx bench/soak-reads.ts [series] [days] [rounds] [points/s]`.
+// Benchmark (not a test): run with `npx tsx bench/soak-reads.ts [series] [days] [rounds] [points/s] [telemetry_batch_max]`
+// (points/s 0: full rate; telemetry_batch_max: the server's setting, its default when left out).
 // Builds a soak-sized SQLite database in a temp dir (default 100 series x 30 days of a point a
 // minute = 4.32 M raw points, their minute roll-ups and 42 days of hour roll-ups, generated in
 // bulk with raw SQL), starts the real server (embedded MQTT broker on a free port), then measures
@@ -20,7 +21,7 @@ import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/server.js';
 import { createLogger } from '../src/kernel/logger.js';
 
-const [seriesArg, daysArg, roundsArg, rateArg] = process.argv.slice(2);
+const [seriesArg, daysArg, roundsArg, rateArg, batchArg] = process.argv.slice(2);
 const RATE = Number(rateArg ?? 0);
 const SERIES = Number(seriesArg ?? 100);
 const DAYS = Number(daysArg ?? 30);
@@ -30,7 +31,7 @@ const MIN = 60_000;
 const HOUR = 3_600_000;
 
 const dir = mkdtempSync(join(tmpdir(), 'cabinet-soak-'));
-const config = loadConfig({ http_port: '0', host: '127.0.0.1', data_dir: dir, mqtt_broker: 'embedded', mqtt_port: '0', mqtt_host: '127.0.0.1', log_level: 'error' }, {});
+const config = loadConfig({ http_port: '0', host: '127.0.0.1', data_dir: dir, mqtt_broker: 'embedded', mqtt_port: '0', mqtt_host: '127.0.0.1', log_level: 'error', ...(batchArg ? { telemetry_batch_max: batchArg } : {}) }, {});
 const server = await startServer(config, { log: createLogger('error') });
 const { services } = server;
 const { db } = services;

@@ -7,6 +7,7 @@ import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { betterSqlite3Binding } from '../runtime/native.js';
 import { readWorker } from './read-worker.js';
+import { offloadWalCheckpoints } from './wal-checkpoint.js';
 import { routedStatement, type RoutedStatement } from './routed-statement.js';
 
 /** Page cache of the read worker's connection: it reads the big tables (lists, KPI, charts). */
@@ -36,8 +37,8 @@ export interface Database {
    * transactions only (a worker cannot see a transaction's uncommitted rows).
    */
   readonly offloadSqlite?: (statement: string, params: readonly unknown[]) => Promise<unknown[]>;
-  /** SQLite only: where long reads run (a worker thread, or the main thread without one) and how many the worker answered. */
-  readonly readPath?: () => { mode: 'thread' | 'main'; workerReads: number };
+  /** SQLite only: where long reads run (a worker thread, or the main thread without one), how many the worker answered, and the WAL checkpoints it ran. */
+  readonly readPath?: () => { mode: 'thread' | 'main'; workerReads: number; checkpoints: number };
   /** Where the data lives, safe to show (no password). */
   readonly location: string;
   exec(statement: string): Promise<void>;
@@ -161,6 +162,7 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
   const reader = new BetterSqlite3(file, { ...options, readonly: true, fileMustExist: true });
   reader.pragma('busy_timeout = 5000');
   const worker = readWorker(file, { cacheKiB: READ_WORKER_CACHE_KIB });
+  const checkpoints = worker ? offloadWalCheckpoints(file, raw, worker) : undefined;
   const lock = createLock();
   // Which async context owns the open transaction: a caller nested in it runs inside it; any other
   // caller (another request, or work a transaction started and left running after it committed)
@@ -203,7 +205,7 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
     baseOrm: orm,
     prepareSqlite: prepare,
     offloadSqlite: offload,
-    readPath: () => ({ mode: worker ? 'thread' : 'main', workerReads: worker?.reads ?? 0 }),
+    readPath: () => ({ mode: worker ? 'thread' : 'main', workerReads: worker?.reads ?? 0, checkpoints: worker?.checkpoints ?? 0 }),
     location: file,
     async exec(statement) {
       raw.exec(statement);
@@ -244,6 +246,7 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
       return (raw.prepare('select sqlite_version() as v').get() as { v: string }).v;
     },
     async close() {
+      checkpoints?.stop();
       await worker?.close();
       if (reader.open) reader.close();
       if (raw.open) raw.close();

@@ -1,6 +1,9 @@
 // Long SQLite reads (lists, KPI, chart ranges) run in a worker thread on a read-only connection of
 // their own, so a query of hundreds of milliseconds never holds up HTTP, MQTT acknowledgements or
-// the status stream on the event loop. WAL gives the connection a snapshot per statement: it sees
+// the status stream on the event loop. WAL checkpoints run there too, on a second connection (a
+// read-only one may not write the database file): a checkpoint copies the log into the database
+// and syncs both files, which took a committing writer on the main thread up to 280 ms under a
+// flood of telemetry (bench/soak-reads.ts). WAL gives the connection a snapshot per statement: it sees
 // committed rows only. The worker is plain JavaScript evaluated from a string (no file to ship
 // beside the bundle). In development it requires better-sqlite3 from the path the main thread
 // resolved; the single executable has no such file, so build.mjs embeds better-sqlite3's
@@ -29,9 +32,24 @@ db.pragma('cache_size = -' + workerData.cacheKiB);
 // Statements are prepared once per text; the texts are the shapes of lists and the KPI, a bounded
 // set, but a cap keeps a caller that inlines values from growing it without end.
 const statements = new Map();
+let checkpointer;
 parentPort.on('message', (m) => {
-  if (m.close) { db.close(); process.exit(0); }
+  if (m.close) { db.close(); if (checkpointer) checkpointer.close(); process.exit(0); }
   try {
+    if (m.checkpoint) {
+      if (!checkpointer) checkpointer = new Database(workerData.file, { ...options, readonly: false });
+      // PASSIVE copies the log's frames without waiting for or blocking the writer. A log that
+      // keeps being written is never wholly copied that way, and only a wholly copied log is
+      // started again from its beginning: RESTART then copies the few frames written meanwhile
+      // and restarts it, holding the writer for that short moment; it gives up after 20 ms
+      // (busy: a long transaction is open) and is tried at the next round.
+      checkpointer.pragma('busy_timeout = 0');
+      const [passive] = checkpointer.pragma('wal_checkpoint(PASSIVE)');
+      checkpointer.pragma('busy_timeout = 20');
+      const [restart] = checkpointer.pragma('wal_checkpoint(RESTART)');
+      parentPort.postMessage({ id: m.id, rows: [{ ...restart, copied: passive.checkpointed + restart.checkpointed }] });
+      return;
+    }
     let s = statements.get(m.sql);
     if (!s) {
       if (statements.size >= 256) statements.clear();
@@ -48,6 +66,10 @@ parentPort.on('message', (m) => {
 export interface ReadWorker {
   /** Statements the worker has answered (rows or an SQL error) since the database opened. */
   readonly reads: number;
+  /** Checkpoints run in the worker since the database opened. */
+  readonly checkpoints: number;
+  /** A checkpoint of the WAL (PASSIVE, then a RESTART that gives up after 20 ms), run in the worker on a connection that may write; `copied`: frames both copied. */
+  checkpoint(): Promise<{ busy: number; log: number; checkpointed: number; copied: number }>;
   /** Rows of a read-only statement, run in the worker. */
   all(text: string, params: readonly unknown[]): Promise<unknown[]>;
   close(): Promise<void>;
@@ -87,7 +109,8 @@ export function readWorker(file: string, opts: { cacheKiB: number }): ReadWorker
   let worker: Worker | undefined;
   let next = 0;
   let reads = 0;
-  const pending = new Map<number, { resolve(rows: unknown[]): void; reject(err: Error): void }>();
+  let checkpoints = 0;
+  const pending = new Map<number, { read: boolean; resolve(rows: unknown[]): void; reject(err: Error): void }>();
   const failAll = (err: Error) => {
     for (const p of pending.values()) p.reject(err);
     pending.clear();
@@ -100,7 +123,8 @@ export function readWorker(file: string, opts: { cacheKiB: number }): ReadWorker
       const p = pending.get(m.id);
       if (!p) return;
       pending.delete(m.id);
-      reads++;
+      if (p.read) reads++;
+      else checkpoints++;
       if (pending.size === 0) w.unref();
       if (m.error) p.reject(Object.assign(new Error(m.error.message), { code: m.error.code }));
       else p.resolve(m.rows ?? []);
@@ -109,19 +133,29 @@ export function readWorker(file: string, opts: { cacheKiB: number }): ReadWorker
     w.on('exit', () => { if (worker === w) worker = undefined; failAll(new Error('the read worker stopped')); });
     return w;
   };
+  const ask = (message: Record<string, unknown>): Promise<unknown[]> => {
+    worker ??= start();
+    const w = worker;
+    const id = ++next;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { read: !message.checkpoint, resolve, reject });
+      w.ref();
+      w.postMessage({ id, ...message });
+    });
+  };
   return {
     get reads() {
       return reads;
     },
+    get checkpoints() {
+      return checkpoints;
+    },
     all(text, params) {
-      worker ??= start();
-      const w = worker;
-      const id = ++next;
-      return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        w.ref();
-        w.postMessage({ id, sql: text, params });
-      });
+      return ask({ sql: text, params });
+    },
+    async checkpoint() {
+      const [row] = (await ask({ checkpoint: true })) as { busy: number; log: number; checkpointed: number; copied: number }[];
+      return row ?? { busy: 0, log: 0, checkpointed: 0, copied: 0 };
     },
     async close() {
       const w = worker;

@@ -5,6 +5,7 @@ import { createServer, connect as tcpConnect, type AddressInfo } from 'node:net'
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import mqtt, { type MqttClient } from 'mqtt';
+import { sql } from 'drizzle-orm';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
 import { clientAs, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
@@ -211,3 +212,58 @@ describe('MQTT start-up paths', () => {
     }
   });
 });
+
+describe('a QoS 1 acknowledgement means stored', () => {
+  let env: TestEnv;
+  let server: RunningServer;
+  let url: string;
+  const FLUSH_MS = 1200;
+  beforeAll(async () => {
+    env = await createTestEnv('sqlite');
+    // A long batch timer: a point waits for it before it is stored.
+    server = await env.start({ mqtt_broker: 'embedded', mqtt_port: '0', mqtt_host: '127.0.0.1', telemetry_flush_ms: String(FLUSH_MS) });
+    url = `mqtt://127.0.0.1:${server.services.mqtt!.port}`;
+  });
+  afterAll(async () => { await env.cleanup(); });
+
+  const device = () => env.token(server, { subject: 'device:ack-1', role: 'operator', scope_type: 'tenant', tenant_id: 'tA' } as never);
+  const stored = async (metric: string) => {
+    const rows = await server.services.db.rows<{ n: number }>(sqlCount(metric));
+    return Number(rows[0]?.n ?? 0);
+  };
+
+  it('the PUBACK comes once the point is in the database, not when it is queued', async () => {
+    const { client } = await connectMqtt(url, await device());
+    try {
+      const t0 = Date.now();
+      await client.publishAsync('cabinet/tA/farm-1/telemetry/ack-1', JSON.stringify({ metric: 'acked', value: 1 }), { qos: 1 });
+      const waited = Date.now() - t0;
+      // At the acknowledgement the point is already stored (before: acknowledged at once, stored a batch later).
+      expect(await stored('acked')).toBe(1);
+      expect(waited).toBeGreaterThanOrEqual(FLUSH_MS - 100);
+    } finally {
+      client.end(true);
+    }
+  });
+
+  it('a point the box could not store is never acknowledged: the connection closes and the client may send it again', async () => {
+    const { client } = await connectMqtt(url, await device());
+    // The points table gone: the batch fails to be written.
+    await server.services.db.exec('alter table telemetry_points rename to telemetry_points_away');
+    try {
+      let acked = false;
+      const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
+      client.publish('cabinet/tA/farm-1/telemetry/ack-1', JSON.stringify({ metric: 'lost', value: 1 }), { qos: 1 }, (err) => { if (!err) acked = true; });
+      await closed;
+      expect(acked).toBe(false);
+      expect(server.services.mqtt!.stats.rejected).toBeGreaterThanOrEqual(1);
+    } finally {
+      await server.services.db.exec('alter table telemetry_points_away rename to telemetry_points');
+      client.end(true);
+    }
+  });
+});
+
+function sqlCount(metric: string) {
+  return sql`select count(*) as n from telemetry_points p join telemetry_series s on s.id = p.series_id where s.metric = ${metric}`;
+}

@@ -19,11 +19,11 @@ afterAll(async () => {
 });
 
 it('long reads run in the worker thread and are counted there', async () => {
-  expect(db.readPath?.()).toEqual({ mode: 'thread', workerReads: 0 });
+  expect(db.readPath?.()).toEqual({ mode: 'thread', workerReads: 0, checkpoints: 0 });
   await db.exec('create table t (n integer)');
   await db.run(sql`insert into t (n) values (1), (2), (3)`);
   expect(await db.read<{ s: number }>(sql`select sum(n) as s from t`)).toEqual([{ s: 6 }]);
   // A key lookup (rows) stays on the main thread's read connection: not counted.
   expect(await db.rows<{ n: number }>(sql`select n from t where n = 2`)).toEqual([{ n: 2 }]);
-  expect(db.readPath?.()).toEqual({ mode: 'thread', workerReads: 1 });
+  expect(db.readPath?.()).toEqual({ mode: 'thread', workerReads: 1, checkpoints: 0 });
 });

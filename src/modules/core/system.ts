@@ -37,7 +37,7 @@ const DOCS_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.yaml', dom_id: '
 /** SQLite: whether long reads run in the worker thread and how many it answered (absent on PostgreSQL: the pool). */
 const readPath = (db: Database) => {
   const p = db.readPath?.();
-  return p ? { read_worker: p.mode, worker_reads: p.workerReads } : {};
+  return p ? { read_worker: p.mode, worker_reads: p.workerReads, wal_checkpoints: p.checkpoints } : {};
 };
 
 const probe = (path: string, summary: string, handler: AnyRoute['handler']): AnyRoute =>

@@ -11,13 +11,8 @@ import { TelemetryStorage } from './storage.js';
 /** Points waiting beyond this are refused (HTTP 503, MQTT dropped and counted). */
 export const MAX_QUEUED = 200_000;
 
-/** Told how many of its points a failed batch held, for intakes that do not await (MQTT). */
-export type FailureTally = (points: number) => void;
-
 interface Batch {
   points: TelemetryPoint[];
-  /** Points offered without a promise, per tally. */
-  tallies: Map<FailureTally, number>;
   done: Promise<void>;
   resolve(): void;
   reject(err: Error): void;
@@ -28,7 +23,7 @@ function newBatch(): Batch {
   let reject!: (err: Error) => void;
   const done = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
   done.catch(() => undefined); // a batch nobody awaits must not become an unhandled rejection
-  return { points: [], tallies: new Map(), done, resolve, reject };
+  return { points: [], done, resolve, reject };
 }
 
 export interface TelemetryWriterStats {
@@ -59,18 +54,6 @@ export class TelemetryWriter {
     const refused = this.refusal(points.length);
     if (refused) return Promise.reject(refused);
     return this.add(points).done;
-  }
-
-  /**
-   * Queues points without a promise per call (MQTT calls this once per message): false when the
-   * intake is stopping or full (the points are counted as dropped); if their batch fails to be
-   * stored, `onFail` is told how many points it lost.
-   */
-  offer(points: TelemetryPoint[], onFail: FailureTally): boolean {
-    if (this.refusal(points.length)) return false;
-    const batch = this.add(points);
-    batch.tallies.set(onFail, (batch.tallies.get(onFail) ?? 0) + points.length);
-    return true;
   }
 
   private refusal(count: number): ApiError | undefined {
@@ -133,7 +116,6 @@ export class TelemetryWriter {
     } catch (err) {
       this.services.log.error('telemetry batch could not be stored', { points: batch.points.length, error: (err as Error).message });
       batch.reject(err as Error);
-      for (const [tally, n] of batch.tallies) tally(n);
     } finally {
       this.stats.queued -= batch.points.length;
     }

@@ -94,25 +94,31 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
   const { log } = services;
 
   let rejectLogged = 0;
-  // Points of a batch the writer could not store, or could not queue, count as rejected.
-  const lost = (n: number) => { stats.rejected += n; };
   /**
-   * Telemetry from a topic into the batch writer, without a promise per message (the writer
-   * reports a failed batch through `lost`); bad payloads are counted and logged (rate-limited).
+   * Telemetry from a topic into the batch writer. Answers the promise of the batch that holds the
+   * points (it settles once they are stored, or failed: then they count as rejected), or
+   * undefined when nothing is to be stored (devices not installed, or a payload refused: counted
+   * and logged, rate-limited).
    */
-  const intake = (where: { tenant: string; site: string | null; device: string }, payload: Buffer) => {
+  const intake = (where: { tenant: string; site: string | null; device: string }, payload: Buffer): Promise<void> | undefined => {
     const telemetry = services.telemetry;
-    if (!telemetry || !services.modules.isInstalled('devices')) return;
+    if (!telemetry || !services.modules.isInstalled('devices')) return undefined;
+    let points;
     try {
       const now = nowIso();
       const keys = { tenant_id: where.tenant, site_id: where.site, device_id: where.device };
-      const points = parseMqttPayload(payload).map((p) => toPoint(p, keys, now));
-      stats.received += points.length;
-      if (!telemetry.writer.offer(points, lost)) lost(points.length);
+      points = parseMqttPayload(payload).map((p) => toPoint(p, keys, now));
     } catch (err) {
       stats.rejected++;
       if (rejectLogged++ % 1000 === 0) log.warn('MQTT telemetry payload refused', { device: where.device, error: (err as Error).message, refused_so_far: stats.rejected });
+      return undefined;
     }
+    stats.received += points.length;
+    const n = points.length;
+    return telemetry.writer.enqueue(points).catch((err: Error) => {
+      stats.rejected += n;
+      throw err;
+    });
   };
 
   if (mode === 'off') {
@@ -140,7 +146,8 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
       const levels = topic.split('/');
       if (levels.length !== 5) return;
       try {
-        intake({ tenant: unseg(levels[1]!)!, site: unseg(levels[2]!), device: unseg(levels[4]!)! }, payload);
+        // A lost batch is counted by intake; the external broker has already acknowledged it.
+        intake({ tenant: unseg(levels[1]!)!, site: unseg(levels[2]!), device: unseg(levels[4]!)! }, payload)?.catch(() => undefined);
       } catch {
         stats.rejected++;
       }
@@ -192,8 +199,13 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
         log.warn('MQTT publish refused', { client: client.id, topic: packet.topic, subject: callers.get(client)?.subject });
         return done(new Error('not authorised for this topic'));
       }
-      intake(where, Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload));
-      done(null);
+      // Answered once the points are stored: a QoS 1 PUBACK then means stored, not queued, and
+      // the broker reads this client's next packets only after these (backpressure instead of
+      // a queue that grows with the flood). A batch that could not be stored is an error, which
+      // closes the connection: the client sends its unacknowledged messages again.
+      const stored = intake(where, Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload));
+      if (!stored) return done(null);
+      stored.then(() => done(null), (err: Error) => done(err));
     },
   });
   broker.on('clientDisconnect', (client) => tokens.delete(client));

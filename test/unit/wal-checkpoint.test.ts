@@ -1,0 +1,71 @@
+// WAL checkpoints run in the read worker, never in a commit on the main thread
+// (src/db/wal-checkpoint.ts): the log stays bounded while the writer's own checkpoint is off, and
+// a worker that cannot checkpoint hands the job back to the writer.
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import BetterSqlite3 from 'better-sqlite3';
+import { sql } from 'drizzle-orm';
+import { afterAll, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/client.js';
+import { offloadWalCheckpoints, WAL_CHECKPOINT_BYTES } from '../../src/db/wal-checkpoint.js';
+import type { ReadWorker } from '../../src/db/read-worker.js';
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'cabinet-wal-'));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+it('the worker checkpoints the log: 24 MiB written leave a WAL far smaller than that', async () => {
+  const dir = tempDir();
+  const db = await openDatabase({ dataDir: dir });
+  try {
+    await db.exec('create table blobs (id integer primary key, body blob not null)');
+    const chunk = randomBytes(64 * 1024);
+    // 24 MiB in 96 transactions of 256 KiB, over about 2.5 s: several checkpoint ticks.
+    for (let t = 0; t < 96; t++) {
+      await db.transaction(async () => {
+        for (let i = 0; i < 4; i++) await db.run(sql`insert into blobs (body) values (${chunk})`);
+      });
+      await sleep(25);
+    }
+    await expect.poll(() => db.readPath?.().checkpoints ?? 0, { timeout: 5000 }).toBeGreaterThan(0);
+    // Without checkpoints (the writer's own are off) the log would hold all 24 MiB.
+    expect(statSync(join(dir, 'cabinet.sqlite-wal')).size).toBeLessThan(12 * 1024 * 1024);
+    const [row] = await db.rows<{ n: number }>(sql`select count(*) as n from blobs`);
+    expect(row?.n).toBe(384);
+  } finally {
+    await db.close();
+  }
+});
+
+it('a worker that cannot checkpoint gives the job back to the writer', async () => {
+  const dir = tempDir();
+  const file = join(dir, 'x.sqlite');
+  const writer = new BetterSqlite3(file);
+  writer.pragma('journal_mode = WAL');
+  writer.exec('create table t (body blob)');
+  const failing = {
+    reads: 0,
+    checkpoints: 0,
+    all: async () => [],
+    checkpoint: async (): Promise<{ busy: number; log: number; checkpointed: number; copied: number }> => { throw new Error('the read worker stopped'); },
+    close: async () => undefined,
+  } satisfies ReadWorker;
+  let fallback: Error | undefined;
+  const handle = offloadWalCheckpoints(file, writer, failing, { everyMs: 20, bytes: 64 * 1024, onFallback: (err) => { fallback = err; } });
+  try {
+    expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    writer.prepare('insert into t values (?)').run(randomBytes(WAL_CHECKPOINT_BYTES / 32));
+    await expect.poll(() => fallback?.message, { timeout: 3000 }).toBe('the read worker stopped');
+    expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+  } finally {
+    handle.stop();
+    writer.close();
+  }
+});
