@@ -17,7 +17,9 @@ import type { TelemetryPoint } from '../../../realtime/bus.js';
 import { Outbox } from './outbox.js';
 import { applyDownState } from './apply.js';
 import { basisOf, differing, heldDigests, masterDigests, type Held, type HeldBasis } from './held.js';
-import { PUSH_MAX_BYTES, type EventKind, type PullAnswer, type PushAnswer } from './protocol.js';
+import { PUSH_MAX_BYTES, type EventKind, type PullAnswer, type PushAnswer, type ReportedVersions } from './protocol.js';
+import { registryOf } from '../../core/registry/runtime.js';
+import pkg from '../../../../package.json' with { type: 'json' };
 
 export interface EdgeSyncStatus {
   state: 'off' | 'starting' | 'live' | 'degraded' | 'stopped';
@@ -261,7 +263,20 @@ export class EdgeSync {
   }
 
   private report(remaining: number, oldest: string | null) {
-    return { remaining, oldest_remaining_at: oldest, down_revision: this.st.down_revision, rtt_ms: this.lastRtt, industry_code: this.cfg.industry, ...(this.held ? { held: this.held } : {}) };
+    return { remaining, oldest_remaining_at: oldest, down_revision: this.st.down_revision, rtt_ms: this.lastRtt, industry_code: this.cfg.industry, ...(this.held ? { held: this.held } : {}), versions: this.versions() };
+  }
+
+  /** What the box runs, read from the registry at every report (modules are installed and removed at run time). */
+  private versions(): ReportedVersions {
+    let industryOf = (_id: string): string | null => null;
+    try {
+      const registry = registryOf(this.services);
+      industryOf = (id) => registry.manifest(id)?.industry_code ?? null;
+    } catch { /* the static registry (core did not start): the modules are reported without their industry */ }
+    const modules = this.services.modules.states().filter((m) => m.installed)
+      .map((m) => ({ id: m.id, version: m.version, industry_code: industryOf(m.id) }))
+      .sort((a, b) => a.id.localeCompare(b.id));
+    return { app: pkg.version, modules };
   }
 
   // ---------------------------------------------------------------- HTTP
