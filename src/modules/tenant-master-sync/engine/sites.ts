@@ -4,8 +4,8 @@
 // staying silent) and on master-side changes (a new policy), so they are recomputed before every
 // read of sync-sites; they are stored so that the resource kit filters and sorts on them in SQL.
 // The cost does not grow in queries with the fleet: six reads for every site at once (sites,
-// tenant modes, open P1 counts, and downStates' three), then one UPDATE per site whose view
-// changed since the last read (none in a quiet fleet).
+// tenant modes, open P1 counts, and downStates' three), then one UPDATE per distinct view among
+// the sites whose view changed since the last read (none in a quiet fleet).
 import { and, count, eq, inArray, isNull, or } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
 import { colOf, tableOf } from '../../../db/sql.js';
@@ -77,13 +77,29 @@ export async function refreshSites(db: Database, timing: SyncTiming): Promise<nu
   const downs = await downStates(db, sites);
   const now = Date.now();
   const sc = (n: string) => colOf(syncSites, db, n);
+  // Sites whose view changed, grouped by the view they now have: views repeat across a fleet
+  // (a few statuses, verdicts and counts), so a read after many changed (a restart, a new policy)
+  // is a few UPDATEs, not one per site.
+  const groups = new Map<string, { view: Omit<SiteView, 'id'>; ids: string[] }>();
   let changed = 0;
   for (const s of sites) {
     const key = siteKeyOf(s);
     const view = viewOf(s, downs.get(key)!, modes.get(s.tenant_id) ?? 'auto', p1.get(key) ?? 0, timing, now);
     if (same(s, view)) continue;
     changed++;
-    await db.orm.update(tableOf(syncSites, db)).set(view as never).where(and(eq(sc('tenant_id'), s.tenant_id), eq(sc('site_id'), s.site_id)));
+    const { id, ...rest } = view;
+    if (s.id !== id) {
+      // A row without its id yet (none after the migration; kept for safety): by its key.
+      await db.orm.update(tableOf(syncSites, db)).set(view as never).where(and(eq(sc('tenant_id'), s.tenant_id), eq(sc('site_id'), s.site_id)));
+      continue;
+    }
+    const g = JSON.stringify(rest);
+    const group = groups.get(g) ?? { view: rest, ids: [] };
+    group.ids.push(id);
+    groups.set(g, group);
+  }
+  for (const { view, ids } of groups.values()) {
+    for (let i = 0; i < ids.length; i += 500) await db.orm.update(tableOf(syncSites, db)).set(view as never).where(inArray(sc('id'), ids.slice(i, i + 500)));
   }
   return changed;
 }
