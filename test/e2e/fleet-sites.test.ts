@@ -1,7 +1,8 @@
 // The fleet view in the web shell (Debian's Chromium) with a REAL syncing box: a master
 // (cloud-multi) and an edge box server (edge-single with sync_master_url and the credential from
 // register-site) in this process, syncing over HTTP. The fleet screen shows the site live with its
-// version; a P1 alarm raised on the box shows as "1 open P1 alarm"; a box that stops turns
+// version; a P1 alarm raised on the box shows as "1 open P1 alarm", a version policy it is outside
+// of as "outside policy" with the rule in words; a box that stops turns
 // "Stopped" once sync_stale_ms passed and moves above the sites in step.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -59,7 +60,7 @@ describe('the fleet view with a real syncing box', () => {
     await expect.poll(() => north.getAttribute('data-status'), { timeout: 20_000 }).toBe('live');
     expect(await north.locator('[data-badge="status"]').textContent()).toBe('Live');
     await expect.poll(() => north.locator('[data-field="version"]').textContent(), { timeout: 15_000 }).toContain(`Version ${pkg.version}`);
-    expect(await north.locator('[data-field="version"]').textContent()).toContain('within policy');
+    expect(await north.locator('[data-field="version"]').textContent()).toBe(`Version ${pkg.version} — within policy`);
     expect(await north.locator('[data-field="last-seen"]').textContent()).toMatch(/^\d+ s ago$/);
     expect(await north.locator('[data-field="p1"]').textContent()).toBe('None open');
     // The box that never connected needs attention: it is listed first, in words.
@@ -80,16 +81,24 @@ describe('the fleet view with a real syncing box', () => {
     expect(await north.locator('[data-why]').textContent()).toBe('1 open P1 alarm');
     expect(await north.locator('[data-field="heartbeat"]').textContent()).toMatch(/ago\)$/);
 
+    // A policy the box's software is outside of: said on the card, in words.
+    const policy = await fleet.post('/api/v1/version-policies/commands/set', { id: 'alarms-7', scope: 'global', module_id: 'alarms', allowed_major: 7 });
+    expect(policy.status, JSON.stringify(policy.body)).toBe(200);
+    await expect.poll(() => north.locator('[data-field="version"]').textContent(), { timeout: 20_000 })
+      .toBe(`Version ${pkg.version} — outside policy alarms 1.0.0 is outside the allowed major line 7.x (policy alarms-7)`);
+    await expect.poll(() => north.locator('[data-why]').textContent()).toBe('1 open P1 alarm · Software outside policy');
+
     // The box stops: it turns Stopped without anything arriving, and says for how long.
     await edge!.close();
     edge = undefined;
     await expect.poll(() => north.getAttribute('data-status'), { timeout: 25_000 }).toBe('stopped');
     expect(await north.locator('[data-badge="status"]').textContent()).toBe('Stopped');
-    expect(await north.locator('[data-why]').textContent()).toMatch(/^Not heard from for \d+ s · 1 open P1 alarm$/);
+    expect(await north.locator('[data-why]').textContent()).toMatch(/^Not heard from for \d+ s · 1 open P1 alarm · Software outside policy$/);
     // Stopped with an open P1 outranks stopped alone.
     expect(await page.locator('[data-site]').first().getAttribute('data-site')).toBe('north-barn@green-acres');
     await north.locator('button', { hasText: 'More about this site' }).click();
     expect(await north.locator('.site-more').textContent()).toContain('tenant-master-sync 1.0.0');
+    expect(await north.locator('.site-more li').allTextContents()).toEqual(['alarms 1.0.0 is outside the allowed major line 7.x (policy alarms-7)']);
     expect(await axeSerious(page)).toEqual([]);
     await shoot(page, 'fleet-sites-stopped');
     expect(problems).toEqual([]);

@@ -105,8 +105,9 @@ function SiteCard({ s, now }: { s: FleetSite; now: number }) {
           <dt>Software</dt>
           <dd data-field="version">
             {version}
+            {policy ? ' — ' : null}
             {policy ? <span class={`badge tone-${s.policy === 'violates' ? 'alarm' : 'ok'} site-policy`}>{policy}</span> : null}
-            {s.policy_violations?.length ? <span class="site-violation">{s.policy_violations[0]}{s.policy_violations.length > 1 ? ` (and ${s.policy_violations.length - 1} more)` : ''}</span> : null}
+            {s.policy_violations?.length ? <span class="site-violation"> {s.policy_violations[0]}{s.policy_violations.length > 1 ? ` (and ${s.policy_violations.length - 1} more)` : ''}</span> : null}
           </dd>
         </div>
         <div>
