@@ -3,6 +3,8 @@
 // (its pulls made here by hand with its credential): one record per site with its sync status,
 // lag, open P1 alarms, reported version and versions against policy; master scope only.
 import { writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
@@ -171,5 +173,74 @@ describe.each(DIALECTS)('sync-sites, the fleet view (master on %s)', (dialect) =
     expect(stopped.lag_seconds as number).toBeGreaterThan(1.4);
     expect(stopped.attention).toBeGreaterThanOrEqual(8);
     expect((await fleet.get('/api/v1/tenant-master-sync/farm-a')).body.item.status).toBe('stopped');
+  });
+});
+
+describe('a box of this version and a master older than the versions report', () => {
+  let masterEnv: TestEnv;
+  let edgeEnv: TestEnv;
+  let master: RunningServer;
+  let edge: RunningServer;
+  let proxy: Server;
+  const refused: string[] = [];
+
+  beforeAll(async () => {
+    masterEnv = await createTestEnv('sqlite');
+    edgeEnv = await createTestEnv('sqlite');
+    master = await masterEnv.start({ mode: 'cloud-multi', mqtt_broker: 'off' });
+    const fleet = await clientAs(masterEnv, master);
+    const reg = await fleet.post('/api/v1/tenant-master-sync/commands/register-site', { tenant_id: 'farm-c', site_id: 'site-9' });
+    writeFileSync(join(edgeEnv.dataDir, 'site-credential'), `${reg.body.item.credential as string}\n`, { mode: 0o600 });
+    // What a master whose bodies do not know a field answers: taken from this master, for a field it does not know.
+    const site = await createClient(master.url);
+    const start = await site.post('/api/v1/auth/passkey/commands/start', { method: 'qr' });
+    const done = await site.post('/api/v1/auth/passkey/commands/complete', { challenge_id: start.body.item.challenge_id, credential: reg.body.item.credential });
+    const bearer = `Bearer ${/cabinet_session=([^;]+)/.exec(done.headers.get('set-cookie') ?? '')![1]!}`;
+    const unknown = await fetch(`${master.url}/api/v1/site-sync/commands/pull`, { method: 'POST', headers: { authorization: bearer, 'content-type': 'application/json' }, body: JSON.stringify({ remaining: 0, not_known: 1 }) });
+    const oldAnswer = (await unknown.json()) as { error: { details: { field: string; reason: string }[] } };
+    expect(unknown.status).toBe(400);
+    expect(oldAnswer.error.details).toEqual([expect.objectContaining({ field: 'not_known', reason: 'unknown_field' })]);
+    const asOld = JSON.stringify({ ...oldAnswer, error: { ...oldAnswer.error, details: [{ ...oldAnswer.error.details[0], field: 'versions' }] } });
+    // The older master: the real one behind a proxy that refuses the field as it would.
+    proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        if (req.url?.startsWith('/api/v1/site-sync/') && 'versions' in (JSON.parse(body.toString() || '{}') as object)) {
+          refused.push(req.url);
+          res.writeHead(400, { 'content-type': 'application/json' }).end(asOld);
+          return;
+        }
+        const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'content-length')) as Record<string, string>;
+        fetch(`${master.url}${req.url}`, { method: req.method, headers, body: req.method === 'GET' ? undefined : body })
+          .then(async (r) => {
+            const out: Record<string, string> = { 'content-type': r.headers.get('content-type') ?? 'application/json' };
+            const cookie = r.headers.get('set-cookie');
+            if (cookie) out['set-cookie'] = cookie;
+            res.writeHead(r.status, out).end(Buffer.from(await r.arrayBuffer()));
+          }, () => res.writeHead(502).end());
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    edge = await edgeEnv.start({ mqtt_broker: 'off', sync_master_url: url, sync_interval_ms: '100', sync_heartbeat_ms: '300', sync_backoff_max_ms: '400' });
+  });
+  afterAll(async () => {
+    await edgeEnv?.cleanup();
+    proxy?.close();
+    await masterEnv?.cleanup();
+  });
+
+  it('syncs without the report once the master refuses it; the master shows the versions as unknown', async () => {
+    const fleet = await clientAs(masterEnv, master);
+    const s = await waitFor('site-9 live without versions', async () => {
+      const r = (await fleet.get('/api/v1/sync-sites/site-9@farm-c')).body.item as Site;
+      return r.status === 'live' && r.last_heartbeat_at ? r : undefined;
+    });
+    expect(s).toMatchObject({ app_version: null, policy: 'unknown' });
+    // Refused once, then never sent again.
+    expect(refused).toEqual(['/api/v1/site-sync/commands/pull']);
+    expect((await edge.services.edgeSync!.status()).last_error).toBeNull();
   });
 });
