@@ -29,22 +29,53 @@ export const syncRecord = defineRecord('sync_tenants', {
 export const syncTenants = syncRecord.table;
 export type SyncTenantRow = typeof syncRecord.row;
 
-export const syncSites = defineTable('sync_sites', {
-  tenant_id: col.text({ notNull: true }),
-  site_id: col.text({ notNull: true }),
-  passkey_id: col.text({ notNull: true }),
-  industry_code: col.text(),
-  registered_at: col.timestamp({ notNull: true }),
-  last_seen_at: col.timestamp(),
-  applied_seq: col.integer({ notNull: true }),
-  events_received: col.integer({ notNull: true }),
-  reported_pending: col.integer({ notNull: true }),
-  reported_oldest_at: col.timestamp(),
-  down_revision: col.text(),
-  last_rtt_ms: col.real(),
+export const SITE_POLICY_VERDICTS = ['conforms', 'violates', 'unknown'] as const;
+export type SitePolicyVerdict = (typeof SITE_POLICY_VERDICTS)[number];
+
+/**
+ * One row per registered site: its credential, the highest event sequence applied and what the box
+ * last reported (outbox, held digests, versions), plus the fleet view's columns (status, open_p1,
+ * policy, holds_master_state, attention), computed from those reports before every read of
+ * sync-sites (engine/sites.ts) and stored so that the kit filters and sorts on them in SQL. The
+ * internal fields are bookkeeping the sync-sites item does not show.
+ */
+export const siteRecord = defineRecord('sync_sites', {
+  tenant_id: { type: 'string', label: 'Tenant', filter: true, sortable: true, searchable: true },
+  site_id: { type: 'string', label: 'Site', filter: true, sortable: true, searchable: true },
+  passkey_id: { type: 'string', label: 'Credential', internal: true },
+  industry_code: { type: 'string', label: 'Industry', nullable: true, filter: true, sortable: true },
+  registered_at: { type: 'datetime', label: 'Registered', readOnly: true },
+  last_seen_at: { type: 'datetime', label: 'Last contact', nullable: true, readOnly: true, sortable: true, description: 'When the box last pulled or pushed (its last request to the master).' },
+  applied_seq: { type: 'integer', label: 'Applied sequence', internal: true },
+  events_received: { type: 'integer', label: 'Events received', readOnly: true },
+  reported_pending: { type: 'integer', label: 'Pending events', readOnly: true, sortable: true, description: 'Events waiting in the box\'s outbox, as it last reported.' },
+  lag_seconds: { type: 'number', label: 'Lag', nullable: true, readOnly: true, column: false, ui: { unit: 's' }, description: 'Seconds the site is behind: the age of the oldest event in its outbox, or its silence once it is stopped; null when it was never heard from. Computed at the read.' },
+  reported_oldest_at: { type: 'datetime', label: 'Oldest pending event', nullable: true, readOnly: true },
+  down_revision: { type: 'string', label: 'Applied revision', nullable: true, internal: true },
+  last_rtt_ms: { type: 'number', label: 'Round trip', nullable: true, readOnly: true, ui: { unit: 'ms' } },
   /** What the box reported it holds of the master-owned state, a digest per kind (null: a box that does not report it). */
-  held: col.json(),
+  held: { type: 'object', label: 'Held digests', nullable: true, internal: true },
+  // ---- reported by the box (since the box reports its versions; null from an older box)
+  app_version: { type: 'string', label: 'Version', nullable: true, readOnly: true, description: 'The cabinet version the box runs, as it last reported (null: a box that does not report it).' },
+  module_versions: { type: 'array', items: 'object', label: 'Module versions', nullable: true, readOnly: true, description: 'The box\'s installed modules as it last reported them: id, version, industry_code.' },
+  versions_reported_at: { type: 'datetime', label: 'Versions reported', nullable: true, readOnly: true },
+  last_heartbeat_at: { type: 'datetime', label: 'Last heartbeat', nullable: true, readOnly: true, sortable: true, description: 'The newest heartbeat the master applied from this box (the time the box wrote on it).' },
+  // ---- the fleet view, computed before every read (engine/sites.ts); null until the first read
+  id: { type: 'string', label: 'ID', readOnly: true, column: { unique: true, notNull: false }, description: 'site@tenant (an id may not hold @, so it is unambiguous).' },
+  status: { type: 'string', label: 'Sync', enum: SYNC_STATUSES, nullable: true, readOnly: true, filter: true, sortable: true, ui: { badge: true } },
+  open_p1: { type: 'integer', label: 'Open P1 alarms', nullable: true, readOnly: true, sortable: true, description: 'Open (not acknowledged, not cleared) alarms of priority P1, or of severity critical where an alarm has no priority.' },
+  policy: { type: 'string', label: 'Versions against policy', enum: SITE_POLICY_VERDICTS, nullable: true, readOnly: true, filter: true, sortable: true, ui: { badge: true } },
+  policy_violations: { type: 'array', items: 'string', label: 'Policy violations', nullable: true, readOnly: true, description: 'The violations in words, one per module and rule (empty unless policy is violates).' },
+  holds_master_state: { type: 'boolean', label: 'Holds the master state', nullable: true, readOnly: true, filter: true },
+  attention: { type: 'integer', label: 'Attention', nullable: true, readOnly: true, sortable: true, description: 'How urgently the site needs the fleet team, a sum: stopped 8, degraded 4, an open P1 alarm 2, a version outside policy 1 (0: nothing to do). The default sort, highest first.' },
 }, { primaryKey: ['tenant_id', 'site_id'] });
+export const syncSites = siteRecord.table;
+
+export interface ReportedModule {
+  id: string;
+  version: string;
+  industry_code: string | null;
+}
 
 export interface SyncSiteRow extends Record<string, unknown> {
   tenant_id: string;
@@ -60,6 +91,17 @@ export interface SyncSiteRow extends Record<string, unknown> {
   down_revision: string | null;
   last_rtt_ms: number | null;
   held?: Record<string, string> | null;
+  app_version?: string | null;
+  module_versions?: ReportedModule[] | null;
+  versions_reported_at?: string | null;
+  last_heartbeat_at?: string | null;
+  id?: string | null;
+  status?: string | null;
+  open_p1?: number | null;
+  policy?: SitePolicyVerdict | null;
+  policy_violations?: string[] | null;
+  holds_master_state?: boolean | null;
+  attention?: number | null;
 }
 
 /**
@@ -90,6 +132,8 @@ export const syncAlarms = defineTable('sync_alarms', {
   raised_at: col.timestamp({ notNull: true }),
   acknowledged_by: col.text(),
   updated_at: col.timestamp({ notNull: true }),
+  /** P1 or P2 for an industry alarm; null for a site alarm (alarms module), which has a severity only. */
+  priority: col.text(),
 }, { primaryKey: ['tenant_id', 'alarm_id'], indexes: [{ name: 'sync_alarms_state', columns: ['state'] }, { name: 'sync_alarms_raised', columns: ['raised_at'] }] });
 
 /** Heartbeats of the sites; partitioned by `at` on PostgreSQL, hence `at` in the key. */

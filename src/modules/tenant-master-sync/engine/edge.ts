@@ -17,7 +17,9 @@ import type { TelemetryPoint } from '../../../realtime/bus.js';
 import { Outbox } from './outbox.js';
 import { applyDownState } from './apply.js';
 import { basisOf, differing, heldDigests, masterDigests, type Held, type HeldBasis } from './held.js';
-import { PUSH_MAX_BYTES, type EventKind, type PullAnswer, type PushAnswer } from './protocol.js';
+import { PUSH_MAX_BYTES, type EventKind, type PullAnswer, type PushAnswer, type ReportedVersions } from './protocol.js';
+import { registryOf } from '../../core/registry/runtime.js';
+import pkg from '../../../../package.json' with { type: 'json' };
 
 export interface EdgeSyncStatus {
   state: 'off' | 'starting' | 'live' | 'degraded' | 'stopped';
@@ -74,6 +76,8 @@ export class EdgeSync {
   private lastRun: string | null = null;
   private basis: HeldBasis | undefined;
   private held: Held | undefined;
+  /** The master refused the versions field (a master older than the report): it is left out from then on. */
+  private versionsRefused = false;
   private readonly started = Date.now();
   private readonly st: EdgeSyncStatus;
 
@@ -261,7 +265,20 @@ export class EdgeSync {
   }
 
   private report(remaining: number, oldest: string | null) {
-    return { remaining, oldest_remaining_at: oldest, down_revision: this.st.down_revision, rtt_ms: this.lastRtt, industry_code: this.cfg.industry, ...(this.held ? { held: this.held } : {}) };
+    return { remaining, oldest_remaining_at: oldest, down_revision: this.st.down_revision, rtt_ms: this.lastRtt, industry_code: this.cfg.industry, ...(this.held ? { held: this.held } : {}), ...(this.versionsRefused ? {} : { versions: this.versions() }) };
+  }
+
+  /** What the box runs, read from the registry at every report (modules are installed and removed at run time). */
+  private versions(): ReportedVersions {
+    let industryOf = (_id: string): string | null => null;
+    try {
+      const registry = registryOf(this.services);
+      industryOf = (id) => registry.manifest(id)?.industry_code ?? null;
+    } catch { /* the static registry (core did not start): the modules are reported without their industry */ }
+    const modules = this.services.modules.states().filter((m) => m.installed)
+      .map((m) => ({ id: m.id, version: m.version, industry_code: industryOf(m.id) }))
+      .sort((a, b) => a.id.localeCompare(b.id));
+    return { app: pkg.version, modules };
   }
 
   // ---------------------------------------------------------------- HTTP
@@ -292,16 +309,26 @@ export class EdgeSync {
     return cookie;
   }
 
-  private async call<T>(path: string, body: unknown): Promise<T> {
+  private async call<T>(path: string, sent: Record<string, unknown>): Promise<T> {
     const base = this.cfg.sync_master_url.replace(/\/+$/, '');
-    for (let attempt = 0; attempt < 2; attempt++) {
+    let body = sent;
+    for (let attempt = 0; attempt < 3; attempt++) {
       const token = this.token && this.token.expires - Date.now() > 60_000 ? this.token.value : await this.login();
       const t0 = performance.now();
       const res = await this.http('POST', `${base}${path}`, body, token);
       this.lastRtt = Math.round((performance.now() - t0) * 10) / 10;
       if (res.status === 401) { this.token = undefined; continue; }
+      const err = (res.body as { error?: { code?: string; message?: string; details?: { field?: string; reason?: string }[] } } | null)?.error;
+      // A master older than the versions report refuses the field: the box syncs without it (the
+      // master shows its versions as unknown) instead of not syncing at all.
+      if (res.status === 400 && 'versions' in body && err?.details?.some((d) => d.field === 'versions' && d.reason === 'unknown_field')) {
+        this.versionsRefused = true;
+        this.services.log.warn('the master does not take the versions report (it is older than this box); syncing without it');
+        const { versions: _left, ...rest } = body;
+        body = rest;
+        continue;
+      }
       if (res.status !== 200) {
-        const err = (res.body as { error?: { code?: string; message?: string } }).error;
         throw new Error(`${path} answered ${res.status} ${err?.code ?? ''}: ${err?.message ?? ''}`.trim());
       }
       return (res.body as { item: T }).item;

@@ -47,7 +47,7 @@ export async function registerSite(services: Services, input: { tenant_id: strin
     const row: SyncSiteRow = old
       ? { ...old, passkey_id: passkey.id, industry_code: input.industry_code ?? old.industry_code }
       : {
-          tenant_id: input.tenant_id, site_id: input.site_id, passkey_id: passkey.id, industry_code: input.industry_code ?? null,
+          tenant_id: input.tenant_id, site_id: input.site_id, id: siteKeyOf(input), passkey_id: passkey.id, industry_code: input.industry_code ?? null,
           registered_at: now.toISOString(), last_seen_at: null, applied_seq: 0, events_received: 0, reported_pending: 0,
           reported_oldest_at: null, down_revision: null, last_rtt_ms: null,
         };
@@ -60,6 +60,9 @@ export async function registerSite(services: Services, input: { tenant_id: strin
   await services.audit.record({ actor, action: 'sync.register_site', resource: 'tenant-master-sync', result: 'success', details: { site_id: site.site_id, passkey_id: passkey.id }, tenant_id: site.tenant_id });
   return { tenant_id: site.tenant_id, site_id: site.site_id, industry_code: site.industry_code, passkey_id: passkey.id, credential };
 }
+
+/** A site's id in the fleet view: site@tenant (idents may not hold @, so it is unambiguous). */
+export const siteKeyOf = (s: { tenant_id: string; site_id: string }) => `${s.site_id}@${s.tenant_id}`;
 
 const emptyRecord = (tenant: string, now: string): SyncTenantRow => ({
   tenant_id: tenant, status: 'stopped', mode: 'auto', lag_seconds: 0, pending_up: 0, pending_down: 0, pending: 0, sites: 0, sites_live: 0,
@@ -92,33 +95,25 @@ export interface DownState {
   industry_profiles: ProfileRow[];
 }
 
-/**
- * The published industry profiles that apply to a site: its tenant's, tenant-wide (site_id '')
- * or for this site, of the industry the site runs (every industry while the site has not said
- * which one it runs). A box serves one industry, and its own import refuses any other, so
- * profiles of other industries would only be dead rows there.
- */
-async function profilesFor(db: Database, site: DownSite): Promise<ProfileRow[]> {
-  const c = (n: string) => colOf(industryProfiles, db, n);
-  const rows = (await db.orm.select().from(tableOf(industryProfiles, db)).where(and(
-    eq(c('tenant_id'), site.tenant_id), eq(c('state'), 'published'), inArray(c('site_id'), ['', site.site_id]),
-    ...(site.industry_code ? [eq(c('industry_code'), site.industry_code)] : []),
-  ))) as ProfileRow[];
-  const key = (r: ProfileRow) => [r.site_id, r.industry_code, r.equipment_profile, r.name].join('\n');
-  return rows.sort((a, b) => key(a).localeCompare(key(b)));
-}
+type SitePolicy = { tenant_id: string; site_id: string; module_id: string; enabled: boolean | number };
 
-/** The master-owned state a site receives: the version policies that can apply to it, its module site policies and the published industry profiles for it. */
-export async function downState(db: Database, site: DownSite): Promise<DownState> {
+/**
+ * The master-owned state of one site from rows read for many (each list is filtered here again):
+ * the version policies that can apply to it (global, industry, its tenant's), its module site
+ * policies, and the published industry profiles of its tenant, tenant-wide (site_id '') or for
+ * this site, of the industry the site runs (every industry while the site has not said which one
+ * it runs). A box serves one industry, and its own import refuses any other, so profiles of other
+ * industries would only be dead rows there.
+ */
+function composeDown(site: DownSite, policyRows: VersionPolicyRow[], siteRows: SitePolicy[], profileRows: ProfileRow[]): DownState {
   const tenant = site.tenant_id;
-  const c = (n: string) => colOf(versionPolicies, db, n);
-  const rows = (await db.orm.select().from(tableOf(versionPolicies, db))
-    .where(or(eq(c('scope'), 'global'), eq(c('scope'), 'industry'), and(eq(c('scope'), 'tenant'), eq(c('tenant_id'), tenant))))) as VersionPolicyRow[];
-  rows.sort((a, b) => a.id.localeCompare(b.id));
-  const sp = (n: string) => colOf(sitePolicies, db, n);
-  const policies = ((await db.orm.select().from(tableOf(sitePolicies, db)).where(and(eq(sp('tenant_id'), tenant), eq(sp('site_id'), site.site_id)))) as { module_id: string; enabled: boolean | number }[])
+  const rows = policyRows.filter((r) => r.scope === 'global' || r.scope === 'industry' || (r.scope === 'tenant' && r.tenant_id === tenant))
+    .sort((a, b) => a.id.localeCompare(b.id));
+  const policies = siteRows.filter((p) => p.tenant_id === tenant && p.site_id === site.site_id)
     .map((p) => ({ module_id: p.module_id, enabled: Boolean(p.enabled) })).sort((a, b) => a.module_id.localeCompare(b.module_id));
-  const profiles = await profilesFor(db, site);
+  const key = (r: ProfileRow) => [r.site_id, r.industry_code, r.equipment_profile, r.name].join('\n');
+  const profiles = profileRows.filter((p) => p.tenant_id === tenant && p.state === 'published' && (p.site_id === '' || p.site_id === site.site_id)
+    && (!site.industry_code || p.industry_code === site.industry_code)).sort((a, b) => key(a).localeCompare(key(b)));
   // The revision covers the rules only, so re-saving an unchanged policy does not resend it;
   // for a profile, its lineage, the master's version in force and its content digest.
   const rules = rows.map((r) => [r.id, r.scope, r.industry_code, r.tenant_id, r.module_id, r.allowed_major, r.min_version, r.max_version, r.pinned_version]);
@@ -129,6 +124,34 @@ export async function downState(db: Database, site: DownSite): Promise<DownState
   return { revision: createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32), version_policies: rows, site_policies: policies, industry_profiles: profiles };
 }
 
+/** Three queries for any number of tenants: their version policies, module site policies and published profiles. */
+async function downRows(db: Database, tenants: string[]) {
+  const c = (n: string) => colOf(versionPolicies, db, n);
+  const sp = (n: string) => colOf(sitePolicies, db, n);
+  const pc = (n: string) => colOf(industryProfiles, db, n);
+  const [policyRows, siteRows, profileRows] = await Promise.all([
+    db.orm.select().from(tableOf(versionPolicies, db)).where(or(eq(c('scope'), 'global'), eq(c('scope'), 'industry'), and(eq(c('scope'), 'tenant'), inArray(c('tenant_id'), tenants)))),
+    db.orm.select().from(tableOf(sitePolicies, db)).where(inArray(sp('tenant_id'), tenants)),
+    db.orm.select().from(tableOf(industryProfiles, db)).where(and(inArray(pc('tenant_id'), tenants), eq(pc('state'), 'published'))),
+  ]);
+  return { policyRows: policyRows as VersionPolicyRow[], siteRows: siteRows as SitePolicy[], profileRows: profileRows as ProfileRow[] };
+}
+
+/** The master-owned state a site receives: the version policies that can apply to it, its module site policies and the published industry profiles for it. */
+export async function downState(db: Database, site: DownSite): Promise<DownState> {
+  const r = await downRows(db, [site.tenant_id]);
+  return composeDown(site, r.policyRows, r.siteRows.filter((p) => p.site_id === site.site_id), r.profileRows);
+}
+
+/** downState of many sites, in three queries (the fleet view and the tenant records read every site). */
+export async function downStates(db: Database, sites: DownSite[]): Promise<Map<string, DownState>> {
+  const out = new Map<string, DownState>();
+  if (!sites.length) return out;
+  const r = await downRows(db, [...new Set(sites.map((s) => s.tenant_id))]);
+  for (const s of sites) out.set(siteKeyOf(s), composeDown(s, r.policyRows, r.siteRows, r.profileRows));
+  return out;
+}
+
 function reportOf(body: PullBody, now: string): Partial<SyncSiteRow> {
   return {
     last_seen_at: now, reported_pending: body.remaining, reported_oldest_at: body.remaining > 0 ? (body.oldest_remaining_at ?? null) : null,
@@ -136,6 +159,7 @@ function reportOf(body: PullBody, now: string): Partial<SyncSiteRow> {
     ...(body.rtt_ms !== undefined && body.rtt_ms !== null ? { last_rtt_ms: body.rtt_ms } : {}),
     ...(body.industry_code ? { industry_code: body.industry_code } : {}),
     ...(body.held ? { held: body.held } : {}),
+    ...(body.versions ? { app_version: body.versions.app, module_versions: body.versions.modules, versions_reported_at: now } : {}),
   };
 }
 
@@ -195,9 +219,11 @@ async function applyPush(db: Database, site: SyncSiteRow, body: PushBody, mode: 
       const rows = fresh.map((e) => ({ ...key, seq: e.seq, kind: e.kind, created_at: e.created_at, received_at: now, payload: e.payload }));
       const per = rowsPerInsert(7);
       for (let i = 0; i < rows.length; i += per) await db.orm.insert(tableOf(syncInbox, db)).values(rows.slice(i, i + per) as never);
-      await project(db, site, fresh, now);
+      const beat = await project(db, site, fresh, now);
       applied = fresh[fresh.length - 1]!.seq;
-      await db.orm.update(st).set({ applied_seq: applied, events_received: sql`${sc('events_received')} + ${fresh.length}` } as never)
+      // The newest heartbeat is kept on the site row, so the fleet view reads no heartbeat table.
+      const lastBeat = beat && (!locked?.last_heartbeat_at || beat > locked.last_heartbeat_at) ? { last_heartbeat_at: beat } : {};
+      await db.orm.update(st).set({ applied_seq: applied, events_received: sql`${sc('events_received')} + ${fresh.length}`, ...lastBeat } as never)
         .where(and(eq(sc('tenant_id'), site.tenant_id), eq(sc('site_id'), site.site_id)));
     }
     return { applied_seq: applied, accepted: fresh.length, duplicates, mode };
@@ -265,8 +291,9 @@ async function upsertTelemetry(db: Database, site: SyncSiteRow, rows: Aggregate[
   }
 }
 
-/** Typed views the fleet reads: alarms (latest state), heartbeats, per-minute telemetry, and their roll-ups. */
-async function project(db: Database, site: SyncSiteRow, events: Fresh, now: string): Promise<void> {
+/** Typed views the fleet reads: alarms (latest state), heartbeats, per-minute telemetry, and their roll-ups; answers the newest heartbeat's time. */
+async function project(db: Database, site: SyncSiteRow, events: Fresh, now: string): Promise<string | null> {
+  let newestBeat: string | null = null;
   const tenant = site.tenant_id;
   const heartbeats: Record<string, unknown>[] = [];
   const at = tableOf(syncAlarms, db);
@@ -278,6 +305,7 @@ async function project(db: Database, site: SyncSiteRow, events: Fresh, now: stri
     if (e.kind === 'heartbeat') {
       const beat = { tenant_id: tenant, site_id: site.site_id, seq: e.seq, at: str(p.at) ?? e.created_at, interval_ms: Math.round(num(p.interval_ms) ?? 60_000), rtt_ms: num(p.rtt_ms) };
       heartbeats.push(beat);
+      if (!newestBeat || beat.at > newestBeat) newestBeat = beat.at;
       rollups.heartbeat(beat.at, beat.interval_ms, beat.rtt_ms);
     } else if (e.kind === 'alarm') {
       const a = (p.alarm ?? {}) as Record<string, unknown>;
@@ -290,7 +318,7 @@ async function project(db: Database, site: SyncSiteRow, events: Fresh, now: stri
         await db.orm.insert(at).values({
           tenant_id: tenant, alarm_id: id, site_id: str(a.site_id) ?? site.site_id, severity: str(a.severity) ?? 'info', state,
           title: str(a.title) ?? '', correlation_id: str(a.correlation_id) ?? '', raised_at: str(a.raised_at) ?? e.created_at,
-          acknowledged_by: str(a.acknowledged_by), updated_at: now,
+          acknowledged_by: str(a.acknowledged_by), updated_at: now, priority: str(a.priority),
         } as never);
       }
     } else if (e.kind === 'telemetry') {
@@ -309,6 +337,7 @@ async function project(db: Database, site: SyncSiteRow, events: Fresh, now: stri
   const per = rowsPerInsert(6);
   for (let i = 0; i < heartbeats.length; i += per) await db.orm.insert(tableOf(syncHeartbeats, db)).values(heartbeats.slice(i, i + per) as never);
   await addRollups(db, site, rollups);
+  return newestBeat;
 }
 
 // ---------------------------------------------------------------- the sync record
@@ -334,6 +363,7 @@ export async function refreshRecords(db: Database, timing: SyncTiming, tenants?:
     ? db.orm.select().from(recTable).where(inArray(colOf(syncTenants, db, 'tenant_id'), tenants))
     : db.orm.select().from(recTable))) as SyncTenantRow[];
   const now = Date.now();
+  const downs = await downStates(db, sites);
   for (const rec of records) {
     const mine = sites.filter((s) => s.tenant_id === rec.tenant_id);
     let lag = 0;
@@ -344,7 +374,7 @@ export async function refreshRecords(db: Database, timing: SyncTiming, tenants?:
     let lastSeen: string | null = null;
     let received = 0;
     for (const s of mine) {
-      const inSync = holdsMasterState(s, await downState(db, s));
+      const inSync = holdsMasterState(s, downs.get(siteKeyOf(s))!);
       received += Number(s.events_received);
       const seen = s.last_seen_at ? Date.parse(s.last_seen_at) : null;
       if (s.last_seen_at && (!lastSeen || s.last_seen_at > lastSeen)) lastSeen = s.last_seen_at;

@@ -15,6 +15,14 @@ export type EventKind = (typeof EVENT_KINDS)[number];
 export const PUSH_MAX_EVENTS = 2000;
 export const PUSH_MAX_BYTES = 512 * 1024;
 
+const short = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
+/** Not strict, like held: a later box may report more. */
+export const versionsSchema = v.object({
+  app: short,
+  modules: v.pipe(v.array(v.object({ id: short, version: short, industry_code: v.optional(v.nullable(short), null) })), v.maxLength(500)),
+});
+export type ReportedVersions = v.InferOutput<typeof versionsSchema>;
+
 const report = {
   /** Events left in the outbox after this request's events. */
   remaining: v.pipe(v.number(), v.integer(), v.minValue(0)),
@@ -26,6 +34,12 @@ const report = {
   industry_code: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
   /** What the box holds of the master-owned state, a digest per kind (engine/held.ts); absent from older boxes. */
   held: v.optional(heldSchema),
+  /**
+   * The software the box runs: its cabinet version and its installed modules' versions (what its
+   * own version-policies/commands/check judges). Absent from older boxes: the master shows
+   * "unknown" for them.
+   */
+  versions: v.optional(versionsSchema),
 };
 
 function parsedText(x: unknown): unknown {

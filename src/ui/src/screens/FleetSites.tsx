@@ -1,0 +1,247 @@
+// The fleet view: every site of every farm from sync-sites (its scheme gives the filters and their
+// words, its list the order: the sites that need the fleet team first), each in words a fleet team
+// reads at a glance: "Stopped", "Last heard 3 min ago", "2 open P1 alarms", "Version 0.1.0 —
+// outside policy". Status by colour and by text. A box that goes quiet sends nothing, so the list
+// is read again every few seconds as well as on live data.
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { describeError, getList, getLoaded, query, type ListEnvelope } from '../lib/api';
+import { dataTick } from '../lib/live';
+import { useObservable } from '../lib/store';
+import { formatTime, humanise, type Tone } from '../lib/format';
+import { useNow } from '../components/hooks';
+import type { Scheme } from '../lib/types';
+
+export interface FleetSite {
+  id: string;
+  tenant_id: string;
+  site_id: string;
+  industry_code: string | null;
+  status: 'live' | 'degraded' | 'stopped' | null;
+  lag_seconds: number | null;
+  reported_pending: number;
+  last_seen_at: string | null;
+  last_heartbeat_at: string | null;
+  open_p1: number | null;
+  app_version: string | null;
+  module_versions: { id: string; version: string }[] | null;
+  policy: 'conforms' | 'violates' | 'unknown' | null;
+  policy_violations: string[] | null;
+  holds_master_state: boolean | null;
+  attention: number | null;
+}
+
+const PATH = '/api/v1/sync-sites';
+const PAGE = 50;
+/** How often the list is read again while nothing arrives (a silent box must still turn stopped). */
+const POLL_MS = 5000;
+
+const STATUS: Record<string, { tone: Tone; text: string }> = {
+  live: { tone: 'ok', text: 'Live' },
+  degraded: { tone: 'warn', text: 'Degraded' },
+  stopped: { tone: 'alarm', text: 'Stopped' },
+};
+
+/** "40 s", "3 min", "2 h 5 min", "3 days". */
+function duration(seconds: number): string {
+  if (seconds < 60) return `${Math.max(0, Math.round(seconds))} s`;
+  const m = Math.round(seconds / 60);
+  return m < 120 ? `${m} min` : m < 48 * 60 ? `${Math.floor(m / 60)} h ${m % 60} min` : `${Math.floor(m / 1440)} days`;
+}
+
+const silence = (iso: string, now: number) => duration((now - Date.parse(iso)) / 1000);
+const ago = (iso: string, now: number) => `${silence(iso, now)} ago`;
+
+/** Why a site is near the top, in the fleet team's words (empty: nothing to do). */
+export function reasons(s: FleetSite, now: number): string[] {
+  const out: string[] = [];
+  if (s.status === 'stopped') out.push(s.last_seen_at ? `Not heard from for ${silence(s.last_seen_at, now)}` : 'Never connected');
+  if (s.status === 'degraded') {
+    if (s.reported_pending > 0) out.push(`${s.reported_pending} ${s.reported_pending === 1 ? 'event' : 'events'} waiting on the box`);
+    if (s.holds_master_state === false) out.push("Has not taken the fleet's latest policies");
+  }
+  if ((s.open_p1 ?? 0) > 0) out.push(`${s.open_p1} open P1 ${s.open_p1 === 1 ? 'alarm' : 'alarms'}`);
+  if (s.policy === 'violates') out.push('Software outside policy');
+  return out;
+}
+
+function SiteCard({ s, now }: { s: FleetSite; now: number }) {
+  const [open, setOpen] = useState(false);
+  const st = STATUS[s.status ?? ''] ?? { tone: 'muted' as Tone, text: 'Not checked yet' };
+  const why = reasons(s, now);
+  const p1 = s.open_p1 ?? 0;
+  const version = s.app_version ? `Version ${s.app_version}` : 'Version not reported';
+  const policy = s.policy === 'violates' ? 'outside policy' : s.policy === 'conforms' ? 'within policy' : null;
+  return (
+    <li class={`card site-card tone-edge-${st.tone}`} data-site={s.id} data-status={s.status ?? ''}>
+      <div class="site-head">
+        <h3 class="site-name">
+          {s.site_id} <span class="site-farm">· {s.tenant_id}</span>
+        </h3>
+        <span class={`badge tone-${st.tone}`} data-badge="status">
+          {st.text}
+        </span>
+      </div>
+      {why.length ? (
+        <p class="site-why" data-why>
+          {why.join(' · ')}
+        </p>
+      ) : null}
+      <dl class="card-fields site-fields">
+        <div>
+          <dt>Last heard</dt>
+          <dd data-field="last-seen">{s.last_seen_at ? ago(s.last_seen_at, now) : 'Never'}</dd>
+        </div>
+        <div>
+          <dt>Behind by</dt>
+          <dd data-field="lag">{s.lag_seconds === null ? '—' : s.lag_seconds > 0 ? duration(s.lag_seconds) : 'Nothing'}</dd>
+        </div>
+        <div>
+          <dt>P1 alarms</dt>
+          <dd data-field="p1">
+            <span class={p1 > 0 ? 'badge tone-alarm' : ''}>{p1 > 0 ? `${p1} open P1 ${p1 === 1 ? 'alarm' : 'alarms'}` : 'None open'}</span>
+          </dd>
+        </div>
+        <div>
+          <dt>Software</dt>
+          <dd data-field="version">
+            {version}
+            {policy ? ' — ' : null}
+            {policy ? <span class={`badge tone-${s.policy === 'violates' ? 'alarm' : 'ok'} site-policy`}>{policy}</span> : null}
+            {s.policy_violations?.length ? <span class="site-violation"> {s.policy_violations[0]}{s.policy_violations.length > 1 ? ` (and ${s.policy_violations.length - 1} more)` : ''}</span> : null}
+          </dd>
+        </div>
+        <div>
+          <dt>Last heartbeat</dt>
+          <dd data-field="heartbeat">{s.last_heartbeat_at ? `${formatTime(s.last_heartbeat_at)} (${ago(s.last_heartbeat_at, now)})` : 'None yet'}</dd>
+        </div>
+        <div>
+          <dt>Industry</dt>
+          <dd>{s.industry_code ? humanise(s.industry_code) : 'Not said yet'}</dd>
+        </div>
+      </dl>
+      <button type="button" class="btn small" aria-expanded={open} onClick={() => setOpen(!open)}>
+        {open ? 'Less' : 'More about this site'}
+      </button>
+      {open ? (
+        <div class="site-more">
+          {s.policy_violations?.length ? (
+            <>
+              <h4>Outside policy</h4>
+              <ul>
+                {s.policy_violations.map((v) => (
+                  <li key={v}>{v}</li>
+                ))}
+              </ul>
+            </>
+          ) : null}
+          <p>
+            {s.reported_pending > 0 ? `${s.reported_pending} events waiting on the box. ` : 'Nothing waiting on the box. '}
+            {s.holds_master_state ? "Has the fleet's latest policies." : "Has not taken the fleet's latest policies yet."}
+          </p>
+          {s.module_versions?.length ? (
+            <p class="muted">Modules: {s.module_versions.map((m) => `${m.id} ${m.version}`).join(', ')}</p>
+          ) : null}
+        </div>
+      ) : null}
+    </li>
+  );
+}
+
+export function FleetSites() {
+  const tick = useObservable(dataTick);
+  const now = useNow(POLL_MS);
+  const [scheme, setScheme] = useState<Scheme | null>(null);
+  const [list, setList] = useState<ListEnvelope<FleetSite> | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [status, setStatus] = useState('');
+  const [offset, setOffset] = useState(0);
+
+  useEffect(() => {
+    getLoaded<{ item: Scheme }>(`${PATH}/scheme`)
+      .then((r) => setScheme(r.data.item))
+      .catch((err) => setError(describeError(err)));
+  }, []);
+  // The order is the API's default (attention, highest first); the status filter is the scheme's.
+  const statusFilter = scheme?.filters?.find((f) => f.name === 'status');
+  const url = useMemo(() => (scheme ? `${PATH}/list${query({ limit: PAGE, offset, status: status || undefined })}` : null), [scheme, offset, status]);
+  useEffect(() => {
+    if (!url) return;
+    let cancelled = false;
+    getList<FleetSite>(url)
+      .then((r) => {
+        if (cancelled) return;
+        setList(r.data);
+        setError(null);
+      })
+      .catch((err) => !cancelled && setError(describeError(err)));
+    return () => {
+      cancelled = true;
+    };
+  }, [url, tick, now]);
+
+  const items = list?.items ?? [];
+  const need = items.filter((s) => (s.attention ?? 0) > 0).length;
+  return (
+    <section class="resource fleet-sites" data-resource="sync-sites" aria-labelledby="h-fleet-sites">
+      <div class="resource-head">
+        <h2 id="h-fleet-sites">
+          Sites{list ? <span class="count"> ({list.total})</span> : null}
+        </h2>
+        {statusFilter?.enum ? (
+          <label class="filter">
+            <span>Show</span>
+            <select
+              name="filter-status"
+              value={status}
+              onChange={(e) => {
+                setStatus((e.target as HTMLSelectElement).value);
+                setOffset(0);
+              }}
+            >
+              <option value="">Every site</option>
+              {statusFilter.enum.map((v) => (
+                <option key={v} value={v}>
+                  {STATUS[v]?.text ?? humanise(v)}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
+      </div>
+      {list ? (
+        <p class="fleet-summary" data-summary>
+          {need ? `${need} of ${items.length} ${items.length === 1 ? 'site needs' : 'sites need'} attention, listed first.` : items.length ? 'Every site listed is in step.' : ''}
+        </p>
+      ) : null}
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      {!list ? (
+        <p class="loading">Loading...</p>
+      ) : items.length === 0 ? (
+        <p class="empty">{status ? 'No site in this state.' : 'No site is registered yet.'}</p>
+      ) : (
+        <ul class="cards site-cards">
+          {items.map((s) => (
+            <SiteCard key={s.id} s={s} now={now} />
+          ))}
+        </ul>
+      )}
+      {list && (list.total > list.limit || offset > 0) ? (
+        <nav class="pager" aria-label="Pages of sites">
+          <button type="button" class="btn" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
+            Previous
+          </button>
+          <span>
+            {offset + 1}–{offset + items.length} of {list.total}
+          </span>
+          <button type="button" class="btn" disabled={!list.has_more} onClick={() => setOffset(offset + PAGE)}>
+            Next
+          </button>
+        </nav>
+      ) : null}
+    </section>
+  );
+}
