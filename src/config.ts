@@ -80,7 +80,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'status_heartbeat_ms', schema: int(50, 600_000), allowed: 'an integer from 50 to 600000', default: 15_000, description: 'Heartbeat period of the status WebSocket stream (a heartbeat message and a ping frame).' },
   { key: 'status_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 30, description: 'Status events older than this are purged (hourly).' },
   { key: 'telemetry_flush_ms', schema: int(1, 60_000), allowed: 'an integer from 1 to 60000', default: 200, description: 'Longest time an ingested telemetry point waits before its batch is written.' },
-  { key: 'telemetry_batch_max', schema: int(1, 50_000), allowed: 'an integer from 1 to 50000', default: 2000, description: 'Points that trigger an immediate batch write (one transaction per batch).' },
+  { key: 'telemetry_batch_max', schema: int(1, 50_000), allowed: 'an integer from 1 to 50000', default: 500, description: 'Points that trigger an immediate batch write (one transaction per batch).' },
   { key: 'telemetry_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 30, description: 'Raw telemetry points older than this are purged (hourly); their minute and hour roll-ups stay longer.' },
   { key: 'telemetry_minute_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 90, description: 'Per-minute telemetry roll-ups (count, sum, min, max, last per series) older than this are purged (hourly).' },
   { key: 'telemetry_hour_retention_days', schema: int(1, 36500), allowed: 'an integer from 1 to 36500', default: 1825, description: 'Per-hour telemetry roll-ups older than this are purged (hourly); 1825 days keep five years of charts.' },

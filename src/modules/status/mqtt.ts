@@ -95,14 +95,14 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
 
   let rejectLogged = 0;
   /**
-   * Telemetry from a topic into the batch writer. Answers the promise of the batch that holds the
-   * points (it settles once they are stored, or failed: then they count as rejected), or
-   * undefined when nothing is to be stored (devices not installed, or a payload refused: counted
-   * and logged, rate-limited).
+   * Telemetry from a topic into the batch writer; `settled` is called once the points are stored
+   * (null) or their batch failed (they count as rejected). False when nothing is to be stored
+   * (devices not installed, or a payload refused: counted and logged, rate-limited); `settled`
+   * is then never called.
    */
-  const intake = (where: { tenant: string; site: string | null; device: string }, payload: Buffer): Promise<void> | undefined => {
+  const intake = (where: { tenant: string; site: string | null; device: string }, payload: Buffer, settled?: (err: Error | null) => void): boolean => {
     const telemetry = services.telemetry;
-    if (!telemetry || !services.modules.isInstalled('devices')) return undefined;
+    if (!telemetry || !services.modules.isInstalled('devices')) return false;
     let points;
     try {
       const now = nowIso();
@@ -111,14 +111,16 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
     } catch (err) {
       stats.rejected++;
       if (rejectLogged++ % 1000 === 0) log.warn('MQTT telemetry payload refused', { device: where.device, error: (err as Error).message, refused_so_far: stats.rejected });
-      return undefined;
+      return false;
     }
     stats.received += points.length;
     const n = points.length;
-    return telemetry.writer.enqueue(points).catch((err: Error) => {
+    // One reaction per message on its batch's promise (shared by the batch's messages).
+    telemetry.writer.enqueue(points).then(() => settled?.(null), (err: Error) => {
       stats.rejected += n;
-      throw err;
+      settled?.(err);
     });
+    return true;
   };
 
   if (mode === 'off') {
@@ -147,7 +149,7 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
       if (levels.length !== 5) return;
       try {
         // A lost batch is counted by intake; the external broker has already acknowledged it.
-        intake({ tenant: unseg(levels[1]!)!, site: unseg(levels[2]!), device: unseg(levels[4]!)! }, payload)?.catch(() => undefined);
+        intake({ tenant: unseg(levels[1]!)!, site: unseg(levels[2]!), device: unseg(levels[4]!)! }, payload);
       } catch {
         stats.rejected++;
       }
@@ -203,9 +205,7 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
       // the broker reads this client's next packets only after these (backpressure instead of
       // a queue that grows with the flood). A batch that could not be stored is an error, which
       // closes the connection: the client sends its unacknowledged messages again.
-      const stored = intake(where, Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload));
-      if (!stored) return done(null);
-      stored.then(() => done(null), (err: Error) => done(err));
+      if (!intake(where, Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload), done)) done(null);
     },
   });
   broker.on('clientDisconnect', (client) => tokens.delete(client));
