@@ -113,6 +113,29 @@ describe.each(DIALECTS)('edge-to-master sync (master on %s)', (dialect) => {
     expect(pilot.sync).toMatchObject({ role: 'edge', edge: expect.objectContaining({ tenant_id: 'farm-a', site_id: 'site-1', mode: 'auto' }) });
   });
 
+  it('keeps the box\'s audit records and status events in the inbox, partitioned by month on PostgreSQL, not in the master\'s own tables', async () => {
+    const marker = `fleet-growth-${Date.now()}`;
+    expect((await edgeAdmin.post('/api/v1/audit/commands/log', { action: marker, resource: 'house-1', result: 'success' })).status).toBe(201);
+    expect((await edgeAdmin.post('/api/v1/status/commands/publish', { tenant_id: 'farm-a', site_id: 'site-1', source: 'test', event: marker, status: 'ok' })).status).toBe(201);
+    const db = master.services.db;
+    const inInbox = async (kind: string) => {
+      const rows = await db.rows<{ payload: unknown }>(sql`select payload from sync_inbox where tenant_id = 'farm-a' and kind = ${kind}`);
+      return rows.some((r) => JSON.stringify(r.payload).includes(marker)) || undefined;
+    };
+    await waitFor('the audit record in the master inbox', () => inInbox('audit'));
+    await waitFor('the status event in the master inbox', () => inInbox('status'));
+    // What grows with the fleet lands in the inbox; the master's own audit and status tables hold
+    // only what happens on the master.
+    const audit = await db.rows<{ n: unknown }>(sql`select count(*) as n from audit_records where action = ${marker}`);
+    const status = await db.rows<{ n: unknown }>(sql`select count(*) as n from status_events where event = ${marker}`);
+    expect(Number(audit[0]!.n)).toBe(0);
+    expect(Number(status[0]!.n)).toBe(0);
+    if (dialect === 'postgres') {
+      const [part] = await db.rows<{ parent: string }>(sql`select p.relname as parent from pg_inherits i join pg_class c on c.oid = i.inhrelid join pg_class p on p.oid = i.inhparent where c.relname like 'sync_inbox_p%' limit 1`);
+      expect(part?.parent).toBe('sync_inbox');
+    }
+  });
+
   it('skips events it already has: a repeated push changes nothing', async () => {
     const site = await createClient(master.url, {}, fleet.contract);
     const start = await site.post('/api/v1/auth/passkey/commands/start', { method: 'qr' });
