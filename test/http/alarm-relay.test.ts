@@ -160,7 +160,10 @@ describe.each(DIALECTS)('alarm relay (%s)', (dialect) => {
     expect(r.body.item).toMatchObject({ ok: true, message: null });
     expect(await coil0()).toBe(1);
     await waitFor(async () => (await coil0()) === 0, 10_000, 'the pulse ends');
-    const audit = (await owner.get(`/api/v1/audit/list?correlation_id=${r.body.item.correlation_id}`)).body.items as { action: string; result: string }[];
+    // Both records share the command's correlation id; the write's may be stored a moment after the answer on a loaded machine.
+    const trail = async () => (await owner.get(`/api/v1/audit/list?correlation_id=${r.body.item.correlation_id}`)).body.items as { action: string; result: string }[];
+    await waitFor(async () => (await trail()).length >= 2, 10_000, 'both audit records');
+    const audit = await trail();
     expect(audit.map((a) => a.action).sort()).toEqual(['alarm-relay.test', 'field.write.modbus']);
     expect(audit.every((a) => a.result === 'success')).toBe(true);
   });
