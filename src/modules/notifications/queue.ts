@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import { and, asc, eq, isNull, lt, lte, or } from 'drizzle-orm';
 import type { Services } from '../../kernel/context.js';
-import { Store } from '../../db/store.js';
+import { storeFor } from '../../db/store.js';
 import { colOf, tableOf } from '../../db/sql.js';
 import { channelRecord, deliveryRecord, ruleRecord, type ChannelRow, type DeliveryRow, type RuleRow } from './schema.js';
 import { compose, type AlarmFacts } from './message.js';
@@ -71,8 +71,8 @@ declare module '../../kernel/context.js' {
 
 export function createNotifier(services: Services): Notifier {
   const stores = () => ({
-    channels: new Store<ChannelRow>(services.db, channelRecord.table),
-    deliveries: new Store<DeliveryRow>(services.db, deliveryRecord.table),
+    channels: storeFor<ChannelRow>(services.db, channelRecord.table),
+    deliveries: storeFor<DeliveryRow>(services.db, deliveryRecord.table),
   });
   const dc = (n: string) => colOf(deliveryRecord.table, services.db, n);
   const rc = (n: string) => colOf(ruleRecord.table, services.db, n);
