@@ -127,18 +127,28 @@ async function main() {
 
     const commitsBefore = groupCommits(db);
     const sum = { poultry: 0, poultryNotOk: 0, poultryRaw: 0, swine: 0, swineNotOk: 0, swineRaw: 0, floor: 0, inProc: 0 };
+    // The server process's CPU time per phase as well: with the client in a child process it is
+    // the server's alone, a figure the load of a shared machine moves less than the throughput.
+    const cpu = { poultry: 0, poultryRaw: 0, swine: 0, swineRaw: 0, floor: 0 };
+    const timed = async <T>(k: keyof typeof cpu, f: () => Promise<T>) => {
+      const c0 = process.cpuUsage();
+      const out = await f();
+      const c = process.cpuUsage(c0);
+      cpu[k] += (c.user + c.system) / 1000;
+      return out;
+    };
     for (let r = 0; r < ROUNDS; r++) {
       const from = Math.floor((r * POINTS) / ROUNDS);
       const to = Math.floor(((r + 1) * POINTS) / ROUNDS);
-      const p = await http.drive(server.url, 'poultry', from, to);
+      const p = await timed('poultry', () => http.drive(server.url, 'poultry', from, to));
       sum.poultry += p.ms;
       sum.poultryNotOk += p.notOk;
-      sum.poultryRaw += await raw(readingRecord.table, Array.from({ length: to - from }, (_, k) => poultryRow(from + k)));
-      const s = await http.drive(server.url, 'swine', from, to);
+      sum.poultryRaw += await timed('poultryRaw', () => raw(readingRecord.table, Array.from({ length: to - from }, (_, k) => poultryRow(from + k))));
+      const s = await timed('swine', () => http.drive(server.url, 'swine', from, to));
       sum.swine += s.ms;
       sum.swineNotOk += s.notOk;
-      sum.swineRaw += await raw(swineRecord.table, Array.from({ length: to - from }, (_, k) => swineRow(from + k)));
-      sum.floor += (await http.drive(bare.url, 'poultry', from, to)).ms;
+      sum.swineRaw += await timed('swineRaw', () => raw(swineRecord.table, Array.from({ length: to - from }, (_, k) => swineRow(from + k))));
+      sum.floor += (await timed('floor', () => http.drive(bare.url, 'poultry', from, to))).ms;
       sum.inProc += await inProcess(from, to);
     }
     const rawBoth = (sum.poultryRaw + sum.swineRaw) / 2;
@@ -150,6 +160,8 @@ async function main() {
     for (const [name, ms, notOk, rawMs] of [['poultry', sum.poultry, sum.poultryNotOk, sum.poultryRaw], ['swine', sum.swine, sum.swineNotOk, sum.swineRaw]] as const) {
       console.log(`  ${name}: through HTTP ${perSec(POINTS, ms)} readings/s (${notOk} not ok); raw INSERT of the same rows ${perSec(POINTS, rawMs)} rows/s; ratio ${(rawMs / ms).toFixed(2)}x`);
     }
+    const perRow = (ms: number) => `${(ms / POINTS).toFixed(3)} ms`;
+    console.log(`  server process CPU per reading${PLACE === 'inprocess' ? ' (the client\'s included: it runs in this process)' : ''}: poultry ${perRow(cpu.poultry)} against ${perRow(cpu.poultryRaw)} per raw INSERT (${(cpu.poultryRaw / cpu.poultry).toFixed(2)}x), swine ${perRow(cpu.swine)} against ${perRow(cpu.swineRaw)} (${(cpu.swineRaw / cpu.swine).toFixed(2)}x); the bare server (HTTP floor) ${perRow(cpu.floor)}`);
   } finally {
     http.close();
     series.close();
