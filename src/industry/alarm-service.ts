@@ -154,6 +154,10 @@ const unitOutOfService = preparedQuery<{ tenant: string; industry: string; unit:
 /** The condition ends, conditional on it being active still (a reset or another clear may have won). */
 const clearActive = preparedQuery<{ id: string; now: string }, AlarmEventRow[]>((db, orm, p) => orm.update(at(db))
   .set({ condition: 'cleared', cleared_at: p('now') } as never).where(and(eq(ac(db, 'id'), p('id')), eq(ac(db, 'condition'), 'active'))).returning());
+/** A new occurrence of a chattering rule: its grouped alarm is active and unacknowledged again. */
+const raiseAgain = preparedQuery<{ id: string; value: number | null; raise_count: number; now: string }, AlarmEventRow[]>((db, orm, p) => orm.update(at(db)).set({
+  condition: 'active', cleared_at: null, returned_at: null, acked_at: null, acked_by: null, value: p('value'), raise_count: p('raise_count'), last_raised_at: p('now'),
+} as never).where(eq(ac(db, 'id'), p('id'))).returning());
 const setDerived = preparedQuery<{ id: string; alarm_state: string; listed: boolean; status: string }, AlarmEventRow[]>((db, orm, p) => orm.update(at(db))
   .set({ alarm_state: p('alarm_state'), listed: p('listed'), status: p('status') } as never).where(eq(ac(db, 'id'), p('id'))).returning());
 
@@ -232,10 +236,7 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
           const group = await floodGroup(input, now);
           if (group) {
             // A new occurrence of the chattering rule: the grouped alarm is active and unacknowledged again.
-            const [again] = await stage('raised', await settle((await db.orm.update(t()).set({
-              condition: 'active', cleared_at: null, returned_at: null, acked_at: null, acked_by: null, value: input.value ?? null,
-              raise_count: group.raise_count + 1, last_raised_at: now.toISOString(),
-            } as never).where(eq(c('id'), group.id)).returning()) as AlarmEventRow[]));
+            const [again] = await stage('raised', await settle(await raiseAgain(db, { id: group.id, value: input.value ?? null, raise_count: group.raise_count + 1, now: now.toISOString() })));
             return { event: again!, created: false, grouped: true };
           }
         }
