@@ -14,52 +14,57 @@
 // a shared machine during the run weighs on every figure alike instead of on one phase.
 // The client: BENCH_CLIENT=http (default; node:http with a keep-alive agent, the lighter client)
 // or fetch (undici, as the first version of this benchmark used; it costs about twice as much per
-// request in this process).
+// request in this process). Where it runs: BENCH_CLIENT_PLACE=process (default since 2026-11-27: a
+// child process, bench/lib/reading-client.ts, so the server's process spends its CPU on the server
+// alone, as with real senders) or inprocess (the client shares the server's event loop and CPU,
+// as all figures before 2026-11-27 did). The HTTP floor uses the same client in the same place.
 import { randomUUID } from 'node:crypto';
-import { Agent, createServer, request } from 'node:http';
+import { fork } from 'node:child_process';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createTestEnv } from '../test/helpers/server.js';
 import { tableOf } from '../src/db/sql.js';
 import { readingRecord, type ReadingRow } from '../src/modules/poultry/climate-schema.js';
 import { ingestClimate } from '../src/modules/poultry/climate.js';
 import { climateRecord as swineRecord, type ClimateRow as SwineRow } from '../src/modules/swine/climate.js';
+import { groupCommits } from '../src/db/group-commit.js';
+import { readingClient, type Kind, type Setup } from './lib/reading-client.js';
 
 const POINTS = Number(process.argv[2] ?? 3000);
 const UNITS = Number(process.argv[3] ?? 8);
 const CONCURRENCY = Number(process.argv[4] ?? 8);
 const ROUNDS = Number(process.argv[5] ?? 10);
 const CLIENT = process.env.BENCH_CLIENT === 'fetch' ? 'fetch' : 'http';
+const PLACE = process.env.BENCH_CLIENT_PLACE === 'inprocess' ? 'inprocess' : 'process';
 const dialect = process.env.CABINET_TEST_PG_URL ? 'postgres' : 'sqlite';
 
 const perSec = (n: number, ms: number) => (n / (ms / 1000)).toFixed(0);
 
-type Post = (url: string, token: string, body: unknown) => Promise<{ status: number; text: string }>;
+type Drive = (base: string, kind: Kind, from: number, to: number) => Promise<{ ms: number; notOk: number }>;
 
-function client(): { post: Post; close(): void } {
-  if (CLIENT === 'fetch') {
-    return {
-      post: async (url, token, body) => {
-        const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-        return { status: res.status, text: await res.text() };
-      },
-      close: () => undefined,
-    };
-  }
-  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+/** The load client, in this process or in a child process of its own. */
+async function loadClient(setup: Setup): Promise<{ drive: Drive; close(): void }> {
+  if (PLACE === 'inprocess') return readingClient(setup);
+  const child = fork(join(import.meta.dirname, 'lib', 'reading-client.ts'), [JSON.stringify(setup)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`load client exited with ${code}`)));
+  });
+  let id = 0;
+  const waiting = new Map<number, (m: { ms: number; notOk: number; error?: string }) => void>();
+  child.on('message', (m: { id: number; ms: number; notOk: number; error?: string }) => waiting.get(m.id)?.(m));
   return {
-    post: (url, token, body) => new Promise((resolve, reject) => {
-      const text = JSON.stringify(body);
-      const req = request(url, { method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } }, (res) => {
-        let out = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => { out += chunk; });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: out }));
-        res.on('error', reject);
+    drive: (base, kind, from, to) => new Promise((resolve, reject) => {
+      const n = ++id;
+      waiting.set(n, (m) => {
+        waiting.delete(n);
+        if (m.error) reject(new Error(m.error));
+        else resolve({ ms: m.ms, notOk: m.notOk });
       });
-      req.on('error', reject);
-      req.end(text);
+      child.send({ id: n, base, kind, from, to });
     }),
-    close: () => agent.destroy(),
+    close: () => child.send('stop'),
   };
 }
 
@@ -84,26 +89,12 @@ async function main() {
   const env = await createTestEnv(dialect);
   const server = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off', log_level: 'warn', alarm_escalation_interval_ms: '3600000' });
   const token = await env.token(server, { subject: 'bench', role: 'admin', scope_type: 'tenant', tenant_id: 't1', site_id: 's1' });
-  const http = client();
+  const t0 = Date.now() - 2 * POINTS * 1000;
+  const http = await loadClient({ token, concurrency: CONCURRENCY, units: UNITS, t0, client: CLIENT });
+  // The same series of readings for the raw rows and the in-process pipeline.
+  const series = readingClient({ token, concurrency: 1, units: UNITS, t0, client: CLIENT });
+  const { ts, hot } = series;
   const bare = await bareServer();
-  const post = async (base: string, path: string, body: unknown) => {
-    const res = await http.post(`${base}${path}`, token, body);
-    if (res.status >= 300) throw new Error(`${path}: ${res.status} ${res.text}`);
-    return JSON.parse(res.text) as { item: { status: string } };
-  };
-  /** Readings [from, to) from `CONCURRENCY` clients; answers elapsed ms and how many were not ok. */
-  const drive = async (base: string, from: number, to: number, make: (i: number) => [string, unknown]) => {
-    let next = from;
-    let notOk = 0;
-    const began = performance.now();
-    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      for (let i = next++; i < to; i = next++) {
-        const [path, body] = make(i);
-        if ((await post(base, path, body)).item.status !== 'ok') notOk++;
-      }
-    }));
-    return { ms: performance.now() - began, notOk };
-  };
   const db = server.services.db;
   const raw = async <R>(table: Parameters<typeof tableOf>[0], rows: R[]) => {
     const began = performance.now();
@@ -112,10 +103,10 @@ async function main() {
   };
   try {
     const start = new Date(Date.now() - 10 * 86_400_000).toISOString().slice(0, 10);
-    for (let h = 0; h < UNITS; h++) await post(server.url, '/api/v1/poultry-flock/commands/place', { house_id: `H${h}`, batch_id: 'B1', subtype: 'broiler', start_date: start });
-    const t0 = Date.now() - 2 * POINTS * 1000;
-    const ts = (i: number) => new Date(t0 + i * 1000).toISOString();
-    const hot = (i: number) => i % 50 < 3;
+    for (let h = 0; h < UNITS; h++) {
+      const res = await fetch(`${server.url}/api/v1/poultry-flock/commands/place`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ house_id: `H${h}`, batch_id: 'B1', subtype: 'broiler', start_date: start }) });
+      if (res.status >= 300) throw new Error(`place: ${res.status} ${await res.text()}`);
+    }
     const now = new Date().toISOString();
     const poultryRow = (i: number): ReadingRow => ({
       id: randomUUID(), tenant_id: 't1', site_id: 's1', house_id: `H${i % UNITS}`, batch_id: 'B1', ts: ts(i),
@@ -126,8 +117,6 @@ async function main() {
       avg_weight_kg: 8, age_days: null, temp_c: 27, humidity_pct: 60, nh3_ppm: 8, co2_ppm: 1800, ventilation_pct: null,
       targets: { temp_min_c: 26, temp_max_c: 28 }, targets_source: 'default', status: 'ok', out_of_norm_flags: [], alarm_ids: [], source: 'api', ts: ts(i), received_at: now,
     });
-    const poultryBody = (i: number): [string, unknown] => ['/api/v1/poultry-climate/commands/telemetry', { house_id: `H${i % UNITS}`, ts: ts(i), temp: hot(i) ? 33 : 28 + (i % 7) / 10, humidity: 62, co2: 1500 + (i % 300), nh3: 8, ventilation: 30 }];
-    const swineBody = (i: number): [string, unknown] => ['/api/v1/swine-climate/commands/telemetry', { room_id: `R${i % UNITS}`, avg_weight_kg: 8, ts: ts(i), temp_c: hot(i) ? 32 : 27, humidity_pct: 60, nh3_ppm: 8, co2_ppm: 1800 }];
     // The pipeline alone, in process (no HTTP, auth or validation), on readings of its own time range.
     const who = { tenant: 't1', actor: 'bench', correlation_id: 'bench' };
     const inProcess = async (from: number, to: number) => {
@@ -136,30 +125,46 @@ async function main() {
       return performance.now() - began;
     };
 
+    const commitsBefore = groupCommits(db);
     const sum = { poultry: 0, poultryNotOk: 0, poultryRaw: 0, swine: 0, swineNotOk: 0, swineRaw: 0, floor: 0, inProc: 0 };
+    // The server process's CPU time per phase as well: with the client in a child process it is
+    // the server's alone, a figure the load of a shared machine moves less than the throughput.
+    const cpu = { poultry: 0, poultryRaw: 0, swine: 0, swineRaw: 0, floor: 0 };
+    const timed = async <T>(k: keyof typeof cpu, f: () => Promise<T>) => {
+      const c0 = process.cpuUsage();
+      const out = await f();
+      const c = process.cpuUsage(c0);
+      cpu[k] += (c.user + c.system) / 1000;
+      return out;
+    };
     for (let r = 0; r < ROUNDS; r++) {
       const from = Math.floor((r * POINTS) / ROUNDS);
       const to = Math.floor(((r + 1) * POINTS) / ROUNDS);
-      const p = await drive(server.url, from, to, poultryBody);
+      const p = await timed('poultry', () => http.drive(server.url, 'poultry', from, to));
       sum.poultry += p.ms;
       sum.poultryNotOk += p.notOk;
-      sum.poultryRaw += await raw(readingRecord.table, Array.from({ length: to - from }, (_, k) => poultryRow(from + k)));
-      const s = await drive(server.url, from, to, swineBody);
+      sum.poultryRaw += await timed('poultryRaw', () => raw(readingRecord.table, Array.from({ length: to - from }, (_, k) => poultryRow(from + k))));
+      const s = await timed('swine', () => http.drive(server.url, 'swine', from, to));
       sum.swine += s.ms;
       sum.swineNotOk += s.notOk;
-      sum.swineRaw += await raw(swineRecord.table, Array.from({ length: to - from }, (_, k) => swineRow(from + k)));
-      sum.floor += (await drive(bare.url, from, to, poultryBody)).ms;
+      sum.swineRaw += await timed('swineRaw', () => raw(swineRecord.table, Array.from({ length: to - from }, (_, k) => swineRow(from + k))));
+      sum.floor += (await timed('floor', () => http.drive(bare.url, 'poultry', from, to))).ms;
       sum.inProc += await inProcess(from, to);
     }
     const rawBoth = (sum.poultryRaw + sum.swineRaw) / 2;
-    console.log(`reading pipeline on ${dialect}${dialect === 'postgres' ? '' : ' (file)'}; ${POINTS} readings per industry over ${UNITS} units, ${CONCURRENCY} concurrent ${CLIENT} clients, ${ROUNDS} interleaved rounds, Node ${process.version}`);
+    const commits = groupCommits(db) - commitsBefore;
+    console.log(`reading pipeline on ${dialect}${dialect === 'postgres' ? '' : ' (file)'}; ${POINTS} readings per industry over ${UNITS} units, ${CONCURRENCY} concurrent ${CLIENT} clients (${PLACE === 'process' ? 'in a child process' : 'in the server\'s process'}), ${ROUNDS} interleaved rounds, Node ${process.version}`);
+    console.log(`  readings stored in ${commits} commits (${(3 * POINTS / Math.max(1, commits)).toFixed(2)} readings per commit, HTTP and in process)`);
     console.log(`  HTTP floor (bare Node server, same client and bodies): ${perSec(POINTS, sum.floor)} requests/s; ratio to the raw INSERT ${(rawBoth / sum.floor).toFixed(2)}x`);
     console.log(`  poultry pipeline in process, one at a time (no HTTP): ${perSec(POINTS, sum.inProc)} readings/s; ratio to the raw INSERT ${(sum.poultryRaw / sum.inProc).toFixed(2)}x`);
     for (const [name, ms, notOk, rawMs] of [['poultry', sum.poultry, sum.poultryNotOk, sum.poultryRaw], ['swine', sum.swine, sum.swineNotOk, sum.swineRaw]] as const) {
       console.log(`  ${name}: through HTTP ${perSec(POINTS, ms)} readings/s (${notOk} not ok); raw INSERT of the same rows ${perSec(POINTS, rawMs)} rows/s; ratio ${(rawMs / ms).toFixed(2)}x`);
     }
+    const perRow = (ms: number) => `${(ms / POINTS).toFixed(3)} ms`;
+    console.log(`  server process CPU per reading${PLACE === 'inprocess' ? ' (the client\'s included: it runs in this process)' : ''}: poultry ${perRow(cpu.poultry)} against ${perRow(cpu.poultryRaw)} per raw INSERT (${(cpu.poultryRaw / cpu.poultry).toFixed(2)}x), swine ${perRow(cpu.swine)} against ${perRow(cpu.swineRaw)} (${(cpu.swineRaw / cpu.swine).toFixed(2)}x); the bare server (HTTP floor) ${perRow(cpu.floor)}`);
   } finally {
     http.close();
+    series.close();
     await bare.close();
     await env.cleanup();
   }

@@ -334,3 +334,16 @@ export class Store<Row extends Record<string, unknown>> {
     return this.db.dialect === 'sqlite' && typeof v === 'boolean' ? (v ? 1 : 0) : v;
   }
 }
+
+const shared = new WeakMap<Database, Map<NeutralTable, Store<Record<string, unknown>>>>();
+/**
+ * The one Store of a table on a database, kept: a Store prepares its statements on first use, so a
+ * Store made per call (an event handler, a queue) renders and prepares its SQL again every time.
+ */
+export function storeFor<Row extends Record<string, unknown>>(db: Database, table: NeutralTable): Store<Row> {
+  let byTable = shared.get(db);
+  if (!byTable) shared.set(db, (byTable = new Map()));
+  let s = byTable.get(table);
+  if (!s) byTable.set(table, (s = new Store(db, table)));
+  return s as unknown as Store<Row>;
+}

@@ -32,6 +32,9 @@ import type { Services } from '../kernel/context.js';
 import type { AlarmEvent, StatusEvent } from '../realtime/bus.js';
 import { timeId } from '../kernel/ids.js';
 import { colOf, tableOf } from '../db/sql.js';
+import { preparedQuery } from '../db/prepared.js';
+import { storeFor } from '../db/store.js';
+import type { Database } from '../db/client.js';
 import { industryAlarmEvents, outOfServiceRecord, type AlarmEventRow, type IndustrySeverity, type OutOfServiceRow, type Priority } from './alarm-schema.js';
 import { alarmStateOf, listedIn } from './alarm-states.js';
 
@@ -117,6 +120,47 @@ const busView = (row: AlarmEventRow): AlarmEvent['alarm'] => ({
   breach_since: typeof row.details?.breach_since === 'string' ? row.details.breach_since : null,
 });
 
+// The queries of raise and clear, which rule engines run on readings (a chattering unit raises
+// and clears many times an hour), built once (src/db/prepared.ts). A unit's queries and those of
+// an alarm without a unit differ in shape (unit_id = ? against IS NULL), so each has its own.
+const ac = (db: Database, n: string) => colOf(industryAlarmEvents, db, n);
+const at = (db: Database) => tableOf(industryAlarmEvents, db);
+type RuleKey = { tenant: string; industry: string; unit: string; rule: string };
+type RuleKeyNoUnit = Omit<RuleKey, 'unit'>;
+const OPEN = ['active', 'acked'];
+const openOfUnitRule = preparedQuery<RuleKey, AlarmEventRow[]>((db, orm, p) => orm.select().from(at(db)).where(and(
+  eq(ac(db, 'tenant_id'), p('tenant')), eq(ac(db, 'industry_code'), p('industry')), eq(ac(db, 'unit_id'), p('unit')), eq(ac(db, 'rule_id'), p('rule')), inArray(ac(db, 'status'), OPEN),
+)).limit(1));
+const openOfRule = preparedQuery<RuleKeyNoUnit, AlarmEventRow[]>((db, orm, p) => orm.select().from(at(db)).where(and(
+  eq(ac(db, 'tenant_id'), p('tenant')), eq(ac(db, 'industry_code'), p('industry')), isNull(ac(db, 'unit_id')), eq(ac(db, 'rule_id'), p('rule')), inArray(ac(db, 'status'), OPEN),
+)).limit(1));
+const recentOfUnitRule = preparedQuery<RuleKey & { since: string; limit: number }, AlarmEventRow[]>((db, orm, p) => orm.select().from(at(db)).where(and(
+  eq(ac(db, 'tenant_id'), p('tenant')), eq(ac(db, 'industry_code'), p('industry')), eq(ac(db, 'unit_id'), p('unit')), eq(ac(db, 'rule_id'), p('rule')), gte(ac(db, 'last_raised_at'), p('since')),
+)).orderBy(desc(ac(db, 'last_raised_at'))).limit(p('limit')));
+const recentOfRule = preparedQuery<RuleKeyNoUnit & { since: string; limit: number }, AlarmEventRow[]>((db, orm, p) => orm.select().from(at(db)).where(and(
+  eq(ac(db, 'tenant_id'), p('tenant')), eq(ac(db, 'industry_code'), p('industry')), isNull(ac(db, 'unit_id')), eq(ac(db, 'rule_id'), p('rule')), gte(ac(db, 'last_raised_at'), p('since')),
+)).orderBy(desc(ac(db, 'last_raised_at'))).limit(p('limit')));
+const activeOfUnitRule = preparedQuery<RuleKey, AlarmEventRow[]>((db, orm, p) => orm.select().from(at(db)).where(and(
+  eq(ac(db, 'tenant_id'), p('tenant')), eq(ac(db, 'industry_code'), p('industry')), eq(ac(db, 'unit_id'), p('unit')), eq(ac(db, 'rule_id'), p('rule')), eq(ac(db, 'condition'), 'active'),
+)).limit(1));
+const activeOfRule = preparedQuery<RuleKeyNoUnit, AlarmEventRow[]>((db, orm, p) => orm.select().from(at(db)).where(and(
+  eq(ac(db, 'tenant_id'), p('tenant')), eq(ac(db, 'industry_code'), p('industry')), isNull(ac(db, 'unit_id')), eq(ac(db, 'rule_id'), p('rule')), eq(ac(db, 'condition'), 'active'),
+)).limit(1));
+const unitOutOfService = preparedQuery<{ tenant: string; industry: string; unit: string }, unknown[]>((db, orm, p) => {
+  const oc = (n: string) => colOf(outOfServiceRecord.table, db, n);
+  return orm.select({ unit_id: oc('unit_id') }).from(tableOf(outOfServiceRecord.table, db))
+    .where(and(eq(oc('tenant_id'), p('tenant')), eq(oc('industry_code'), p('industry')), eq(oc('unit_id'), p('unit')))).limit(1);
+});
+/** The condition ends, conditional on it being active still (a reset or another clear may have won). */
+const clearActive = preparedQuery<{ id: string; now: string }, AlarmEventRow[]>((db, orm, p) => orm.update(at(db))
+  .set({ condition: 'cleared', cleared_at: p('now') } as never).where(and(eq(ac(db, 'id'), p('id')), eq(ac(db, 'condition'), 'active'))).returning());
+/** A new occurrence of a chattering rule: its grouped alarm is active and unacknowledged again. */
+const raiseAgain = preparedQuery<{ id: string; value: number | null; raise_count: number; now: string }, AlarmEventRow[]>((db, orm, p) => orm.update(at(db)).set({
+  condition: 'active', cleared_at: null, returned_at: null, acked_at: null, acked_by: null, value: p('value'), raise_count: p('raise_count'), last_raised_at: p('now'),
+} as never).where(eq(ac(db, 'id'), p('id'))).returning());
+const setDerived = preparedQuery<{ id: string; alarm_state: string; listed: boolean; status: string }, AlarmEventRow[]>((db, orm, p) => orm.update(at(db))
+  .set({ alarm_state: p('alarm_state'), listed: p('listed'), status: p('status') } as never).where(eq(ac(db, 'id'), p('id'))).returning());
+
 export function createIndustryAlarmService(services: Services): IndustryAlarmService {
   const c = (n: string) => colOf(industryAlarmEvents, services.db, n);
   const t = () => tableOf(industryAlarmEvents, services.db);
@@ -158,7 +202,7 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
     for (const row of rows) {
       const d = derived(row);
       if (d.alarm_state === row.alarm_state && d.listed === row.listed && d.status === row.status) { out.push(row); continue; }
-      const [saved] = (await services.db.orm.update(t()).set(d as never).where(eq(c('id'), row.id)).returning()) as AlarmEventRow[];
+      const [saved] = await setDerived(services.db, { id: row.id, ...d });
       out.push(saved!);
     }
     return out;
@@ -167,17 +211,14 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
   const ot = () => tableOf(outOfServiceRecord.table, services.db);
   const unitOut = async (tenant: string, industry: string, unit: string | null | undefined) => {
     if (!unit) return false;
-    const [row] = await services.db.orm.select().from(ot()).where(and(eq(oc('tenant_id'), tenant), eq(oc('industry_code'), industry), eq(oc('unit_id'), unit))).limit(1);
-    return row !== undefined;
+    return (await unitOutOfService(services.db, { tenant, industry, unit })).length > 0;
   };
   const floodGroup = async (input: RaiseEventInput, now: Date): Promise<AlarmEventRow | undefined> => {
     const n = services.config.alarm_flood_count;
     if (!input.rule_id || !n) return undefined;
     const since = new Date(now.getTime() - services.config.alarm_flood_window_min * 60_000).toISOString();
-    const recent = (await services.db.orm.select().from(t()).where(and(
-      eq(c('tenant_id'), input.tenant_id), eq(c('industry_code'), input.industry_code),
-      input.unit_id ? eq(c('unit_id'), input.unit_id) : isNull(c('unit_id')), eq(c('rule_id'), input.rule_id), gte(c('last_raised_at'), since),
-    )).orderBy(desc(c('last_raised_at'))).limit(n + 1)) as AlarmEventRow[];
+    const key = { tenant: input.tenant_id, industry: input.industry_code, rule: input.rule_id, since, limit: n + 1 };
+    const recent = input.unit_id ? await recentOfUnitRule(services.db, { ...key, unit: input.unit_id }) : await recentOfRule(services.db, key);
     const raises = recent.reduce((sum, r) => sum + r.raise_count, 0);
     return raises >= n ? recent[0] : undefined;
   };
@@ -189,19 +230,13 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
       const bridge = input.bridge === 'all' || severe(input.severity);
       const result = await db.transaction(async () => {
         if (input.rule_id) {
-          const [open] = (await db.orm.select().from(t()).where(and(
-            eq(c('tenant_id'), input.tenant_id), eq(c('industry_code'), input.industry_code),
-            input.unit_id ? eq(c('unit_id'), input.unit_id) : isNull(c('unit_id')),
-            eq(c('rule_id'), input.rule_id), inArray(c('status'), ['active', 'acked']),
-          )).limit(1)) as AlarmEventRow[];
+          const key = { tenant: input.tenant_id, industry: input.industry_code, rule: input.rule_id };
+          const [open] = input.unit_id ? await openOfUnitRule(db, { ...key, unit: input.unit_id }) : await openOfRule(db, key);
           if (open) return { event: open, created: false };
           const group = await floodGroup(input, now);
           if (group) {
             // A new occurrence of the chattering rule: the grouped alarm is active and unacknowledged again.
-            const [again] = await stage('raised', await settle((await db.orm.update(t()).set({
-              condition: 'active', cleared_at: null, returned_at: null, acked_at: null, acked_by: null, value: input.value ?? null,
-              raise_count: group.raise_count + 1, last_raised_at: now.toISOString(),
-            } as never).where(eq(c('id'), group.id)).returning()) as AlarmEventRow[]));
+            const [again] = await stage('raised', await settle(await raiseAgain(db, { id: group.id, value: input.value ?? null, raise_count: group.raise_count + 1, now: now.toISOString() })));
             return { event: again!, created: false, grouped: true };
           }
         }
@@ -250,7 +285,9 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
           raised_at: now.toISOString(),
           details: input.details ?? null,
         };
-        const [saved] = await stage('raised', (await db.orm.insert(t()).values(row as never).returning()) as AlarmEventRow[]);
+        // The row as given is the row stored (its id is new): one prepared INSERT, no RETURNING to map.
+        await storeFor<AlarmEventRow>(db, industryAlarmEvents).append(row);
+        const [saved] = await stage('raised', [row]);
         return { event: saved!, created: true };
       });
       const row = result.event;
@@ -312,11 +349,12 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
     async clear(input) {
       const { db } = services;
       const now = (input.now ?? new Date()).toISOString();
-      const where = 'id' in input
-        ? and(...mine(input), eq(c('condition'), 'active'))
-        : and(eq(c('tenant_id'), input.tenant_id), eq(c('industry_code'), input.industry_code),
-          input.unit_id ? eq(c('unit_id'), input.unit_id) : isNull(c('unit_id')), eq(c('rule_id'), input.rule_id), eq(c('condition'), 'active'));
-      const [open] = (await db.orm.select().from(t()).where(where).limit(1)) as AlarmEventRow[];
+      let open: AlarmEventRow | undefined;
+      if ('id' in input) [open] = (await db.orm.select().from(t()).where(and(...mine(input), eq(c('condition'), 'active'))).limit(1)) as AlarmEventRow[];
+      else {
+        const key = { tenant: input.tenant_id, industry: input.industry_code, rule: input.rule_id };
+        [open] = input.unit_id ? await activeOfUnitRule(db, { ...key, unit: input.unit_id }) : await activeOfRule(db, key);
+      }
       if (!open) return undefined;
       if (open.latched) {
         // The process returned, the alarm stays: an admin resets it (commands/reset).
@@ -326,7 +364,7 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
         await audit(row, input.actor, 'alarm.return', { latched: true });
         return row;
       }
-      const [row] = await db.transaction(async () => stage('cleared', await settle((await db.orm.update(t()).set({ condition: 'cleared', cleared_at: now } as never).where(and(eq(c('id'), open.id), eq(c('condition'), 'active'))).returning()) as AlarmEventRow[])));
+      const [row] = await db.transaction(async () => stage('cleared', await settle(await clearActive(db, { id: open.id, now }))));
       if (!row) return undefined;
       await audit(row, input.actor, 'alarm.clear', { alarm_state: row.alarm_state });
       emit('cleared', row);

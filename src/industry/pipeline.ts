@@ -20,6 +20,7 @@
 import { isPasskeySubject } from '../auth/scope.js';
 import type { Database } from '../db/client.js';
 import { Store } from '../db/store.js';
+import { appendGrouped } from '../db/group-commit.js';
 import type { NeutralTable } from '../db/table.js';
 import type { AlarmRule, RuleEngine, RuleOutcome } from './rules.js';
 import { breaches, flagOf } from './rules.js';
@@ -105,18 +106,16 @@ export function readingPipeline(industry: Industry, engine: RuleEngine): Reading
 
 /**
  * The INSERT of an industry's reading rows: its id is new by construction, so no lookup first,
- * and on SQLite one statement prepared once instead of a query built per reading. With no
- * transaction of anyone open on SQLite's one connection (writerIdle) the single insert commits by
- * itself and runs synchronously, so nothing can interleave with it; otherwise it waits for the
- * writer lock, so it never lands in (and rolls back with) another caller's transaction.
+ * and on SQLite one statement prepared once instead of a query built per reading. Readings that
+ * arrive together share one commit (src/db/group-commit.ts); the promise settles once the
+ * reading's transaction has committed, so the answer to its sender still means "stored". Inside
+ * a caller's transaction the row goes into that transaction.
  */
 export function readingWriter<Row extends Record<string, unknown>>(table: NeutralTable): (db: Database, row: Row) => Promise<void> {
   const stores = new WeakMap<Database, Store<Row>>();
-  return async (db, row) => {
+  return (db, row) => {
     let s = stores.get(db);
     if (!s) stores.set(db, (s = new Store<Row>(db, table)));
-    const store = s;
-    if (!db.writerIdle || db.writerIdle()) await store.append(row);
-    else await db.transaction(() => store.append(row));
+    return appendGrouped(db, s, row);
   };
 }

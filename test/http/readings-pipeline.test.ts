@@ -10,6 +10,7 @@ import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
 import { clientAs, type Client } from '../helpers/client.js';
 import { closedTcpPort } from '../field/helpers.js';
 import type { RunningServer } from '../../src/server.js';
+import { groupCommits } from '../../src/db/group-commit.js';
 
 type Item = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
@@ -150,6 +151,28 @@ describe.each(DIALECTS)('one reading pipeline, one setpoint program (%s)', (dial
     const stored = (await c.get('/api/v1/poultry-climate-readings/list?house_id=H1&sort=ts')).body.items.map((r: Item) => r.status);
     expect(stored).toEqual(['ok', 'alarm', 'alarm']);
     expect((await c.get('/api/v1/poultry-alarms/list')).body.total).toBe(1);
+  });
+
+  it('stores readings sent at once through the group commit, each answered only once stored, poultry and swine alike, judged one by one', async () => {
+    const { c, target } = await poultryTenant('tG', [tempRule(1)]);
+    const before = groupCommits(server.services.db);
+    const t0 = Date.now() - 60_000;
+    const sent = await Promise.all(Array.from({ length: 24 }, (_, i) => i % 2
+      ? c.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'R9', avg_weight_kg: 8, ts: new Date(t0 + i * 1000).toISOString(), temp_c: 27 })
+      : c.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', ts: new Date(t0 + i * 1000).toISOString(), temp: i === 10 ? target + 2 : target }).then(async (res) => {
+        // Answered: stored, so a read on another connection finds it at once.
+        const stored = (await c.get('/api/v1/poultry-climate-readings/list?house_id=H1&limit=100')).body.items as Item[];
+        expect(stored.map((r) => r.ts)).toContain(new Date(t0 + i * 1000).toISOString());
+        return res;
+      })));
+    expect(sent.map((r) => r.status).every((s) => s === 200 || s === 201)).toBe(true);
+    // Each reading judged by itself: the one beyond the rule is alarm, the others ok.
+    expect(sent.filter((_, i) => i % 2 === 0).map((r) => r.body.item.status)).toEqual(Array.from({ length: 12 }, (_, k) => (k === 5 ? 'alarm' : 'ok')));
+    expect((await c.get('/api/v1/poultry-climate-readings/list?house_id=H1')).body.total).toBe(12);
+    expect((await c.get('/api/v1/swine-climate/list?room_id=R9')).body.total).toBe(12);
+    // Every reading is in a commit (how many share one depends on how the requests arrive; the
+    // unit test test/unit/group-commit.test.ts shows the sharing).
+    expect(groupCommits(server.services.db) - before).toBeGreaterThan(0);
   });
 
   it('runs the same setpoint program for poultry and swine: audited draft, failed write keeps the draft and the version in force', async () => {

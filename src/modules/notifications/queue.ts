@@ -15,8 +15,9 @@
 import { createHash } from 'node:crypto';
 import { and, asc, eq, isNull, lt, lte, or } from 'drizzle-orm';
 import type { Services } from '../../kernel/context.js';
-import { Store } from '../../db/store.js';
+import { storeFor } from '../../db/store.js';
 import { colOf, tableOf } from '../../db/sql.js';
+import { preparedQuery } from '../../db/prepared.js';
 import { channelRecord, deliveryRecord, ruleRecord, type ChannelRow, type DeliveryRow, type RuleRow } from './schema.js';
 import { compose, type AlarmFacts } from './message.js';
 import { openSecret } from './secrets.js';
@@ -69,13 +70,16 @@ declare module '../../kernel/context.js' {
   }
 }
 
+/** The enabled rules of a tenant: read for every alarm event (src/db/prepared.ts: built once). */
+const enabledRules = preparedQuery<{ tenant: string; enabled: boolean }, RuleRow[]>((db, orm, p) => orm.select().from(tableOf(ruleRecord.table, db))
+  .where(and(eq(colOf(ruleRecord.table, db, 'tenant_id'), p('tenant')), eq(colOf(ruleRecord.table, db, 'enabled'), p('enabled')))));
+
 export function createNotifier(services: Services): Notifier {
   const stores = () => ({
-    channels: new Store<ChannelRow>(services.db, channelRecord.table),
-    deliveries: new Store<DeliveryRow>(services.db, deliveryRecord.table),
+    channels: storeFor<ChannelRow>(services.db, channelRecord.table),
+    deliveries: storeFor<DeliveryRow>(services.db, deliveryRecord.table),
   });
   const dc = (n: string) => colOf(deliveryRecord.table, services.db, n);
-  const rc = (n: string) => colOf(ruleRecord.table, services.db, n);
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<number> | undefined;
   let again = false;
@@ -90,8 +94,7 @@ export function createNotifier(services: Services): Notifier {
 
   async function enqueue(facts: AlarmFacts): Promise<number> {
     const { channels, deliveries } = stores();
-    const candidates = (await services.db.orm.select().from(tableOf(ruleRecord.table, services.db))
-      .where(and(eq(rc('tenant_id'), facts.tenant_id), eq(rc('enabled'), true)))) as RuleRow[];
+    const candidates = await enabledRules(services.db, { tenant: facts.tenant_id, enabled: true });
     let queued = 0;
     const now = new Date();
     for (const rule of candidates.filter((r) => matches(r, facts))) {

@@ -6,7 +6,7 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Services } from '../../kernel/context.js';
 import type { AlarmEvent } from '../../realtime/bus.js';
-import { Store } from '../../db/store.js';
+import { Store, storeFor } from '../../db/store.js';
 import { colOf, tableOf } from '../../db/sql.js';
 import { industryAlarmEvents, type AlarmEventRow } from '../../industry/alarm-schema.js';
 import { alarms, type AlarmRow } from '../alarms/schema.js';
@@ -27,13 +27,13 @@ export async function factsOfBus(services: Services, e: AlarmEvent, at = new Dat
   if (!event || !a.tenant_id) return undefined;
   const facts = fromView(a, event, a.tenant_id, a.site_id, at.toISOString());
   if (a.industry_code) {
-    const row = await new Store<AlarmEventRow>(services.db, industryAlarmEvents).find({ id: a.id });
+    const row = await storeFor<AlarmEventRow>(services.db, industryAlarmEvents).find({ id: a.id });
     if (row) {
       const details = row.details ?? {};
       Object.assign(facts, { metric: row.metric, value: row.value, threshold: num(details.threshold), comparator: str(details.comparator), since: str(details.breach_since) ?? row.raised_at, source: row.source });
     }
   } else {
-    const row = await new Store<AlarmRow>(services.db, alarms).find({ id: a.id });
+    const row = await storeFor<AlarmRow>(services.db, alarms).find({ id: a.id });
     if (row) facts.since = row.raised_at;
   }
   return facts;

@@ -6,6 +6,8 @@ import { need } from '../../kernel/context.js';
 import type { StatusEvent } from '../../realtime/bus.js';
 import { colOf, tableOf } from '../../db/sql.js';
 import { statusEvents, statusSequence } from './schema.js';
+import { preparedQuery } from '../../db/prepared.js';
+import { storeFor } from '../../db/store.js';
 
 const SEQ = 'status_events';
 
@@ -60,13 +62,15 @@ function serialised() {
   };
 }
 
+/** The next id of a counter (src/db/prepared.ts: built once; a status event is published on every alarm change). */
+const nextValue = preparedQuery<{ name: string }, { value: number | string }[]>((db, orm, p) => orm.update(tableOf(statusSequence, db))
+  .set({ value: sql`${colOf(statusSequence, db, 'value')} + 1` } as never).where(eq(colOf(statusSequence, db, 'name'), p('name'))).returning());
+
 export async function createStatusService(services: Services): Promise<StatusService> {
   const { db } = services;
   const events = tableOf(statusEvents, db);
   const seq = tableOf(statusSequence, db);
   const c = (n: string) => colOf(statusEvents, db, n);
-  const seqValue = colOf(statusSequence, db, 'value');
-  const seqName = colOf(statusSequence, db, 'name');
   const lock = serialised();
 
   // The counter row starts at the highest stored id (a database restored without it goes on).
@@ -86,7 +90,7 @@ export async function createStatusService(services: Services): Promise<StatusSer
     publish(input) {
       return lock(async () => {
         const row = await db.transaction(async () => {
-          const [next] = (await db.orm.update(seq).set({ value: sql`${seqValue} + 1` } as never).where(eq(seqName, SEQ)).returning()) as { value: number | string }[];
+          const [next] = await nextValue(db, { name: SEQ });
           const item: StatusEvent = {
             id: Number(next!.value),
             tenant_id: input.tenant_id,
@@ -98,7 +102,8 @@ export async function createStatusService(services: Services): Promise<StatusSer
             details: input.details ?? null,
             timestamp: new Date().toISOString(),
           };
-          await db.orm.insert(events).values(item as never);
+          // Its id is new (the counter's): one prepared INSERT on SQLite, no query built per event.
+          await storeFor<StatusEvent & Record<string, unknown>>(db, statusEvents).append(item as StatusEvent & Record<string, unknown>);
           await need(services, 'bus').stage('status', item);
           return item;
         });
