@@ -5,7 +5,7 @@ import { defineResource } from '../../kernel/resource.js';
 import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import type { Services } from '../../kernel/context.js';
 import { metricRecord, type MetricRow } from './schema.js';
-import { currentSnapshot } from './snapshot.js';
+import { currentSnapshot, storedRows } from './snapshot.js';
 import { pilotSummary, PILOT_SUMMARY_SHAPE } from './pilot.js';
 
 const snapshotOf = (services: Services) => currentSnapshot({ db: services.db, config: services.config, clock: services.clock, log: services.log });
@@ -19,8 +19,8 @@ export const metricsResource = defineResource<MetricRow>({
   defaultSort: { field: 'tenant_id', order: 'asc' },
   sortable: ['id'],
   toItem: (row) => ({ ...row, value: row.value === null ? null : Number(row.value) }),
-  // The kit pages the stored rows; they are rewritten only when a new snapshot is computed.
-  beforeRead: async (ctx) => (await snapshotOf(ctx.services)).written,
+  // The kit pages the stored rows; they are rewritten only once per new snapshot.
+  beforeRead: async (ctx) => storedRows(ctx.services.db, await snapshotOf(ctx.services)),
 });
 
 const summaryItem = {

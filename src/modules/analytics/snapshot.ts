@@ -1,5 +1,7 @@
 // The fleet figures of analytics/summary and analytics/metrics, computed once and served until
-// their inputs change, instead of recomputed (and the metrics rows rewritten) on every read.
+// their inputs change, instead of recomputed (and the metrics rows rewritten) on every read. The
+// metric rows the kit lists are written once per snapshot, when a list first asks for them (or by
+// the background refresh below), so a summary read never waits for that write.
 //
 // Freshness, per read:
 //  - A change stamp is read first: one query of counts, sums and latest times over the tables the
@@ -32,8 +34,9 @@ export interface Snapshot {
   /** When it was computed, on the box's clock (its age decides freshness). */
   at: number;
   summary: ReturnType<typeof figureSummary>;
-  /** The metric rows of this snapshot stored for the kit's list (the summary does not wait for it). */
-  written: Promise<void>;
+  rows: MetricRow[];
+  /** The rows stored for the kit's list: written when a list first needs them (storedRows), never for the summary. */
+  written?: Promise<void>;
 }
 
 interface Deps {
@@ -82,22 +85,18 @@ async function store(db: Database, rows: MetricRow[], computedAt: string): Promi
   });
 }
 
-function compute(deps: Deps, stamp: string): Promise<Snapshot> {
+/** `background`: a refresh nobody waits for, which also stores its rows so a later list need not. */
+function compute(deps: Deps, stamp: string, background = false): Promise<Snapshot> {
   const { db, config, clock } = deps;
   const started = clock.now();
   const done = (async () => {
     const figures = await loadFigures(db);
     const summary = figureSummary(figures, config);
-    const written = store(db, figureMetricRows(figures, config), summary.computed_at);
-    const snap: Snapshot = { stamp, at: started, summary, written };
-    // Awaited by the list (a failure is its error); the snapshot is dropped so the next read tries again.
-    written.catch((err: Error) => {
-      deps.log?.warn('analytics metric rows not stored', { error: err.message });
-      if (snapshots.get(db) === snap) snapshots.delete(db);
-    });
+    const snap: Snapshot = { stamp, at: started, summary, rows: figureMetricRows(figures, config) };
     // A slower computation from an older stamp must not replace a newer snapshot.
     const held = snapshots.get(db);
     if (!held || held.at <= snap.at) snapshots.set(db, snap);
+    if (background) await storedRows(db, snap);
     return snap;
   })().finally(() => { if (running.get(db)?.done === done) running.delete(db); });
   running.set(db, { stamp, done });
@@ -113,13 +112,26 @@ export async function currentSnapshot(deps: Deps): Promise<Snapshot> {
   const inFlight = running.get(db);
   if (held && held.stamp === stamp && age < MAX_AGE_MS) {
     if (age >= FRESH_MS && !inFlight) {
-      void compute(deps, stamp).catch((err: Error) => deps.log?.warn('analytics refresh failed', { error: err.message }));
+      void compute(deps, stamp, true).catch((err: Error) => deps.log?.warn('analytics refresh failed', { error: err.message }));
     }
     return held;
   }
   // A computation that started from this stamp read its rows after the stamp: it sees the change.
   if (inFlight && inFlight.stamp === stamp) return inFlight.done;
   return compute(deps, stamp);
+}
+
+/**
+ * The snapshot's metric rows in the table the kit lists, filters and pages, written once per
+ * snapshot and only when a list asks (a summary read never waits for them, and never competes
+ * with their write). A failed write is the list's error; the next list tries again.
+ */
+export function storedRows(db: Database, snap: Snapshot): Promise<void> {
+  if (!snap.written) {
+    snap.written = store(db, snap.rows, snap.summary.computed_at);
+    snap.written.catch(() => { snap.written = undefined; });
+  }
+  return snap.written;
 }
 
 /** Forgets the snapshots (tests: the next read computes). */
