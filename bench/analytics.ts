@@ -6,19 +6,29 @@
 //     for the last 8 days (the raw rows a window of 7 days reads), day roll-ups for the whole
 //     year, and two alarms per site and day for the year (one in 200 still open).
 //  2. Times `analytics/summary` and `analytics/metrics/list` over HTTP on the real server, one
-//     request at a time (they read the roll-ups).
-//  3. Baseline, same run, same database: the per-read computation from the raw rows that the
-//     routes used before (compute.ts), called in-process, without HTTP.
+//     request at a time (they answer from the snapshot of snapshot.ts while nothing changes), and
+//     `auth/me` on the same server as the floor of an HTTP answer.
+//  3. A read right after a change: an alarm raised on the master (HTTP), then the summary and the
+//     list, each recomputing the snapshot before it answers.
+//  4. Baselines, same run, same database, in-process (no HTTP): the routes' former per-read path
+//     (loadFigures from the roll-ups for the summary; loadFigures, the rows and their rewrite for
+//     the metrics). The per-read computation from the raw rows (compute.ts) runs only with
+//     BENCH_RAW=1: at 1,000 sites it had not finished 10 calls in 29 minutes (docs/figures.md).
 import { sql } from 'drizzle-orm';
 
 // Set before the test helpers load: they read it once (the machine's server, as the tests use it).
 process.env.CABINET_TEST_PG_URL ??= 'postgres://postgres@127.0.0.1:5432/test';
 const { createTestEnv } = await import('../test/helpers/server.js');
 const { loadFacts, metricRows, summary } = await import('../src/modules/analytics/compute.js');
+const { figureMetricRows, figureSummary, loadFigures } = await import('../src/modules/analytics/rollups.js');
+const { analyticsMetrics } = await import('../src/modules/analytics/schema.js');
+const { tableOf } = await import('../src/db/sql.js');
 
 const SITES = Number(process.argv[2] ?? 1000);
 const ROUNDS = Number(process.argv[3] ?? 100);
 const BASELINE_ROUNDS = 3;
+const FORMER_ROUNDS = 20;
+const CHANGE_ROUNDS = 20;
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -72,22 +82,58 @@ try {
     await res.json();
     return performance.now() - t;
   };
-  const routes = { summary: '/api/v1/analytics/summary', metrics: '/api/v1/analytics/metrics/list?limit=100' };
+  const routes = { summary: '/api/v1/analytics/summary', metrics: '/api/v1/analytics/metrics/list?limit=100', me: '/api/v1/auth/me' };
   for (const path of Object.values(routes)) await get(path);
-  const timed: Record<string, number[]> = { summary: [], metrics: [] };
+  const timed: Record<string, number[]> = { summary: [], metrics: [], me: [] };
   for (let i = 0; i < ROUNDS; i++) for (const [name, path] of Object.entries(routes)) timed[name]!.push(await get(path));
-  console.log(`\n${SITES} sites, a simulated year:`);
-  for (const name of ['summary', 'metrics']) console.log(`  analytics/${name} (roll-ups, HTTP):        ${fmt(timed[name]!)}`);
-  const baseline: Record<string, number[]> = { summary: [], metrics: [] };
-  for (let i = 0; i < BASELINE_ROUNDS; i++) {
-    let t = performance.now();
-    summary(await loadFacts(db), master.services.config);
-    baseline.summary!.push(performance.now() - t);
-    t = performance.now();
-    metricRows(await loadFacts(db), master.services.config);
-    baseline.metrics!.push(performance.now() - t);
+  const load = (await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ');
+  console.log(`\n${SITES} sites, a simulated year (load average ${load}):`);
+  for (const name of ['summary', 'metrics']) console.log(`  analytics/${name} (snapshot, HTTP):             ${fmt(timed[name]!)}`);
+  console.log(`  baseline auth/me (HTTP, same server):          ${fmt(timed.me!)}`);
+
+  // A change, then a read: the read waits for the new snapshot (figures and the rows' rewrite).
+  const raise = async () => {
+    const res = await fetch(`${master.url}/api/v1/alarms/commands/raise`, {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ severity: 'low', source: 'rules', title: 'bench' }),
+    });
+    if (res.status !== 201) throw new Error(`raise: ${res.status} ${await res.text()}`);
+  };
+  const changed: Record<string, number[]> = { summary: [], metrics: [] };
+  for (let i = 0; i < CHANGE_ROUNDS; i++) {
+    for (const name of ['summary', 'metrics'] as const) { await raise(); changed[name]!.push(await get(routes[name])); }
   }
-  for (const name of ['summary', 'metrics']) console.log(`  baseline ${name}: per-read from raw rows (in-process): ${fmt(baseline[name]!)}`);
+  for (const name of ['summary', 'metrics']) console.log(`  analytics/${name} right after a change (HTTP): ${fmt(changed[name]!)}`);
+
+  // The routes' former path, in-process: every read computed the figures; the list rewrote its rows.
+  const former: Record<string, number[]> = { summary: [], metrics: [] };
+  for (let i = 0; i < FORMER_ROUNDS; i++) {
+    let t = performance.now();
+    figureSummary(await loadFigures(db), master.services.config);
+    former.summary!.push(performance.now() - t);
+    t = performance.now();
+    const rows = figureMetricRows(await loadFigures(db), master.services.config);
+    await db.transaction(async () => {
+      const table = tableOf(analyticsMetrics, db);
+      await db.orm.delete(table);
+      for (let k = 0; k < rows.length; k += 500) await db.orm.insert(table).values(rows.slice(k, k + 500) as never);
+    });
+    former.metrics!.push(performance.now() - t);
+  }
+  for (const name of ['summary', 'metrics']) console.log(`  baseline ${name}: former per-read path (in-process): ${fmt(former[name]!)}`);
+
+  if (process.env.BENCH_RAW === '1') {
+    const baseline: Record<string, number[]> = { summary: [], metrics: [] };
+    for (let i = 0; i < BASELINE_ROUNDS; i++) {
+      let t = performance.now();
+      summary(await loadFacts(db), master.services.config);
+      baseline.summary!.push(performance.now() - t);
+      t = performance.now();
+      metricRows(await loadFacts(db), master.services.config);
+      baseline.metrics!.push(performance.now() - t);
+    }
+    for (const name of ['summary', 'metrics']) console.log(`  baseline ${name}: per-read from raw rows (in-process): ${fmt(baseline[name]!)}`);
+  }
 } finally {
   await env.cleanup();
 }

@@ -1,37 +1,14 @@
-// analytics/metrics/scheme|list|{id} (recomputed before every read from the roll-ups the sync
-// keeps on ingest), analytics/summary and operability/pilot-summary.
+// analytics/metrics/scheme|list|{id} and analytics/summary, answered from one snapshot of the
+// figures (snapshot.ts: computed from the roll-ups the sync keeps on ingest, again when a stored
+// input changes, and its windows at most 30 s old), and operability/pilot-summary.
 import { defineResource } from '../../kernel/resource.js';
 import { defineRoute, type AnyRoute } from '../../kernel/route.js';
-import type { Database } from '../../db/client.js';
-import { sql } from 'drizzle-orm';
-import { colOf, tableOf } from '../../db/sql.js';
-import { analyticsMetrics, metricRecord, type MetricRow } from './schema.js';
-import { figureMetricRows, figureSummary, loadFigures } from './rollups.js';
+import type { Services } from '../../kernel/context.js';
+import { metricRecord, type MetricRow } from './schema.js';
+import { currentSnapshot, storedRows } from './snapshot.js';
 import { pilotSummary, PILOT_SUMMARY_SHAPE } from './pilot.js';
 
-/** One recomputation at a time per database; concurrent readers share it. */
-const inFlight = new WeakMap<Database, Promise<void>>();
-
-async function refresh(db: Database, config: Parameters<typeof figureMetricRows>[1]): Promise<void> {
-  const running = inFlight.get(db);
-  if (running) return running;
-  const run = (async () => {
-    const rows = figureMetricRows(await loadFigures(db), config);
-    await db.transaction(async () => {
-      const t = tableOf(analyticsMetrics, db);
-      await db.orm.delete(t);
-      // Another master process may be refreshing at the same moment: the later values win, no
-      // duplicate-key failure.
-      const ex = (n: string) => sql.raw(`excluded."${n}"`);
-      const set = Object.fromEntries(['tenant_id', 'industry_code', 'metric', 'window', 'value', 'unit', 'samples', 'computed_at'].map((n) => [n, ex(n)]));
-      for (let i = 0; i < rows.length; i += 500) {
-        await db.orm.insert(t).values(rows.slice(i, i + 500) as never).onConflictDoUpdate({ target: colOf(analyticsMetrics, db, 'id') as never, set: set as never });
-      }
-    });
-  })().finally(() => inFlight.delete(db));
-  inFlight.set(db, run);
-  return run;
-}
+const snapshotOf = (services: Services) => currentSnapshot({ db: services.db, config: services.config, clock: services.clock, log: services.log });
 
 export const metricsResource = defineResource<MetricRow>({
   name: 'analytics/metrics',
@@ -42,7 +19,8 @@ export const metricsResource = defineResource<MetricRow>({
   defaultSort: { field: 'tenant_id', order: 'asc' },
   sortable: ['id'],
   toItem: (row) => ({ ...row, value: row.value === null ? null : Number(row.value) }),
-  beforeRead: async (ctx) => refresh(ctx.services.db, ctx.services.config),
+  // The kit pages the stored rows; they are rewritten only once per new snapshot.
+  beforeRead: async (ctx) => storedRows(ctx.services.db, await snapshotOf(ctx.services)),
 });
 
 const summaryItem = {
@@ -61,10 +39,10 @@ export const analyticsRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get', path: '/api/v1/analytics/summary', module: 'analytics', tags: ['analytics'],
     summary: 'Fleet summary: tenants, industries, uptime and latency from site heartbeats (24 h), open alarms and tasks',
-    description: 'Computed on every call from the roll-ups per site and minute, hour and day that the sync keeps on ingest, and less than a minute of raw rows at the start of the window. Uptime and latency are null while no site has sent a heartbeat in the last 24 hours.',
+    description: 'Computed from the roll-ups per site and minute, hour and day that the sync keeps on ingest, and less than a minute of raw rows at the start of the window; computed again when a push, alarm, task or subscription is stored, so every stored change is in the answer. Without a change, the figures of a computation up to 30 s old (`computed_at`) are served. Uptime and latency are null while no site has sent a heartbeat in the last 24 hours.',
     access: { resource: 'analytics', action: 'read', scope: 'master' },
     response: { kind: 'single', item: summaryItem },
-    handler: async ({ services }) => figureSummary(await loadFigures(services.db), services.config),
+    handler: async ({ services }) => (await snapshotOf(services)).summary,
   }),
   defineRoute({
     method: 'get', path: '/api/v1/operability/pilot-summary', module: 'analytics', tags: ['operability'],

@@ -1,6 +1,6 @@
-// Analytics metrics, materialised per tenant, industry, metric and window. They are recomputed
-// from the live tables (alarms, tasks, the sites' heartbeats and telemetry aggregates) before
-// every read, so the list's filters, sort and paging work on real, current figures.
+// Analytics metrics, materialised per tenant, industry, metric and window. They are rewritten
+// with every new snapshot of the figures (snapshot.ts: when a stored input changed, or the windows
+// are 30 s old), so the list's filters, sort and paging work on stored, current figures.
 import { defineRecord } from '../../kernel/record.js';
 
 export const WINDOWS = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000 } as const;
