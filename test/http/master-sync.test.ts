@@ -10,21 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
 import { clientAs, createClient, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
+import { waitFor } from '../helpers/wait.js';
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  while (Date.now() < end) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v as T;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-}
 
 describe.each(DIALECTS)('edge-to-master sync (master on %s)', (dialect) => {
   let masterEnv: TestEnv;

@@ -12,22 +12,8 @@ import { clientAs, createClient, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
 import { refreshSites } from '../../src/modules/tenant-master-sync/engine/sites.js';
 import pkg from '../../package.json' with { type: 'json' };
+import { waitFor } from '../helpers/wait.js';
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  while (Date.now() < end) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v as T;
-      last = v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}: ${last instanceof Error ? last.message : JSON.stringify(last)}`);
-}
 
 type Site = Record<string, unknown> & { id: string; status: string; attention: number; open_p1: number; policy: string; policy_violations: string[] };
 

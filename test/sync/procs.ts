@@ -8,6 +8,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { signSession } from '../../src/auth/tokens.js';
 import { createTestEnv, type TestEnv } from '../helpers/server.js';
+import { waitFor } from '../helpers/wait.js';
+export { waitFor };
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -99,20 +101,6 @@ export async function api(p: Proc, token: string, method: string, path: string, 
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  while (Date.now() < end) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v as T;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-}
 
 /**
  * A master process (cloud-multi, PostgreSQL when the suite has one, else SQLite) with one
