@@ -8,8 +8,9 @@
 //  2. Times `analytics/summary` and `analytics/metrics/list` over HTTP on the real server, one
 //     request at a time (they answer from the snapshot of snapshot.ts while nothing changes), and
 //     `auth/me` on the same server as the floor of an HTTP answer.
-//  3. A read right after a change: an alarm raised on the master (HTTP), then the summary and the
-//     list, each recomputing the snapshot before it answers.
+//  3. A read right after a change, each updating the snapshot before it answers: an alarm raised on
+//     the master (HTTP), then the summary and the list; and pushes of 1 and of 25 sites (a heartbeat
+//     and a telemetry aggregate each, through the real push route), then the summary and the list.
 //  4. Baselines, same run, same database, in-process (no HTTP): the routes' former per-read path
 //     (loadFigures from the roll-ups for the summary; loadFigures, the rows and their rewrite for
 //     the metrics). The per-read computation from the raw rows (compute.ts) runs only with
@@ -28,7 +29,7 @@ const SITES = Number(process.argv[2] ?? 1000);
 const ROUNDS = Number(process.argv[3] ?? 100);
 const BASELINE_ROUNDS = 3;
 const FORMER_ROUNDS = 20;
-const CHANGE_ROUNDS = 20;
+const CHANGE_ROUNDS = ROUNDS;
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -103,7 +104,41 @@ try {
   for (let i = 0; i < CHANGE_ROUNDS; i++) {
     for (const name of ['summary', 'metrics'] as const) { await raise(); changed[name]!.push(await get(routes[name])); }
   }
-  for (const name of ['summary', 'metrics']) console.log(`  analytics/${name} right after a change (HTTP): ${fmt(changed[name]!)}`);
+  for (const name of ['summary', 'metrics']) console.log(`  analytics/${name} right after a master alarm (HTTP): ${fmt(changed[name]!)}`);
+
+  // Pushes, then a read: the read computes the sites that pushed again, and only them. One site,
+  // then 25 at once (at 1,000 sites pushing every minute, a read each second follows ~17 pushes).
+  const post = async (path: string, body: unknown, auth: string) => fetch(`${master.url}${path}`, {
+    method: 'POST', headers: { authorization: `Bearer ${auth}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
+  const siteSession = async (site_id: string) => {
+    const reg = await post('/api/v1/tenant-master-sync/commands/register-site', { tenant_id: `farm-${site_id.length % 50}`, site_id, industry_code: 'poultry' }, token);
+    const credential = ((await reg.json()) as { item: { credential: string } }).item.credential;
+    const started = (await (await fetch(`${master.url}/api/v1/auth/passkey/commands/start`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"method":"qr"}' })).json()) as { item: { challenge_id: string } };
+    const done = await fetch(`${master.url}/api/v1/auth/passkey/commands/complete`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ challenge_id: started.item.challenge_id, credential }) });
+    return { token: /cabinet_session=([^;]+)/.exec(done.headers.get('set-cookie') ?? '')![1]!, seq: 0 };
+  };
+  const benchSites = [];
+  for (let i = 0; i < 25; i++) benchSites.push(await siteSession(`bench-site-${i}`));
+  const pushOne = async (site: { token: string; seq: number }) => {
+    const at = new Date().toISOString();
+    const events = [
+      { seq: ++site.seq, kind: 'heartbeat', created_at: at, payload: { at, interval_ms: 300_000, rtt_ms: 120 } },
+      { seq: ++site.seq, kind: 'telemetry', created_at: at, payload: { aggregates: [{ device_id: 'fan-1', metric: 'temp', bucket: at.slice(0, 16) + ':00.000Z', points: 50, sum: 1000, min: 10, max: 30, last_status: 'online' }] } },
+    ];
+    const res = await post('/api/v1/site-sync/commands/push', { events, remaining: 0 }, site.token);
+    if (res.status !== 200) throw new Error(`push: ${res.status} ${await res.text()}`);
+  };
+  for (const count of [1, 25]) {
+    const pushed: Record<string, number[]> = { summary: [], metrics: [] };
+    for (let i = 0; i < CHANGE_ROUNDS; i++) {
+      for (const name of ['summary', 'metrics'] as const) {
+        await Promise.all(benchSites.slice(0, count).map(pushOne));
+        pushed[name]!.push(await get(routes[name]));
+      }
+    }
+    for (const name of ['summary', 'metrics']) console.log(`  analytics/${name} right after ${count === 1 ? "a site's push" : `${count} sites' pushes`} (HTTP): ${fmt(pushed[name]!)}`);
+  }
 
   // The routes' former path, in-process: every read computed the figures; the list rewrote its rows.
   const former: Record<string, number[]> = { summary: [], metrics: [] };

@@ -10,7 +10,7 @@ import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
 import { clientAs, createClient, type Client } from '../helpers/client.js';
 import { SteppedClock } from '../helpers/clock.js';
 import type { RunningServer } from '../../src/server.js';
-import { FRESH_MS, MAX_AGE_MS } from '../../src/modules/analytics/snapshot.js';
+import { dropSnapshot, FRESH_MS, MAX_AGE_MS } from '../../src/modules/analytics/snapshot.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -43,16 +43,20 @@ describe.each(DIALECTS)('analytics snapshot freshness (master on %s)', (dialect)
     return res.body.items[0] as { value: number; computed_at: string };
   };
 
-  beforeAll(async () => {
-    env = await createTestEnv(dialect);
-    master = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off' }, { clock });
-    fleet = await clientAs(env, master);
-    const reg = await fleet.post('/api/v1/tenant-master-sync/commands/register-site', { tenant_id: 'farm-a', site_id: 'site-1', industry_code: 'poultry' });
+  const siteClient = async (tenant_id: string, site_id: string, industry_code: string) => {
+    const reg = await fleet.post('/api/v1/tenant-master-sync/commands/register-site', { tenant_id, site_id, industry_code });
     expect(reg.status).toBe(201);
     const c = await createClient(master.url, {}, fleet.contract);
     const start = await c.post('/api/v1/auth/passkey/commands/start', { method: 'qr' });
     const done = await c.post('/api/v1/auth/passkey/commands/complete', { challenge_id: start.body.item.challenge_id, credential: reg.body.item.credential });
-    site = c.withHeaders({ authorization: `Bearer ${/cabinet_session=([^;]+)/.exec(done.headers.get('set-cookie') ?? '')![1]!}` });
+    return c.withHeaders({ authorization: `Bearer ${/cabinet_session=([^;]+)/.exec(done.headers.get('set-cookie') ?? '')![1]!}` });
+  };
+
+  beforeAll(async () => {
+    env = await createTestEnv(dialect);
+    master = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off' }, { clock });
+    fleet = await clientAs(env, master);
+    site = await siteClient('farm-a', 'site-1', 'poultry');
     await push([raised('al-0', Date.now() - 3_600_000)]);
   }, 60_000);
   afterAll(async () => { await env.cleanup(); });
@@ -110,5 +114,38 @@ describe.each(DIALECTS)('analytics snapshot freshness (master on %s)', (dialect)
     await new Promise((r) => setTimeout(r, 5));
     await clock.step(MAX_AGE_MS);
     expect(Date.parse((await openAlarms('1h')).computed_at)).toBeGreaterThan(Date.parse(rows.computed_at));
+  });
+
+  it('after a push computes again only the sites it changed: their rows get a new cut, the others keep theirs and are not rewritten', async () => {
+    const other = await siteClient('farm-b', 'site-2', 'swine');
+    const heartbeat = (at: number, rtt: number) => ({ kind: 'heartbeat', created_at: iso(at), payload: { at: iso(at), interval_ms: 60_000, rtt_ms: rtt } });
+    const res = await other.post('/api/v1/site-sync/commands/push', { events: [{ seq: 1, ...heartbeat(Date.now() - 7_200_000, 80) }], remaining: 0 });
+    expect(res.status).toBe(200);
+    const rowsOf = async (tenant: string) => {
+      const list = await fleet.get(`/api/v1/analytics/metrics/list?tenant_id=${tenant}&limit=100`);
+      expect(list.status).toBe(200);
+      return new Map((list.body.items as { id: string; value: number | null; computed_at: string }[]).map((r) => [r.id, r]));
+    };
+    const stored = async (tenant: string) => new Map((await master.services.db.read<{ id: string; computed_at: string }>(
+      sql`select id, computed_at from analytics_metrics where tenant_id = ${tenant}`)).map((r) => [r.id, r.computed_at]));
+    const a0 = await rowsOf('farm-a');
+    const b0 = await rowsOf('farm-b');
+    expect(b0.get('farm-b:swine:average_latency_ms:24h')?.value).toBe(80);
+    await new Promise((r) => setTimeout(r, 5));
+    await push([raised('al-2'), heartbeat(Date.now(), 30)]);
+    const a1 = await rowsOf('farm-a');
+    const b1 = await rowsOf('farm-b');
+    // farm-a's rows were cut again and show the push; farm-b's rows are the same rows as before.
+    expect(Date.parse(a1.get('farm-a:poultry:open_alarms:24h')!.computed_at)).toBeGreaterThan(Date.parse(a0.get('farm-a:poultry:open_alarms:24h')!.computed_at));
+    expect(a1.get('farm-a:poultry:open_alarms:24h')!.value).toBe(a0.get('farm-a:poultry:open_alarms:24h')!.value! + 1);
+    expect(b1).toEqual(b0);
+    expect(await stored('farm-b')).toEqual(new Map([...b0].map(([id, r]) => [id, r.computed_at])));
+    // The updated figures are those a whole computation gives now.
+    const updated = await summary();
+    dropSnapshot(master.services.db);
+    const whole = await summary();
+    expect({ ...updated, computed_at: '' }).toEqual({ ...whole, computed_at: '' });
+    const rewritten = await rowsOf('farm-a');
+    for (const [id, r] of a1) expect({ id, value: rewritten.get(id)?.value }).toEqual({ id, value: r.value });
   });
 });

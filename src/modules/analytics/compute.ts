@@ -93,7 +93,9 @@ export function metricRows(f: Facts, config: Pick<Config, 'mode' | 'industry'>, 
   for (const s of f.sites) groups.add(group(s.tenant_id, s.industry_code ?? fallback));
   const computed_at = new Date(now).toISOString();
   const rows: MetricRow[] = [];
-  for (const g of groups) {
+  // In the order of tenant and industry, as rollups.ts gives them.
+  const byTenant = (a: string, b: string) => { const [ta, ia] = a.split('\n') as [string, string]; const [tb, ib] = b.split('\n') as [string, string]; return ta === tb ? ia.localeCompare(ib) : ta.localeCompare(tb); };
+  for (const g of [...groups].sort(byTenant)) {
     const [tenant, industryText] = g.split('\n') as [string, string];
     const industry = industryText || null;
     const inGroup = (t: string | null, s: string | null) => t === tenant && ind(t, s) === industry;

@@ -5,7 +5,7 @@ import type { Services } from '../../kernel/context.js';
 import { tableOf } from '../../db/sql.js';
 import { syncTenants, type SyncTenantRow } from '../tenant-master-sync/schema.js';
 import { refreshRecords } from '../tenant-master-sync/engine/master.js';
-import { health as siteHealth, loadFigures } from './rollups.js';
+import { health as siteHealth, loadFigures, totals } from './rollups.js';
 
 export const PILOT_SUMMARY_SHAPE =
   'Shape: {generated_at, deployment {mode, industry_code, engine, tenant_id}, modules {installed, total}, sites {total, live, degraded, stopped}, ' +
@@ -35,7 +35,8 @@ export async function pilotSummary(services: Services, tenant?: string) {
     max_lag_seconds: edge?.oldest_pending_at ? (Date.now() - Date.parse(edge.oldest_pending_at)) / 1000 : records.reduce((m, r) => Math.max(m, Number(r.lag_seconds)), 0),
     edge,
   };
-  const critical = facts.criticalOpen;
+  const counts = totals(facts);
+  const critical = counts.criticalOpen;
   const checks: Check[] = [
     { name: 'database', status: services.lifecycle.state === 'ready' ? 'ok' : 'fail', detail: `${db.engine} ${services.lifecycle.state}` },
     { name: 'critical_alarms', status: critical ? 'warn' : 'ok', detail: `${critical} critical alarm(s) open` },
@@ -48,8 +49,8 @@ export async function pilotSummary(services: Services, tenant?: string) {
     modules: { installed: states.filter((m) => m.installed).length, total: states.length },
     sites,
     sync,
-    alarms: { open: facts.openAlarms, critical_open: critical },
-    tasks: { open: facts.openTasks },
+    alarms: { open: counts.openAlarms, critical_open: critical },
+    tasks: { open: counts.openTasks },
     service: { uptime_percent_24h: health.uptime_percent, average_latency_ms_24h: health.average_latency_ms },
     checks,
   };

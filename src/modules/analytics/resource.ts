@@ -1,6 +1,6 @@
 // analytics/metrics/scheme|list|{id} and analytics/summary, answered from one snapshot of the
-// figures (snapshot.ts: computed from the roll-ups the sync keeps on ingest, again when a stored
-// input changes, and its windows at most 30 s old), and operability/pilot-summary.
+// figures (snapshot.ts: computed from the roll-ups the sync keeps on ingest, the sites a stored
+// change touched computed again, the others' windows at most 30 s old), and operability/pilot-summary.
 import { defineResource } from '../../kernel/resource.js';
 import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import type { Services } from '../../kernel/context.js';
@@ -19,7 +19,7 @@ export const metricsResource = defineResource<MetricRow>({
   defaultSort: { field: 'tenant_id', order: 'asc' },
   sortable: ['id'],
   toItem: (row) => ({ ...row, value: row.value === null ? null : Number(row.value) }),
-  // The kit pages the stored rows; they are rewritten only once per new snapshot.
+  // The kit pages the stored rows; after a change only the rows whose figures changed are rewritten.
   beforeRead: async (ctx) => storedRows(ctx.services.db, await snapshotOf(ctx.services)),
 });
 
@@ -39,7 +39,7 @@ export const analyticsRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get', path: '/api/v1/analytics/summary', module: 'analytics', tags: ['analytics'],
     summary: 'Fleet summary: tenants, industries, uptime and latency from site heartbeats (24 h), open alarms and tasks',
-    description: 'Computed from the roll-ups per site and minute, hour and day that the sync keeps on ingest, and less than a minute of raw rows at the start of the window; computed again when a push, alarm, task or subscription is stored, so every stored change is in the answer. Without a change, the figures of a computation up to 30 s old (`computed_at`) are served. Uptime and latency are null while no site has sent a heartbeat in the last 24 hours.',
+    description: 'Computed from the roll-ups per site and minute, hour and day that the sync keeps on ingest, and less than a minute of raw rows at the start of the window. Kept per site: when a push, alarm, task or subscription is stored, the sites and counts it changed are computed again before the next answer, so every stored change is in it. The other sites\' windows are at most 30 s old; `computed_at` is the newest cut. Uptime and latency are null while no site has sent a heartbeat in the last 24 hours.',
     access: { resource: 'analytics', action: 'read', scope: 'master' },
     response: { kind: 'single', item: summaryItem },
     handler: async ({ services }) => (await snapshotOf(services)).summary,

@@ -10,6 +10,10 @@
 // Alarms and tasks are counted in SQL (an index range on when they were raised, plus the open
 // ones); tenants are those of the sync sites and of the master's own alarms, tasks and
 // subscriptions (a site's alarms arrive only through a registered site, so its tenant is a site's).
+//
+// The figures are kept per member: a site's (its heartbeats, telemetry and synced alarms) and the
+// master's own alarms and tasks per tenant and site. Each member carries the moment it was cut, so
+// snapshot.ts can compute again only the sites whose pushes changed something and keep the rest.
 import { sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import type { Config } from '../../config.js';
@@ -17,9 +21,7 @@ import { tableOf } from '../../db/sql.js';
 import { syncSites, type SyncSiteRow } from '../tenant-master-sync/schema.js';
 import { METRICS, UNITS, WINDOWS, type MetricName, type MetricRow, type WindowName } from './schema.js';
 
-interface SiteWindow {
-  tenant: string | null;
-  site: string | null;
+interface Counts {
   beats: number;
   covered: number;
   rttSum: number;
@@ -32,28 +34,51 @@ interface SiteWindow {
   openTasks: number;
 }
 
-export interface Figures {
-  now: number;
-  windows: Record<WindowName, Map<string, SiteWindow>>;
-  /** Earliest heartbeat of each site within the last 7 days (epoch ms). */
-  firstBeat: Map<string, number>;
-  sites: SyncSiteRow[];
-  tenants: Set<string>;
+/** One site's figures (or the master's own rows of one tenant and site), cut at `cut`. */
+export interface Member {
+  tenant: string | null;
+  site: string | null;
+  /** The moment its windows end (epoch ms). */
+  cut: number;
+  windows: Record<WindowName, Counts>;
+  /** Earliest heartbeat within the 7 days before `cut`. */
+  firstBeat?: number;
   openAlarms: number;
   criticalOpen: number;
   openTasks: number;
+  /** It has alarm or task rows (open, or raised within 7 days): its tenant counts as a tenant. */
+  listed: boolean;
 }
 
-const siteKey = (tenant: string | null, site: string | null) => `${tenant ?? ''}\n${site ?? ''}`;
+export interface Figures {
+  /** The newest cut of any member: the figures are as of this moment or, for members nothing changed, earlier. */
+  now: number;
+  /** The sites' members, from what the sync stored. */
+  remote: Map<string, Member>;
+  /** The master's own alarms and tasks, per tenant and site. */
+  own: Map<string, Member>;
+  sites: SyncSiteRow[];
+  /** Tenants of the master's own alarms, tasks and subscriptions. */
+  ownTenants: Set<string>;
+}
+
+/** Which rows a load reads: a tenant's, or a few sites' (a snapshot's update), or all. */
+export interface Scope {
+  tenant?: string;
+  sites?: { tenant_id: string; site_id: string }[];
+}
+
+export const siteKey = (tenant: string | null, site: string | null) => `${tenant ?? ''}\n${site ?? ''}`;
 const ceil = (ms: number, size: number) => Math.ceil(ms / size) * size;
 const iso = (ms: number) => new Date(ms).toISOString();
 const n = (v: unknown) => Number(v ?? 0);
+const zero = (): Counts => ({ beats: 0, covered: 0, rttSum: 0, rttCount: 0, points: 0, pointRows: 0, alarms: 0, openAlarms: 0, tasks: 0, openTasks: 0 });
 
-function slot(map: Map<string, SiteWindow>, tenant: string | null, site: string | null): SiteWindow {
+function memberOf(map: Map<string, Member>, tenant: string | null, site: string | null, cut: number): Member {
   const k = siteKey(tenant, site);
-  let w = map.get(k);
-  if (!w) map.set(k, (w = { tenant, site, beats: 0, covered: 0, rttSum: 0, rttCount: 0, points: 0, pointRows: 0, alarms: 0, openAlarms: 0, tasks: 0, openTasks: 0 }));
-  return w;
+  let m = map.get(k);
+  if (!m) map.set(k, (m = { tenant, site, cut, windows: { '1h': zero(), '24h': zero(), '7d': zero() }, openAlarms: 0, criticalOpen: 0, openTasks: 0, listed: false }));
+  return m;
 }
 
 /**
@@ -68,10 +93,20 @@ const inTurn: Runner = async (jobs) => {
   return out as never;
 };
 
-const mine = (tenant: string | undefined) => (tenant === undefined ? sql`` : sql` and tenant_id = ${tenant}`);
+function where(scope: Scope): SQL {
+  const parts: SQL[] = [];
+  if (scope.tenant !== undefined) parts.push(sql` and tenant_id = ${scope.tenant}`);
+  if (scope.sites) {
+    const pairs = sql.join(scope.sites.map((s) => sql`(${s.tenant_id}, ${s.site_id})`), sql`, `);
+    parts.push(sql` and (tenant_id, site_id) in (values ${pairs})`);
+  }
+  return sql.join(parts, sql``);
+}
 
 /** Heartbeats and telemetry of one window, per site; records each site's earliest heartbeat. */
-async function heartbeatsAndPoints(db: Database, from: number, map: Map<string, SiteWindow>, first: Map<string, number> | null, tenant: string | undefined, run: Runner): Promise<void> {
+async function heartbeatsAndPoints(db: Database, now: number, window: WindowName, map: Map<string, Member>, scope: Scope, run: Runner): Promise<void> {
+  const from = now - WINDOWS[window];
+  const mine = where(scope);
   const m0 = iso(ceil(from, 60_000));
   const h0 = iso(ceil(from, 3_600_000));
   const d0 = iso(ceil(from, 86_400_000));
@@ -79,88 +114,138 @@ async function heartbeatsAndPoints(db: Database, from: number, map: Map<string, 
   const [rolled, beats, points] = await run([
     () => db.read<Record<string, unknown>>(sql`select tenant_id, site_id, sum(heartbeats) as hb, sum(covered_ms) as cov, sum(rtt_sum) as rs, sum(rtt_count) as rc,
       min(first_beat_at) as fb, sum(telemetry_points) as tp, sum(telemetry_rows) as tr from (
-        select * from sync_rollups where grain = 'minute' and bucket >= ${m0} and bucket < ${h0}${mine(tenant)}
-        union all select * from sync_rollups where grain = 'hour' and bucket >= ${h0} and bucket < ${d0}${mine(tenant)}
-        union all select * from sync_rollups where grain = 'day' and bucket >= ${d0}${mine(tenant)}
+        select * from sync_rollups where grain = 'minute' and bucket >= ${m0} and bucket < ${h0}${mine}
+        union all select * from sync_rollups where grain = 'hour' and bucket >= ${h0} and bucket < ${d0}${mine}
+        union all select * from sync_rollups where grain = 'day' and bucket >= ${d0}${mine}
       ) r group by tenant_id, site_id`),
     () => db.read<{ tenant_id: string; site_id: string; at: string; interval_ms: unknown; rtt_ms: unknown }>(
-      sql`select tenant_id, site_id, at, interval_ms, rtt_ms from sync_heartbeats where at >= ${f} and at < ${m0}${mine(tenant)}`),
+      sql`select tenant_id, site_id, at, interval_ms, rtt_ms from sync_heartbeats where at >= ${f} and at < ${m0}${mine}`),
     () => db.read<{ tenant_id: string; site_id: string; bucket: string; points: unknown }>(
-      sql`select tenant_id, site_id, bucket, points from sync_telemetry where bucket >= ${f} and bucket < ${m0}${mine(tenant)}`),
+      sql`select tenant_id, site_id, bucket, points from sync_telemetry where bucket >= ${f} and bucket < ${m0}${mine}`),
   ]);
-  const earliest = (k: string, at: number) => { if (first && Number.isFinite(at) && !(first.get(k)! <= at)) first.set(k, at); };
+  const first = window === '7d';
+  const earliest = (m: Member, at: number) => { if (first && Number.isFinite(at) && !(m.firstBeat! <= at)) m.firstBeat = at; };
   for (const r of rolled) {
-    const w = slot(map, r.tenant_id as string, r.site_id as string);
+    const m = memberOf(map, r.tenant_id as string, r.site_id as string, now);
+    const w = m.windows[window];
     w.beats += n(r.hb); w.covered += n(r.cov); w.rttSum += n(r.rs); w.rttCount += n(r.rc); w.points += n(r.tp); w.pointRows += n(r.tr);
-    if (typeof r.fb === 'string') earliest(siteKey(w.tenant, w.site), Date.parse(r.fb));
+    if (typeof r.fb === 'string') earliest(m, Date.parse(r.fb));
   }
   for (const b of beats) {
     const at = Date.parse(b.at);
     if (!(at >= from)) continue;
-    const w = slot(map, b.tenant_id, b.site_id);
+    const m = memberOf(map, b.tenant_id, b.site_id, now);
+    const w = m.windows[window];
     w.beats += 1; w.covered += n(b.interval_ms);
     if (b.rtt_ms !== null) { w.rttSum += n(b.rtt_ms); w.rttCount += 1; }
-    earliest(siteKey(b.tenant_id, b.site_id), at);
+    earliest(m, at);
   }
   for (const p of points) {
     if (!(Date.parse(p.bucket) >= from)) continue;
-    const w = slot(map, p.tenant_id, p.site_id);
+    const w = memberOf(map, p.tenant_id, p.site_id, now).windows[window];
     w.points += n(p.points); w.pointRows += 1;
   }
 }
 
 /** Counts per site of the rows raised (created) in each window, of those open, and of all open ones. */
-async function countOpen(db: Database, table: string, at: string, open: SQL, critical: SQL, froms: Record<WindowName, string>, tenant?: string) {
+async function countOpen(db: Database, table: string, at: string, open: SQL, critical: SQL, now: number, scope: Scope) {
+  const froms = Object.fromEntries(Object.entries(WINDOWS).map(([w, ms]) => [w, iso(now - ms)])) as Record<WindowName, string>;
+  const mine = where(scope);
   const win = (w: WindowName) => sql`, sum(case when ${sql.raw(at)} >= ${froms[w]} then 1 else 0 end) as ${sql.raw(`"n_${w}"`)}, sum(case when ${sql.raw(at)} >= ${froms[w]} and ${open} then 1 else 0 end) as ${sql.raw(`"o_${w}"`)}`;
   return db.read<Record<string, unknown>>(sql`select tenant_id, site_id${win('1h')}${win('24h')}${win('7d')},
     sum(case when ${open} then 1 else 0 end) as open_all, sum(case when ${open} and ${critical} then 1 else 0 end) as critical_all
-    from (select * from ${sql.raw(table)} where ${sql.raw(at)} >= ${froms['7d']}${mine(tenant)}
-      union all select * from ${sql.raw(table)} where ${sql.raw(at)} < ${froms['7d']} and ${open}${mine(tenant)}) a group by tenant_id, site_id`);
+    from (select * from ${sql.raw(table)} where ${sql.raw(at)} >= ${froms['7d']}${mine}
+      union all select * from ${sql.raw(table)} where ${sql.raw(at)} < ${froms['7d']} and ${open}${mine}) a group by tenant_id, site_id`);
 }
 
-export async function loadFigures(db: Database, tenant?: string, now = Date.now(), opts: { inTurn?: boolean } = {}): Promise<Figures> {
+function addCounts(map: Map<string, Member>, rows: Record<string, unknown>[], kind: 'alarm' | 'task', cut: number): void {
+  for (const r of rows) {
+    const m = memberOf(map, r.tenant_id as string | null, r.site_id as string | null, cut);
+    m.listed = true;
+    for (const w of Object.keys(WINDOWS) as WindowName[]) {
+      if (kind === 'alarm') { m.windows[w].alarms += n(r[`n_${w}`]); m.windows[w].openAlarms += n(r[`o_${w}`]); } else { m.windows[w].tasks += n(r[`n_${w}`]); m.windows[w].openTasks += n(r[`o_${w}`]); }
+    }
+    if (kind === 'alarm') { m.openAlarms += n(r.open_all); m.criticalOpen += n(r.critical_all); } else m.openTasks += n(r.open_all);
+  }
+}
+
+const isOpenAlarm = sql`state = 'open'`;
+
+/** The sites' members (all, a tenant's, or the listed sites'), cut at `now`. */
+export async function loadRemote(db: Database, now: number, scope: Scope, opts: { inTurn?: boolean } = {}): Promise<Map<string, Member>> {
   const run = opts.inTurn ? inTurn : together;
-  const windows = { '1h': new Map(), '24h': new Map(), '7d': new Map() } as Record<WindowName, Map<string, SiteWindow>>;
-  const firstBeat = new Map<string, number>();
-  const froms = Object.fromEntries(Object.entries(WINDOWS).map(([w, ms]) => [w, iso(now - ms)])) as Record<WindowName, string>;
-  const isOpenAlarm = sql`state = 'open'`;
-  const [, , , localAlarms, remoteAlarms, taskRows, sites, tenantRows] = await run([
-    () => heartbeatsAndPoints(db, now - WINDOWS['7d'], windows['7d'], firstBeat, tenant, run),
-    () => heartbeatsAndPoints(db, now - WINDOWS['24h'], windows['24h'], null, tenant, run),
-    () => heartbeatsAndPoints(db, now - WINDOWS['1h'], windows['1h'], null, tenant, run),
-    () => countOpen(db, 'alarms', 'raised_at', isOpenAlarm, sql`severity = 'critical'`, froms, tenant),
-    () => countOpen(db, 'sync_alarms', 'raised_at', isOpenAlarm, sql`severity = 'critical'`, froms, tenant),
-    () => countOpen(db, 'tasks', 'created_at', sql`status not in ('done', 'canceled')`, sql`1 = 0`, froms, tenant),
-    async () => (await db.orm.select().from(tableOf(syncSites, db))) as SyncSiteRow[],
+  const map = new Map<string, Member>();
+  const [, , , alarms] = await run([
+    () => heartbeatsAndPoints(db, now, '7d', map, scope, run),
+    () => heartbeatsAndPoints(db, now, '24h', map, scope, run),
+    () => heartbeatsAndPoints(db, now, '1h', map, scope, run),
+    () => countOpen(db, 'sync_alarms', 'raised_at', isOpenAlarm, sql`severity = 'critical'`, now, scope),
+  ]);
+  addCounts(map, alarms, 'alarm', now);
+  return map;
+}
+
+/** The master's own alarms and tasks per tenant and site, and the tenants of its own rows. */
+export async function loadOwn(db: Database, now: number, tenant: string | undefined, opts: { inTurn?: boolean } = {}): Promise<{ own: Map<string, Member>; ownTenants: Set<string> }> {
+  const run = opts.inTurn ? inTurn : together;
+  const scope = { tenant };
+  const [alarms, tasks, tenantRows] = await run([
+    () => countOpen(db, 'alarms', 'raised_at', isOpenAlarm, sql`severity = 'critical'`, now, scope),
+    () => countOpen(db, 'tasks', 'created_at', sql`status not in ('done', 'canceled')`, sql`1 = 0`, now, scope),
     () => db.read<{ tenant_id: string | null }>(sql`select tenant_id from alarms union select tenant_id from tasks union select tenant_id from subscriptions`),
   ]);
-  const figures: Figures = { now, windows, firstBeat, sites: tenant === undefined ? sites : sites.filter((s) => s.tenant_id === tenant), tenants: new Set(), openAlarms: 0, criticalOpen: 0, openTasks: 0 };
-  for (const [rows, kind] of [[localAlarms, 'alarm'], [remoteAlarms, 'alarm'], [taskRows, 'task']] as const) {
-    for (const r of rows) {
-      const t = r.tenant_id as string | null;
-      const s = r.site_id as string | null;
-      if (t) figures.tenants.add(t);
-      for (const w of Object.keys(WINDOWS) as WindowName[]) {
-        const x = slot(windows[w], t, s);
-        if (kind === 'alarm') { x.alarms += n(r[`n_${w}`]); x.openAlarms += n(r[`o_${w}`]); } else { x.tasks += n(r[`n_${w}`]); x.openTasks += n(r[`o_${w}`]); }
-      }
-      if (kind === 'alarm') { figures.openAlarms += n(r.open_all); figures.criticalOpen += n(r.critical_all); } else figures.openTasks += n(r.open_all);
-    }
-  }
-  for (const r of [...tenantRows.filter((r) => tenant === undefined || r.tenant_id === tenant), ...figures.sites]) if (r.tenant_id) figures.tenants.add(r.tenant_id);
-  return figures;
+  const own = new Map<string, Member>();
+  addCounts(own, alarms, 'alarm', now);
+  addCounts(own, tasks, 'task', now);
+  const ownTenants = new Set<string>();
+  for (const r of tenantRows) if (r.tenant_id && (tenant === undefined || r.tenant_id === tenant)) ownTenants.add(r.tenant_id);
+  return { own, ownTenants };
+}
+
+/** The sync's site rows, read before any figure (snapshot.ts compares their event counts later). */
+export async function loadSites(db: Database, tenant?: string): Promise<SyncSiteRow[]> {
+  const sites = (await db.orm.select().from(tableOf(syncSites, db))) as SyncSiteRow[];
+  return tenant === undefined ? sites : sites.filter((s) => s.tenant_id === tenant);
+}
+
+export async function loadFigures(db: Database, tenant?: string, now = Date.now(), opts: { inTurn?: boolean; sites?: SyncSiteRow[] } = {}): Promise<Figures> {
+  const sites = opts.sites ?? await loadSites(db, tenant);
+  const run = opts.inTurn ? inTurn : together;
+  const [remote, { own, ownTenants }] = await run([
+    () => loadRemote(db, now, { tenant }, opts),
+    () => loadOwn(db, now, tenant, opts),
+  ]);
+  return { now, remote, own, sites, ownTenants };
+}
+
+export function tenantsOf(f: Figures): Set<string> {
+  const tenants = new Set(f.ownTenants);
+  for (const m of [...f.remote.values(), ...f.own.values()]) if (m.listed && m.tenant) tenants.add(m.tenant);
+  for (const s of f.sites) if (s.tenant_id) tenants.add(s.tenant_id);
+  return tenants;
+}
+
+export function totals(f: Figures) {
+  let openAlarms = 0, criticalOpen = 0, openTasks = 0;
+  for (const m of [...f.remote.values(), ...f.own.values()]) { openAlarms += m.openAlarms; criticalOpen += m.criticalOpen; openTasks += m.openTasks; }
+  return { openAlarms, criticalOpen, openTasks };
 }
 
 /** Uptime percent of the sites with heartbeats in the window (mean over sites), and the mean round trip. */
 export function health(f: Figures, window: WindowName, filter: (tenant: string | null, site: string | null) => boolean = () => true) {
-  const from = f.now - WINDOWS[window];
+  return healthOf([...f.remote.values()].filter((m) => filter(m.tenant, m.site)), window);
+}
+
+function healthOf(members: Iterable<Member>, window: WindowName) {
   let uptimeSum = 0;
   let sites = 0;
   let rttSum = 0;
   let rttCount = 0;
-  for (const [k, w] of f.windows[window]) {
-    if (!w.beats || !filter(w.tenant, w.site)) continue;
-    const span = f.now - Math.max(from, f.firstBeat.get(k) ?? from);
+  for (const m of members) {
+    const w = m.windows[window];
+    if (!w.beats) continue;
+    const from = m.cut - WINDOWS[window];
+    const span = m.cut - Math.max(from, m.firstBeat ?? from);
     // A heartbeat covers the interval it starts, so one just received counts as up.
     uptimeSum += span <= 0 ? 100 : Math.min(100, (100 * w.covered) / Math.max(span, 1));
     sites += 1;
@@ -171,39 +256,50 @@ export function health(f: Figures, window: WindowName, filter: (tenant: string |
   return { uptime_percent: mean(uptimeSum, sites), average_latency_ms: mean(rttSum, rttCount), sites, samples: rttCount };
 }
 
-export function figureMetricRows(f: Figures, config: Pick<Config, 'mode' | 'industry'>): MetricRow[] {
+/** A metric row's `computed_at`: the newest cut of its group's members (the snapshot's oldest cut when it has none). */
+export function figureMetricRows(f: Figures, config: Pick<Config, 'mode' | 'industry'>, base = f.now): MetricRow[] {
   const industryOf = new Map(f.sites.map((s) => [siteKey(s.tenant_id, s.site_id), s.industry_code]));
   const fallback = config.mode === 'edge-single' ? config.industry : null;
   const ind = (tenant: string | null, site: string | null) => industryOf.get(siteKey(tenant, site)) ?? fallback;
-  const groups = new Set<string>();
-  for (const t of f.tenants) groups.add(`${t}\n${fallback ?? ''}`);
-  for (const s of f.sites) groups.add(`${s.tenant_id}\n${s.industry_code ?? fallback ?? ''}`);
-  const computed_at = iso(f.now);
+  const groups = new Map<string, { tenant: string; industry: string | null; members: Member[]; pending: number; sites: number }>();
+  const groupOf = (tenant: string, industry: string | null) => {
+    const k = `${tenant}\n${industry ?? ''}`;
+    let g = groups.get(k);
+    if (!g) groups.set(k, (g = { tenant, industry, members: [], pending: 0, sites: 0 }));
+    return g;
+  };
+  for (const t of tenantsOf(f)) groupOf(t, fallback);
+  for (const s of f.sites) {
+    const g = groupOf(s.tenant_id, s.industry_code ?? fallback);
+    g.pending += Number(s.reported_pending);
+    g.sites += 1;
+  }
+  const remote = new Set(f.remote.values());
+  for (const m of [...remote, ...f.own.values()]) {
+    const g = m.tenant === null ? undefined : groups.get(`${m.tenant}\n${ind(m.tenant, m.site) ?? ''}`);
+    g?.members.push(m);
+  }
   const rows: MetricRow[] = [];
-  for (const g of groups) {
-    const [tenant, industryText] = g.split('\n') as [string, string];
-    const industry = industryText || null;
-    const inGroup = (t: string | null, s: string | null) => t === tenant && ind(t, s) === industry;
+  // In the order of tenant and industry, whatever order the rows were read in.
+  for (const g of [...groups.values()].sort((a, b) => (a.tenant === b.tenant ? (a.industry ?? '').localeCompare(b.industry ?? '') : a.tenant.localeCompare(b.tenant)))) {
+    const computed_at = iso(g.members.reduce((t, m) => Math.max(t, m.cut), base));
+    const sites = g.members.filter((m) => remote.has(m));
     for (const window of Object.keys(WINDOWS) as WindowName[]) {
-      let alarms = 0, openAlarms = 0, tasks = 0, openTasks = 0, points = 0, pointRows = 0;
-      for (const w of f.windows[window].values()) {
-        if (!inGroup(w.tenant, w.site)) continue;
-        alarms += w.alarms; openAlarms += w.openAlarms; tasks += w.tasks; openTasks += w.openTasks; points += w.points; pointRows += w.pointRows;
-      }
-      const h = health(f, window, inGroup);
-      const pending = f.sites.filter((s) => inGroup(s.tenant_id, s.site_id));
+      const sum = zero();
+      for (const m of g.members) for (const k of Object.keys(sum) as (keyof Counts)[]) sum[k] += m.windows[window][k];
+      const h = healthOf(sites, window);
       const values: Record<MetricName, [number | null, number]> = {
-        open_alarms: [openAlarms, alarms],
-        alarms_raised: [alarms, alarms],
-        open_tasks: [openTasks, tasks],
+        open_alarms: [sum.openAlarms, sum.alarms],
+        alarms_raised: [sum.alarms, sum.alarms],
+        open_tasks: [sum.openTasks, sum.tasks],
         uptime_percent: [h.uptime_percent, h.sites],
         average_latency_ms: [h.average_latency_ms, h.samples],
-        telemetry_points: [points, pointRows],
-        sync_pending: [pending.reduce((sum, s) => sum + Number(s.reported_pending), 0), pending.length],
+        telemetry_points: [sum.points, sum.pointRows],
+        sync_pending: [g.pending, g.sites],
       };
       for (const metric of METRICS) {
         const [value, samples] = values[metric];
-        rows.push({ id: `${tenant}:${industry ?? '-'}:${metric}:${window}`, tenant_id: tenant, industry_code: industry, metric, window, value, unit: UNITS[metric], samples, computed_at });
+        rows.push({ id: `${g.tenant}:${g.industry ?? '-'}:${metric}:${window}`, tenant_id: g.tenant, industry_code: g.industry, metric, window, value, unit: UNITS[metric], samples, computed_at });
       }
     }
   }
@@ -215,13 +311,14 @@ export function figureSummary(f: Figures, config: Pick<Config, 'mode' | 'industr
   for (const s of f.sites) if (s.industry_code) industries.add(s.industry_code);
   if (config.mode === 'edge-single') industries.add(config.industry);
   const h = health(f, '24h');
+  const t = totals(f);
   return {
-    tenants_count: f.tenants.size,
+    tenants_count: tenantsOf(f).size,
     industries_count: industries.size,
     average_uptime_percent: h.uptime_percent,
     average_latency_ms: h.average_latency_ms,
-    open_alarms_total: f.openAlarms,
-    open_tasks_total: f.openTasks,
+    open_alarms_total: t.openAlarms,
+    open_tasks_total: t.openTasks,
     window: '24h',
     sites_reporting: h.sites,
     computed_at: iso(f.now),

@@ -1,6 +1,6 @@
-// Analytics metrics, materialised per tenant, industry, metric and window. They are rewritten
-// with every new snapshot of the figures (snapshot.ts: when a stored input changed, or the windows
-// are 30 s old), so the list's filters, sort and paging work on stored, current figures.
+// Analytics metrics, materialised per tenant, industry, metric and window. They are written from
+// the snapshot of the figures (snapshot.ts: the rows a stored change touched, and all of them when
+// the windows are cut again), so the list's filters, sort and paging work on stored, current figures.
 import { defineRecord } from '../../kernel/record.js';
 
 export const WINDOWS = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000 } as const;
@@ -20,7 +20,7 @@ export const metricRecord = defineRecord('analytics_metrics', {
   value: { type: 'number', label: 'Value', nullable: true, sortable: true, description: 'null when there is no data for the window (e.g. no heartbeats yet).' },
   unit: { type: 'string', label: 'Unit' },
   samples: { type: 'integer', label: 'Samples', description: 'Source rows behind the figure.' },
-  computed_at: { type: 'datetime', label: 'Computed', readOnly: true },
+  computed_at: { type: 'datetime', label: 'Computed', readOnly: true, description: 'When the figure\'s window was cut: the newest cut of the sites behind it (sites nothing changed keep theirs, at most 30 s old).' },
 }, { indexes: [{ name: 'analytics_metrics_tenant', columns: ['tenant_id', 'metric'] }] });
 
 export const analyticsMetrics = metricRecord.table;

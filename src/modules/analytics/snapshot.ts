@@ -1,45 +1,64 @@
-// The fleet figures of analytics/summary and analytics/metrics, computed once and served until
-// their inputs change, instead of recomputed (and the metrics rows rewritten) on every read. The
-// metric rows the kit lists are written once per snapshot, when a list first asks for them (or by
-// the background refresh below), so a summary read never waits for that write. A background
-// refresh runs at most once per FRESH_MS while reads come, its queries one at a time (one pooled
-// connection, so the reads are not queued behind it).
+// The fleet figures of analytics/summary and analytics/metrics, computed once and then kept
+// current by computing again only what changed, instead of recomputed (and the metrics rows
+// rewritten) on every read. The metric rows the kit lists are written when a list asks for them,
+// and then only the rows whose figures changed, so a summary read never waits for that write.
 //
 // Freshness, per read:
 //  - A change stamp is read first: one query of counts, sums and latest times over the tables the
-//    figures come from (the sync's site rows, which every push that applies events updates in its
-//    own transaction; the master's own alarms, tasks and subscriptions). It is read from the
-//    database, so a push or an alarm stored by ANOTHER master process changes it as well.
-//  - Stamp unchanged and snapshot younger than FRESH_MS: the snapshot is the answer.
-//  - Stamp unchanged and snapshot younger than MAX_AGE_MS: the snapshot is the answer and a new one
-//    is computed in the background (the windows slide with time even when nothing arrives).
-//  - Otherwise (a change, an old or no snapshot): the read waits for a new computation.
-// So a stored change is in the next read's answer, in every process; what can be out of date is
-// only the slide of the windows, by at most MAX_AGE_MS (`computed_at` says when they were cut).
-// Changes the stamp cannot see (an update that keeps every count and sum, e.g. two sites whose
-// reported pending events move by +1 and -1 at once) are likewise in the answer within MAX_AGE_MS.
-// Under steady ingest (pushes with events every few seconds) nearly every read follows a change
-// and waits for a computation: what is not done yet is keeping the snapshot itself current on
-// ingest (applying a push's additions to it).
+//    figures come from, in two parts: the sync's site rows (every push that applies events adds
+//    to its site's `events_received` in its own transaction) and the master's own alarms, tasks and
+//    subscriptions. It is read from the database, so a push or an alarm stored by ANOTHER master
+//    process changes it as well.
+//  - Stamp unchanged and snapshot younger than MAX_AGE_MS: the snapshot is the answer.
+//  - Stamp changed and snapshot younger than MAX_AGE_MS: the snapshot is updated before the
+//    answer. Site part changed: the site rows are read again and the sites whose event count moved
+//    are computed again, and only they (a few index ranges per site: milliseconds, whatever the
+//    fleet). Own part changed: the master's own counts are computed again (its own rows are few).
+//    More than MAX_CHANGED_SITES changed sites, or a site gone, and everything is computed again.
+//  - Snapshot older than FRESH_MS: a whole new one is computed in the background (the windows
+//    slide with time even when nothing arrives), its queries one at a time on one pooled
+//    connection, so the reads are not queued behind it.
+//  - No snapshot, or one older than MAX_AGE_MS: the read waits for a whole computation.
+// So a stored change is in the next read's answer, in every process. What can be out of date is
+// the slide of the windows of the sites nothing changed, by at most MAX_AGE_MS: each site's
+// figures carry the moment they were cut, and a metric row's `computed_at` is the newest cut of its
+// sites. Changes the stamp cannot see (an update that keeps every count and sum, e.g. two sites
+// whose reported pending events move by +1 and -1 at once) are likewise in the answer within
+// MAX_AGE_MS.
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { Logger } from '../../kernel/logger.js';
+import type { SyncSiteRow } from '../tenant-master-sync/schema.js';
 import type { MetricRow } from './schema.js';
-import { figureMetricRows, figureSummary, loadFigures } from './rollups.js';
+import { figureMetricRows, figureSummary, loadFigures, loadOwn, loadRemote, loadSites, siteKey, type Figures, type Member } from './rollups.js';
 
 /** A snapshot younger than this is served as it is while its stamp holds. */
 export const FRESH_MS = 10_000;
 /** The longest a snapshot is served (its windows' slide); older ones are recomputed before the answer. */
 export const MAX_AGE_MS = 30_000;
+/** More sites changed than this (or than a fifth of the fleet) since the snapshot, and a read computes everything again. */
+export const MAX_CHANGED_SITES = 100;
+
+interface Stamp {
+  sites: string;
+  own: string;
+}
 
 export interface Snapshot {
-  stamp: string;
-  /** When it was computed, on the box's clock (its age decides freshness). */
+  stamp: Stamp;
+  /** When its whole computation began, on the box's clock (its age decides freshness). */
   at: number;
+  /** The cut of that whole computation (epoch ms): the oldest cut of any figure in it. */
+  base: number;
+  figures: Figures;
+  /** Each site's event count, read before its figures. */
+  events: Map<string, number>;
   summary: ReturnType<typeof figureSummary>;
   rows: MetricRow[];
+  /** A whole computation: all its rows are written, and older ones deleted. */
+  whole: boolean;
   /** The rows stored for the kit's list: written when a list first needs them (storedRows), never for the summary. */
   written?: Promise<void>;
 }
@@ -52,11 +71,15 @@ interface Deps {
 }
 
 const snapshots = new WeakMap<Database, Snapshot>();
-/** The computation under way per database, with the stamp it started from; concurrent readers share it. */
-const running = new WeakMap<Database, { stamp: string; done: Promise<Snapshot> }>();
+/** The computation or update under way per database, with the stamp it started from; concurrent readers share it. */
+const running = new WeakMap<Database, { stamp: Stamp; done: Promise<Snapshot> }>();
+/** The background refresh under way per database (at most one). */
+const refreshing = new WeakMap<Database, Promise<Snapshot>>();
+
+const sameStamp = (a: Stamp, b: Stamp) => a.sites === b.sites && a.own === b.own;
 
 /** What changes whenever a figure's input is stored (see the header). */
-export async function changeStamp(db: Database): Promise<string> {
+export async function changeStamp(db: Database): Promise<Stamp> {
   // One pass over each table (1,000 site rows at 1,000 sites; the master's own rows are few). Only
   // what a figure reads: a pull that reports nothing new (last_seen_at alone) keeps the snapshot;
   // a site's industry by the length of its code (poultry, swine and melioration differ).
@@ -67,18 +90,20 @@ export async function changeStamp(db: Database): Promise<string> {
     (select count(*) as tasks, max(updated_at) as tasks_at from tasks) t,
     (select count(*) as subs, max(updated_at) as subs_at from subscriptions) u`);
   // Drivers differ in how they type counts (bigint text, number); the stamp compares text.
-  return Object.values(row ?? {}).map((v) => (v === null || v === undefined ? '' : String(v))).join('|');
+  const text = (keys: string[]) => keys.map((k) => { const v = row?.[k]; return v === null || v === undefined ? '' : String(v); }).join('|');
+  return { sites: text(['sites', 'events', 'pending', 'industries']), own: text(['alarms', 'raised', 'open', 'critical', 'tasks', 'tasks_at', 'subs', 'subs_at']) };
 }
 
 const COLUMNS = ['id', 'tenant_id', 'industry_code', 'metric', 'window', 'value', 'unit', 'samples', 'computed_at'] as const;
 
 /**
- * Writes the metric rows for the kit's list in one statement (the rows as one JSON parameter: a
- * tenth of the time of multi-row inserts of bound values at 3,150 rows). A later cut written
- * meanwhile by another process is kept: rows are replaced only by a cut at least as recent, and
- * only rows older than this cut (groups that are gone) are deleted.
+ * Writes metric rows for the kit's list in one statement (the rows as one JSON parameter: a tenth
+ * of the time of multi-row inserts of bound values at 3,150 rows). A later cut written meanwhile
+ * by another process is kept: rows are replaced only by a cut at least as recent. `prune`: after a
+ * whole computation, the rows older than its cut (groups that are gone) are deleted; after an
+ * update, the ids of groups that are gone.
  */
-async function store(db: Database, rows: MetricRow[], computedAt: string): Promise<void> {
+async function store(db: Database, rows: MetricRow[], prune: { olderThan: string } | { ids: string[] }): Promise<void> {
   const cols = sql.raw(COLUMNS.map((c) => `"${c}"`).join(', '));
   const set = sql.raw(COLUMNS.filter((c) => c !== 'id').map((c) => `"${c}" = excluded."${c}"`).join(', '));
   const json = JSON.stringify(rows.map((r) => Object.fromEntries(COLUMNS.map((c) => [c, r[c]]))));
@@ -86,29 +111,95 @@ async function store(db: Database, rows: MetricRow[], computedAt: string): Promi
     ? sql`select ${cols} from json_populate_recordset(null::analytics_metrics, ${json}::json)`
     : sql`select ${sql.raw(COLUMNS.map((c) => `json_extract(value, '$.${c}')`).join(', '))} from json_each(${json}) where true`;
   await db.transaction(async () => {
-    await db.run(sql`delete from analytics_metrics where computed_at < ${computedAt}`);
-    await db.run(sql`insert into analytics_metrics (${cols}) ${source}
-      on conflict ("id") do update set ${set} where analytics_metrics.computed_at <= excluded.computed_at`);
+    if ('olderThan' in prune) await db.run(sql`delete from analytics_metrics where computed_at < ${prune.olderThan}`);
+    else if (prune.ids.length) await db.run(sql`delete from analytics_metrics where id in (${sql.join(prune.ids.map((id) => sql`${id}`), sql`, `)})`);
+    if (rows.length) {
+      await db.run(sql`insert into analytics_metrics (${cols}) ${source}
+        on conflict ("id") do update set ${set} where analytics_metrics.computed_at <= excluded.computed_at`);
+    }
   });
 }
 
-/** `background`: a refresh nobody waits for, which also stores its rows so a later list need not. */
-function compute(deps: Deps, stamp: string, background = false): Promise<Snapshot> {
-  const { db, config, clock } = deps;
-  const started = clock.now();
-  const done = (async () => {
-    // A background refresh runs its queries one at a time: it must not hold the pool from the reads.
-    const figures = await loadFigures(db, undefined, Date.now(), { inTurn: background });
-    const summary = figureSummary(figures, config);
-    const snap: Snapshot = { stamp, at: started, summary, rows: figureMetricRows(figures, config) };
-    // A slower computation from an older stamp must not replace a newer snapshot.
-    const held = snapshots.get(db);
-    if (!held || held.at <= snap.at) snapshots.set(db, snap);
-    if (background) await storedRows(db, snap);
-    return snap;
-  })().finally(() => { if (running.get(db)?.done === done) running.delete(db); });
+const eventsOf = (sites: SyncSiteRow[]) => new Map(sites.map((s) => [siteKey(s.tenant_id, s.site_id), Number(s.events_received)]));
+
+function keep(snap: Snapshot, db: Database): Snapshot {
+  // A slower computation from an older start must not replace a newer snapshot.
+  const held = snapshots.get(db);
+  if (!held || held.at < snap.at || held === snap) snapshots.set(db, snap);
+  return snap;
+}
+
+function share(db: Database, stamp: Stamp, work: () => Promise<Snapshot>): Promise<Snapshot> {
+  const done = work().finally(() => { if (running.get(db)?.done === done) running.delete(db); });
   running.set(db, { stamp, done });
   return done;
+}
+
+/** A whole computation. `background`: a refresh nobody waits for, which also stores its rows so a later list need not. */
+async function compute(deps: Deps, stamp: Stamp, background = false): Promise<Snapshot> {
+  const { db, config, clock } = deps;
+  const at = clock.now();
+  // The site rows before the figures: a push stored between the two shows as a changed event
+  // count at the next read, which computes that site again.
+  const sites = await loadSites(db);
+  // A background refresh runs its queries one at a time: it must not hold the pool from the reads.
+  const figures = await loadFigures(db, undefined, Date.now(), { inTurn: background, sites });
+  const snap = keep({
+    stamp, at, base: figures.now, figures, events: eventsOf(sites), whole: true,
+    summary: figureSummary(figures, config), rows: figureMetricRows(figures, config),
+  }, db);
+  if (background) await storedRows(db, snap);
+  return snap;
+}
+
+const sameCounts = (a: Member, b: Member) => JSON.stringify([a.windows, a.firstBeat, a.openAlarms, a.criticalOpen, a.openTasks, a.listed]) ===
+  JSON.stringify([b.windows, b.firstBeat, b.openAlarms, b.criticalOpen, b.openTasks, b.listed]);
+
+/** Members computed again replace the held ones, except where nothing changed: those keep their (older) cut. */
+function merge(held: Map<string, Member>, fresh: Map<string, Member>, dropped: Iterable<string>): { members: Map<string, Member>; changed: boolean } {
+  const members = new Map(held);
+  let changed = false;
+  for (const k of dropped) if (!fresh.has(k) && members.delete(k)) changed = true;
+  for (const [k, m] of fresh) {
+    const old = held.get(k);
+    if (old && sameCounts(old, m)) continue;
+    members.set(k, m);
+    changed = true;
+  }
+  return { members, changed };
+}
+
+/** The held snapshot with what changed since computed again (see the header); a whole computation when too much changed. */
+async function update(deps: Deps, held: Snapshot, stamp: Stamp): Promise<Snapshot> {
+  const { db, config } = deps;
+  const now = Date.now();
+  let sites = held.figures.sites;
+  let events = held.events;
+  let changedSites: SyncSiteRow[] = [];
+  if (held.stamp.sites !== stamp.sites) {
+    sites = await loadSites(db);
+    events = eventsOf(sites);
+    changedSites = sites.filter((s) => held.events.get(siteKey(s.tenant_id, s.site_id)) !== Number(s.events_received));
+    const gone = [...held.events.keys()].some((k) => !events.has(k));
+    if (gone || changedSites.length > Math.max(MAX_CHANGED_SITES, sites.length / 5)) return compute(deps, stamp);
+  }
+  const [remote, own] = await Promise.all([
+    changedSites.length ? loadRemote(db, now, { sites: changedSites }) : null,
+    held.stamp.own !== stamp.own ? loadOwn(db, now, undefined) : null,
+  ]);
+  const r = remote ? merge(held.figures.remote, remote, changedSites.map((s) => siteKey(s.tenant_id, s.site_id))) : { members: held.figures.remote, changed: false };
+  const o = own ? merge(held.figures.own, own.own, held.figures.own.keys()) : { members: held.figures.own, changed: false };
+  const figures: Figures = {
+    now: r.changed || o.changed ? now : held.figures.now,
+    remote: r.members, own: o.members, sites, ownTenants: own?.ownTenants ?? held.figures.ownTenants,
+  };
+  const snap: Snapshot = {
+    stamp, at: held.at, base: held.base, figures, events, whole: false,
+    summary: figureSummary(figures, config), rows: figureMetricRows(figures, config, held.base),
+  };
+  // Kept only if no newer whole computation replaced the snapshot meanwhile; the answer is right either way.
+  if (snapshots.get(db) === held) snapshots.set(db, snap);
+  return snap;
 }
 
 /** The snapshot to answer from, per the rules in the header. */
@@ -118,26 +209,49 @@ export async function currentSnapshot(deps: Deps): Promise<Snapshot> {
   const held = snapshots.get(db);
   const age = held ? clock.now() - held.at : Infinity;
   const inFlight = running.get(db);
-  if (held && held.stamp === stamp && age < MAX_AGE_MS) {
-    if (age >= FRESH_MS && !inFlight) {
-      void compute(deps, stamp, true).catch((err: Error) => deps.log?.warn('analytics refresh failed', { error: err.message }));
-    }
-    return held;
-  }
   // A computation that started from this stamp read its rows after the stamp: it sees the change.
-  if (inFlight && inFlight.stamp === stamp) return inFlight.done;
-  return compute(deps, stamp);
+  if (inFlight && sameStamp(inFlight.stamp, stamp)) return inFlight.done;
+  if (!held || age >= MAX_AGE_MS) return share(db, stamp, () => compute(deps, stamp));
+  if (age >= FRESH_MS && !refreshing.has(db)) {
+    const refresh = compute(deps, stamp, true).finally(() => refreshing.delete(db));
+    refreshing.set(db, refresh);
+    refresh.catch((err: Error) => deps.log?.warn('analytics refresh failed', { error: err.message }));
+  }
+  if (sameStamp(held.stamp, stamp)) return held;
+  return share(db, stamp, () => update(deps, held, stamp));
+}
+
+/** The ids and figures this process last wrote to the metrics table, per database. */
+const lastWritten = new WeakMap<Database, Map<string, string>>();
+/** Writes of one database one after another, so a diff is taken against what was written before it. */
+const writes = new WeakMap<Database, Promise<unknown>>();
+const signature = (r: MetricRow) => `${r.value}|${r.samples}|${r.computed_at}|${r.industry_code}`;
+
+async function writeRows(db: Database, snap: Snapshot): Promise<void> {
+  const known = lastWritten.get(db);
+  lastWritten.delete(db);
+  const now = new Map(snap.rows.map((r) => [r.id, signature(r)]));
+  if (snap.whole || !known) await store(db, snap.rows, { olderThan: new Date(snap.base).toISOString() });
+  else {
+    const dirty = snap.rows.filter((r) => known.get(r.id) !== now.get(r.id));
+    const gone = [...known.keys()].filter((id) => !now.has(id));
+    if (dirty.length || gone.length) await store(db, dirty, { ids: gone });
+  }
+  lastWritten.set(db, now);
 }
 
 /**
  * The snapshot's metric rows in the table the kit lists, filters and pages, written once per
  * snapshot and only when a list asks (a summary read never waits for them, and never competes
- * with their write). A failed write is the list's error; the next list tries again.
+ * with their write): after an update, only the rows whose figures changed. A failed write is the
+ * list's error; the next list tries again, writing every row.
  */
 export function storedRows(db: Database, snap: Snapshot): Promise<void> {
   if (!snap.written) {
-    snap.written = store(db, snap.rows, snap.summary.computed_at);
-    snap.written.catch(() => { snap.written = undefined; });
+    const written = (writes.get(db) ?? Promise.resolve()).catch(() => undefined).then(() => writeRows(db, snap));
+    writes.set(db, written);
+    snap.written = written;
+    written.catch(() => { snap.written = undefined; });
   }
   return snap.written;
 }
@@ -145,4 +259,5 @@ export function storedRows(db: Database, snap: Snapshot): Promise<void> {
 /** Forgets the snapshots (tests: the next read computes). */
 export function dropSnapshot(db: Database): void {
   snapshots.delete(db);
+  lastWritten.delete(db);
 }
