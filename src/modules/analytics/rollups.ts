@@ -261,41 +261,47 @@ export function figureMetricRows(f: Figures, config: Pick<Config, 'mode' | 'indu
   const industryOf = new Map(f.sites.map((s) => [siteKey(s.tenant_id, s.site_id), s.industry_code]));
   const fallback = config.mode === 'edge-single' ? config.industry : null;
   const ind = (tenant: string | null, site: string | null) => industryOf.get(siteKey(tenant, site)) ?? fallback;
-  const groups = new Map<string, { tenant: string; industry: string | null; members: Member[]; pending: number; sites: number }>();
+  interface Group { tenant: string; industry: string | null; sites: Member[]; own: Member[]; pending: number; count: number }
+  const groups = new Map<string, Group>();
   const groupOf = (tenant: string, industry: string | null) => {
     const k = `${tenant}\n${industry ?? ''}`;
     let g = groups.get(k);
-    if (!g) groups.set(k, (g = { tenant, industry, members: [], pending: 0, sites: 0 }));
+    if (!g) groups.set(k, (g = { tenant, industry, sites: [], own: [], pending: 0, count: 0 }));
     return g;
   };
   for (const t of tenantsOf(f)) groupOf(t, fallback);
   for (const s of f.sites) {
     const g = groupOf(s.tenant_id, s.industry_code ?? fallback);
     g.pending += Number(s.reported_pending);
-    g.sites += 1;
+    g.count += 1;
   }
-  const remote = new Set(f.remote.values());
-  for (const m of [...remote, ...f.own.values()]) {
-    const g = m.tenant === null ? undefined : groups.get(`${m.tenant}\n${ind(m.tenant, m.site) ?? ''}`);
-    g?.members.push(m);
-  }
+  const member = (m: Member) => (m.tenant === null ? undefined : groups.get(`${m.tenant}\n${ind(m.tenant, m.site) ?? ''}`));
+  for (const m of f.remote.values()) member(m)?.sites.push(m);
+  for (const m of f.own.values()) member(m)?.own.push(m);
   const rows: MetricRow[] = [];
   // In the order of tenant and industry, whatever order the rows were read in.
   for (const g of [...groups.values()].sort((a, b) => (a.tenant === b.tenant ? (a.industry ?? '').localeCompare(b.industry ?? '') : a.tenant.localeCompare(b.tenant)))) {
-    const computed_at = iso(g.members.reduce((t, m) => Math.max(t, m.cut), base));
-    const sites = g.members.filter((m) => remote.has(m));
+    let cut = base;
+    for (const m of g.sites) if (m.cut > cut) cut = m.cut;
+    for (const m of g.own) if (m.cut > cut) cut = m.cut;
+    const computed_at = iso(cut);
     for (const window of Object.keys(WINDOWS) as WindowName[]) {
-      const sum = zero();
-      for (const m of g.members) for (const k of Object.keys(sum) as (keyof Counts)[]) sum[k] += m.windows[window][k];
-      const h = healthOf(sites, window);
+      let alarms = 0, openAlarms = 0, tasks = 0, openTasks = 0, points = 0, pointRows = 0;
+      for (const list of [g.sites, g.own]) {
+        for (const m of list) {
+          const w = m.windows[window];
+          alarms += w.alarms; openAlarms += w.openAlarms; tasks += w.tasks; openTasks += w.openTasks; points += w.points; pointRows += w.pointRows;
+        }
+      }
+      const h = healthOf(g.sites, window);
       const values: Record<MetricName, [number | null, number]> = {
-        open_alarms: [sum.openAlarms, sum.alarms],
-        alarms_raised: [sum.alarms, sum.alarms],
-        open_tasks: [sum.openTasks, sum.tasks],
+        open_alarms: [openAlarms, alarms],
+        alarms_raised: [alarms, alarms],
+        open_tasks: [openTasks, tasks],
         uptime_percent: [h.uptime_percent, h.sites],
         average_latency_ms: [h.average_latency_ms, h.samples],
-        telemetry_points: [sum.points, sum.pointRows],
-        sync_pending: [g.pending, g.sites],
+        telemetry_points: [points, pointRows],
+        sync_pending: [g.pending, g.count],
       };
       for (const metric of METRICS) {
         const [value, samples] = values[metric];

@@ -1,0 +1,1 @@
+CREATE INDEX `sync_alarms_site` ON `sync_alarms` (`tenant_id`,`site_id`,`raised_at`);
