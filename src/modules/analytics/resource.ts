@@ -5,7 +5,7 @@ import { defineResource } from '../../kernel/resource.js';
 import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import type { Services } from '../../kernel/context.js';
 import { metricRecord, type MetricRow } from './schema.js';
-import { currentSnapshot, storedRows } from './snapshot.js';
+import { currentSnapshot, rowsForList } from './snapshot.js';
 import { pilotSummary, PILOT_SUMMARY_SHAPE } from './pilot.js';
 
 const snapshotOf = (services: Services) => currentSnapshot({ db: services.db, config: services.config, clock: services.clock, log: services.log });
@@ -20,7 +20,7 @@ export const metricsResource = defineResource<MetricRow>({
   sortable: ['id'],
   toItem: (row) => ({ ...row, value: row.value === null ? null : Number(row.value) }),
   // The kit pages the stored rows; after a change only the rows whose figures changed are rewritten.
-  beforeRead: async (ctx) => storedRows(ctx.services.db, await snapshotOf(ctx.services)),
+  beforeRead: async (ctx) => rowsForList(ctx.services.db, await snapshotOf(ctx.services)),
 });
 
 const summaryItem = {

@@ -17,8 +17,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import type { Config } from '../../config.js';
-import { tableOf } from '../../db/sql.js';
-import { syncSites, type SyncSiteRow } from '../tenant-master-sync/schema.js';
+import type { SyncSiteRow } from '../tenant-master-sync/schema.js';
 import { METRICS, UNITS, WINDOWS, type MetricName, type MetricRow, type WindowName } from './schema.js';
 
 interface Counts {
@@ -57,7 +56,7 @@ export interface Figures {
   remote: Map<string, Member>;
   /** The master's own alarms and tasks, per tenant and site. */
   own: Map<string, Member>;
-  sites: SyncSiteRow[];
+  sites: FigureSite[];
   /** Tenants of the master's own alarms, tasks and subscriptions. */
   ownTenants: Set<string>;
 }
@@ -202,13 +201,15 @@ export async function loadOwn(db: Database, now: number, tenant: string | undefi
   return { own, ownTenants };
 }
 
+/** What the figures read of a sync site row. */
+export type FigureSite = Pick<SyncSiteRow, 'tenant_id' | 'site_id' | 'industry_code' | 'reported_pending' | 'events_received'>;
+
 /** The sync's site rows, read before any figure (snapshot.ts compares their event counts later). */
-export async function loadSites(db: Database, tenant?: string): Promise<SyncSiteRow[]> {
-  const sites = (await db.orm.select().from(tableOf(syncSites, db))) as SyncSiteRow[];
-  return tenant === undefined ? sites : sites.filter((s) => s.tenant_id === tenant);
+export async function loadSites(db: Database, tenant?: string): Promise<FigureSite[]> {
+  return db.read<FigureSite>(sql`select tenant_id, site_id, industry_code, reported_pending, events_received from sync_sites${tenant === undefined ? sql`` : sql` where tenant_id = ${tenant}`}`);
 }
 
-export async function loadFigures(db: Database, tenant?: string, now = Date.now(), opts: { inTurn?: boolean; sites?: SyncSiteRow[] } = {}): Promise<Figures> {
+export async function loadFigures(db: Database, tenant?: string, now = Date.now(), opts: { inTurn?: boolean; sites?: FigureSite[] } = {}): Promise<Figures> {
   const sites = opts.sites ?? await loadSites(db, tenant);
   const run = opts.inTurn ? inTurn : together;
   const [remote, { own, ownTenants }] = await run([

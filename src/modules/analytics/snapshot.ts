@@ -30,9 +30,8 @@ import type { Database } from '../../db/client.js';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { Logger } from '../../kernel/logger.js';
-import type { SyncSiteRow } from '../tenant-master-sync/schema.js';
 import type { MetricRow } from './schema.js';
-import { figureMetricRows, figureSummary, loadFigures, loadOwn, loadRemote, loadSites, siteKey, type Figures, type Member } from './rollups.js';
+import { figureMetricRows, figureSummary, loadFigures, loadOwn, loadRemote, loadSites, siteKey, type FigureSite, type Figures, type Member } from './rollups.js';
 
 /** A snapshot younger than this is served as it is while its stamp holds. */
 export const FRESH_MS = 10_000;
@@ -59,6 +58,8 @@ export interface Snapshot {
   rows: MetricRow[];
   /** A whole computation: all its rows are written, and older ones deleted. */
   whole: boolean;
+  /** Computed by the background refresh, which writes its rows itself. */
+  background?: boolean;
   /** The rows stored for the kit's list: written when a list first needs them (storedRows), never for the summary. */
   written?: Promise<void>;
 }
@@ -96,14 +97,16 @@ export async function changeStamp(db: Database): Promise<Stamp> {
 
 const COLUMNS = ['id', 'tenant_id', 'industry_code', 'metric', 'window', 'value', 'unit', 'samples', 'computed_at'] as const;
 
+/** Rows per statement of a whole write: each commits alone, so an update's few rows wait for at most one, not for all 3,150. */
+const WRITE_BATCH = 400;
+
 /**
- * Writes metric rows for the kit's list in one statement (the rows as one JSON parameter: a tenth
+ * Upserts metric rows for the kit's list in one statement (the rows as one JSON parameter: a tenth
  * of the time of multi-row inserts of bound values at 3,150 rows). A later cut written meanwhile
- * by another process is kept: rows are replaced only by a cut at least as recent. `prune`: after a
- * whole computation, the rows older than its cut (groups that are gone) are deleted; after an
- * update, the ids of groups that are gone.
+ * (by an update of this process, or by another process) is kept: rows are replaced only by a cut
+ * at least as recent. `gone`: ids of groups that are gone, deleted in the same transaction.
  */
-async function store(db: Database, rows: MetricRow[], prune: { olderThan: string } | { ids: string[] }): Promise<void> {
+async function store(db: Database, rows: MetricRow[], gone: string[] = []): Promise<void> {
   const cols = sql.raw(COLUMNS.map((c) => `"${c}"`).join(', '));
   const set = sql.raw(COLUMNS.filter((c) => c !== 'id').map((c) => `"${c}" = excluded."${c}"`).join(', '));
   const json = JSON.stringify(rows.map((r) => Object.fromEntries(COLUMNS.map((c) => [c, r[c]]))));
@@ -111,8 +114,7 @@ async function store(db: Database, rows: MetricRow[], prune: { olderThan: string
     ? sql`select ${cols} from json_populate_recordset(null::analytics_metrics, ${json}::json)`
     : sql`select ${sql.raw(COLUMNS.map((c) => `json_extract(value, '$.${c}')`).join(', '))} from json_each(${json}) where true`;
   await db.transaction(async () => {
-    if ('olderThan' in prune) await db.run(sql`delete from analytics_metrics where computed_at < ${prune.olderThan}`);
-    else if (prune.ids.length) await db.run(sql`delete from analytics_metrics where id in (${sql.join(prune.ids.map((id) => sql`${id}`), sql`, `)})`);
+    if (gone.length) await db.run(sql`delete from analytics_metrics where id in (${sql.join(gone.map((id) => sql`${id}`), sql`, `)})`);
     if (rows.length) {
       await db.run(sql`insert into analytics_metrics (${cols}) ${source}
         on conflict ("id") do update set ${set} where analytics_metrics.computed_at <= excluded.computed_at`);
@@ -120,7 +122,7 @@ async function store(db: Database, rows: MetricRow[], prune: { olderThan: string
   });
 }
 
-const eventsOf = (sites: SyncSiteRow[]) => new Map(sites.map((s) => [siteKey(s.tenant_id, s.site_id), Number(s.events_received)]));
+const eventsOf = (sites: FigureSite[]) => new Map(sites.map((s) => [siteKey(s.tenant_id, s.site_id), Number(s.events_received)]));
 
 function keep(snap: Snapshot, db: Database): Snapshot {
   // A slower computation from an older start must not replace a newer snapshot.
@@ -145,7 +147,7 @@ async function compute(deps: Deps, stamp: Stamp, background = false): Promise<Sn
   // A background refresh runs its queries one at a time: it must not hold the pool from the reads.
   const figures = await loadFigures(db, undefined, Date.now(), { inTurn: background, sites });
   const snap = keep({
-    stamp, at, base: figures.now, figures, events: eventsOf(sites), whole: true,
+    stamp, at, base: figures.now, figures, events: eventsOf(sites), whole: true, background,
     summary: figureSummary(figures, config), rows: figureMetricRows(figures, config),
   }, db);
   if (background) await storedRows(db, snap);
@@ -175,7 +177,7 @@ async function update(deps: Deps, held: Snapshot, stamp: Stamp): Promise<Snapsho
   const now = Date.now();
   let sites = held.figures.sites;
   let events = held.events;
-  let changedSites: SyncSiteRow[] = [];
+  let changedSites: FigureSite[] = [];
   if (held.stamp.sites !== stamp.sites) {
     sites = await loadSites(db);
     events = eventsOf(sites);
@@ -221,43 +223,72 @@ export async function currentSnapshot(deps: Deps): Promise<Snapshot> {
   return share(db, stamp, () => update(deps, held, stamp));
 }
 
-/** The ids and figures this process last wrote to the metrics table, per database. */
+/**
+ * The ids and figures this process has written, or is writing, to the metrics table, per
+ * database: an update writes only the rows that differ from them.
+ */
 const lastWritten = new WeakMap<Database, Map<string, string>>();
-/** Writes of one database one after another, so a diff is taken against what was written before it. */
-const writes = new WeakMap<Database, Promise<unknown>>();
+/** The stamp of the last snapshot whose rows were all written: the table holds its figures. */
+const writtenStamp = new WeakMap<Database, Stamp>();
 const signature = (r: MetricRow) => `${r.value}|${r.samples}|${r.computed_at}|${r.industry_code}`;
 
 async function writeRows(db: Database, snap: Snapshot): Promise<void> {
   const known = lastWritten.get(db);
-  lastWritten.delete(db);
-  const now = new Map(snap.rows.map((r) => [r.id, signature(r)]));
-  if (snap.whole || !known) await store(db, snap.rows, { olderThan: new Date(snap.base).toISOString() });
-  else {
-    const dirty = snap.rows.filter((r) => known.get(r.id) !== now.get(r.id));
-    const gone = [...known.keys()].filter((id) => !now.has(id));
-    if (dirty.length || gone.length) await store(db, dirty, { ids: gone });
+  const sigs = new Map(snap.rows.map((r) => [r.id, signature(r)]));
+  // Set before the write: an update that comes meanwhile writes only what differs from this one.
+  lastWritten.set(db, sigs);
+  try {
+    if (snap.whole || !known) {
+      // In batches, so an update's write is not held behind all of them. Rows of groups that are
+      // gone go last, by their older cut: until then a list sees each row from one cut or the other.
+      for (let i = 0; i < snap.rows.length; i += WRITE_BATCH) await store(db, snap.rows.slice(i, i + WRITE_BATCH));
+      await db.run(sql`delete from analytics_metrics where computed_at < ${new Date(snap.base).toISOString()}`);
+    } else {
+      const dirty = snap.rows.filter((r) => known.get(r.id) !== sigs.get(r.id));
+      const gone = [...known.keys()].filter((id) => !sigs.has(id));
+      if (dirty.length || gone.length) await store(db, dirty, gone);
+    }
+    writtenStamp.set(db, snap.stamp);
+  } catch (err) {
+    // The next write is a whole one.
+    lastWritten.delete(db);
+    writtenStamp.delete(db);
+    throw err;
   }
-  lastWritten.set(db, now);
 }
 
 /**
  * The snapshot's metric rows in the table the kit lists, filters and pages, written once per
  * snapshot and only when a list asks (a summary read never waits for them, and never competes
- * with their write): after an update, only the rows whose figures changed. A failed write is the
- * list's error; the next list tries again, writing every row.
+ * with their write), or by the background refresh: after an update, only the rows whose figures
+ * changed. A failed write is the list's error; the next list tries again, writing every row.
  */
 export function storedRows(db: Database, snap: Snapshot): Promise<void> {
   if (!snap.written) {
-    const written = (writes.get(db) ?? Promise.resolve()).catch(() => undefined).then(() => writeRows(db, snap));
-    writes.set(db, written);
+    const written = writeRows(db, snap);
     snap.written = written;
     written.catch(() => { snap.written = undefined; });
   }
   return snap.written;
 }
 
+/**
+ * What a list waits for before it reads the table: the snapshot's rows written, except while a
+ * background refresh writes rows of the same stamp the table already holds (they differ only by
+ * the windows' slide, within the freshness bound).
+ */
+export async function rowsForList(db: Database, snap: Snapshot): Promise<void> {
+  const written = storedRows(db, snap);
+  if (snap.background && writtenStamp.get(db) && sameStamp(writtenStamp.get(db)!, snap.stamp)) {
+    written.catch(() => undefined);
+    return;
+  }
+  await written;
+}
+
 /** Forgets the snapshots (tests: the next read computes). */
 export function dropSnapshot(db: Database): void {
   snapshots.delete(db);
   lastWritten.delete(db);
+  writtenStamp.delete(db);
 }
