@@ -19,6 +19,7 @@ import type { Caller, Services } from '../../kernel/context.js';
 import { need } from '../../kernel/context.js';
 import type { AlarmEvent, StatusEvent } from '../../realtime/bus.js';
 import { nowIso, parseMqttPayload, toPoint } from '../devices/points.js';
+import { intakeBudget } from './intake-budget.js';
 
 export interface MqttHandle {
   mode: 'embedded' | 'external' | 'off';
@@ -220,7 +221,8 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
     }
   }, services.config.mqtt_session_recheck_ms);
   recheck.unref();
-  const server: Server = createServer(broker.handle);
+  const budget = intakeBudget();
+  const server: Server = createServer((socket) => budget.limit(socket, broker.handle(socket)));
   const { mqtt_host: host, mqtt_port: wanted } = services.config;
   const listening = await new Promise<boolean>((resolve) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
