@@ -2,7 +2,7 @@
 // the OpenAPI document carries them (info.description and x-decisions) and a test checks that
 // the README names every topic.
 export const DECISIONS: readonly { topic: string; decision: string }[] = [
-  { topic: 'Paging', decision: 'Default page size 50, maximum 500. A `limit` above 500 (or below 1) is a 400 validation_error, never silently capped.' },
+  { topic: 'Paging', decision: 'Default page size 50, maximum 500, except `devices/telemetry-rollups` (2,000: a chart of 42 days of hour buckets, 1,008, is one request); each resource\'s scheme says its `page.max_limit`. A `limit` above the maximum (or below 1) is a 400 validation_error, never silently capped.' },
   { topic: 'Unknown query parameters', decision: 'Refused with 400 validation_error (reason `unknown_parameter`), so a misspelt filter never returns every row.' },
   { topic: 'Sorting', decision: 'Only the fields a resource lists as sortable; anything else is 400 `unsupported_value`. Ties are broken by the primary key so pages are stable.' },
   { topic: 'Search', decision: '`q` is a case-insensitive substring match over the resource\'s search fields (for tables/forms: the id and the whole JSON document).' },

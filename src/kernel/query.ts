@@ -22,9 +22,9 @@ export const PAGE_DEFAULT_LIMIT = 50;
 export const PAGE_MAX_LIMIT = 500;
 
 /** Parameters shared by every list endpoint (the contract's 4.1). */
-export function pagingSpec(sortable: readonly string[], searchable: boolean): QuerySpec {
+export function pagingSpec(sortable: readonly string[], searchable: boolean, maxLimit = PAGE_MAX_LIMIT): QuerySpec {
   const spec: QuerySpec = {
-    limit: { type: 'integer', min: 1, max: PAGE_MAX_LIMIT, default: PAGE_DEFAULT_LIMIT, description: `Page size, 1-${PAGE_MAX_LIMIT}; larger values are refused, not capped.` },
+    limit: { type: 'integer', min: 1, max: maxLimit, default: PAGE_DEFAULT_LIMIT, description: `Page size, 1-${maxLimit}; larger values are refused, not capped.` },
     offset: { type: 'integer', min: 0, default: 0, description: 'Rows to skip.' },
   };
   if (sortable.length) {

@@ -100,6 +100,8 @@ export interface ResourceDef<Row extends Record<string, unknown>, CreateBody = u
   defaultSort: { field: string; order: 'asc' | 'desc' };
   /** Searched fields besides those marked `searchable` on the field. */
   search?: readonly string[];
+  /** Largest page (default PAGE_MAX_LIMIT): more only where one screen needs more rows at once, e.g. a chart. */
+  maxLimit?: number;
   toItem(row: Row): Record<string, unknown>;
   /** Runs before list and get (e.g. flushing a write buffer so readers see every entry). */
   beforeRead?(ctx: HandlerContext<unknown>): Promise<void>;
@@ -224,7 +226,8 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
     if (f.op && f.op !== 'eq' && f.type === 'boolean') throw new Error(`${def.name}: filter ${name} compares a boolean with ${f.op}`);
     if (f.format && f.type !== 'string') throw new Error(`${def.name}: filter ${name} has format ${f.format} but type ${f.type}`);
   }
-  const listQuery: QuerySpec = { ...pagingSpec(sortable, search.length > 0), ...filters };
+  const maxLimit = def.maxLimit ?? PAGE_MAX_LIMIT;
+  const listQuery: QuerySpec = { ...pagingSpec(sortable, search.length > 0, maxLimit), ...filters };
   // Per filter, settled once: its column and whether it is a range end.
   const filterList = Object.entries(filters).map(([name, f]) => ({ name, column: f.column ?? name, op: f.op && f.op !== 'eq' ? f.op : undefined, defaultOrder: f.defaultOrder, encode: f.encode }));
   const item = itemSchema(def.fields, def.openItems ?? false);
@@ -248,7 +251,7 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
         sortable,
         default_sort: def.defaultSort,
         search_fields: search,
-        page: { default_limit: PAGE_DEFAULT_LIMIT, max_limit: PAGE_MAX_LIMIT },
+        page: { default_limit: PAGE_DEFAULT_LIMIT, max_limit: maxLimit },
         operations: { create: Boolean(def.create), patch: Boolean(def.patch), delete: Boolean(def.delete) },
         commands: Object.entries(def.commands ?? {}).map(([name, cmd]) => commandScheme(name, cmd)),
       }),

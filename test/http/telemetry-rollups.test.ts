@@ -78,6 +78,18 @@ describe.each(DIALECTS)('telemetry roll-ups and time-series storage (%s)', (dial
       .toEqual(['resolution', 'device_id', 'metric', 'site_id', 'tenant_id', 'from', 'to']);
   });
 
+  it('serves a chart in one page: up to 2,000 buckets, said in the scheme; other lists stay at 500', async () => {
+    expect((await opA.get('/api/v1/devices/telemetry-rollups/scheme')).body.item.page).toEqual({ default_limit: 50, max_limit: 2000 });
+    const page = await opA.get('/api/v1/devices/telemetry-rollups/list?resolution=minute&limit=2000');
+    expect(page.status).toBe(200);
+    expect(page.body.limit).toBe(2000);
+    const over = await opA.get('/api/v1/devices/telemetry-rollups/list?resolution=minute&limit=2001');
+    expect(over.status).toBe(400);
+    expect(over.body.error.details).toContainEqual(expect.objectContaining({ field: 'limit' }));
+    expect((await opA.get('/api/v1/devices/telemetry/list?limit=501')).status).toBe(400);
+    expect((await opA.get('/api/v1/devices/telemetry/scheme')).body.item.page.max_limit).toBe(500);
+  });
+
   it('answers points in the same shape as before: string id, RFC 3339 times, null site and unit when absent', async () => {
     const ts = iso(H + 5 * 60_000 + 123);
     const res = await opA.post('/api/v1/devices/telemetry/commands/ingest', { points: [{ device_id: 'shape-1', metric: 'co2', value: 812.5, status: 'warn', latency_ms: 12, ts }] });

@@ -1,6 +1,7 @@
 // devices/telemetry-rollups/scheme|list: the per-minute and per-hour aggregates of each series,
 // read-only, one resolution per request (a chart asks for one). `from`/`to` bound the bucket
-// start; a 42-day hourly chart of one sensor is 1008 buckets, read from the roll-up's primary key.
+// start; a 42-day hourly chart of one sensor is 1008 buckets, read from the roll-up's primary key
+// in one page (up to 2,000 buckets a page here: a chart is one request, not three).
 import { defineResource } from '../../kernel/resource.js';
 import type { AnyRoute } from '../../kernel/route.js';
 import { RESOLUTIONS, telemetryRollupsView, type Resolution } from './schema.js';
@@ -51,6 +52,7 @@ export const rollupResource = defineResource<RollupRow>({
   sortable: ['bucket', 'device_id', 'metric'],
   defaultSort: { field: 'bucket', order: 'desc' },
   search: ['device_id', 'metric', 'site_id'],
+  maxLimit: 2000,
   toItem: (r) => ({
     tenant_id: r.tenant_id, site_id: r.site_id, device_id: r.device_id, metric: r.metric, unit: r.unit,
     resolution: NAMES[Number(r.resolution)], bucket: iso(r.bucket), count: Number(r.count), value_count: Number(r.value_count),
