@@ -154,9 +154,9 @@ child.kill();
 
 const first = await get('/api/v1/devices/telemetry/list?limit=50');
 const ms = (x: number) => `${x.toFixed(1)} ms`.padStart(10);
-console.log(`\n${'read'.padEnd(44)} ${'idle p50'.padStart(10)} ${'idle p99'.padStart(10)} ${'ingest p50'.padStart(10)} ${'ingest p99'.padStart(10)}`);
+console.log(`\n${'read'.padEnd(56)} ${'idle p50'.padStart(10)} ${'idle p99'.padStart(10)} ${'ingest p50'.padStart(10)} ${'ingest p99'.padStart(10)}`);
 for (const name of Object.keys(READS)) {
-  console.log(`${name.padEnd(44)} ${ms(pct(idle[name]!, 50))} ${ms(pct(idle[name]!, 99))} ${ms(pct(loaded[name]!, 50))} ${ms(pct(loaded[name]!, 99))}`);
+  console.log(`${name.padEnd(56)} ${ms(pct(idle[name]!, 50))} ${ms(pct(idle[name]!, 99))} ${ms(pct(loaded[name]!, 50))} ${ms(pct(loaded[name]!, 99))}`);
 }
 console.log('');
 line(`ingest during the measurement (MQTT QoS 1, 10 points/message, ${RATE ? `paced at ${RATE}/s` : 'full rate'})`, `${Math.round(ingestRate).toLocaleString('en-US')} points/s (${(writer.stats.written - writtenBefore).toLocaleString('en-US')} points in all)`);
