@@ -18,8 +18,12 @@
 // child process, bench/lib/reading-client.ts, so the server's process spends its CPU on the server
 // alone, as with real senders) or inprocess (the client shares the server's event loop and CPU,
 // as all figures before 2026-11-27 did). The HTTP floor uses the same client in the same place.
+// BENCH_PROFILE=dir writes a CPU profile of the server process for each HTTP phase (poultry and
+// swine, each round) into dir: the server's work alone, without start-up or the raw INSERT.
 import { randomUUID } from 'node:crypto';
 import { fork } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -38,6 +42,7 @@ const ROUNDS = Number(process.argv[5] ?? 10);
 const CLIENT = process.env.BENCH_CLIENT === 'fetch' ? 'fetch' : 'http';
 const PLACE = process.env.BENCH_CLIENT_PLACE === 'inprocess' ? 'inprocess' : 'process';
 const dialect = process.env.CABINET_TEST_PG_URL ? 'postgres' : 'sqlite';
+const PROFILE = process.env.BENCH_PROFILE;
 
 const perSec = (n: number, ms: number) => (n / (ms / 1000)).toFixed(0);
 
@@ -130,14 +135,24 @@ async function main() {
     // The server process's CPU time per phase as well: with the client in a child process it is
     // the server's alone, a figure the load of a shared machine moves less than the throughput.
     const cpu = { poultry: 0, poultryRaw: 0, swine: 0, swineRaw: 0, floor: 0 };
+    const inspector = PROFILE ? new Session() : undefined;
+    if (inspector) {
+      inspector.connect();
+      await inspector.post('Profiler.enable');
+      await inspector.post('Profiler.setSamplingInterval', { interval: 200 });
+    }
+    let round = 0;
     const timed = async <T>(k: keyof typeof cpu, f: () => Promise<T>) => {
+      const profiled = inspector && (k === 'poultry' || k === 'swine');
+      if (profiled) await inspector.post('Profiler.start');
       const c0 = process.cpuUsage();
       const out = await f();
       const c = process.cpuUsage(c0);
+      if (profiled) writeFileSync(join(PROFILE!, `${k}-${round}.cpuprofile`), JSON.stringify((await inspector.post('Profiler.stop')).profile));
       cpu[k] += (c.user + c.system) / 1000;
       return out;
     };
-    for (let r = 0; r < ROUNDS; r++) {
+    for (let r = 0; r < ROUNDS; r++, round++) {
       const from = Math.floor((r * POINTS) / ROUNDS);
       const to = Math.floor(((r + 1) * POINTS) / ROUNDS);
       const p = await timed('poultry', () => http.drive(server.url, 'poultry', from, to));
