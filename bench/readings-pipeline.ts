@@ -27,12 +27,16 @@ import { Session } from 'node:inspector/promises';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { Hono } from 'hono';
+import { serve } from '@hono/node-server';
 import { createTestEnv } from '../test/helpers/server.js';
 import { tableOf } from '../src/db/sql.js';
 import { readingRecord, type ReadingRow } from '../src/modules/poultry/climate-schema.js';
 import { ingestClimate } from '../src/modules/poultry/climate.js';
 import { climateRecord as swineRecord, type ClimateRow as SwineRow } from '../src/modules/swine/climate.js';
 import { groupCommits } from '../src/db/group-commit.js';
+import { readBodyText } from '../src/kernel/body.js';
+import { timeId } from '../src/kernel/ids.js';
 import { readingClient, type Kind, type Setup } from './lib/reading-client.js';
 
 const POINTS = Number(process.argv[2] ?? 3000);
@@ -90,6 +94,23 @@ async function bareServer() {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
+/**
+ * The same answer from a Hono app on @hono/node-server (what the kit is built on), the body read
+ * from the Node request as the kit reads it (c.req.json() would build a web Request and stream
+ * around it, which the kit avoids): the framework's floor.
+ */
+async function bareHono() {
+  const app = new Hono();
+  app.post('/api/v1/poultry-climate/commands/telemetry', async (c) => {
+    JSON.parse(await readBodyText(c, 1 << 20));
+    return c.json({ item: { house_id: 'H0', batch_id: 'B1', site_id: 's1', ts: new Date().toISOString(), current_age_days: 10, age_phase_id: 'd08-14', profile_id: randomUUID(), version_id: 1, target_temp_c: 29, temp: 28, humidity: 62, co2: 1500, nh3: 8, ventilation: 30, status: 'ok', out_of_norm_flags: [], alarms: [] }, meta: { request_id: randomUUID() } });
+  });
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
 async function main() {
   const env = await createTestEnv(dialect);
   const server = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off', log_level: 'warn', alarm_escalation_interval_ms: '3600000' });
@@ -100,6 +121,7 @@ async function main() {
   const series = readingClient({ token, concurrency: 1, units: UNITS, t0, client: CLIENT });
   const { ts, hot } = series;
   const bare = await bareServer();
+  const hono = await bareHono();
   const db = server.services.db;
   const raw = async <R>(table: Parameters<typeof tableOf>[0], rows: R[]) => {
     const began = performance.now();
@@ -113,12 +135,13 @@ async function main() {
       if (res.status >= 300) throw new Error(`place: ${res.status} ${await res.text()}`);
     }
     const now = new Date().toISOString();
+    // Ids as the pipelines make them (time-ordered, src/kernel/ids.ts), so the raw rows are the same rows.
     const poultryRow = (i: number): ReadingRow => ({
-      id: randomUUID(), tenant_id: 't1', site_id: 's1', house_id: `H${i % UNITS}`, batch_id: 'B1', ts: ts(i),
+      id: timeId(), tenant_id: 't1', site_id: 's1', house_id: `H${i % UNITS}`, batch_id: 'B1', ts: ts(i),
       age_days: 10, age_phase_id: 'd08-14', profile_id: null, temp: 28, humidity: 62, co2: 1500, nh3: 8, ventilation: 30, status: 'ok', out_of_norm_flags: [], source: 'api',
     });
     const swineRow = (i: number): SwineRow => ({
-      id: randomUUID(), tenant_id: 't1', site_id: 's1', room_id: `R${i % UNITS}`, pen_id: null, batch_id: null, category: null, phase_id: 'weaner-early',
+      id: timeId(), tenant_id: 't1', site_id: 's1', room_id: `R${i % UNITS}`, pen_id: null, batch_id: null, category: null, phase_id: 'weaner-early',
       avg_weight_kg: 8, age_days: null, temp_c: 27, humidity_pct: 60, nh3_ppm: 8, co2_ppm: 1800, ventilation_pct: null,
       targets: { temp_min_c: 26, temp_max_c: 28 }, targets_source: 'default', status: 'ok', out_of_norm_flags: [], alarm_ids: [], source: 'api', ts: ts(i), received_at: now,
     });
@@ -131,10 +154,10 @@ async function main() {
     };
 
     const commitsBefore = groupCommits(db);
-    const sum = { poultry: 0, poultryNotOk: 0, poultryRaw: 0, swine: 0, swineNotOk: 0, swineRaw: 0, floor: 0, inProc: 0 };
+    const sum = { poultry: 0, poultryNotOk: 0, poultryRaw: 0, swine: 0, swineNotOk: 0, swineRaw: 0, floor: 0, hono: 0, inProc: 0 };
     // The server process's CPU time per phase as well: with the client in a child process it is
     // the server's alone, a figure the load of a shared machine moves less than the throughput.
-    const cpu = { poultry: 0, poultryRaw: 0, swine: 0, swineRaw: 0, floor: 0 };
+    const cpu = { poultry: 0, poultryRaw: 0, swine: 0, swineRaw: 0, floor: 0, hono: 0 };
     const inspector = PROFILE ? new Session() : undefined;
     if (inspector) {
       inspector.connect();
@@ -164,6 +187,7 @@ async function main() {
       sum.swineNotOk += s.notOk;
       sum.swineRaw += await timed('swineRaw', () => raw(swineRecord.table, Array.from({ length: to - from }, (_, k) => swineRow(from + k))));
       sum.floor += (await timed('floor', () => http.drive(bare.url, 'poultry', from, to))).ms;
+      sum.hono += (await timed('hono', () => http.drive(hono.url, 'poultry', from, to))).ms;
       sum.inProc += await inProcess(from, to);
     }
     const rawBoth = (sum.poultryRaw + sum.swineRaw) / 2;
@@ -171,16 +195,18 @@ async function main() {
     console.log(`reading pipeline on ${dialect}${dialect === 'postgres' ? '' : ' (file)'}; ${POINTS} readings per industry over ${UNITS} units, ${CONCURRENCY} concurrent ${CLIENT} clients (${PLACE === 'process' ? 'in a child process' : 'in the server\'s process'}), ${ROUNDS} interleaved rounds, Node ${process.version}`);
     console.log(`  readings stored in ${commits} commits (${(3 * POINTS / Math.max(1, commits)).toFixed(2)} readings per commit, HTTP and in process)`);
     console.log(`  HTTP floor (bare Node server, same client and bodies): ${perSec(POINTS, sum.floor)} requests/s; ratio to the raw INSERT ${(rawBoth / sum.floor).toFixed(2)}x`);
+    console.log(`  Hono floor (a Hono app on @hono/node-server, same answer, body read as the kit reads it): ${perSec(POINTS, sum.hono)} requests/s; ratio to the raw INSERT ${(rawBoth / sum.hono).toFixed(2)}x`);
     console.log(`  poultry pipeline in process, one at a time (no HTTP): ${perSec(POINTS, sum.inProc)} readings/s; ratio to the raw INSERT ${(sum.poultryRaw / sum.inProc).toFixed(2)}x`);
     for (const [name, ms, notOk, rawMs] of [['poultry', sum.poultry, sum.poultryNotOk, sum.poultryRaw], ['swine', sum.swine, sum.swineNotOk, sum.swineRaw]] as const) {
       console.log(`  ${name}: through HTTP ${perSec(POINTS, ms)} readings/s (${notOk} not ok); raw INSERT of the same rows ${perSec(POINTS, rawMs)} rows/s; ratio ${(rawMs / ms).toFixed(2)}x`);
     }
     const perRow = (ms: number) => `${(ms / POINTS).toFixed(3)} ms`;
-    console.log(`  server process CPU per reading${PLACE === 'inprocess' ? ' (the client\'s included: it runs in this process)' : ''}: poultry ${perRow(cpu.poultry)} against ${perRow(cpu.poultryRaw)} per raw INSERT (${(cpu.poultryRaw / cpu.poultry).toFixed(2)}x), swine ${perRow(cpu.swine)} against ${perRow(cpu.swineRaw)} (${(cpu.swineRaw / cpu.swine).toFixed(2)}x); the bare server (HTTP floor) ${perRow(cpu.floor)}`);
+    console.log(`  server process CPU per reading${PLACE === 'inprocess' ? ' (the client\'s included: it runs in this process)' : ''}: poultry ${perRow(cpu.poultry)} against ${perRow(cpu.poultryRaw)} per raw INSERT (${(cpu.poultryRaw / cpu.poultry).toFixed(2)}x), swine ${perRow(cpu.swine)} against ${perRow(cpu.swineRaw)} (${(cpu.swineRaw / cpu.swine).toFixed(2)}x); the bare server (HTTP floor) ${perRow(cpu.floor)}, the Hono floor ${perRow(cpu.hono)}`);
   } finally {
     http.close();
     series.close();
     await bare.close();
+    await hono.close();
     await env.cleanup();
   }
 }
