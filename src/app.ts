@@ -67,9 +67,11 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
       c.header('x-content-type-options', 'nosniff');
       c.header('referrer-policy', 'no-referrer');
     }
+    // The entry is built only when its level is written (a box at log level warn skips it). Where
+    // info is not written debug is not either, and the path is not even looked at.
+    if (services.log.enabled && !services.log.enabled('info')) return;
     const path = requestPath(c.req.url);
     const quiet = QUIET_PATHS.has(path);
-    // The entry is built only when its level is written (a box at log level warn skips it).
     if (services.log.enabled && !services.log.enabled(quiet ? 'debug' : 'info')) return;
     const entry = {
       request_id: requestId, method: c.req.method, path, status: c.res.status,

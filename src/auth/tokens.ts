@@ -57,14 +57,15 @@ export type VerifiedSession = Caller & { expires_at: Date };
  * Revocation is not decided here: the session service checks it on every call. 4,096 tokens
  * (about 2 MB) cover a master's tablets, whose streams re-verify at every heartbeat.
  */
-export function sessionVerifier(key: KeyObject, maxRemembered = 4096): (token: string) => Promise<VerifiedSession | undefined> {
+export function sessionVerifier(key: KeyObject, maxRemembered = 4096): (token: string) => Promise<Readonly<VerifiedSession> | undefined> {
   const cryptoKey = webcrypto.subtle.importKey('raw', key.export(), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
   const remembered = new Map<string, VerifiedSession>();
   const fresh = (s: VerifiedSession) => s.expires_at.getTime() > Math.floor(Date.now() / 1000) * 1000;
   return async (token) => {
     const known = remembered.get(token);
     if (known) {
-      if (fresh(known)) return { ...known };
+      // The remembered object itself, read-only: the session service answers a copy of it.
+      if (fresh(known)) return known;
       remembered.delete(token);
       return undefined;
     }
@@ -73,7 +74,7 @@ export function sessionVerifier(key: KeyObject, maxRemembered = 4096): (token: s
     // Oldest first out: a Map iterates in insertion order.
     if (remembered.size >= maxRemembered) remembered.delete(remembered.keys().next().value as string);
     remembered.set(token, verified);
-    return { ...verified };
+    return verified;
   };
 }
 

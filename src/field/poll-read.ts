@@ -67,7 +67,10 @@ export async function readModbus(field: PollerField, d: PolledDevice, runs: read
   for (const run of runs) {
     let data: number[];
     try {
-      ({ data } = await bus.read({ unitId, table: run.table, address: run.address, count: run.count, ...(spec.kind === 'rtu' ? { serial: spec.serial } : {}) }));
+      const request = spec.kind === 'rtu'
+        ? { unitId, table: run.table, address: run.address, count: run.count, serial: spec.serial }
+        : { unitId, table: run.table, address: run.address, count: run.count };
+      ({ data } = await bus.read(request));
     } catch (err) {
       // An exception answer means the device is there; the run's points are missing this time.
       if (err instanceof FieldFailure && err.kind === 'exception') {

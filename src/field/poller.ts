@@ -44,6 +44,13 @@ interface Entry {
   lastMessage: string | null;
   /** Point key -> when it was last read; a point with a longer period than the tick waits its turn. */
   lastRead: Map<string, number>;
+  /**
+   * Every point is read at the tick (no point has a period of its own): all are due together, so
+   * one time stands for the map's 50 (no per-point lookups and writes in each cycle).
+   */
+  uniform: boolean;
+  /** When the points of a uniform device were last read. */
+  lastPolled: number | undefined;
   /** Points delivered by COV subscriptions (not polled). */
   covKeys: Set<string>;
   unsubscribe: (() => Promise<void>)[];
@@ -89,6 +96,7 @@ export function createPoller(deps: PollerDeps): Poller {
       device: d, signature: JSON.stringify(d), bus: deviceBus(d), problem, runs, tick, nextAt: now(), timer: null, running: null, removed: false,
       misses: kept?.misses ?? 0, state: kept?.state ?? 'unknown', lastOkAt: kept?.lastOkAt ?? null, lastMessage: problem ?? kept?.lastMessage ?? null,
       lastRead: new Map(), covKeys: new Set(), unsubscribe: [],
+      uniform: d.points.every((p) => (p.period_ms ?? d.period_ms) === tick), lastPolled: undefined,
     };
     entries.set(d.id, e);
     if (problem) {
@@ -131,9 +139,11 @@ export function createPoller(deps: PollerDeps): Poller {
   }
 
   function duePoints(e: Entry, t: number): PollPoint[] {
+    // The same test as below, once for all the points (a COV subscription makes the set uneven).
+    if (e.uniform && e.covKeys.size === 0) return e.lastPolled === undefined || t - e.lastPolled >= e.tick - e.tick / 2 ? e.device.points : [];
     return e.device.points.filter((p) => {
       if (e.covKeys.has(p.key)) return false;
-      const last = e.lastRead.get(p.key);
+      const last = e.lastRead.get(p.key) ?? e.lastPolled;
       return last === undefined || t - last >= (p.period_ms ?? e.device.period_ms) - e.tick / 2;
     });
   }
@@ -152,7 +162,8 @@ export function createPoller(deps: PollerDeps): Poller {
       return;
     }
     if (e.removed || closed) return;
-    for (const p of points) e.lastRead.set(p.key, t);
+    if (points === e.device.points && e.uniform && e.covKeys.size === 0) e.lastPolled = t;
+    else for (const p of points) e.lastRead.set(p.key, t);
     if (out.failures.length) log('warn', 'polled device answered with errors', { device: d.id, failures: out.failures });
     answered(e, out);
   }
@@ -167,7 +178,14 @@ export function createPoller(deps: PollerDeps): Poller {
       e.state = 'ok';
       bus.emit('device_link', { ...base(e.device), state: 'ok', misses: 0, message: null, bus: e.bus, at });
     }
-    if (out.count) bus.emit('device_readings', { ...base(e.device), at, values: out.values, setpoints: out.setpoints, source: 'device' });
+    // Spelled out rather than spread from base(): one object of one shape, built on every cycle.
+    const d = e.device;
+    if (out.count) {
+      bus.emit('device_readings', {
+        device_id: d.id, industry: d.industry, tenant_id: d.tenant_id, site_id: d.site_id, unit_id: d.unit_id, controller_id: d.controller_id,
+        at, values: out.values, setpoints: out.setpoints, source: 'device',
+      });
+    }
   }
 
   function missed(e: Entry, f: FieldFailure): void {

@@ -151,6 +151,10 @@ const unitOutOfService = preparedQuery<{ tenant: string; industry: string; unit:
   return orm.select({ unit_id: oc('unit_id') }).from(tableOf(outOfServiceRecord.table, db))
     .where(and(eq(oc('tenant_id'), p('tenant')), eq(oc('industry_code'), p('industry')), eq(oc('unit_id'), p('unit')))).limit(1);
 });
+/** A unit's open alarms: what a swine reading whose rule raised answers (the list lookup keeps its built query). */
+const openOfUnit = preparedQuery<Omit<RuleKey, 'rule'>, AlarmEventRow[]>((db, orm, p) => orm.select().from(at(db)).where(and(
+  eq(ac(db, 'tenant_id'), p('tenant')), eq(ac(db, 'industry_code'), p('industry')), eq(ac(db, 'unit_id'), p('unit')), inArray(ac(db, 'status'), OPEN),
+)).orderBy(asc(ac(db, 'raised_at'))));
 /** The condition ends, conditional on it being active still (a reset or another clear may have won). */
 const clearActive = preparedQuery<{ id: string; now: string }, AlarmEventRow[]>((db, orm, p) => orm.update(at(db))
   .set({ condition: 'cleared', cleared_at: p('now') } as never).where(and(eq(ac(db, 'id'), p('id')), eq(ac(db, 'condition'), 'active'))).returning());
@@ -449,6 +453,10 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
     },
 
     async open(filter) {
+      const { tenant_id, industry_code, unit_id, site_id, rule_id } = filter;
+      if (tenant_id !== undefined && industry_code !== undefined && unit_id !== undefined && site_id === undefined && rule_id === undefined) {
+        return openOfUnit(services.db, { tenant: tenant_id, industry: industry_code, unit: unit_id });
+      }
       const conds = Object.entries(filter).filter(([, v]) => v !== undefined).map(([k, v]) => eq(c(k), v as string));
       return (await services.db.orm.select().from(t()).where(and(...conds, inArray(c('status'), ['active', 'acked']))).orderBy(asc(c('raised_at')))) as AlarmEventRow[];
     },

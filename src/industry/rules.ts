@@ -206,19 +206,23 @@ export function createRuleEngine(services: Services, opts: { table: NeutralTable
   };
 
   // Every reading reads its unit's states: one statement prepared once instead of a query built
-  // and prepared per reading (on SQLite the read connection's statement, rows decoded here as
-  // Drizzle would; on PostgreSQL a named prepared statement). Inside a transaction PostgreSQL
-  // needs the transaction's connection, so the query is built there.
-  const jsonColumns = Object.entries(table.columns).filter(([, spec]) => spec.kind === 'json').map(([name]) => name);
+  // and prepared per reading (on SQLite the statement's rows decoded here as Drizzle would; on
+  // PostgreSQL a named prepared statement). Inside a transaction PostgreSQL needs the
+  // transaction's connection, so the query is built there. The stored rule (JSON) is not read on
+  // SQLite: the evaluation writes the rule in force, never the stored one, and decoding it was a
+  // JSON.parse per rule state per reading.
+  type StoredState = Omit<RuleStateRow, 'rule'>;
+  const stateColumns = Object.keys(table.columns).filter((name) => name !== 'rule');
+  const jsonColumns = Object.entries(table.columns).filter(([name, spec]) => spec.kind === 'json' && name !== 'rule').map(([name]) => name);
   let sqliteStates: SqliteStatement | undefined;
   let pgStates: PreparedQuery | undefined;
-  const statesOf = async (tenant: string, unitId: string): Promise<RuleStateRow[]> => {
+  const statesOf = async (tenant: string, unitId: string): Promise<StoredState[]> => {
     const db = services.db;
     if (db.prepareSqlite) {
-      sqliteStates ??= db.prepareSqlite(`select * from "${table.name}" where "tenant_id" = ? and "industry_code" = ? and "unit_id" = ?`);
+      sqliteStates ??= db.prepareSqlite(`select ${stateColumns.map((n) => `"${n}"`).join(', ')} from "${table.name}" where "tenant_id" = ? and "industry_code" = ? and "unit_id" = ?`);
       const rows = sqliteStates.all(tenant, industry_code, unitId) as Record<string, unknown>[];
       for (const row of rows) for (const name of jsonColumns) if (typeof row[name] === 'string') row[name] = JSON.parse(row[name]);
-      return rows as RuleStateRow[];
+      return rows as StoredState[];
     }
     const where = (tenantValue: unknown, unitValue: unknown) => and(eq(c('tenant_id'), tenantValue), eq(c('industry_code'), industry_code), eq(c('unit_id'), unitValue));
     if (db.inTransaction()) return (await db.orm.select().from(t()).where(where(tenant, unitId))) as RuleStateRow[];
@@ -296,10 +300,10 @@ export function createRuleEngine(services: Services, opts: { table: NeutralTable
         }
         // A typed reading back in range ends nothing: the equipment's own readings must show it.
         const back = reading.source !== 'manual' && recovered(rule.comparator, value, threshold, rule.hysteresis ?? 0);
-        const base: RuleStateRow = prev ?? {
+        const base: StoredState = prev ?? {
           tenant_id: reading.tenant_id, industry_code, unit_id: reading.unit_id, rule_id: rule.id, site_id: reading.site_id ?? null,
           batch_id: reading.batch_id ?? null, state: 'normal', breach_since: null, last_value: null, threshold_value: null,
-          rule: {}, correlation_id: null, actor: null, alarm_id: null, hold_until: null, updated_at: now.toISOString(),
+          correlation_id: null, actor: null, alarm_id: null, hold_until: null, updated_at: now.toISOString(),
         };
         const next: RuleStateRow = {
           ...base, site_id: reading.site_id ?? base.site_id, batch_id: reading.batch_id ?? base.batch_id, last_value: value, threshold_value: threshold,

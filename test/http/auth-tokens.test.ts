@@ -1,5 +1,7 @@
 // Session tokens as a security boundary: what is refused, and what a refusal looks like.
-import { createSecretKey } from 'node:crypto';
+import { createSecretKey, randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { createSessionService } from '../../src/auth/sessions.js';
 import http from 'node:http';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,6 +109,26 @@ describe.each(DIALECTS)('session tokens (%s)', (dialect) => {
     const again = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off' });
     const client = await createClient(again.url, { authorization: `Bearer ${token}` }, anon.contract);
     expect((await client.get('/api/v1/tables/list')).status).toBe(401);
+  });
+
+  it('honours a revocation written by another process: at once on PostgreSQL, within the refresh time on SQLite', async () => {
+    const sessions = createSessionService(server.services.db, createSecretKey(randomBytes(32)), 60, { revokedRefreshMs: 300 });
+    const a = await sessions.issue({ subject: 'a', role: 'admin', scope_type: 'master' });
+    const b = await sessions.issue({ subject: 'b', role: 'admin', scope_type: 'master' });
+    expect(await sessions.verify(a.token)).toMatchObject({ subject: 'a' });
+    // Another process's logout of a: a row in SQL that this service's revoke() never saw.
+    const now = new Date();
+    await server.services.db.run(sql`insert into auth_revoked_sessions (sid, subject, revoked_at, expires_at) values (${a.sid}, ${'a'}, ${now.toISOString()}, ${a.expiresAt.toISOString()})`);
+    if (dialect === 'postgres') expect(await sessions.verify(a.token)).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 350));
+    expect(await sessions.verify(a.token)).toBeUndefined();
+    // Its own revocation applies at once, refresh or not.
+    const callerB = await sessions.verify(b.token);
+    expect(callerB).toMatchObject({ subject: 'b' });
+    await sessions.revoke(callerB!);
+    expect(await sessions.verify(b.token)).toBeUndefined();
+    await new Promise((r) => setTimeout(r, 350));
+    expect(await sessions.verify(b.token)).toBeUndefined();
   });
 
   it('writes the session key with mode 0600 and never logs a token', async () => {

@@ -43,6 +43,21 @@ for (const dialect of DIALECTS) {
       expect(statuses.find((s) => s.correlation_id === all.event.correlation_id)?.status).toBe('warn');
     });
 
+    it('lists a unit\'s open alarms by tenant, industry and unit (the prepared lookup), oldest first', async () => {
+      const ofUnit = async (unit: string, industry = 'poultry', tenant = 't1') => (await alarms.open({ tenant_id: tenant, industry_code: industry, unit_id: unit })).map((r) => r.rule_id ?? r.title);
+      const byFilter = async (unit: string) => (await alarms.open({ tenant_id: 't1', industry_code: 'poultry' })).filter((r) => r.unit_id === unit).map((r) => r.rule_id ?? r.title);
+      expect(await ofUnit('house-1')).toEqual(['temp_high', 'rh_low']);
+      expect(await ofUnit('house-1')).toEqual(await byFilter('house-1'));
+      expect(await ofUnit('house-2')).toEqual(['Published']);
+      expect(await ofUnit('house-1', 'swine')).toEqual([]);
+      expect(await ofUnit('house-1', 'poultry', 't2')).toEqual([]);
+      await alarms.raise({ ...base, unit_id: 'house-9', rule_id: 'nh3_high', severity: 'high', title: 'NH3' });
+      expect(await ofUnit('house-9')).toEqual(['nh3_high']);
+      await alarms.clear({ tenant_id: 't1', industry_code: 'poultry', unit_id: 'house-9', rule_id: 'nh3_high', actor: 'poultry-rules' });
+      // A cleared condition stays open until acknowledged (alarm-states.ts); what open() lists is the status.
+      expect(await ofUnit('house-9')).toEqual(await byFilter('house-9'));
+    });
+
     it('escalates only after the deadline (or when forced), moving the deadline on', async () => {
       const [open] = await alarms.open({ tenant_id: 't1', rule_id: 'temp_high' });
       await expect(alarms.escalate({ id: open!.id, actor: 'op', now: new Date('2026-01-01T00:04:00.000Z') })).rejects.toMatchObject({ code: 'lifecycle_conflict' });

@@ -1,11 +1,12 @@
 // On SQLite every writer shares one connection, so a transaction is owned by the async context
-// that opened it; reads outside a transaction run on read connections (their own WAL snapshot): only code nested in it runs inside it; another request (or work a transaction
+// that opened it; reads outside an open transaction run on read connections (their own WAL snapshot), or on the writer while it holds none: only code nested in it runs inside it; another request (or work a transaction
 // left running after it committed) waits for the writer lock, and is never rolled back with
 // somebody else's transaction.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
@@ -103,6 +104,28 @@ describe('SQLite reads outside a transaction', () => {
     await db.transaction(async () => { await insert('done'); });
     expect(stmt.all()).toEqual([{ x: 'done' }]);
     expect(await db.read(sql`select x from t`)).toEqual([{ x: 'done' }]);
+  });
+
+  it('see what another process committed, whether or not a transaction of this one is open', async () => {
+    // While no transaction is open reads run on the writer connection (its page cache stays warm);
+    // it must still see other connections' commits (the CLI, a second process on the file).
+    const stmt = db.prepareSqlite!('select x from t order by x');
+    const other = new BetterSqlite3(db.location!);
+    try {
+      expect(stmt.all()).toEqual([]);
+      other.prepare('insert into t (x) values (?)').run('elsewhere');
+      expect(db.writerIdle?.()).toBe(true);
+      expect(stmt.all()).toEqual([{ x: 'elsewhere' }]);
+      other.prepare('insert into t (x) values (?)').run('again');
+      const a = db.transaction(async () => { await insert('mine'); await sleep(40); });
+      await sleep(10);
+      // Now on the read connection: the other process's rows, not the open transaction's.
+      expect(stmt.all()).toEqual([{ x: 'again' }, { x: 'elsewhere' }]);
+      await a;
+      expect(stmt.all()).toEqual([{ x: 'again' }, { x: 'elsewhere' }, { x: 'mine' }]);
+    } finally {
+      other.close();
+    }
   });
 
   it('a write outside a transaction (autocommit) goes to the writer', async () => {

@@ -17,6 +17,7 @@ import * as v from 'valibot';
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { command, defineResource } from '../../kernel/resource.js';
+import { timeId } from '../../kernel/ids.js';
 import { ApiError } from '../../kernel/errors.js';
 import { pageItems } from '../../kernel/query.js';
 import type { Caller, Services } from '../../kernel/context.js';
@@ -159,8 +160,10 @@ export async function ingestClimate(services: Services, who: { tenant: string; s
     correlation_id: who.correlation_id, actor: who.actor, source,
     details: { age_days: age, age_phase_id: phase?.age_phase_id ?? null, target_temp_c: phase?.target_temp_c ?? null },
   }, async (j) => {
+    // A time-ordered id (as swine's): readings are appended, and a random key cost a page of the
+    // key's index per reading (bench/readings-pipeline.ts).
     const row: ReadingRow = {
-      id: randomUUID(), tenant_id: who.tenant, site_id: flock.site_id, house_id: flock.house_id, batch_id: flock.batch_id, ts: at.toISOString(),
+      id: timeId(), tenant_id: who.tenant, site_id: flock.site_id, house_id: flock.house_id, batch_id: flock.batch_id, ts: at.toISOString(),
       age_days: age, age_phase_id: phase?.age_phase_id ?? null, profile_id: phase?.id ?? null,
       temp: b.temp ?? null, humidity: b.humidity ?? null, co2: b.co2 ?? null, nh3: b.nh3 ?? null, ventilation: b.ventilation ?? null,
       status: j.status, out_of_norm_flags: j.out_of_norm_flags, source,
