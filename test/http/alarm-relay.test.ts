@@ -168,6 +168,18 @@ describe.each(DIALECTS)('alarm relay (%s)', (dialect) => {
     expect(audit.every((a) => a.result === 'success')).toBe(true);
   });
 
+  it('audits a test pulse under its correlation id also while the siren already sounds for a P1', async () => {
+    const p1 = await publish('P1', 'House 3 too hot');
+    await waitFor(async () => (await siren()).energised === true, 10_000, 'siren energised by the P1');
+    const r = await owner.post('/api/v1/alarm-relay/commands/test', { seconds: 1 });
+    expect(r.status).toBe(200);
+    const trail = async () => (await owner.get(`/api/v1/audit/list?correlation_id=${r.body.item.correlation_id}`)).body.items as { action: string }[];
+    await waitFor(async () => (await trail()).length >= 2, 10_000, 'both audit records of the pulse');
+    expect((await trail()).map((a) => a.action).sort()).toEqual(['alarm-relay.test', 'field.write.modbus']);
+    expect((await operator.post('/api/v1/industry-alarms/commands/ack', { id: p1.id })).status).toBe(200);
+    await waitFor(async () => (await coil0()) === 0, 10_000, 'siren released');
+  });
+
   it('drives a coil on an RS-485 I/O module the same way', async () => {
     const pty: PtyPair = await startPtyPair();
     const rtu = await startIoPeer('rtu', pty.b);

@@ -118,13 +118,15 @@ export function createAlarmRelay({ services, field, industryAlarms }: Deps) {
   const offs: (() => void)[] = [];
 
   /** Writes one output through the field service; raises or clears its drive-failure alarm. */
-  async function write(output: OutputName, row: OutputRow, on: boolean, correlationId: string): Promise<{ ok: boolean; message: string | null }> {
+  async function write(output: OutputName, row: OutputRow, on: boolean, correlationId: string, audited = false): Promise<{ ok: boolean; message: string | null }> {
     const s = st(output);
     s.last_write_at = new Date().toISOString();
     // Audited when the siren changes state; watchdog toggles and re-asserts of an unchanged siren
     // (8,640 and 1,440 writes a day at the defaults) only when they fail: the box's audit is on a
     // small eMMC and those records would say nothing the output's state does not.
-    const routine = output === 'watchdog' || s.energised === on;
+    // An admin's test pulse is always audited under its command's correlation id, even when a
+    // re-assert that saw the pulse starting has energised the siren a moment before.
+    const routine = !audited && (output === 'watchdog' || s.energised === on);
     const result = await field.execute(writeRequest(row, on), { id: ACTOR, role: 'system', tenant_id: row.tenant_id }, correlationId, { audit: routine ? 'failures' : 'always' });
     if (result.ok) {
       s.energised = on;
@@ -282,8 +284,7 @@ export function createAlarmRelay({ services, field, industryAlarms }: Deps) {
       await siren.idle();
       const s = st('siren');
       s.pulse_until = new Date(pulseUntil).toISOString();
-      const out = await write('siren', row, true, correlationId);
-      return out;
+      return write('siren', row, true, correlationId, true);
     },
   };
 
