@@ -162,7 +162,12 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
   const reader = new BetterSqlite3(file, { ...options, readonly: true, fileMustExist: true });
   reader.pragma('busy_timeout = 5000');
   const worker = readWorker(file, { cacheKiB: READ_WORKER_CACHE_KIB });
-  const checkpoints = worker ? offloadWalCheckpoints(file, raw, worker) : undefined;
+  // Checkpoints get a thread of their own: one that copies megabytes of log under a flood took
+  // 100-200 ms, and every list page, chart and KPI read queued behind it in the read worker.
+  // Started when the log first needs a checkpoint, closed after a minute without one, so an idle
+  // box does not keep it.
+  const checkpointer = worker ? readWorker(file, { cacheKiB: 64 }) : undefined;
+  const checkpoints = checkpointer ? offloadWalCheckpoints(file, raw, checkpointer, { idleCloseMs: 60_000 }) : undefined;
   const lock = createLock();
   // Which async context owns the open transaction: a caller nested in it runs inside it; any other
   // caller (another request, or work a transaction started and left running after it committed)
@@ -205,7 +210,7 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
     baseOrm: orm,
     prepareSqlite: prepare,
     offloadSqlite: offload,
-    readPath: () => ({ mode: worker ? 'thread' : 'main', workerReads: worker?.reads ?? 0, checkpoints: worker?.checkpoints ?? 0 }),
+    readPath: () => ({ mode: worker ? 'thread' : 'main', workerReads: worker?.reads ?? 0, checkpoints: checkpointer?.checkpoints ?? 0 }),
     location: file,
     async exec(statement) {
       raw.exec(statement);
@@ -247,7 +252,7 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
     },
     async close() {
       checkpoints?.stop();
-      await worker?.close();
+      await Promise.all([worker?.close(), checkpointer?.close()]);
       if (reader.open) reader.close();
       if (raw.open) raw.close();
       if (tracking) rmSync(marker, { force: true });

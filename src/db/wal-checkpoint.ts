@@ -2,7 +2,8 @@
 // commit that takes the log past 1000 pages: the committing call copies the log into the
 // database and syncs both files, on the main thread. Under a flood of telemetry that stalled
 // everything for up to 280 ms (bench/soak-reads.ts). With a read worker the writer never
-// checkpoints; the worker does, when the log has grown past the same 4 MiB.
+// checkpoints; a worker does, when the log has grown past the same 4 MiB: one of its own, not the
+// read worker, so reads do not wait behind a checkpoint (src/db/client.ts).
 import { stat } from 'node:fs/promises';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { ReadWorker } from './read-worker.js';
@@ -18,7 +19,7 @@ export function offloadWalCheckpoints(
   file: string,
   writer: BetterSqlite3.Database,
   worker: ReadWorker,
-  opts: { everyMs?: number; bytes?: number; onFallback?: (err: Error) => void } = {},
+  opts: { everyMs?: number; bytes?: number; idleCloseMs?: number; onFallback?: (err: Error) => void } = {},
 ): WalCheckpoints {
   const bytes = opts.bytes ?? WAL_CHECKPOINT_BYTES;
   writer.pragma('wal_autocheckpoint = 0');
@@ -27,11 +28,18 @@ export function offloadWalCheckpoints(
   writer.pragma(`journal_size_limit = ${Math.floor(bytes / 2)}`);
   let running = false;
   let stopped = false;
+  let idle: NodeJS.Timeout | undefined;
+  const checkpoint = async () => {
+    clearTimeout(idle);
+    await worker.checkpoint();
+    // A worker kept only for checkpoints is closed when none was needed for a while (started again by the next).
+    if (opts.idleCloseMs !== undefined && !stopped) idle = setTimeout(() => void worker.close(), opts.idleCloseMs).unref();
+  };
   const timer = setInterval(() => {
     if (running) return;
     running = true;
     stat(`${file}-wal`)
-      .then((s) => (s.size >= bytes ? worker.checkpoint() : undefined), (err: NodeJS.ErrnoException) => {
+      .then((s) => (s.size >= bytes ? checkpoint() : undefined), (err: NodeJS.ErrnoException) => {
         if (err.code !== 'ENOENT') throw err;
       })
       .catch((err: Error) => {
@@ -49,6 +57,7 @@ export function offloadWalCheckpoints(
     stop() {
       stopped = true;
       clearInterval(timer);
+      clearTimeout(idle);
     },
   };
 }

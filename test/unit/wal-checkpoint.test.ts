@@ -1,4 +1,4 @@
-// WAL checkpoints run in the read worker, never in a commit on the main thread
+// WAL checkpoints run in a worker of their own, never in a commit on the main thread
 // (src/db/wal-checkpoint.ts): the log stays bounded while the writer's own checkpoint is off, and
 // a worker that cannot checkpoint hands the job back to the writer.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -64,6 +64,40 @@ it('a worker that cannot checkpoint gives the job back to the writer', async () 
     writer.prepare('insert into t values (?)').run(randomBytes(WAL_CHECKPOINT_BYTES / 32));
     await expect.poll(() => fallback?.message, { timeout: 3000 }).toBe('the read worker stopped');
     expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+  } finally {
+    handle.stop();
+    writer.close();
+  }
+});
+
+it('a worker kept only for checkpoints is closed once none was needed for idleCloseMs', async () => {
+  const dir = tempDir();
+  const file = join(dir, 'y.sqlite');
+  const writer = new BetterSqlite3(file);
+  writer.pragma('journal_mode = WAL');
+  writer.exec('create table t (body blob)');
+  let checkpoints = 0;
+  let closes = 0;
+  const worker = {
+    reads: 0,
+    get checkpoints() { return checkpoints; },
+    all: async () => [],
+    checkpoint: async () => {
+      checkpoints++;
+      writer.pragma('wal_checkpoint(TRUNCATE)');
+      return { busy: 0, log: 0, checkpointed: 0, copied: 0 };
+    },
+    close: async () => { closes++; },
+  } satisfies ReadWorker;
+  const handle = offloadWalCheckpoints(file, writer, worker, { everyMs: 20, bytes: 64 * 1024, idleCloseMs: 150 });
+  try {
+    writer.prepare('insert into t values (?)').run(randomBytes(256 * 1024));
+    await expect.poll(() => checkpoints, { timeout: 3000 }).toBeGreaterThan(0);
+    expect(closes).toBe(0);
+    await expect.poll(() => closes, { timeout: 3000 }).toBe(1);
+    // The next log past the threshold is checkpointed again (the real worker starts again on use).
+    writer.prepare('insert into t values (?)').run(randomBytes(256 * 1024));
+    await expect.poll(() => checkpoints, { timeout: 3000 }).toBeGreaterThan(1);
   } finally {
     handle.stop();
     writer.close();
