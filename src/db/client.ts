@@ -165,8 +165,9 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
   // Checkpoints get a thread of their own: one that copies megabytes of log under a flood took
   // 100-200 ms, and every list page, chart and KPI read queued behind it in the read worker.
   // Started when the log first needs a checkpoint, closed after a minute without one, so an idle
-  // box does not keep it.
-  const checkpointer = worker ? readWorker(file, { cacheKiB: 64 }) : undefined;
+  // box does not keep it. At nice 10 it gives way to the event loop and the read worker when the
+  // cores are busy: a checkpoint may take longer, an answer may not.
+  const checkpointer = worker ? readWorker(file, { cacheKiB: 64, nice: 10 }) : undefined;
   const checkpoints = checkpointer ? offloadWalCheckpoints(file, raw, checkpointer, { idleCloseMs: 60_000 }) : undefined;
   const lock = createLock();
   // Which async context owns the open transaction: a caller nested in it runs inside it; any other

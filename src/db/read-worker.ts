@@ -27,6 +27,9 @@ if (workerData.addon) {
   options.nativeBinding = addon.exports;
 }
 const db = new Database(workerData.file, options);
+// Linux applies a nice value set with pid 0 to the calling thread only: a worker that may run
+// behind the event loop (checkpoints) gives way to it on a busy box.
+if (workerData.nice) { try { require('node:os').setPriority(0, workerData.nice); } catch {} }
 db.pragma('busy_timeout = 5000');
 db.pragma('cache_size = -' + workerData.cacheKiB);
 // Statements are prepared once per text; the texts are the shapes of lists and the KPI, a bounded
@@ -102,7 +105,7 @@ function workerSetup(): WorkerSetup | undefined {
  * A worker for `file`, started on first use and again after it died; undefined when
  * better-sqlite3 cannot be loaded in a worker (the caller then reads on the main thread).
  */
-export function readWorker(file: string, opts: { cacheKiB: number }): ReadWorker | undefined {
+export function readWorker(file: string, opts: { cacheKiB: number; nice?: number }): ReadWorker | undefined {
   const setup = workerSetup();
   if (!setup) return undefined;
   const { source, module, addon } = setup;
@@ -116,7 +119,7 @@ export function readWorker(file: string, opts: { cacheKiB: number }): ReadWorker
     pending.clear();
   };
   const start = (): Worker => {
-    const w = new Worker(source, { eval: true, workerData: { module, addon, file, cacheKiB: opts.cacheKiB } });
+    const w = new Worker(source, { eval: true, workerData: { module, addon, file, cacheKiB: opts.cacheKiB, nice: opts.nice ?? 0 } });
     // The worker must not keep a stopping process alive; pending reads keep it referenced.
     w.unref();
     w.on('message', (m: { id: number; rows?: unknown[]; error?: { message: string; code?: string } }) => {
