@@ -277,6 +277,10 @@ const CHUNKS = {
   // tsyringe inside @peculiar/x509 needs the Reflect metadata API first; src/runtime/tls-issue.ts
   // imports both, in that order, and both names load this chunk.
   x509: { packages: ['reflect-metadata', '@peculiar/x509'], contents: "require('reflect-metadata');\nmodule.exports = require('@peculiar/x509');" },
+  // The PostgreSQL driver: only a database_url of postgres:// loads it (SQLite is the default).
+  pg: { packages: ['pg'], contents: "module.exports = require('pg');" },
+  // The QR codes of passkey cards and the certificate download page.
+  qrcode: { packages: ['qrcode'], contents: "module.exports = require('qrcode');" },
 };
 
 function assertAscii(file, what) {
