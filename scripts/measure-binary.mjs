@@ -277,7 +277,7 @@ if (values.json) {
     console.log(`baseline           bare node ${base.node}, same run: node -e "console.log(process.version)" median ${base.versionMs} ms${base.versionCpuMs !== undefined ? ` (CPU ${base.versionCpuMs} ms)` : ''}; http.createServer().listen(0): spawn-to-listening median ${base.startMs} ms (CPU ${base.startCpuMs} ms), RSS ${mb(base.rss)} ${idleMs / 1000} s after`);
   } else console.log('baseline           none: the build\'s node (.cache/node) is missing, run npm run build');
   console.log(`load average       ${result.loadavg}`);
-  // Issue 20, item 9: each target beside its figure and the same run's baseline.
+  // The start and memory targets, each beside its figure and the same run's baseline.
   const verdict = (ok) => (ok ? 'met' : 'NOT met');
   const MiB = 1024 * 1024;
   const targets = [
@@ -287,6 +287,6 @@ if (values.json) {
     ['idle RSS', mb(idle.rss), base ? `bare server ${mb(base.rss)}` : 'no baseline', '<= 64 MiB', idle.rss <= 64 * MiB],
     ...(load ? [[`RSS, ${load.clients} clients`, `${mb(load.peakRss)} at ${load.rps} req/s`, '', '<= 120 MiB', load.peakRss <= 120 * MiB]] : []),
   ];
-  console.log('targets (issue 20, item 9), this run:');
+  console.log('targets (start and memory), this run:');
   for (const [what, figure, baseline, target, ok] of targets) console.log(`  ${what.padEnd(20)} ${figure.padEnd(34)} ${baseline.padEnd(26)} ${target.padEnd(22)} ${verdict(ok)}`);
 }
