@@ -17,7 +17,7 @@
 // and compiles normally when it does not match (`codeCache` of `cabinet __selfcheck native`).
 //
 // CABINET_BUILD_CODE_CACHE_OUT=<file> (build.mjs's training run only): write the cache there when
-// the process exits.
+// the process exits. CABINET_CHUNKS_OUT=<file>: write the names of the chunks loaded then.
 const fs = require('node:fs');
 const vm = require('node:vm');
 
@@ -77,6 +77,9 @@ if (fast !== undefined) {
     return chunks.get(name);
   };
   globalThis.__CABINET_CHUNKS_LOADED__ = () => [...chunks.keys()];
+  // CABINET_CHUNKS_OUT=<file> (test/binary/trailer.test.ts): the chunks loaded, written at exit.
+  const chunksOut = process.env.CABINET_CHUNKS_OUT;
+  if (chunksOut) process.once('exit', () => fs.writeFileSync(chunksOut, JSON.stringify([...chunks.keys()])));
 
   const cachedData = section('main.cache');
   const script = compile('main.cjs', cachedData);

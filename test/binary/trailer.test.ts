@@ -3,7 +3,8 @@
 // the bundle itself prints; the dependencies kept out of the bundle (build.mjs CHUNKS) load, and
 // work, when used. Copies of dist/cabinet with a rewritten trailer show what runs: a bundle
 // replaced by a throw fails every other command but not these two.
-import { chmodSync, copyFileSync, mkdtempSync, rmSync, truncateSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -76,5 +77,33 @@ describe('the trailer of the single executable', () => {
     expect(r.status, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
     expect(report).toEqual({ before: [], smtp: true, bacnet: true, x509: true, pg: true, qrcode: true, after: ['nodemailer', 'bacnet', 'x509', 'pg', 'qrcode'] });
+  }, 120_000);
+
+  it('loads no chunk on a restart: serve answers /ready, stops, and names none', async () => {
+    const data = join(dir, 'serve-data');
+    /** One serve until /ready answers 200, then SIGTERM; the chunks it had loaded. */
+    const serveOnce = async (run: number): Promise<string[]> => {
+      const out = join(dir, `chunks-${run}.json`);
+      const args = ['serve', '--http-port', '0', '--https-port', '0', '--rpc-port', '0', '--mqtt-port', '0', '--host', '127.0.0.1', '--data-dir', data, '--log-level', 'info'];
+      const child = spawn(binary, args, { env: { ...env, CABINET_CHUNKS_OUT: out }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      let output = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.setEncoding('utf8').on('data', (d: string) => {
+          output += d;
+          const m = /"msg":"cabinet listening on (http:\/\/[^"]+)"/.exec(output);
+          if (m) resolve(m[1]!);
+        });
+        child.stderr.setEncoding('utf8').on('data', (d: string) => { output += d; });
+        void exited.then((code) => reject(new Error(`serve exited with ${String(code)}:\n${output.slice(-2000)}`)));
+      });
+      expect((await fetch(`${url}/ready`)).status).toBe(200);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      return JSON.parse(readFileSync(out, 'utf8')) as string[];
+    };
+    // The first start issues the box's certificates (the x509 chunk); a restart reads them.
+    expect(await serveOnce(1)).toEqual(['x509']);
+    expect(await serveOnce(2)).toEqual([]);
   }, 120_000);
 });
