@@ -24,9 +24,10 @@ function collector(): Gc {
 
 /**
  * V8 options the single executable switches on once started, not in its SEA options: with
- * --optimize-for-size V8 grows the heap by smaller steps (and inlines less), which under 50 API
- * clients peaked 15-30 MiB lower at a throughput within the run-to-run noise, but as a start
- * option it cost the restart about 30 % more CPU (docs/figures.md, "The application in a trailer").
+ * --optimize-for-size V8 grows the heap by smaller steps (and inlines less): under 50 API
+ * clients the peak was lower in every paired run, by 8-30 MiB on a loaded machine and 1-6 MiB on
+ * a quieter one, with no throughput cost visible there; as a start option it cost the restart
+ * about 30 % more CPU (docs/figures.md, "The application in a trailer").
  * V8 reads it at each collection's sizing, so setting it after the start takes effect then.
  */
 export const STEADY_V8_FLAGS = ['--optimize-for-size'];
