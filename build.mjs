@@ -16,12 +16,14 @@
 //     is replaced by src/runtime/serialport-gyp-build.ts (hands over the dlopen'd addon).
 //     better-sqlite3's JavaScript is also bundled on its own into a string embedded in that bundle
 //     (__CABINET_SQLITE_JS__), for the read worker thread (src/db/read-worker.ts).
-//  4. SEA blob (node --experimental-sea-config) holding the bundle, the assets (drizzle/, docs/, web/),
-//     the addons and a manifest; injected with postject into a stripped copy of that node binary.
-//     Its main is src/runtime/sea-loader.cjs, which compiles the bundle with a V8 code cache: a first
-//     executable runs a training start (serve, /ready, a few requests, stop) that writes the cache,
-//     and the shipped one carries it (when the target's node runs here; CABINET_BUILD_CODE_CACHE=0
-//     leaves it out, for measurements).
+//  4. SEA blob (node --experimental-sea-config) holding the assets (drizzle/, docs/, web/), the
+//     addons, a manifest and its main, src/runtime/sea-loader.cjs; injected with postject into a
+//     stripped copy of that node binary. The application is in a trailer appended after it
+//     (scripts/trailer.mjs): the bundle, its V8 code cache, chunks of dependencies loaded only when
+//     used (CHUNKS below), and the texts of `version` and `--help`, which the loader prints without
+//     running the bundle. The cache and the texts come from a first executable: a training start
+//     (serve, /ready, a few requests, stop) writes the cache, and it is asked for the texts (when
+//     the target's node runs here; CABINET_BUILD_CODE_CACHE=0 leaves the cache out, for measurements).
 //  5. Smoke test: `<binary> __selfcheck native` (arm64 under qemu-aarch64 when installed).
 //  6. Debian package dist/cabinet_<version>_<amd64|arm64>.deb (scripts/deb.mjs, dpkg-deb).
 //
@@ -49,6 +51,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { appendTrailer } from './scripts/trailer.mjs';
 
 const ROOT = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -260,41 +263,95 @@ async function betterSqlite3Script(esbuild) {
   return result.outputFiles[0].text;
 }
 
+/**
+ * Dependencies left out of the bundle: each is bundled on its own into a chunk (a trailer section,
+ * scripts/trailer.mjs) that src/runtime/sea-loader.cjs compiles the first time the bundle requires
+ * it. They are used by few sites and never before /ready (SMTP notifications, BACnet, the TLS
+ * certificate issuer), and their source, parsed or not, is a string on the heap for the process's
+ * life once in the bundle. Every package name below resolves, in the bundle, to its chunk's exports.
+ */
+const CHUNKS = {
+  nodemailer: { packages: ['nodemailer'], contents: "module.exports = require('nodemailer');" },
+  // node-bacnet brings iconv-lite (about 0.5 MB of code pages) and underscore.
+  bacnet: { packages: ['node-bacnet'], contents: "module.exports = require('node-bacnet');" },
+  // tsyringe inside @peculiar/x509 needs the Reflect metadata API first; src/runtime/tls-issue.ts
+  // imports both, in that order, and both names load this chunk.
+  x509: { packages: ['reflect-metadata', '@peculiar/x509'], contents: "require('reflect-metadata');\nmodule.exports = require('@peculiar/x509');" },
+  // The PostgreSQL driver: only a database_url of postgres:// loads it (SQLite is the default).
+  pg: { packages: ['pg'], contents: "module.exports = require('pg');" },
+  // The QR codes of passkey cards and the certificate download page.
+  qrcode: { packages: ['qrcode'], contents: "module.exports = require('qrcode');" },
+};
+
+function assertAscii(file, what) {
+  const bytes = readFileSync(file);
+  const wide = bytes.findIndex((b) => b > 0x7f);
+  if (wide >= 0) throw new Error(`${what} is not ASCII (byte ${wide}): sea-loader.cjs reads it as latin1`);
+}
+
+const SHARED_OPTIONS = {
+  absWorkingDir: ROOT,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node24',
+  minify: process.env.CABINET_BUILD_MINIFY !== '0',
+  keepNames: true,
+  legalComments: 'eof',
+  logLevel: 'warning',
+  // CJS has no import.meta; give modules the executable's own location (SEA: __filename is the
+  // executable) instead of an empty object.
+  define: {
+    'import.meta.url': '__cabinet_import_meta_url',
+    'import.meta.filename': '__filename',
+    'import.meta.dirname': '__dirname',
+  },
+  banner: { js: 'var __cabinet_import_meta_url=require("node:url").pathToFileURL(__filename).href;' },
+};
+
+/** Each of CHUNKS as a CJS script in `work`: {name: file}. */
+async function bundleChunks(esbuild, work) {
+  const files = {};
+  for (const [name, chunk] of Object.entries(CHUNKS)) {
+    const outfile = join(work, `chunk-${name}.cjs`);
+    await esbuild.build({ ...SHARED_OPTIONS, stdin: { contents: chunk.contents, resolveDir: ROOT, sourcefile: `chunk-${name}.cjs` }, outfile });
+    assertAscii(outfile, `chunk ${name}`);
+    files[name] = outfile;
+  }
+  return files;
+}
+
 async function bundle(entry, outfile) {
   const esbuild = await import('esbuild');
+  const chunkOf = new Map(Object.entries(CHUNKS).flatMap(([name, c]) => c.packages.map((p) => [p, name])));
+  const chunkFilter = new RegExp(`^(${[...chunkOf.keys()].map((p) => p.replace(/[/.@-]/g, '\\$&')).join('|')})$`);
   const sqliteScript = await betterSqlite3Script(esbuild);
   log(`read worker's better-sqlite3: ${(sqliteScript.length / 1e3).toFixed(1)} kB`);
   const gypBuildShim = join(ROOT, 'src/runtime/serialport-gyp-build.ts');
   const nativeLookups = [];
   const result = await esbuild.build({
-    absWorkingDir: ROOT,
+    ...SHARED_OPTIONS,
     entryPoints: [join(ROOT, 'src/runtime/sea-entry.ts')],
     outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node24',
-    minify: process.env.CABINET_BUILD_MINIFY !== '0',
-    keepNames: true,
-    legalComments: 'eof',
     metafile: true,
-    logLevel: 'warning',
     // Test-only driver, imported dynamically for pglite: URLs; never part of the executable.
     external: ['@electric-sql/pglite'],
-    // CJS has no import.meta; give modules the executable's own location (SEA: __filename is the
-    // executable) instead of an empty object.
-    define: {
-      'import.meta.url': '__cabinet_import_meta_url',
-      'import.meta.filename': '__filename',
-      'import.meta.dirname': '__dirname',
-      __CABINET_SQLITE_JS__: JSON.stringify(sqliteScript),
-    },
-    banner: { js: 'var __cabinet_import_meta_url=require("node:url").pathToFileURL(__filename).href;' },
+    define: { ...SHARED_OPTIONS.define, __CABINET_SQLITE_JS__: JSON.stringify(sqliteScript) },
     plugins: [
       {
         name: 'cabinet-app-entry',
         setup(b) {
           b.onResolve({ filter: /^cabinet:app$/ }, () => ({ path: entry }));
+        },
+      },
+      {
+        name: 'cabinet-chunks',
+        setup(b) {
+          b.onResolve({ filter: chunkFilter }, (args) => ({ path: chunkOf.get(args.path), namespace: 'cabinet-chunk' }));
+          b.onLoad({ filter: /.*/, namespace: 'cabinet-chunk' }, (args) => ({
+            contents: `module.exports = globalThis.__CABINET_CHUNK__(${JSON.stringify(args.path)});`,
+            loader: 'js',
+          }));
         },
       },
       {
@@ -323,10 +380,8 @@ async function bundle(entry, outfile) {
   }
   writeFileSync(`${outfile}.meta.json`, JSON.stringify(result.metafile));
   // src/runtime/sea-loader.cjs reads the bundle as latin1: one byte past ASCII would change its text.
-  const bytes = readFileSync(outfile);
-  const wide = bytes.findIndex((b) => b > 0x7f);
-  if (wide >= 0) throw new Error(`the bundle is not ASCII (byte ${wide}): sea-loader.cjs reads it as latin1`);
-  return outfile;
+  assertAscii(outfile, 'the bundle');
+  return { bundleFile: outfile, chunks: await bundleChunks(esbuild, dirname(outfile)) };
 }
 
 // ---- assets ----------------------------------------------------------------------------------
@@ -411,7 +466,29 @@ async function trainCodeCache(target, binary, cacheFile) {
   }
 }
 
-async function buildExecutable(arch, { node, bundleFile, assets, addons, version, work, smoke }) {
+/**
+ * The texts of `version` and `--help`, asked of the executable itself (through its bundle: the
+ * executable has no texts in its trailer yet), so that the shipped one prints exactly what its
+ * bundle would, the SQLite version being the embedded addon's.
+ */
+async function fastTexts(target, binary) {
+  const dir = mkdtempSync(join(tmpdir(), 'cabinet-build-fast-'));
+  const env = { ...cleanEnv(), CABINET_CACHE_DIR: join(dir, 'cache') };
+  for (const k of Object.keys(env)) if (k.startsWith('CABINET_') && k !== 'CABINET_CACHE_DIR') delete env[k];
+  const exe = target.runner.length ? [target.runner[0], [...target.runner.slice(1), binary]] : [binary, []];
+  const ask = (command) => {
+    const r = spawnSync(exe[0], [...exe[1], command], { env, encoding: 'utf8' });
+    if (r.status !== 0 || !r.stdout) throw new Error(`${binary} ${command} exited with ${r.status ?? r.signal}: ${r.stderr}`);
+    return r.stdout;
+  };
+  try {
+    return { version: ask('version'), help: ask('--help') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function buildExecutable(arch, { node, bundleFile, chunks, assets, addons, version, work, smoke }) {
   const target = TARGETS[arch];
   assertArch(node.bin, target, `node ${NODE_VERSION}`);
   const manifest = {
@@ -452,39 +529,49 @@ async function buildExecutable(arch, { node, bundleFile, assets, addons, version
   const strip = stripTool(target);
   if (!strip) log(`no strip for ${arch} (${target.toolPrefix}strip or llvm-strip): leaving the node binary unstripped`);
 
-  /** One executable at `file` from the node binary and a blob of the assets (and the code cache, when given). */
-  const makeExecutable = async (file, codeCache) => {
+  // The SEA blob (loader, assets, addons) is the same for every executable of this arch: made
+  // once; the application goes into a trailer appended to a copy (scripts/trailer.mjs).
+  const seaBase = join(work, `sea-base-${arch}`);
+  {
     const blob = join(work, `sea-${arch}.blob`);
     const configFile = join(work, `sea-config-${arch}.json`);
     writeFileSync(
       configFile,
       JSON.stringify(
         {
-          // The loader compiles the bundle (cabinet/main.cjs) with the code cache made after a
-          // training start (cabinet/main.cache; src/runtime/sea-loader.cjs says why).
+          // The loader reads the bundle, its code cache and the chunks from the trailer
+          // (src/runtime/sea-loader.cjs says why).
           main: join(ROOT, 'src/runtime/sea-loader.cjs'),
           output: blob,
           disableExperimentalSEAWarning: true,
           useSnapshot: false,
-          // The SEA's own code cache now covers the small loader only. Written only by the
+          // The SEA's own code cache covers the small loader only. Written only by the
           // target's own node; a blob written by the host's node goes without.
           useCodeCache: ownNode,
           execArgv: V8_OPTIONS,
-          assets: { ...seaAssets, 'cabinet/main.cjs': bundleFile, ...(codeCache ? { 'cabinet/main.cache': codeCache } : {}) },
+          assets: seaAssets,
         },
         null,
         1,
       ),
     );
     await runAsync(blobNode[0], [...blobNode.slice(1), ...V8_OPTIONS, '--experimental-sea-config', configFile], { cwd: work });
-    copyFileSync(node.bin, file);
-    chmodSync(file, 0o755);
+    copyFileSync(node.bin, seaBase);
+    chmodSync(seaBase, 0o755);
     // Official binaries carry debug info (~18 MB); .dynsym, which addons link against, stays.
-    if (strip) run(strip, [file]);
+    if (strip) run(strip, [seaBase]);
     const { inject } = require('postject');
     // postject's ELF writer prints harmless "Can't find string offset for section name '.note'" lines.
-    await inject(file, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: SEA_FUSE });
+    await inject(seaBase, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: SEA_FUSE });
+  }
+  /** One executable at `file`: the SEA base and a trailer of the bundle (with its code cache when given), the chunks and the fast texts. */
+  const makeExecutable = (file, codeCache, fast) => {
+    copyFileSync(seaBase, file);
     chmodSync(file, 0o755);
+    const sections = [['main.cjs', readFileSync(bundleFile)]];
+    if (codeCache) sections.push(['main.cache', readFileSync(codeCache)]);
+    for (const [name, chunkFile] of Object.entries(chunks)) sections.push([`chunk/${name}`, readFileSync(chunkFile)]);
+    appendTrailer(file, { sections, fast });
   };
 
   const out = join(ROOT, target.out);
@@ -492,15 +579,23 @@ async function buildExecutable(arch, { node, bundleFile, assets, addons, version
   const tmpOut = join(dirname(out), `.${arch}.${process.pid}.tmp`);
   // A first executable without the cache runs a training start that writes it (the target's own
   // node only: V8 accepts a cache only from the same version and flags); the shipped one carries it.
+  // The same executable answers `version` and `--help` through the bundle: the shipped one prints
+  // those texts from its trailer without running the bundle.
   let codeCache;
-  if (ownNode && process.env.CABINET_BUILD_CODE_CACHE !== '0') {
-    await makeExecutable(tmpOut);
-    codeCache = join(work, `main-${arch}.cache`);
-    const t = Date.now();
-    await trainCodeCache(target, tmpOut, codeCache);
-    log(`code cache ${arch}: ${(statSync(codeCache).size / 1e6).toFixed(2)} MB after a training start (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+  let fast;
+  if (ownNode) {
+    makeExecutable(tmpOut);
+    if (process.env.CABINET_BUILD_CODE_CACHE !== '0') {
+      codeCache = join(work, `main-${arch}.cache`);
+      const t = Date.now();
+      await trainCodeCache(target, tmpOut, codeCache);
+      log(`code cache ${arch}: ${(statSync(codeCache).size / 1e6).toFixed(2)} MB after a training start (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+    }
+    fast = await fastTexts(target, tmpOut);
+  } else {
+    log(`${arch}: version and --help run the bundle (this machine cannot run the ${arch} executable to ask it for their texts)`);
   }
-  await makeExecutable(tmpOut, codeCache);
+  makeExecutable(tmpOut, codeCache, fast);
   renameSync(tmpOut, out);
   const codeCacheMade = codeCache !== undefined;
   log(`${relative(ROOT, out)}: ${(statSync(out).size / 1e6).toFixed(1)} MB`);
@@ -555,14 +650,15 @@ try {
   log(budgetLine(await buildUi({ quiet: true })));
   const nodes = Object.fromEntries(arches.map((a) => [a, ensureNode(a)]));
   log(`node ${NODE_VERSION} for ${arches.join(', ')} ready`);
-  const bundleFile = await bundle(entry, join(work, 'cabinet.cjs'));
-  log(`bundle: ${(statSync(bundleFile).size / 1e6).toFixed(2)} MB`);
+  const { bundleFile, chunks } = await bundle(entry, join(work, 'cabinet.cjs'));
+  log(`bundle: ${(statSync(bundleFile).size / 1e6).toFixed(2)} MB; chunks loaded when used: ${Object.entries(chunks).map(([n, f]) => `${n} ${(statSync(f).size / 1e3).toFixed(0)} kB`).join(', ')}`);
   const assets = collectAssets();
   log(`assets: ${assets.length} files`);
   for (const a of arches) {
     await buildExecutable(a, {
       node: nodes[a],
       bundleFile,
+      chunks,
       assets,
       addons: {
         betterSqlite3: { name: 'better_sqlite3', file: betterSqlite3Addon(a, work) },

@@ -242,17 +242,21 @@ async function installCheck(source) {
     `cabinet version -> ${ver.out.trim().replace(/\n/g, ', ')}`,
     ver.err,
   );
-  const cached = existsSync(join(work, 'home', '.cache', 'cabinet', 'native'))
-    ? readdirSync(join(work, 'home', '.cache', 'cabinet', 'native'))
-    : [];
-  check(
-    cached.some((f) => /^better_sqlite3-[0-9a-f]{64}\.node$/.test(f)),
-    `addon extracted to ~/.cache/cabinet/native under its sha256 (${cached.join(', ')})`,
-  );
+  // version prints the SQLite version its build asked of the embedded addon (its trailer's text,
+  // src/runtime/sea-loader.cjs): it loads no addon, so the first command that opens the database
+  // is the one that extracts it.
+  const nativeDir = join(work, 'home', '.cache', 'cabinet', 'native');
+  const cachedNow = () => (existsSync(nativeDir) ? readdirSync(nativeDir) : []);
+  check(cachedNow().length === 0, `version extracted no addon (${cachedNow().join(', ')})`);
 
   // migrate, once
   const m1 = runBinary(bin, ['migrate', '--data-dir', data], opts);
   check(m1.code === 0 && /applied \d+ migration/.test(m1.out), `migrate on an empty data dir: ${m1.out.trim()}`, m1.err);
+  const cached = cachedNow();
+  check(
+    cached.some((f) => /^better_sqlite3-[0-9a-f]{64}\.node$/.test(f)),
+    `addon extracted to ~/.cache/cabinet/native under its sha256 (${cached.join(', ')})`,
+  );
   const m2 = runBinary(bin, ['migrate', '--data-dir', data], opts);
   check(m2.code === 0 && /up to date/.test(m2.out), `migrate again does nothing: ${m2.out.trim()}`, m2.err);
 

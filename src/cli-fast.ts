@@ -1,8 +1,8 @@
 // `cabinet version` and `cabinet help`, answered without loading the service: this module imports
-// the settings table and nothing of the server, the database layer or the modules. The single
-// executable's entry (src/runtime/sea-entry.ts) imports it alone for these commands, so they cost
-// a Node start, not the evaluation of the whole bundle (test/ship/fast-path.test.ts checks which
-// modules they load).
+// the settings table and nothing of the server, the database layer or the modules
+// (test/ship/fast-path.test.ts checks which modules they load). The single executable does not
+// even run its bundle for them: its loader prints the texts this module printed when the build
+// asked the executable (src/runtime/sea-loader.cjs, test/binary/trailer.test.ts).
 import { envOf, flagOf, SETTINGS } from './config.js';
 import { betterSqlite3Binding } from './runtime/native.js';
 import pkg from '../package.json' with { type: 'json' };

@@ -1,35 +1,90 @@
 'use strict';
-// Main script of the single executable (build.mjs embeds it as the SEA `main`). It compiles the
-// application bundle (asset cabinet/main.cjs) with the V8 code cache the build made after a
-// training start (asset cabinet/main.cache) and runs it as the SEA main would have.
+// Main script of the single executable (build.mjs embeds it as the SEA `main`). The application is
+// not in the SEA blob but in a trailer build.mjs appends to the executable (scripts/trailer.mjs
+// writes and describes it): the bundle, its V8 code cache, the chunks of the dependencies loaded
+// only when used, and the texts of `cabinet version` and `cabinet --help`.
 //
-// Why not the SEA's own `useCodeCache`: Node makes that cache right after compiling the bundle,
-// before it runs, so it holds only the top-level code; every function of the modules' lazy
-// initialisers is still compiled at each start. A cache made after a start (`createCachedData()`
-// once the service has answered /ready and a few requests) holds every function compiled by then.
-// V8 checks it against its version, its flags and the source, and compiles normally when it does
-// not match (reported as `codeCache` by `cabinet __selfcheck native`).
+// Why a trailer read through a file descriptor, not SEA assets: an asset is a view of the mapped
+// executable, so the 3 MB bundle and its 3 MB cache stayed in RSS as file pages after the start,
+// beside the string and the code compiled from them; read(2) into a buffer that is freed after the
+// compile leaves only what V8 keeps. And `version`/`--help` are answered here from the texts the
+// build asked of this very executable, without compiling or running the bundle.
+//
+// Why the code cache is ours, not the SEA's `useCodeCache`: Node makes that one right after
+// compiling the bundle, before it runs, so it holds only the top-level code. A cache made after a
+// training start (`createCachedData()` once the service answered /ready and a few requests)
+// holds every function compiled by then. V8 checks it against its version, flags and the source
+// and compiles normally when it does not match (`codeCache` of `cabinet __selfcheck native`).
 //
 // CABINET_BUILD_CODE_CACHE_OUT=<file> (build.mjs's training run only): write the cache there when
-// the process exits.
-const sea = require('node:sea');
+// the process exits. CABINET_CHUNKS_OUT=<file>: write the names of the chunks loaded then.
+const fs = require('node:fs');
 const vm = require('node:vm');
 
-// The bundle is ASCII (esbuild escapes the rest; build.mjs checks): latin1 is a copy, where
-// getAsset(key, 'utf8') runs a UTF-8 decoder over 2.5 MB at every start.
-const source = Buffer.from(sea.getAsset('cabinet/main.cjs')).latin1Slice();
-let cachedData;
-try {
-  cachedData = new Uint8Array(sea.getAsset('cabinet/main.cache'));
-} catch {
-  cachedData = undefined; // a build without a cache (a target this machine cannot run)
+const MAGIC = 'CABINET-TRAILER1';
+const FOOTER = 32; // MAGIC, then the index's offset and length as uint64 LE
+
+// Held open for the process's life: chunks are read long after the start, possibly after a
+// package upgrade replaced the file at this path; the descriptor still reads this executable.
+const fd = fs.openSync(process.execPath, 'r');
+
+function read(offset, length) {
+  const buf = Buffer.allocUnsafeSlow(length);
+  for (let done = 0; done < length; ) {
+    const n = fs.readSync(fd, buf, done, length - done, offset + done);
+    if (n === 0) throw new Error(`${process.execPath}: the trailer is cut short`);
+    done += n;
+  }
+  return buf;
 }
-const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-  filename: 'cabinet.cjs',
-  cachedData,
-  importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-});
-globalThis.__CABINET_CODE_CACHE__ = cachedData ? (script.cachedDataRejected ? 'rejected' : 'accepted') : 'none';
-const out = process.env.CABINET_BUILD_CODE_CACHE_OUT;
-if (out) process.once('exit', () => require('node:fs').writeFileSync(out, script.createCachedData()));
-script.runInThisContext()(module.exports, require, module, __filename, __dirname);
+
+const footer = read(fs.fstatSync(fd).size - FOOTER, FOOTER);
+if (footer.latin1Slice(0, MAGIC.length) !== MAGIC) throw new Error(`${process.execPath}: no cabinet trailer (not built by build.mjs?)`);
+const index = JSON.parse(read(Number(footer.readBigUInt64LE(16)), Number(footer.readBigUInt64LE(24))).utf8Slice());
+
+const FAST = { version: 'version', '--version': 'version', help: 'help', '--help': 'help', '-h': 'help' };
+const fast = index.fast?.[FAST[process.argv[2] ?? 'help']];
+if (fast !== undefined) {
+  fs.closeSync(fd);
+  fs.writeSync(1, fast);
+} else {
+  // Sections are ASCII (esbuild escapes the rest; build.mjs checks): latin1 is a copy, where a
+  // UTF-8 decode would scan 3 MB at every start.
+  const section = (name) => {
+    const at = index.sections[name];
+    return at ? read(at[0], at[1]) : undefined;
+  };
+  const compile = (name, cachedData) =>
+    new vm.Script(`(function (exports, require, module, __filename, __dirname) {${section(name).latin1Slice()}\n})`, {
+      filename: name === 'main.cjs' ? 'cabinet.cjs' : `cabinet-${name.replace('/', '-')}`,
+      cachedData,
+      importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+    });
+  const run = (script) => {
+    const mod = { exports: {} };
+    script.runInThisContext()(mod.exports, require, mod, __filename, __dirname);
+    return mod.exports;
+  };
+
+  // A dependency build.mjs left out of the bundle (its `chunk/<name>` section), compiled and run
+  // the first time the bundle requires it.
+  const chunks = new Map();
+  globalThis.__CABINET_CHUNK__ = (name) => {
+    if (!chunks.has(name)) {
+      if (!index.sections[`chunk/${name}`]) throw new Error(`the executable has no chunk ${name}`);
+      chunks.set(name, run(compile(`chunk/${name}`)));
+    }
+    return chunks.get(name);
+  };
+  globalThis.__CABINET_CHUNKS_LOADED__ = () => [...chunks.keys()];
+  // CABINET_CHUNKS_OUT=<file> (test/binary/trailer.test.ts): the chunks loaded, written at exit.
+  const chunksOut = process.env.CABINET_CHUNKS_OUT;
+  if (chunksOut) process.once('exit', () => fs.writeFileSync(chunksOut, JSON.stringify([...chunks.keys()])));
+
+  const cachedData = section('main.cache');
+  const script = compile('main.cjs', cachedData);
+  globalThis.__CABINET_CODE_CACHE__ = cachedData ? (script.cachedDataRejected ? 'rejected' : 'accepted') : 'none';
+  const out = process.env.CABINET_BUILD_CODE_CACHE_OUT;
+  if (out) process.once('exit', () => fs.writeFileSync(out, script.createCachedData()));
+  script.runInThisContext()(module.exports, require, module, __filename, __dirname);
+}

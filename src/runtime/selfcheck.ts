@@ -8,6 +8,11 @@
 //       cache (src/runtime/sea-loader.cjs): accepted, rejected, or none (built without one).
 //   __selfcheck rtu --port /dev/pts/N [--unit 1] [--register 0] [--value 1234] [--baud 9600]
 //       writes one holding register over Modbus RTU (function 06) and reads it back (function 03).
+//   __selfcheck chunks
+//       uses each dependency the executable keeps out of its bundle (build.mjs CHUNKS): an e-mail
+//       through sendEmail to an SMTP sink on 127.0.0.1, a BACnet client bound and closed, a CA
+//       certificate issued, a PostgreSQL client refused by a closed port, a QR code drawn; prints {before, after, ...} as JSON, before/after being the chunks
+//       loaded then (none before: nothing of the service loads them at start).
 import { parseArgs } from 'node:util';
 import { addonCacheDir } from './addon-cache.js';
 import { betterSqlite3Binding, serialportBinding } from './native.js';
@@ -69,6 +74,91 @@ async function rtuCheck(args: string[]): Promise<number> {
   }
 }
 
+/** A one-message SMTP sink on 127.0.0.1: answers every command, keeps the DATA. */
+async function smtpSink(): Promise<{ port: number; message: Promise<string>; close: () => void }> {
+  const { createServer } = await import('node:net');
+  let received: (text: string) => void = () => {};
+  const message = new Promise<string>((resolve) => (received = resolve));
+  const server = createServer((socket) => {
+    let data: string | undefined;
+    let line = '';
+    socket.write('220 selfcheck ESMTP\r\n');
+    socket.on('data', (chunk: Buffer) => {
+      line += chunk.toString('utf8');
+      if (data !== undefined) {
+        const end = line.indexOf('\r\n.\r\n');
+        if (end < 0) return;
+        received(line.slice(0, end));
+        data = undefined;
+        line = line.slice(end + 5);
+        socket.write('250 queued\r\n');
+      }
+      let nl: number;
+      while (data === undefined && (nl = line.indexOf('\r\n')) >= 0) {
+        const cmd = line.slice(0, nl).toUpperCase();
+        line = line.slice(nl + 2);
+        if (cmd.startsWith('EHLO')) socket.write('250 selfcheck\r\n');
+        else if (cmd === 'DATA') {
+          data = '';
+          socket.write('354 go on\r\n');
+        }
+        else if (cmd === 'QUIT') socket.end('221 bye\r\n');
+        else socket.write('250 ok\r\n');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as { port: number }).port, message, close: () => server.close() };
+}
+
+/** A port on 127.0.0.1 nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function chunksCheck(): Promise<number> {
+  const loaded = (): string[] => (globalThis as { __CABINET_CHUNKS_LOADED__?: () => string[] }).__CABINET_CHUNKS_LOADED__?.() ?? [];
+  const before = loaded();
+
+  const sink = await smtpSink();
+  const { sendEmail } = await import('../modules/notifications/send.js');
+  const channel = { smtp_host: '127.0.0.1', smtp_port: sink.port, smtp_tls: 'none', smtp_user: null, smtp_from: 'cabinet@selfcheck.invalid' };
+  await sendEmail(channel as Parameters<typeof sendEmail>[0], null, 'ops@selfcheck.invalid', 'selfcheck', 'sent from the executable');
+  const mail = await sink.message;
+  sink.close();
+
+  const { default: Bacnet } = await import('node-bacnet');
+  const client = new Bacnet({ port: 0, interface: '127.0.0.1', apduTimeout: 1000 });
+  client.close();
+
+  const { issueCa } = await import('./tls-issue.js');
+  const ca = await issueCa('selfcheck', new Date());
+
+  const { default: pg } = await import('pg');
+  const pgClient = new pg.Client({ connectionString: `postgres://selfcheck@127.0.0.1:${await closedPort()}/selfcheck`, connectionTimeoutMillis: 5000 });
+  const pgError = await pgClient.connect().then(() => 'connected', (e: NodeJS.ErrnoException) => e.code);
+
+  const { default: qrcode } = await import('qrcode');
+  const svg = await qrcode.toString('https://selfcheck.invalid/', { type: 'svg' });
+
+  const report = {
+    before,
+    smtp: /^Subject: selfcheck$/m.test(mail) && mail.includes('sent from the executable'),
+    bacnet: typeof client.readProperty === 'function',
+    x509: ca.certPem.startsWith('-----BEGIN CERTIFICATE-----'),
+    pg: pgError === 'ECONNREFUSED',
+    qrcode: svg.startsWith('<svg'),
+    after: loaded(),
+  };
+  process.stdout.write(`${JSON.stringify(report)}\n`);
+  return report.smtp && report.bacnet && report.x509 && report.pg && report.qrcode ? 0 : 1;
+}
+
 export async function selfcheck(args: string[]): Promise<number> {
   const [what, ...rest] = args;
   switch (what) {
@@ -76,8 +166,10 @@ export async function selfcheck(args: string[]): Promise<number> {
       return nativeCheck();
     case 'rtu':
       return rtuCheck(rest);
+    case 'chunks':
+      return chunksCheck();
     default:
-      process.stderr.write('usage: cabinet __selfcheck native | rtu --port <tty> [--unit 1] [--register 0] [--value 1234]\n');
+      process.stderr.write('usage: cabinet __selfcheck native | chunks | rtu --port <tty> [--unit 1] [--register 0] [--value 1234]\n');
       return 2;
   }
 }

@@ -2,12 +2,13 @@
 // throws with a message fit for the deliveries list on failure; no message ever holds a secret
 // (nodemailer's errors name the server and the SMTP reply, never the password).
 import { createHmac } from 'node:crypto';
-import { createTransport } from 'nodemailer';
 import type { ChannelRow } from './schema.js';
 
 const TIMEOUT_MS = 15_000;
 
 export async function sendEmail(channel: ChannelRow, password: string | null, to: string, subject: string, text: string): Promise<void> {
+  // Loaded at the first e-mail: in the executable nodemailer is a chunk read only then (build.mjs CHUNKS).
+  const { createTransport } = await import('nodemailer');
   const transport = createTransport({
     host: channel.smtp_host ?? undefined,
     port: channel.smtp_port ?? 587,
