@@ -27,6 +27,14 @@ export const REVOKED_REFRESH_MS = 5000;
 export function createSessionService(db: Database, key: KeyObject, defaultTtlMinutes: number, opts: { revokedRefreshMs?: number } = {}): SessionService {
   const revoked = new Store<RevokedRow>(db, revokedSessions);
   const expiry = new Map<string, Date>();
+  // Expired sessions never verify again: their entries are dropped every ten minutes, so a box
+  // that runs for years does not keep one per session it ever saw.
+  let sweptAt = Date.now();
+  const sweep = (now: number) => {
+    if (now - sweptAt < 600_000) return;
+    sweptAt = now;
+    for (const [id, until] of expiry) if (until.getTime() <= now) expiry.delete(id);
+  };
   const verifySession = sessionVerifier(key);
   const refreshMs = opts.revokedRefreshMs ?? REVOKED_REFRESH_MS;
   // SQLite: the unexpired revocations as read from SQL at `readAt`, and this process's own
@@ -62,6 +70,7 @@ export function createSessionService(db: Database, key: KeyObject, defaultTtlMin
       if (await isRevoked(caller.session_id)) return undefined;
       if (!(await subjectActive(caller.subject))) return undefined;
       const { expires_at, ...rest } = caller;
+      sweep(Date.now());
       expiry.set(caller.session_id, expires_at);
       return rest;
     },
