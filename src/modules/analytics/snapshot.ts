@@ -43,6 +43,8 @@ export const MAX_CHANGED_SITES = 100;
 interface Stamp {
   sites: string;
   own: string;
+  /** Taken before the stamp was read: a snapshot holds every change stored before it, so a higher one holds at least what a lower one promised. */
+  seq: number;
 }
 
 export interface Snapshot {
@@ -80,7 +82,10 @@ const refreshing = new WeakMap<Database, Promise<Snapshot>>();
 const sameStamp = (a: Stamp, b: Stamp) => a.sites === b.sites && a.own === b.own;
 
 /** What changes whenever a figure's input is stored (see the header). */
+let stampSeq = 0;
+
 export async function changeStamp(db: Database): Promise<Stamp> {
+  const seq = ++stampSeq;
   // One pass over each table (1,000 site rows at 1,000 sites; the master's own rows are few). Only
   // what a figure reads: a pull that reports nothing new (last_seen_at alone) keeps the snapshot;
   // a site's industry by the length of its code (poultry, swine and melioration differ).
@@ -92,12 +97,12 @@ export async function changeStamp(db: Database): Promise<Stamp> {
     (select count(*) as subs, max(updated_at) as subs_at from subscriptions) u`);
   // Drivers differ in how they type counts (bigint text, number); the stamp compares text.
   const text = (keys: string[]) => keys.map((k) => { const v = row?.[k]; return v === null || v === undefined ? '' : String(v); }).join('|');
-  return { sites: text(['sites', 'events', 'pending', 'industries']), own: text(['alarms', 'raised', 'open', 'critical', 'tasks', 'tasks_at', 'subs', 'subs_at']) };
+  return { sites: text(['sites', 'events', 'pending', 'industries']), own: text(['alarms', 'raised', 'open', 'critical', 'tasks', 'tasks_at', 'subs', 'subs_at']), seq };
 }
 
 const COLUMNS = ['id', 'tenant_id', 'industry_code', 'metric', 'window', 'value', 'unit', 'samples', 'computed_at'] as const;
 
-/** Rows per statement of a whole write: each commits alone, so an update's few rows wait for at most one, not for all 3,150. */
+/** Rows per statement of a whole write: each commits alone, so the table is never locked whole (another process's update waits for one batch at most). */
 const WRITE_BATCH = 400;
 
 /**
@@ -127,7 +132,7 @@ const eventsOf = (sites: FigureSite[]) => new Map(sites.map((s) => [siteKey(s.te
 function keep(snap: Snapshot, db: Database): Snapshot {
   // A slower computation from an older start must not replace a newer snapshot.
   const held = snapshots.get(db);
-  if (!held || held.at < snap.at || held === snap) snapshots.set(db, snap);
+  if (!held || held.at <= snap.at) snapshots.set(db, snap);
   return snap;
 }
 
@@ -141,11 +146,14 @@ function share(db: Database, stamp: Stamp, work: () => Promise<Snapshot>): Promi
 async function compute(deps: Deps, stamp: Stamp, background = false): Promise<Snapshot> {
   const { db, config, clock } = deps;
   const at = clock.now();
+  // The cut before any row is read: a row written later with an older cut (an update, in this or
+  // another process) then read its data after everything this computation read.
+  const cut = Date.now();
   // The site rows before the figures: a push stored between the two shows as a changed event
   // count at the next read, which computes that site again.
   const sites = await loadSites(db);
   // A background refresh runs its queries one at a time: it must not hold the pool from the reads.
-  const figures = await loadFigures(db, undefined, Date.now(), { inTurn: background, sites });
+  const figures = await loadFigures(db, undefined, cut, { inTurn: background, sites });
   const snap = keep({
     stamp, at, base: figures.now, figures, events: eventsOf(sites), whole: true, background,
     summary: figureSummary(figures, config), rows: figureMetricRows(figures, config),
@@ -195,9 +203,17 @@ async function update(deps: Deps, held: Snapshot, stamp: Stamp): Promise<Snapsho
     now: r.changed || o.changed ? now : held.figures.now,
     remote: r.members, own: o.members, sites, ownTenants: own?.ownTenants ?? held.figures.ownTenants,
   };
+  // A row whose figure changed is cut now (after the stamp was read), whatever moved it (a site's
+  // counts, its pending events or its industry); the others stay the held rows.
+  const heldRows = new Map(held.rows.map((r) => [r.id, r]));
+  const cutNow = new Date(now).toISOString();
+  const rows = figureMetricRows(figures, config, held.base).map((r) => {
+    const h = heldRows.get(r.id);
+    return h && h.value === r.value && h.samples === r.samples && h.industry_code === r.industry_code ? h : { ...r, computed_at: cutNow };
+  });
   const snap: Snapshot = {
     stamp, at: held.at, base: held.base, figures, events, whole: false,
-    summary: figureSummary(figures, config), rows: figureMetricRows(figures, config, held.base),
+    summary: figureSummary(figures, config), rows,
   };
   // Kept only if no newer whole computation replaced the snapshot meanwhile; the answer is right either way.
   if (snapshots.get(db) === held) snapshots.set(db, snap);
@@ -223,24 +239,25 @@ export async function currentSnapshot(deps: Deps): Promise<Snapshot> {
   return share(db, stamp, () => update(deps, held, stamp));
 }
 
-/**
- * The ids and figures this process has written, or is writing, to the metrics table, per
- * database: an update writes only the rows that differ from them.
- */
+/** The ids and figures this process last wrote to the metrics table, per database: an update writes only the rows that differ. */
 const lastWritten = new WeakMap<Database, Map<string, string>>();
 /** The stamp of the last snapshot whose rows were all written: the table holds its figures. */
 const writtenStamp = new WeakMap<Database, Stamp>();
+/** Writes of one database, one after another: each diff is taken against what is committed. */
+const writes = new WeakMap<Database, Promise<unknown>>();
 const signature = (r: MetricRow) => `${r.value}|${r.samples}|${r.computed_at}|${r.industry_code}`;
 
 async function writeRows(db: Database, snap: Snapshot): Promise<void> {
+  // A snapshot older than one already written has nothing to add: the table holds every change
+  // it promised (and its rows of groups since gone or added must not undo the newer ones).
+  const newer = writtenStamp.get(db);
+  if (newer && newer.seq > snap.stamp.seq) return;
   const known = lastWritten.get(db);
   const sigs = new Map(snap.rows.map((r) => [r.id, signature(r)]));
-  // Set before the write: an update that comes meanwhile writes only what differs from this one.
-  lastWritten.set(db, sigs);
   try {
     if (snap.whole || !known) {
-      // In batches, so an update's write is not held behind all of them. Rows of groups that are
-      // gone go last, by their older cut: until then a list sees each row from one cut or the other.
+      // In batches, so the table's rows are not all locked at once. Rows of groups that are gone
+      // go last, by their older cut: until then a list sees each row from one cut or the other.
       for (let i = 0; i < snap.rows.length; i += WRITE_BATCH) await store(db, snap.rows.slice(i, i + WRITE_BATCH));
       await db.run(sql`delete from analytics_metrics where computed_at < ${new Date(snap.base).toISOString()}`);
     } else {
@@ -248,6 +265,7 @@ async function writeRows(db: Database, snap: Snapshot): Promise<void> {
       const gone = [...known.keys()].filter((id) => !sigs.has(id));
       if (dirty.length || gone.length) await store(db, dirty, gone);
     }
+    lastWritten.set(db, sigs);
     writtenStamp.set(db, snap.stamp);
   } catch (err) {
     // The next write is a whole one.
@@ -265,7 +283,8 @@ async function writeRows(db: Database, snap: Snapshot): Promise<void> {
  */
 export function storedRows(db: Database, snap: Snapshot): Promise<void> {
   if (!snap.written) {
-    const written = writeRows(db, snap);
+    const written = (writes.get(db) ?? Promise.resolve()).catch(() => undefined).then(() => writeRows(db, snap));
+    writes.set(db, written);
     snap.written = written;
     written.catch(() => { snap.written = undefined; });
   }
