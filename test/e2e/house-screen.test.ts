@@ -120,9 +120,13 @@ describe('the house screen and the setpoint flow in Chromium', () => {
     expect((await overflow(page)).filter((o) => o.canvas !== 0 || o.card !== 0)).toEqual([]);
     await page.setViewportSize(PORTRAIT);
     await page.waitForTimeout(300);
+    // A chart is drawn again when its data is refreshed: measure once every canvas is back.
+    for (const c of CHARTS) await page.locator(`[data-chart="${c}"] canvas`).waitFor();
     expect((await overflow(page)).filter((o) => o.canvas !== 0 || o.card !== 0)).toEqual([]);
     await page.setViewportSize(LANDSCAPE);
     await page.waitForTimeout(300);
+    // A chart is drawn again when its data is refreshed: measure once every canvas is back.
+    for (const c of CHARTS) await page.locator(`[data-chart="${c}"] canvas`).waitFor();
 
     // Legends: units and values, never "--".
     const legends = (await page.locator('.chart-legend').allTextContents()).join('\n');
@@ -229,6 +233,8 @@ describe('the house screen and the setpoint flow in Chromium', () => {
     expect((await overflow(page)).filter((o) => o.canvas !== 0 || o.card !== 0)).toEqual([]);
     await page.setViewportSize(LANDSCAPE);
     await page.waitForTimeout(300);
+    // A chart is drawn again when its data is refreshed: measure once every canvas is back.
+    for (const c of CHARTS) await page.locator(`[data-chart="${c}"] canvas`).waitFor();
     expect((await overflow(page)).filter((o) => o.canvas !== 0 || o.card !== 0)).toEqual([]);
     expect(problems).toEqual([]);
   }, 120_000);
