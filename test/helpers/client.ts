@@ -90,3 +90,13 @@ export async function clientAs(
   const token = await env.token(server as never, claims);
   return createClient(server.url, { authorization: `Bearer ${token}` }, contract);
 }
+
+/** A client signed in with a site's credential through the QR passkey flow, as a box's sync signs in to its master. */
+export async function siteClient(masterUrl: string, credential: string, contract?: Contract): Promise<Client> {
+  const c = await createClient(masterUrl, {}, contract);
+  const start = await c.post('/api/v1/auth/passkey/commands/start', { method: 'qr' });
+  const done = await c.post('/api/v1/auth/passkey/commands/complete', { challenge_id: start.body.item.challenge_id, credential });
+  const session = /cabinet_session=([^;]+)/.exec(done.headers.get('set-cookie') ?? '')?.[1];
+  if (!session) throw new Error(`the site's passkey sign-in failed: ${done.status} ${JSON.stringify(done.body)}`);
+  return c.withHeaders({ authorization: `Bearer ${session}` });
+}

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
-import { clientAs, createClient, type Client } from '../helpers/client.js';
+import { clientAs, siteClient, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
 import { loadFacts, metricRows, summary } from '../../src/modules/analytics/compute.js';
 import { figureMetricRows, figureSummary, loadFigures } from '../../src/modules/analytics/rollups.js';
@@ -83,11 +83,7 @@ describe.each(DIALECTS)('analytics roll-ups (master on %s)', (dialect) => {
     for (const [i, s] of SITES.entries()) {
       const reg = await fleet.post('/api/v1/tenant-master-sync/commands/register-site', s);
       expect(reg.status).toBe(201);
-      const c = await createClient(master.url, {}, fleet.contract);
-      const start = await c.post('/api/v1/auth/passkey/commands/start', { method: 'qr' });
-      const done = await c.post('/api/v1/auth/passkey/commands/complete', { challenge_id: start.body.item.challenge_id, credential: reg.body.item.credential });
-      const session = /cabinet_session=([^;]+)/.exec(done.headers.get('set-cookie') ?? '')![1]!;
-      const site = c.withHeaders({ authorization: `Bearer ${session}` });
+      const site = await siteClient(master.url, reg.body.item.credential as string, fleet.contract);
       const events = eventsOf(i, end);
       for (let k = 0; k < events.length; k += 1500) {
         const res = await site.post('/api/v1/site-sync/commands/push', { events: events.slice(k, k + 1500), remaining: 0 });

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
-import { clientAs, createClient, type Client } from '../helpers/client.js';
+import { clientAs, siteClient, type Client } from '../helpers/client.js';
 import { SteppedClock } from '../helpers/clock.js';
 import type { RunningServer } from '../../src/server.js';
 import { dropSnapshot, FRESH_MS, MAX_AGE_MS } from '../../src/modules/analytics/snapshot.js';
@@ -43,20 +43,17 @@ describe.each(DIALECTS)('analytics snapshot freshness (master on %s)', (dialect)
     return res.body.items[0] as { value: number; computed_at: string };
   };
 
-  const siteClient = async (tenant_id: string, site_id: string, industry_code: string) => {
+  const registered = async (tenant_id: string, site_id: string, industry_code: string) => {
     const reg = await fleet.post('/api/v1/tenant-master-sync/commands/register-site', { tenant_id, site_id, industry_code });
     expect(reg.status).toBe(201);
-    const c = await createClient(master.url, {}, fleet.contract);
-    const start = await c.post('/api/v1/auth/passkey/commands/start', { method: 'qr' });
-    const done = await c.post('/api/v1/auth/passkey/commands/complete', { challenge_id: start.body.item.challenge_id, credential: reg.body.item.credential });
-    return c.withHeaders({ authorization: `Bearer ${/cabinet_session=([^;]+)/.exec(done.headers.get('set-cookie') ?? '')![1]!}` });
+    return siteClient(master.url, reg.body.item.credential as string, fleet.contract);
   };
 
   beforeAll(async () => {
     env = await createTestEnv(dialect);
     master = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off' }, { clock });
     fleet = await clientAs(env, master);
-    site = await siteClient('farm-a', 'site-1', 'poultry');
+    site = await registered('farm-a', 'site-1', 'poultry');
     await push([raised('al-0', Date.now() - 3_600_000)]);
   }, 60_000);
   afterAll(async () => { await env.cleanup(); });
@@ -117,7 +114,7 @@ describe.each(DIALECTS)('analytics snapshot freshness (master on %s)', (dialect)
   });
 
   it('after a push computes again only the sites it changed: their rows get a new cut, the others keep theirs and are not rewritten', async () => {
-    const other = await siteClient('farm-b', 'site-2', 'swine');
+    const other = await registered('farm-b', 'site-2', 'swine');
     const heartbeat = (at: number, rtt: number) => ({ kind: 'heartbeat', created_at: iso(at), payload: { at: iso(at), interval_ms: 60_000, rtt_ms: rtt } });
     const res = await other.post('/api/v1/site-sync/commands/push', { events: [{ seq: 1, ...heartbeat(Date.now() - 7_200_000, 80) }], remaining: 0 });
     expect(res.status).toBe(200);

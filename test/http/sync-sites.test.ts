@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
-import { clientAs, createClient, type Client } from '../helpers/client.js';
+import { clientAs, createClient, siteClient, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
 import { refreshSites } from '../../src/modules/tenant-master-sync/engine/sites.js';
 import pkg from '../../package.json' with { type: 'json' };
@@ -53,10 +53,7 @@ describe.each(DIALECTS)('sync-sites, the fleet view (master on %s)', (dialect) =
     edge = await edgeEnv.start({ mqtt_broker: 'off', sync_master_url: master.url, sync_interval_ms: '100', sync_heartbeat_ms: '300', sync_backoff_max_ms: '400' });
     const edgeAdmin = await clientAs(edgeEnv, edge);
     edgeOp = await clientAs(edgeEnv, edge, { subject: 'op', role: 'operator', scope_type: 'tenant', tenant_id: 'farm-a', site_id: 'site-1' }, edgeAdmin.contract);
-    const c = await createClient(master.url, {}, fleet.contract);
-    const start = await c.post('/api/v1/auth/passkey/commands/start', { method: 'qr' });
-    const done = await c.post('/api/v1/auth/passkey/commands/complete', { challenge_id: start.body.item.challenge_id, credential: oldCredential });
-    oldBox = c.withHeaders({ authorization: `Bearer ${/cabinet_session=([^;]+)/.exec(done.headers.get('set-cookie') ?? '')![1]!}` });
+    oldBox = await siteClient(master.url, oldCredential, fleet.contract);
   });
   afterAll(async () => {
     await edgeEnv?.cleanup();
