@@ -168,8 +168,8 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
   // box does not keep it. At nice 10 it gives way to the event loop and the read worker when the
   // cores are busy: a checkpoint may take longer, an answer may not.
   const checkpointer = worker ? readWorker(file, { cacheKiB: 64, nice: 10 }) : undefined;
-  const checkpoints = checkpointer ? offloadWalCheckpoints(file, raw, checkpointer, { idleCloseMs: 60_000 }) : undefined;
   const lock = createLock();
+  const checkpoints = checkpointer ? offloadWalCheckpoints(file, raw, checkpointer, { idleCloseMs: 60_000, exclusive: lock }) : undefined;
   // Which async context owns the open transaction: a caller nested in it runs inside it; any other
   // caller (another request, or work a transaction started and left running after it committed)
   // waits for the lock. A counter shared by everyone let another request's writes join an open

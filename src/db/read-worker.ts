@@ -44,13 +44,14 @@ parentPort.on('message', (m) => {
       // PASSIVE copies the log's frames without waiting for or blocking the writer. A log that
       // keeps being written is never wholly copied that way, and only a wholly copied log is
       // started again from its beginning: RESTART then copies the few frames written meanwhile
-      // and restarts it, holding the writer for that short moment; it gives up after 20 ms
-      // (busy: a long transaction is open) and is tried at the next round.
-      checkpointer.pragma('busy_timeout = 0');
-      const [passive] = checkpointer.pragma('wal_checkpoint(PASSIVE)');
-      checkpointer.pragma('busy_timeout = 20');
-      const [restart] = checkpointer.pragma('wal_checkpoint(RESTART)');
-      parentPort.postMessage({ id: m.id, rows: [{ ...restart, copied: passive.checkpointed + restart.checkpointed }] });
+      // and restarts it, holding the write lock meanwhile (and its sync of the database file); it
+      // gives up after 20 ms (busy: a reader is still in the log) and is tried at the next round.
+      // The caller asks for it only while its own writer has no transaction open
+      // (src/db/wal-checkpoint.ts), so no BEGIN waits for it on the event loop.
+      const restart = m.checkpoint === 'restart';
+      checkpointer.pragma(restart ? 'busy_timeout = 20' : 'busy_timeout = 0');
+      const [row] = checkpointer.pragma(restart ? 'wal_checkpoint(RESTART)' : 'wal_checkpoint(PASSIVE)');
+      parentPort.postMessage({ id: m.id, rows: [row] });
       return;
     }
     let s = statements.get(m.sql);
@@ -66,13 +67,26 @@ parentPort.on('message', (m) => {
 });
 `;
 
+export type CheckpointMode = 'passive' | 'restart';
+
+/** SQLite's answer to `wal_checkpoint`: busy 1 when it could not finish, frames in the log, frames copied. */
+export interface CheckpointResult {
+  busy: number;
+  log: number;
+  checkpointed: number;
+}
+
 export interface ReadWorker {
   /** Statements the worker has answered (rows or an SQL error) since the database opened. */
   readonly reads: number;
-  /** Checkpoints run in the worker since the database opened. */
+  /** Checkpoints run in the worker since the database opened (a PASSIVE and its RESTART count once). */
   readonly checkpoints: number;
-  /** A checkpoint of the WAL (PASSIVE, then a RESTART that gives up after 20 ms), run in the worker on a connection that may write; `copied`: frames both copied. */
-  checkpoint(): Promise<{ busy: number; log: number; checkpointed: number; copied: number }>;
+  /**
+   * A checkpoint of the WAL, run in the worker on a connection that may write: PASSIVE copies
+   * what it can beside the writer; RESTART takes the write lock, copies the rest and starts the
+   * log again (it gives up after 20 ms when a reader is still in the log).
+   */
+  checkpoint(mode: CheckpointMode): Promise<CheckpointResult>;
   /** Rows of a read-only statement, run in the worker. */
   all(text: string, params: readonly unknown[]): Promise<unknown[]>;
   close(): Promise<void>;
@@ -113,7 +127,7 @@ export function readWorker(file: string, opts: { cacheKiB: number; nice?: number
   let next = 0;
   let reads = 0;
   let checkpoints = 0;
-  const pending = new Map<number, { read: boolean; resolve(rows: unknown[]): void; reject(err: Error): void }>();
+  const pending = new Map<number, { kind: 'read' | CheckpointMode; resolve(rows: unknown[]): void; reject(err: Error): void }>();
   const failAll = (err: Error) => {
     for (const p of pending.values()) p.reject(err);
     pending.clear();
@@ -126,8 +140,8 @@ export function readWorker(file: string, opts: { cacheKiB: number; nice?: number
       const p = pending.get(m.id);
       if (!p) return;
       pending.delete(m.id);
-      if (p.read) reads++;
-      else checkpoints++;
+      if (p.kind === 'read') reads++;
+      else if (p.kind === 'restart') checkpoints++;
       if (pending.size === 0) w.unref();
       if (m.error) p.reject(Object.assign(new Error(m.error.message), { code: m.error.code }));
       else p.resolve(m.rows ?? []);
@@ -141,7 +155,7 @@ export function readWorker(file: string, opts: { cacheKiB: number; nice?: number
     const w = worker;
     const id = ++next;
     return new Promise((resolve, reject) => {
-      pending.set(id, { read: !message.checkpoint, resolve, reject });
+      pending.set(id, { kind: (message.checkpoint as CheckpointMode | undefined) ?? 'read', resolve, reject });
       w.ref();
       w.postMessage({ id, ...message });
     });
@@ -156,9 +170,9 @@ export function readWorker(file: string, opts: { cacheKiB: number; nice?: number
     all(text, params) {
       return ask({ sql: text, params });
     },
-    async checkpoint() {
-      const [row] = (await ask({ checkpoint: true })) as { busy: number; log: number; checkpointed: number; copied: number }[];
-      return row ?? { busy: 0, log: 0, checkpointed: 0, copied: 0 };
+    async checkpoint(mode) {
+      const [row] = (await ask({ checkpoint: mode })) as CheckpointResult[];
+      return row ?? { busy: 0, log: 0, checkpointed: 0 };
     },
     async close() {
       const w = worker;

@@ -4,9 +4,17 @@
 // everything for up to 280 ms (bench/soak-reads.ts). With a read worker the writer never
 // checkpoints; a worker does, when the log has grown past the same 4 MiB: one of its own, not the
 // read worker, so reads do not wait behind a checkpoint (src/db/client.ts).
+// The checkpoint's last step (RESTART) takes the write lock for as long as it copies the last
+// frames and syncs the database file: a BEGIN on the main thread meanwhile waited in SQLite's busy
+// handler, asleep on the event loop (18-105 ms under full-rate ingest on the soak database; the
+// tail of every HTTP answer, bench/soak-reads.ts). That step now runs inside the writer's own
+// transaction lock (`exclusive`): transactions wait for it as promises, the event loop goes on.
 import { stat } from 'node:fs/promises';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { ReadWorker } from './read-worker.js';
+
+/** Runs fn while this process's writer has no transaction open and opens none (the writer's transaction lock). */
+export type Exclusive = <T>(fn: () => Promise<T>) => Promise<T>;
 
 /** SQLite's own threshold: 1000 pages of 4 KiB. */
 export const WAL_CHECKPOINT_BYTES = 4 * 1024 * 1024;
@@ -19,7 +27,7 @@ export function offloadWalCheckpoints(
   file: string,
   writer: BetterSqlite3.Database,
   worker: ReadWorker,
-  opts: { everyMs?: number; bytes?: number; idleCloseMs?: number; onFallback?: (err: Error) => void } = {},
+  opts: { everyMs?: number; bytes?: number; idleCloseMs?: number; exclusive?: Exclusive; onFallback?: (err: Error) => void } = {},
 ): WalCheckpoints {
   const bytes = opts.bytes ?? WAL_CHECKPOINT_BYTES;
   writer.pragma('wal_autocheckpoint = 0');
@@ -31,7 +39,8 @@ export function offloadWalCheckpoints(
   let idle: NodeJS.Timeout | undefined;
   const checkpoint = async () => {
     clearTimeout(idle);
-    await worker.checkpoint();
+    await worker.checkpoint('passive');
+    await (opts.exclusive ?? ((fn) => fn()))(() => worker.checkpoint('restart'));
     // A worker kept only for checkpoints is closed when none was needed for a while (started again by the next).
     if (opts.idleCloseMs !== undefined && !stopped) idle = setTimeout(() => void worker.close(), opts.idleCloseMs).unref();
   };

@@ -54,7 +54,7 @@ it('a worker that cannot checkpoint gives the job back to the writer', async () 
     reads: 0,
     checkpoints: 0,
     all: async () => [],
-    checkpoint: async (): Promise<{ busy: number; log: number; checkpointed: number; copied: number }> => { throw new Error('the read worker stopped'); },
+    checkpoint: async (): Promise<{ busy: number; log: number; checkpointed: number }> => { throw new Error('the read worker stopped'); },
     close: async () => undefined,
   } satisfies ReadWorker;
   let fallback: Error | undefined;
@@ -85,7 +85,7 @@ it('a worker kept only for checkpoints is closed once none was needed for idleCl
     checkpoint: async () => {
       checkpoints++;
       writer.pragma('wal_checkpoint(TRUNCATE)');
-      return { busy: 0, log: 0, checkpointed: 0, copied: 0 };
+      return { busy: 0, log: 0, checkpointed: 0 };
     },
     close: async () => { closes++; },
   } satisfies ReadWorker;
@@ -100,6 +100,69 @@ it('a worker kept only for checkpoints is closed once none was needed for idleCl
     await expect.poll(() => checkpoints, { timeout: 3000 }).toBeGreaterThan(1);
   } finally {
     handle.stop();
+    writer.close();
+  }
+});
+
+it('the checkpoint that holds the write lock runs inside the writer lock: a transaction waits as a promise, not asleep in BEGIN', async () => {
+  const dir = tempDir();
+  const file = join(dir, 'z.sqlite');
+  const writer = new BetterSqlite3(file);
+  writer.pragma('journal_mode = WAL');
+  writer.pragma('busy_timeout = 5000');
+  writer.exec('create table t (body blob)');
+  // The writer's transaction lock, as src/db/client.ts keeps it: one promise chain.
+  let tail: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+  // A worker whose RESTART holds the write lock for 300 ms, as a sync of a large database file can.
+  const other = new BetterSqlite3(file);
+  const modes: string[] = [];
+  let holding = false;
+  const worker = {
+    reads: 0,
+    checkpoints: 0,
+    all: async () => [],
+    checkpoint: async (mode: 'passive' | 'restart') => {
+      modes.push(mode);
+      if (mode === 'restart') {
+        other.exec('BEGIN IMMEDIATE');
+        holding = true;
+        await sleep(300);
+        other.exec('COMMIT');
+        holding = false;
+      }
+      return { busy: 0, log: 0, checkpointed: 0 };
+    },
+    close: async () => undefined,
+  } satisfies ReadWorker;
+  const handle = offloadWalCheckpoints(file, writer, worker, { everyMs: 10, bytes: 1024, exclusive });
+  try {
+    writer.prepare('insert into t values (?)').run(randomBytes(64 * 1024));
+    await expect.poll(() => holding, { timeout: 3000, interval: 2 }).toBe(true);
+    // A write transaction asked for while the lock is held: it waits its turn, the event loop goes on.
+    let ticks = 0;
+    const ticker = setInterval(() => { ticks++; }, 10);
+    let begunWhileHeld: boolean | undefined;
+    const tx = exclusive(async () => {
+      begunWhileHeld = holding;
+      writer.exec('BEGIN IMMEDIATE');
+      writer.prepare('insert into t values (?)').run(randomBytes(16));
+      writer.exec('COMMIT');
+    });
+    const before = ticks;
+    await tx;
+    clearInterval(ticker);
+    expect(modes.slice(0, 2)).toEqual(['passive', 'restart']);
+    expect(begunWhileHeld).toBe(false);
+    // About 30 ticks of 10 ms pass while it waits; asleep in BEGIN, none would.
+    expect(ticks - before).toBeGreaterThan(5);
+  } finally {
+    handle.stop();
+    other.close();
     writer.close();
   }
 });
