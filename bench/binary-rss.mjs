@@ -15,7 +15,7 @@ async function one(bin) {
   const dir = mkdtempSync(join(tmpdir(), 'perf-rss-'));
   const env = { PATH: process.env.PATH, HOME: dir, CABINET_CACHE_DIR: join(dir, 'cache') };
   const port = 20000 + Math.floor(Math.random() * 30000);
-  const c = spawn(bin, ['serve', '--http-port', String(port), '--rpc-port', '0', '--mqtt-port', '0', '--host', '127.0.0.1', '--data-dir', join(dir, 'data'), '--log-level', 'error'], { env, stdio: 'ignore' });
+  const c = spawn(bin, ['serve', '--http-port', String(port), '--rpc-port', '0', '--mqtt-port', '0', '--https-port', '0', '--host', '127.0.0.1', '--data-dir', join(dir, 'data'), '--log-level', 'error'], { env, stdio: 'ignore' });
   const base = `http://127.0.0.1:${port}`;
   for (;;) { try { const r = await fetch(`${base}/ready`); await r.text(); if (r.status === 200) break; } catch {} await new Promise((r) => setTimeout(r, 20)); }
   const token = spawnSync(bin, ['token', '--role', 'admin', '--scope-type', 'master', '--data-dir', join(dir, 'data')], { env, encoding: 'utf8' }).stdout.trim().split('\n').pop();

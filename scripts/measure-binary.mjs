@@ -87,10 +87,13 @@ function procCpuMs(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
 }
 
-/** Spawns serve, polls /ready every 5 ms; returns {ms, cpuMs (used by then), child}. */
+/**
+ * Spawns serve, polls /ready every 5 ms; returns {ms, cpuMs (used by then), child}.
+ * HTTPS listens as on a box, on a free port (its default, 8443, would be fought over by two runs at once).
+ */
 async function startOnce(env, dataDir) {
   const port = await freePort();
-  const args = ['serve', '--http-port', String(port), '--rpc-port', '0', '--mqtt-port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--log-level', 'warn'];
+  const args = ['serve', '--http-port', String(port), '--rpc-port', '0', '--mqtt-port', '0', '--https-port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--log-level', 'warn'];
   const t0 = process.hrtime.bigint();
   const child = spawn(bin, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';

@@ -1,5 +1,6 @@
 // Opens the database named by the configuration: a SQLite file (default), a PostgreSQL server
 // (postgres:// URL) or an in-process PGlite (pglite: URL, for tests and laptops without a server).
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { existsSync, mkdirSync, accessSync, chmodSync, constants, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql, type SQL } from 'drizzle-orm';
@@ -174,7 +175,6 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
   // caller (another request, or work a transaction started and left running after it committed)
   // waits for the lock. A counter shared by everyone let another request's writes join an open
   // transaction and be rolled back with it.
-  const { AsyncLocalStorage } = await import('node:async_hooks');
   const owner = new AsyncLocalStorage<{ open: boolean }>();
   const nested = () => owner.getStore()?.open === true;
   // Drizzle prepares every query it runs; kept by text, a statement is prepared once per connection
@@ -274,7 +274,6 @@ async function pgDatabase(
   transactional: Transactional,
   info: Pick<Database, 'engine' | 'location' | 'serverVersion' | 'close'>,
 ): Promise<Database> {
-  const { AsyncLocalStorage } = await import('node:async_hooks');
   const store = new AsyncLocalStorage<unknown>();
   const orm = new Proxy(base, {
     get(target, prop) {

@@ -76,7 +76,7 @@ async function rtuCheck(args: string[]): Promise<number> {
 
 /** A one-message SMTP sink on 127.0.0.1: answers every command, keeps the DATA. */
 async function smtpSink(): Promise<{ port: number; message: Promise<string>; close: () => void }> {
-  const { createServer } = await import('node:net');
+  const { createServer } = process.getBuiltinModule('node:net');
   let received: (text: string) => void = () => {};
   const message = new Promise<string>((resolve) => (received = resolve));
   const server = createServer((socket) => {
@@ -113,7 +113,7 @@ async function smtpSink(): Promise<{ port: number; message: Promise<string>; clo
 
 /** A port on 127.0.0.1 nothing listens on (bound, then closed). */
 async function closedPort(): Promise<number> {
-  const { createServer } = await import('node:net');
+  const { createServer } = process.getBuiltinModule('node:net');
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
