@@ -20,6 +20,8 @@ let child: ChildProcess | undefined;
 let base: string;
 let token: string;
 let env: NodeJS.ProcessEnv;
+/** What serve wrote to stderr (its log goes to stdout). */
+let stderrText = '';
 
 /** The first log line saying where the service listens. */
 function listeningUrl(proc: ChildProcess): Promise<string> {
@@ -39,7 +41,7 @@ function listeningUrl(proc: ChildProcess): Promise<string> {
       }
     };
     proc.stdout!.setEncoding('utf8').on('data', onData);
-    proc.stderr!.setEncoding('utf8').on('data', (d: string) => { output += d; });
+    proc.stderr!.setEncoding('utf8').on('data', (d: string) => { output += d; stderrText += d; });
     proc.once('exit', (code) => reject(new Error(`cabinet serve exited with ${String(code)}:\n${output.slice(-3000)}`)));
   });
 }
@@ -142,5 +144,13 @@ describe('the OpenAPI document in the single executable', { timeout: 60_000 }, (
     // The same text the source's routes give: the embedded copy cannot drift from the routes.
     expect(served).toBe(openapiDocumentYaml());
     expect(served.length).toBeGreaterThan(1_000_000);
+  });
+});
+
+describe('the single executable at start', () => {
+  it('writes no Node warning (an experimental feature reached at start printed one to every journal)', async () => {
+    // The first request has been answered by now: start-up is over.
+    expect((await api('/api/v1/auth/me')).status).toBe(200);
+    expect(stderrText).not.toMatch(/Warning/);
   });
 });
