@@ -213,6 +213,37 @@ describe('MQTT start-up paths', () => {
   });
 });
 
+describe('a trickle of points is gathered into few commits (flash wear), with the default telemetry_flush_ms', () => {
+  let env: TestEnv;
+  let server: RunningServer;
+  beforeAll(async () => {
+    env = await createTestEnv('sqlite');
+    server = await env.start({ mqtt_broker: 'embedded', mqtt_port: '0', mqtt_host: '127.0.0.1' });
+  });
+  afterAll(async () => { await env.cleanup(); });
+
+  it('30 points from 10 sensors over 3 s are two or three commits, not one per point or per 200 ms', async () => {
+    expect(server.services.config.telemetry_flush_ms).toBe(2000);
+    const url = `mqtt://127.0.0.1:${server.services.mqtt!.port}`;
+    const { client } = await connectMqtt(url, await env.token(server, { subject: 'device:trickle', role: 'operator', scope_type: 'tenant', tenant_id: 'tA' } as never));
+    const writer = server.services.telemetry!.writer;
+    try {
+      const before = { batches: writer.stats.batches, written: writer.stats.written };
+      const acks: Promise<unknown>[] = [];
+      for (let i = 0; i < 30; i++) {
+        acks.push(client.publishAsync(`cabinet/tA/farm-1/telemetry/trickle-${i % 10}`, JSON.stringify({ metric: 'temperature', value: 20 + i / 10 }), { qos: 1 }));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await Promise.all(acks);
+      expect(writer.stats.written - before.written).toBe(30);
+      // Every 2 s at most: 3 s of points are 2 commits, 3 when the first window opened late.
+      expect(writer.stats.batches - before.batches).toBeLessThanOrEqual(3);
+    } finally {
+      client.end(true);
+    }
+  });
+});
+
 describe('a QoS 1 acknowledgement means stored', () => {
   let env: TestEnv;
   let server: RunningServer;

@@ -85,7 +85,9 @@ export const telemetryResource = defineResource<PointRow>({
           if (caller.site_id && p.site_id && p.site_id !== caller.site_id) throw new ApiError('tenant_boundary_denied', `this session is bound to site ${caller.site_id}`);
           return toPoint(p, { tenant_id: tenant, site_id: site }, now);
         });
-        await need(ctx.services, 'telemetry').ingest(points);
+        // The client waits for its answer: its points are written at the end of this turn, not
+        // gathered with a trickle of MQTT points for telemetry_flush_ms.
+        await need(ctx.services, 'telemetry').ingest(points, { now: true });
         return { accepted: points.length };
       },
     }),

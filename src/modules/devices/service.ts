@@ -28,8 +28,8 @@ export interface TelemetryKpi {
 
 export interface TelemetryService {
   writer: TelemetryWriter;
-  /** Queues stored-ready points; resolves when their batch is written. */
-  ingest(points: TelemetryPoint[]): Promise<void>;
+  /** Queues stored-ready points; resolves when their batch is written (`now`: at the end of this turn, not within telemetry_flush_ms). */
+  ingest(points: TelemetryPoint[], opts?: { now?: boolean }): Promise<void>;
   kpi(filter: TelemetryFilter): Promise<TelemetryKpi>;
   /** Deletes raw points measured before `before`; resolves with how many. */
   purge(before: Date): Promise<number>;
@@ -107,7 +107,7 @@ export function createTelemetryService(services: Services): TelemetryService {
   const writer = new TelemetryWriter(services, { flushMs: config.telemetry_flush_ms, batchMax: config.telemetry_batch_max });
   return {
     writer,
-    ingest: (points) => writer.enqueue(points),
+    ingest: (points, opts) => writer.enqueue(points, opts),
     async kpi(f) {
       // Every filter but status is a series column: the series are chosen first, then each one's
       // last point (matching status) is one step back along its (series_id, ts) index, so the KPI

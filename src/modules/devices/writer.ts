@@ -2,6 +2,14 @@
 // telemetry_flush_ms, or at once when telemetry_batch_max are waiting, in ONE transaction per
 // batch with their roll-ups (a burst of points is not a burst of single-row transactions).
 // Batches are written one after another; a caller may await the batch holding its points.
+//
+// Why a trickle waits (2 s by default): every commit writes each page it touched to the WAL, and
+// the checkpoint writes them again into the database file. A commit of a few points touches
+// about seven pages (the points and their index, the minute and hour roll-ups, the sync outbox),
+// so at a site's 10 points/s a commit every 200 ms wrote 10.3 KiB per point to the box's eMMC,
+// 8.1 GiB a day; every 2 s, 1.5 KiB and 1.15 GiB (bench/flash-writes.ts, docs/storage-and-reads.md).
+// A caller that waits for its answer (an HTTP push) asks for `now`: its batch is written at the
+// end of the turn.
 import { ApiError } from '../../kernel/errors.js';
 import type { Services } from '../../kernel/context.js';
 import { need } from '../../kernel/context.js';
@@ -51,11 +59,14 @@ export class TelemetryWriter {
     this.storage = new TelemetryStorage(services.db);
   }
 
-  /** Queues points; the promise settles when their batch is stored (or failed). */
-  enqueue(points: TelemetryPoint[]): Promise<void> {
+  /**
+   * Queues points; the promise settles when their batch is stored (or failed). `now`: the
+   * batch is written at the end of this turn instead of within telemetry_flush_ms.
+   */
+  enqueue(points: TelemetryPoint[], opts: { now?: boolean } = {}): Promise<void> {
     const refused = this.refusal(points.length);
     if (refused) return Promise.reject(refused);
-    return this.add(points).done;
+    return this.add(points, opts.now === true).done;
   }
 
   private refusal(count: number): ApiError | undefined {
@@ -73,13 +84,13 @@ export class TelemetryWriter {
    * batchMax, not in one that grows with the flood: a transaction of 40,000 points held the event
    * loop for a second (bench/soak-reads.ts).
    */
-  private add(points: TelemetryPoint[]): Batch {
+  private add(points: TelemetryPoint[], now: boolean): Batch {
     let batch = this.waiting[this.waiting.length - 1];
     if (!batch || batch.points.length >= this.opts.batchMax) this.waiting.push((batch = newBatch()));
     for (const p of points) batch.points.push(p);
     this.stats.queued += points.length;
     if (this.full()) this.kick();
-    else if (batch.points.length >= this.burst()) this.soon ??= setImmediate(() => { this.soon = undefined; this.kick(); });
+    else if (now || batch.points.length >= this.burst()) this.soon ??= setImmediate(() => { this.soon = undefined; this.kick(); });
     else this.timer ??= setTimeout(() => this.kick(), this.opts.flushMs);
     return batch;
   }
