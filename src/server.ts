@@ -2,6 +2,7 @@
 // 503 while starting), open and migrate the database, start the module runtimes in dependency
 // order, then report ready. close() stops accepting, lets in-flight requests finish within
 // shutdown_timeout_ms, stops the runtimes in reverse and closes the database.
+import { flushGrouped } from './db/group-commit.js';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
@@ -181,6 +182,7 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
       secure?.closeAllConnections?.();
       await stopRuntimes();
       await security?.flush();
+      if (db) await flushGrouped(db);
       await db?.close();
       log.info('cabinet stopped', { port });
     })());

@@ -111,11 +111,20 @@ export function readingPipeline(industry: Industry, engine: RuleEngine): Reading
  * reading's transaction has committed, so the answer to its sender still means "stored". Inside
  * a caller's transaction the row goes into that transaction.
  */
-export function readingWriter<Row extends Record<string, unknown>>(table: NeutralTable): (db: Database, row: Row) => Promise<void> {
+export function readingWriter<Row extends Record<string, unknown>>(table: NeutralTable): (db: Database, row: Row, opts?: { gatherMs?: number }) => Promise<void> {
   const stores = new WeakMap<Database, Store<Row>>();
-  return (db, row) => {
+  return (db, row, opts) => {
     let s = stores.get(db);
     if (!s) stores.set(db, (s = new Store<Row>(db, table)));
-    return appendGrouped(db, s, row);
+    return appendGrouped(db, s, row, opts);
   };
+}
+
+/**
+ * How long a reading may wait for others to share its commit: a device poll's or an MQTT
+ * reading (nobody waits for an answer) as long as a telemetry point (telemetry_flush_ms: fewer
+ * commits, less flash wear); a reading sent through the API (its client waits) not at all.
+ */
+export function readingGather(source: ReadingSource | undefined, config: { telemetry_flush_ms: number }): { gatherMs: number } {
+  return { gatherMs: source === 'device' || source === 'mqtt' ? config.telemetry_flush_ms : 0 };
 }

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { col, defineTable } from '../../src/db/table.js';
 import { Store } from '../../src/db/store.js';
-import { appendGrouped, groupCommits } from '../../src/db/group-commit.js';
+import { appendGrouped, flushGrouped, groupCommits } from '../../src/db/group-commit.js';
 import { preparedQuery } from '../../src/db/prepared.js';
 import { colOf, tableOf } from '../../src/db/sql.js';
 
@@ -80,6 +80,42 @@ describe('group commit', () => {
     await Promise.all([held, first, ...later]);
     expect(committed()).toEqual(['p1', 'p2', 'p3']);
     expect(groupCommits(db) - before).toBe(2);
+  });
+});
+
+describe('group commit with a gather window (rows nobody waits on: fewer commits, less flash wear)', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('rows appended over several turns within the window share one commit', async () => {
+    const before = groupCommits(db);
+    const all = ['g1', 'g2', 'g3'].map(async (id, i) => {
+      await sleep(i * 40);
+      await appendGrouped(db, store, row(id), { gatherMs: 300 });
+    });
+    await sleep(200);
+    expect(committed()).toEqual([]);
+    await Promise.all(all);
+    expect(committed()).toEqual(['g1', 'g2', 'g3']);
+    expect(groupCommits(db) - before).toBe(1);
+  });
+
+  it('a row whose sender waits takes the gathered ones along at the end of its turn', async () => {
+    const before = groupCommits(db);
+    const gathered = appendGrouped(db, store, row('w1'), { gatherMs: 5000 });
+    await sleep(20);
+    const t0 = performance.now();
+    await appendGrouped(db, store, row('w2'));
+    await gathered;
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(committed()).toEqual(['w1', 'w2']);
+    expect(groupCommits(db) - before).toBe(1);
+  });
+
+  it('flushGrouped commits what is gathered at once (the server calls it before the database closes)', async () => {
+    const gathered = appendGrouped(db, store, row('f1'), { gatherMs: 60_000 });
+    await flushGrouped(db);
+    await gathered;
+    expect(committed()).toEqual(['f1']);
   });
 });
 

@@ -67,11 +67,9 @@ export async function ingestDeviceReading(services: Services, e: DeviceReadingEv
   } catch (err) {
     services.log.warn('device reading not ingested', { device_id: e.device_id, unit_id: e.unit_id, error: (err as Error).message });
   }
+  // Not awaited: the points wait up to telemetry_flush_ms for their batch, and the device's next
+  // reading must not wait behind it (the writer keeps their order).
   if (points.length && services.telemetry) {
-    try {
-      await services.telemetry.ingest(points);
-    } catch (err) {
-      services.log.warn('device telemetry not stored', { device_id: e.device_id, error: (err as Error).message });
-    }
+    services.telemetry.ingest(points).catch((err: Error) => services.log.warn('device telemetry not stored', { device_id: e.device_id, error: err.message }));
   }
 }

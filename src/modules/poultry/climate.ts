@@ -32,7 +32,7 @@ import { climateVersions } from './climate-versions.js';
 import { ageOf, checkPhases, findFlock, fractionalAge } from './flock.js';
 import { climateBandFlags, climateLimits, DEFAULT_CLIMATE_RULES } from './climate-eval.js';
 import { inForce, inForceKey } from '../../industry/in-force.js';
-import { apiReadingSource, readingPipeline, readingWriter, type ReadingPipeline, type ReadingSource } from '../../industry/pipeline.js';
+import { apiReadingSource, readingGather, readingPipeline, readingWriter, type ReadingPipeline, type ReadingSource } from '../../industry/pipeline.js';
 import { rulesInForce } from './rules-in-force.js';
 import { curveOfPhases, valuesAt } from '../../industry/curve.js';
 import { followRecord } from './follow-schema.js';
@@ -168,7 +168,12 @@ export async function ingestClimate(services: Services, who: { tenant: string; s
       temp: b.temp ?? null, humidity: b.humidity ?? null, co2: b.co2 ?? null, nh3: b.nh3 ?? null, ventilation: b.ventilation ?? null,
       status: j.status, out_of_norm_flags: j.out_of_norm_flags, source,
     };
-    await insertReading(services.db, row);
+    const gather = readingGather(source, services.config);
+    const stored = insertReading(services.db, row, gather);
+    // Nobody waits for a device poll's or an MQTT reading: it is judged now and stored with the
+    // next gathered commit, and the device's next reading is not held behind that commit.
+    if (gather.gatherMs > 0) stored.catch((err: Error) => services.log.error('climate reading not stored', { house_id: row.house_id, error: err.message }));
+    else await stored;
     return row;
   });
   return {

@@ -15,7 +15,7 @@ import { judgeClimate, selectPhase, SWINE_CATEGORIES, type ClimateReading } from
 import { climateTargets } from './climate-targets.js';
 import { raisedView, type RaisedAlarm } from './alarms.js';
 import { climateRules, limitsOf } from './climate-rules.js';
-import { apiReadingSource, readingPipeline, readingWriter, type Judged, type PipelineReading, type ReadingPipeline } from '../../industry/pipeline.js';
+import { apiReadingSource, readingGather, readingPipeline, readingWriter, type Judged, type PipelineReading, type ReadingPipeline } from '../../industry/pipeline.js';
 import { need, type Services } from '../../kernel/context.js';
 import { setpointCommand } from './setpoints.js';
 import { normaliseReadings, SENSOR_KINDS } from './sensors.js';
@@ -127,7 +127,14 @@ export async function judgeReading(ctx: HandlerContext<unknown>, input: Telemetr
       targets_source: targets.source, status: j.status, out_of_norm_flags: j.out_of_norm_flags, alarm_ids: alarmIds,
       source, ts: input.ts ? new Date(input.ts).toISOString() : now, received_at: now,
     };
-    return insertReading(ctx.services.db, row).then(() => row);
+    const gather = readingGather(source, ctx.services.config);
+    const stored = insertReading(ctx.services.db, row, gather);
+    // A device poll's or an MQTT reading: judged now, stored with the next gathered commit (nobody waits for it).
+    if (gather.gatherMs > 0) {
+      stored.catch((err: Error) => ctx.services.log.error('climate reading not stored', { room_id: row.room_id, error: err.message }));
+      return Promise.resolve(row);
+    }
+    return stored.then(() => row);
   });
   return { reading: { ...saved }, status: judged.status, out_of_norm_flags: judged.out_of_norm_flags, alarms };
 }
