@@ -80,7 +80,8 @@ export function alarmResources(s: Session): AlarmResource[] {
   if (may(s, 'industry-alarms')) out.push('industry-alarms');
   else if (may(s, 'poultry-alarms')) out.push('poultry-alarms');
   if (may(s, 'alarms')) out.push('alarms');
-  if (may(s, 'sync-alarms')) out.push('sync-alarms');
+  // The farms' alarms exist on a master only (an edge box's sync tables hold its outbox, never alarms).
+  if (s.ctx.deployment_mode === 'cloud-multi' && may(s, 'sync-alarms')) out.push('sync-alarms');
   return out;
 }
 
