@@ -95,6 +95,10 @@ describe.each(DIALECTS)('sync-alarms, the farms\' alarms on the master (%s)', (d
     expect(p1.total).toBe(3);
     expect(p1.has_more).toBe(true);
     expect(await ids('?tenant_id=farm-a&open=false')).toEqual(['a-done']);
+    // The same P1s the site's card counts.
+    const card = await fleet.get('/api/v1/sync-sites/north-barn@farm-a');
+    expect(card.body.item.open_p1).toBe(2);
+    expect((await list('?site_id=north-barn&open=true&p1=true')).total).toBe(2);
     expect(await ids('?limit=2&offset=2')).toEqual(['a-p1', 'a-low']);
     expect(await ids('?sort=raised_at&order=asc&tenant_id=farm-a')).toEqual(['a-p2', 'a-p1', 'a-crit', 'a-done', 'a-low']);
     expect((await fleet.get('/api/v1/sync-alarms/list?priority=P7')).status).toBe(400);
