@@ -7,12 +7,13 @@ import { maintain } from './engine/partitions.js';
 import { DAY_MS, hourlyRetention, type Retention } from '../../kernel/retention.js';
 import { siteSyncRoutes, syncResource } from './resource.js';
 import { sitesResource } from './sites.js';
+import { alarmsResource } from './alarms.js';
 import { SYNC_TABLES } from './schema.js';
 
 export default defineModule({
   id: 'tenant-master-sync',
   name: 'Tenant-master sync',
-  description: 'Synchronisation state per tenant (live, degraded, stopped), its mode (auto, manual, paused), lag and pending counters, forced runs; the fleet view of every site (sync status, lag, open P1 alarms, versions against policy, last heartbeat).',
+  description: 'Synchronisation state per tenant (live, degraded, stopped), its mode (auto, manual, paused), lag and pending counters, forced runs; the fleet view of every site (sync status, lag, open P1 alarms, versions against policy, last heartbeat) and the farms\' alarms, read-only (acknowledged at the farm).',
   version: '1.0.0',
   core: false,
   dependencies: ['tenant-master'],
@@ -20,10 +21,10 @@ export default defineModule({
   industry_scope: 'master',
   key_entity: 'tenant_sync',
   provides_enrichment_for: ['tenant-master'],
-  routes: [...syncResource.routes, ...sitesResource.routes, ...siteSyncRoutes],
+  routes: [...syncResource.routes, ...sitesResource.routes, ...alarmsResource.routes, ...siteSyncRoutes],
   tables: SYNC_TABLES,
   permissions: [
-    ...managed(['tenant-master-sync', 'sync-sites'], 'read'),
+    ...managed(['tenant-master-sync', 'sync-sites', 'sync-alarms'], 'read'),
     // Site credentials are operator passkeys; the routes also check the session is a registered site's.
     { role: 'operator', resource: 'site-sync', actions: ['pull', 'push'] },
   ],

@@ -5,6 +5,7 @@
 // heartbeats, telemetry aggregates). Edge side: the outbox and a small key/value state.
 import { defineRecord } from '../../kernel/record.js';
 import { col, defineTable } from '../../db/table.js';
+import { INDUSTRY_SEVERITIES, PRIORITIES } from '../../industry/alarm-schema.js';
 
 export const SYNC_STATUSES = ['live', 'degraded', 'stopped'] as const;
 export const SYNC_MODES = ['auto', 'manual', 'paused'] as const;
@@ -120,25 +121,46 @@ export const syncInbox = defineTable('sync_inbox', {
   payload: col.json({ notNull: true }),
 }, { primaryKey: ['tenant_id', 'site_id', 'seq', 'received_at'], indexes: [{ name: 'sync_inbox_kind', columns: ['kind', 'created_at'] }] });
 
-/** The sites' alarms as the fleet sees them (raised, then acknowledged). */
-export const syncAlarms = defineTable('sync_alarms', {
-  tenant_id: col.text({ notNull: true }),
-  alarm_id: col.text({ notNull: true }),
-  site_id: col.text({ notNull: true }),
-  severity: col.text({ notNull: true }),
-  state: col.text({ notNull: true }),
-  title: col.text({ notNull: true }),
-  correlation_id: col.text({ notNull: true }),
-  raised_at: col.timestamp({ notNull: true }),
-  acknowledged_by: col.text(),
-  updated_at: col.timestamp({ notNull: true }),
-  /** P1 or P2 for an industry alarm; null for a site alarm (alarms module), which has a severity only. */
-  priority: col.text(),
+/** Alarm states a box reports that are still open there: a site alarm (open) or an industry alarm (active). */
+export const OPEN_ALARM_STATES = ['open', 'active'] as const;
+
+/**
+ * The sites' alarms as the fleet sees them (raised, then acknowledged or cleared at the farm): the
+ * sync-alarms record. id, open, p1 and sort_key are derived from the others when the master
+ * applies an alarm event (engine/alarms.ts) and stored, so the resource kit filters, sorts and
+ * reads by id in SQL on indexes; they are nullable as columns only because they were added to a
+ * table that already held rows (the migration fills them).
+ */
+export const alarmRecord = defineRecord('sync_alarms', {
+  id: { type: 'string', label: 'ID', readOnly: true, column: { unique: true, notNull: false }, description: 'alarm@tenant: the alarm id on the box and its tenant (an id may not hold @, so it is unambiguous).' },
+  tenant_id: { type: 'string', label: 'Tenant', readOnly: true, filter: true, sortable: true, searchable: true },
+  alarm_id: { type: 'string', label: 'Alarm id', readOnly: true, description: 'The alarm\'s id on the box that raised it.' },
+  site_id: { type: 'string', label: 'Site', readOnly: true, filter: true, sortable: true, searchable: true },
+  site: { type: 'string', label: 'Site record', readOnly: true, column: false, description: 'The sync-sites id of the site the alarm is on (site@tenant).' },
+  site_label: { type: 'string', label: 'Where', readOnly: true, column: false, description: 'The farm in words, as the fleet view heads the site\'s card: "site · tenant" (a site has no name of its own on the master).' },
+  severity: { type: 'string', label: 'Severity', enum: INDUSTRY_SEVERITIES, readOnly: true, filter: true, sortable: true, ui: { badge: true } },
+  priority: { type: 'string', label: 'Priority', enum: PRIORITIES, nullable: true, readOnly: true, filter: true, sortable: true, ui: { badge: true }, description: 'P1 or P2 for an industry alarm; null for a site alarm (alarms module), which has a severity only.' },
+  state: { type: 'string', label: 'State', readOnly: true, filter: true, sortable: true, ui: { badge: true }, description: 'The state the box last reported: open (a site alarm) or active (an industry alarm) until acknowledged; acknowledged once someone at the farm acknowledged it; cleared once an industry alarm\'s condition ended. A site alarm keeps its state when its condition clears.' },
+  title: { type: 'string', label: 'Alarm', readOnly: true, searchable: true },
+  correlation_id: { type: 'string', label: 'Correlation id', readOnly: true, filter: true },
+  raised_at: { type: 'datetime', label: 'Raised', readOnly: true, sortable: true },
+  acknowledged_by: { type: 'string', label: 'Acknowledged by', nullable: true, readOnly: true, description: 'Who acknowledged it at the farm (the box\'s subject); null while it is not acknowledged.' },
+  updated_at: { type: 'datetime', label: 'Updated', readOnly: true, sortable: true, description: 'When the master last applied a change of this alarm from the box.' },
+  open: { type: 'boolean', label: 'Open', readOnly: true, column: { notNull: false }, filter: true, description: 'Neither acknowledged nor cleared at the farm (state open or active), as the fleet view counts open alarms.' },
+  p1: { type: 'boolean', label: 'P1 for the fleet', readOnly: true, column: { notNull: false }, filter: true, description: 'Priority P1, or severity critical where the alarm has no priority (a site alarm): the alarms a site card counts in open_p1.' },
+  /** open, then p1, then raised_at in one text column ('1' '1' '2026-…'): the default order, descending, on one index. */
+  sort_key: { type: 'string', label: 'Order', internal: true, column: { notNull: false } },
 }, {
   primaryKey: ['tenant_id', 'alarm_id'],
   // By site: the analytics compute again the few sites a push changed (analytics/snapshot.ts).
-  indexes: [{ name: 'sync_alarms_state', columns: ['state'] }, { name: 'sync_alarms_raised', columns: ['raised_at'] }, { name: 'sync_alarms_site', columns: ['tenant_id', 'site_id', 'raised_at'] }],
+  // sort_key: the default order; open/p1/sort_key: the open P1s a master's annunciator counts.
+  indexes: [
+    { name: 'sync_alarms_state', columns: ['state'] }, { name: 'sync_alarms_raised', columns: ['raised_at'] }, { name: 'sync_alarms_site', columns: ['tenant_id', 'site_id', 'raised_at'] },
+    { name: 'sync_alarms_order', columns: ['sort_key'] }, { name: 'sync_alarms_open', columns: ['open', 'p1', 'sort_key'] },
+  ],
 });
+export const syncAlarms = alarmRecord.table;
+export type SyncAlarmRow = typeof alarmRecord.row;
 
 /** Heartbeats of the sites; partitioned by `at` on PostgreSQL, hence `at` in the key. */
 export const syncHeartbeats = defineTable('sync_heartbeats', {

@@ -23,6 +23,7 @@ import {
 import type { PullAnswer, PullBody, PushAnswer, PushBody } from './protocol.js';
 import { differing, masterDigests, type Held } from './held.js';
 import { addRollups, RollupBatch } from './rollup.js';
+import { derivedOf, stateChange } from './alarms.js';
 
 const SITE_CREDENTIAL_DAYS = 10 * 365;
 
@@ -313,13 +314,14 @@ async function project(db: Database, site: SyncSiteRow, events: Fresh, now: stri
       if (!id) continue;
       const state = p.kind === 'acknowledged' ? 'acknowledged' : str(a.state) ?? 'open';
       const where = and(eq(ac('tenant_id'), tenant), eq(ac('alarm_id'), id));
-      const updated = (await db.orm.update(at).set({ state, acknowledged_by: str(a.acknowledged_by), updated_at: now } as never).where(where).returning()) as unknown[];
+      const updated = (await db.orm.update(at).set({ state, acknowledged_by: str(a.acknowledged_by), updated_at: now, ...stateChange(db, state) } as never).where(where).returning()) as unknown[];
       if (!updated.length) {
-        await db.orm.insert(at).values({
+        const row = {
           tenant_id: tenant, alarm_id: id, site_id: str(a.site_id) ?? site.site_id, severity: str(a.severity) ?? 'info', state,
           title: str(a.title) ?? '', correlation_id: str(a.correlation_id) ?? '', raised_at: str(a.raised_at) ?? e.created_at,
           acknowledged_by: str(a.acknowledged_by), updated_at: now, priority: str(a.priority),
-        } as never);
+        };
+        await db.orm.insert(at).values({ ...row, ...derivedOf(row) } as never);
       }
     } else if (e.kind === 'telemetry') {
       const aggregates = Array.isArray(p.aggregates) ? (p.aggregates as Record<string, unknown>[]) : [];

@@ -6,15 +6,12 @@
 // The cost does not grow in queries with the fleet: six reads for every site at once (sites,
 // tenant modes, open P1 counts, and downStates' three), then one UPDATE per distinct view among
 // the sites whose view changed since the last read (none in a quiet fleet).
-import { and, count, eq, inArray, isNull, or } from 'drizzle-orm';
+import { and, count, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
 import { colOf, tableOf } from '../../../db/sql.js';
 import { checkPolicies } from '../../version-policies/check.js';
 import { syncAlarms, syncSites, syncTenants, type SitePolicyVerdict, type SyncSiteRow, type SyncTenantRow } from '../schema.js';
 import { downStates, holdsMasterState, siteKeyOf, type DownState, type SyncTiming } from './master.js';
-
-/** Alarm states that are still open on the box: a site alarm (open) or an industry alarm (active). */
-const OPEN_STATES = ['open', 'active'];
 
 /** What attention adds up (see the attention field): the highest first in the fleet view. */
 export const ATTENTION = { stopped: 8, degraded: 4, openP1: 2, violation: 1 } as const;
@@ -31,12 +28,13 @@ export interface SiteView {
 
 /**
  * Open P1 alarms per site, one grouped query. A P1 is an alarm of priority P1 (industry alarms);
- * a site alarm has no priority, and its critical severity is the fleet's P1.
+ * a site alarm has no priority, and its critical severity is the fleet's P1. The sync stores both
+ * verdicts on each alarm (engine/alarms.ts: open, p1), so sync-alarms lists what this counts.
  */
 async function openP1(db: Database): Promise<Map<string, number>> {
   const c = (n: string) => colOf(syncAlarms, db, n);
   const rows = (await db.orm.select({ tenant_id: c('tenant_id'), site_id: c('site_id'), n: count() }).from(tableOf(syncAlarms, db))
-    .where(and(inArray(c('state'), OPEN_STATES), or(eq(c('priority'), 'P1'), and(isNull(c('priority')), eq(c('severity'), 'critical')))))
+    .where(and(eq(c('open'), true), eq(c('p1'), true)))
     .groupBy(c('tenant_id'), c('site_id'))) as { tenant_id: string; site_id: string; n: number | string }[];
   return new Map(rows.map((r) => [siteKeyOf(r), Number(r.n)]));
 }

@@ -86,7 +86,7 @@ export function AlarmAccount({ alarm: a }: { alarm: InboxAlarm }) {
         ) : null}
         {a.acknowledged ? (
           <div>
-            <dt>Acknowledged by</dt>
+            <dt>{a.farm ? 'Acknowledged at the farm by' : 'Acknowledged by'}</dt>
             <dd class="acked-by">
               {nameOf(a.acked_by, names)}
               {a.acked_at ? `, ${formatTime(a.acked_at)}` : ''}

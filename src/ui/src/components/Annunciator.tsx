@@ -1,7 +1,9 @@
 // The annunciator on every screen: the count of unacknowledged alarms by priority in the top bar,
 // a banner for an unacknowledged P1 naming the house (or room, or field) and the cause, and a tone
 // generated with Web Audio (nothing downloaded) that repeats until the alarm is acknowledged or the
-// tablet is silenced for a while (the silence is audited by the box).
+// tablet is silenced for a while (the silence is audited by the box). On a master, the farms' open
+// P1 alarms are counted and announced the same way, naming the farm; they have no Acknowledge
+// button here, since they are acknowledged at the farm.
 import { useEffect, useState } from 'preact/hooks';
 import { acknowledge, annunciation, silence, type ActiveAlarm } from '../lib/alarms';
 import { describeError } from '../lib/api';
@@ -15,15 +17,17 @@ const BEEP_EVERY_MS = 1500;
 const byPriority = (alarms: ActiveAlarm[], p: string) => alarms.filter((a) => a.priority === p).length;
 
 export function AlarmCount() {
-  const { alarms } = useObservable(annunciation);
+  const { alarms, moreP1 } = useObservable(annunciation);
   if (!alarms) return null;
-  const p1 = byPriority(alarms, 'P1');
+  // moreP1: the farms' open P1s past the page the inbox loaded, counted all the same.
+  const p1 = byPriority(alarms, 'P1') + moreP1;
   const p2 = byPriority(alarms, 'P2');
-  const other = alarms.length - p1 - p2;
-  const tone = p1 ? 'alarm' : alarms.length ? 'warn' : 'ok';
-  const words = alarms.length ? [p1 ? `${p1} P1` : '', p2 ? `${p2} P2` : '', other ? `${other} other` : ''].filter(Boolean).join(' · ') : 'none';
+  const total = alarms.length + moreP1;
+  const other = total - p1 - p2;
+  const tone = p1 ? 'alarm' : total ? 'warn' : 'ok';
+  const words = total ? [p1 ? `${p1} P1` : '', p2 ? `${p2} P2` : '', other ? `${other} other` : ''].filter(Boolean).join(' · ') : 'none';
   return (
-    <a class={`btn alarm-count tone-${tone}`} id="alarm-count" href={href('alarms')} data-p1={p1} data-p2={p2} data-total={alarms.length} aria-live="polite">
+    <a class={`btn alarm-count tone-${tone}`} id="alarm-count" href={href('alarms')} data-p1={p1} data-p2={p2} data-total={total} aria-live="polite">
       <span class="sr-only">Unacknowledged alarms: </span>
       <span aria-hidden="true">Alarms </span>
       {words}
@@ -71,7 +75,7 @@ function useTone(sounding: boolean): void {
 }
 
 export function AlarmBanner() {
-  const { alarms, silencedUntil } = useObservable(annunciation);
+  const { alarms, moreP1, silencedUntil } = useObservable(annunciation);
   const [now, setNow] = useState(Date.now());
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -107,14 +111,17 @@ export function AlarmBanner() {
         {newest.message ? <span class="alarm-banner-why"> {newest.message}</span> : null}
       </p>
       <p class="alarm-banner-when">
-        Since {formatTime(newest.raised_at)}
-        {urgent.length > 1 ? ` · ${urgent.length - 1} more urgent` : ''}
+        {newest.farm ? 'At the farm, to be acknowledged there · since ' : 'Since '}
+        {formatTime(newest.raised_at)}
+        {urgent.length + moreP1 > 1 ? ` · ${urgent.length + moreP1 - 1} more urgent` : ''}
         {silenced ? ` · tone silenced until ${formatTime(new Date(silencedUntil).toISOString())}` : ''}
       </p>
       <div class="alarm-banner-actions">
-        <button type="button" class="btn primary" id="alarm-ack" disabled={busy} onClick={() => void act(() => acknowledge(newest))}>
-          Acknowledge
-        </button>
+        {newest.farm === null ? (
+          <button type="button" class="btn primary" id="alarm-ack" disabled={busy} onClick={() => void act(() => acknowledge(newest))}>
+            Acknowledge
+          </button>
+        ) : null}
         {!silenced ? (
           <button type="button" class="btn" id="alarm-silence" disabled={busy} onClick={() => void act(() => silence(SILENCE_MINUTES))}>
             Silence {SILENCE_MINUTES} min

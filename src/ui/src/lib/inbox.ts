@@ -1,16 +1,19 @@
 // One alarm inbox: every alarm resource this person may list (industry-alarms: poultry, swine,
 // melioration and the box's own alarms, all in one table; poultry-alarms when only that view is
 // granted; the site's `alarms`), normalised into one shape, in one order (state, then priority,
-// then newest first), acknowledged through the resource each alarm came from.
+// then newest first), acknowledged through the resource each alarm came from. On a master, the
+// farms' alarms (sync-alarms, as each farm's box synced them) are merged in read-only: they are
+// acknowledged at the farm, and their place is the farm ("north-barn · green-acres").
 // The alarm condition (active | cleared, cleared_at, shelved_until, out_of_service) is read when
 // the records carry it; older records only have status (active | acked | cleared).
 import { getList, getLoaded, post, query } from './api';
 import type { Session } from './session';
+import { observable } from './store';
 import type { Scheme } from './types';
 
 type Row = Record<string, unknown>;
 
-export type AlarmResource = 'industry-alarms' | 'poultry-alarms' | 'alarms';
+export type AlarmResource = 'industry-alarms' | 'poultry-alarms' | 'alarms' | 'sync-alarms';
 
 /** The four states of the alarm standard as the inbox tells them apart (plus shelved / out of service). */
 export type InboxState = 'active' | 'cleared-unacked' | 'acked-active' | 'shelved' | 'out-of-service' | 'normal';
@@ -25,8 +28,13 @@ export interface InboxAlarm {
   message: string | null;
   /** poultry | swine | melioration, or null for a site alarm */
   industry: string | null;
-  /** The house, room or field the alarm is about, in words ("House 2"); null when it does not say. */
+  /** The house, room or field the alarm is about, in words ("House 2"), or the farm of a farm's alarm on a master; null when it does not say. */
   where: string | null;
+  /**
+   * A farm's alarm on a master (sync-alarms): the farm in words. Read-only there: it is
+   * acknowledged at the farm, and acked_by is who did it there. null for this box's own alarms.
+   */
+  farm: string | null;
   priority: string | null;
   severity: string;
   state: InboxState;
@@ -72,6 +80,8 @@ export function alarmResources(s: Session): AlarmResource[] {
   if (may(s, 'industry-alarms')) out.push('industry-alarms');
   else if (may(s, 'poultry-alarms')) out.push('poultry-alarms');
   if (may(s, 'alarms')) out.push('alarms');
+  // The farms' alarms exist on a master only (an edge box's sync tables hold its outbox, never alarms).
+  if (s.ctx.deployment_mode === 'cloud-multi' && may(s, 'sync-alarms')) out.push('sync-alarms');
   return out;
 }
 
@@ -113,7 +123,7 @@ function fromIndustry(resource: string, r: Row): InboxAlarm {
   const state = industryState(r);
   return {
     key: `${resource}:${String(r.id)}`, resource, id: String(r.id), title: str(r.title) ?? 'Alarm', message: str(r.message), industry,
-    where: placeOf(industry, str(r.unit_id) ?? str(r.house_id)), priority: str(r.priority), severity: str(r.severity) ?? 'info', state,
+    where: placeOf(industry, str(r.unit_id) ?? str(r.house_id)), farm: null, priority: str(r.priority), severity: str(r.severity) ?? 'info', state,
     acknowledged: Boolean(r.acked_at) || r.status === 'acked', raised_at: String(r.raised_at ?? ''), acked_by: str(r.acked_by), acked_at: str(r.acked_at),
     cleared_at: str(r.cleared_at), shelved_until: str(r.shelved_until), sla_deadline_at: str(r.sla_deadline_at), metric: str(r.metric), value: num(r.value),
     threshold: num(details.threshold), comparator: str(details.comparator), raw: r,
@@ -125,14 +135,34 @@ function fromSite(r: Row): InboxAlarm {
   const state = stateOf(r, () => (acked ? 'normal' : 'active'));
   return {
     key: `alarms:${String(r.id)}`, resource: 'alarms', id: String(r.id), title: str(r.title) ?? 'Alarm', message: str(r.message), industry: null,
-    where: placeOf(null, str(r.source)), priority: null, severity: str(r.severity) ?? 'info', state, acknowledged: acked,
+    where: placeOf(null, str(r.source)), farm: null, priority: null, severity: str(r.severity) ?? 'info', state, acknowledged: acked,
     raised_at: String(r.raised_at ?? ''), acked_by: str(r.acknowledged_by), acked_at: str(r.acknowledged_at), cleared_at: str(r.cleared_at), shelved_until: null,
     sla_deadline_at: null, metric: null, value: null, threshold: null, comparator: null, raw: r,
   };
 }
 
+/**
+ * A farm's alarm as the master holds it (sync-alarms). Its state is what the box last synced:
+ * open/active is unacknowledged; an industry alarm (it has a priority) stays acknowledged until
+ * the farm reports it cleared, so it is listed as acknowledged and still active; a site alarm
+ * (no priority) carries no condition, so, as on the box without one, it leaves when acknowledged.
+ * Its priority is the fleet's: P1 also for a critical alarm without one, as the site cards count.
+ */
+export function fromFarm(r: Row): InboxAlarm {
+  const industryAlarm = str(r.priority) !== null;
+  const state: InboxState = r.open === true ? 'active' : r.state === 'acknowledged' && industryAlarm ? 'acked-active' : 'normal';
+  const farm = str(r.site_label) ?? `${String(r.site_id)} · ${String(r.tenant_id)}`;
+  return {
+    key: `sync-alarms:${String(r.id)}`, resource: 'sync-alarms', id: String(r.id), title: str(r.title) ?? 'Alarm', message: null, industry: null,
+    where: farm, farm, priority: str(r.priority) ?? (r.p1 === true ? 'P1' : null), severity: str(r.severity) ?? 'info', state,
+    acknowledged: r.open !== true, raised_at: String(r.raised_at ?? ''), acked_by: str(r.acknowledged_by), acked_at: null, cleared_at: null,
+    shelved_until: null, sla_deadline_at: null, metric: null, value: null, threshold: null, comparator: null, raw: r,
+  };
+}
+
 /** Any alarm record shown by a resource (a site alarm has `state`; an industry alarm view has `status`). */
 export function toInboxAlarm(resource: string, r: Row): InboxAlarm {
+  if (resource === 'sync-alarms') return fromFarm(r);
   return 'state' in r && !('status' in r) ? fromSite(r) : fromIndustry(resource, r);
 }
 
@@ -154,6 +184,30 @@ async function list(path: string, params: Record<string, string | number>): Prom
   return (await getList<Row>(`${API}/${path}/list${query({ limit: LIMIT, sort: 'raised_at', order: 'desc', ...params })}`)).data.items;
 }
 
+/** The farms' alarms a master lists, and how many are open in all (a page holds LIMIT). */
+export interface FarmAlarms {
+  alarms: InboxAlarm[];
+  /** Open at the farms in all, and of them P1 (the fleet's P1: P1, or critical without a priority). */
+  open: number;
+  openP1: number;
+}
+
+/** The farms' open alarms in all, set by each load on a master; null where this person does not list them. */
+export const farmTotals = observable<Omit<FarmAlarms, 'alarms'> | null>(null);
+
+/**
+ * The farms' open alarms (sync-alarms' own order: P1 first, newest first), and the acknowledged
+ * industry alarms still active at the farm. Past one page of open ones, the P1s are counted too,
+ * so the annunciator's count is the fleet's whatever the page holds.
+ */
+async function loadFarmAlarms(): Promise<FarmAlarms> {
+  const page = (params: Record<string, string | number>) => getList<Row>(`${API}/sync-alarms/list${query({ limit: LIMIT, ...params })}`).then((r) => r.data);
+  const [open, ackedP1, ackedP2] = await Promise.all([page({ open: 'true' }), page({ state: 'acknowledged', priority: 'P1' }), page({ state: 'acknowledged', priority: 'P2' })]);
+  const loadedP1 = open.items.filter((r) => r.p1 === true).length;
+  const openP1 = open.total > open.items.length ? (await page({ open: 'true', p1: 'true', limit: 1 })).total : loadedP1;
+  return { alarms: [...open.items, ...ackedP1.items, ...ackedP2.items].map(fromFarm), open: open.total, openP1 };
+}
+
 /** The alarms in the inbox: every listed resource, unacknowledged or still active, merged and ordered. */
 /** Each alarm resource's filters, read once a page load (a scheme does not change under a tablet; the inbox refreshes every 15 s). */
 const filterNames = new Map<string, Promise<Set<string>>>();
@@ -169,7 +223,14 @@ function filtersOf(path: AlarmResource): Promise<Set<string>> {
 
 export async function loadInbox(s: Session): Promise<InboxAlarm[]> {
   const out: InboxAlarm[] = [];
+  let totals: Omit<FarmAlarms, 'alarms'> | null = null;
   const parts = alarmResources(s).map(async (path) => {
+    if (path === 'sync-alarms') {
+      const farms = await loadFarmAlarms();
+      totals = { open: farms.open, openP1: farms.openP1 };
+      out.push(...farms.alarms.filter((a) => a.state !== 'normal'));
+      return;
+    }
     const filters = await filtersOf(path);
     const site = path === 'alarms';
     // The operator's list (listed=true: every alarm not in the normal state) where the record
@@ -190,11 +251,13 @@ export async function loadInbox(s: Session): Promise<InboxAlarm[]> {
     }
   });
   await Promise.all(parts);
+  farmTotals.set(totals);
   return out.sort(inboxOrder);
 }
 
-/** Acknowledges the alarm through the resource it came from. */
-export async function ackAlarm(a: Pick<InboxAlarm, 'resource' | 'id'>): Promise<void> {
+/** Acknowledges the alarm through the resource it came from (never a farm's alarm: that is done at the farm). */
+export async function ackAlarm(a: Pick<InboxAlarm, 'resource' | 'id' | 'farm'>): Promise<void> {
+  if (a.farm !== null) throw new Error(`This alarm is acknowledged at the farm (${a.farm}).`);
   await post(`${API}/${a.resource}/commands/ack`, { id: a.id });
 }
 

@@ -1,15 +1,16 @@
 // The one alarm inbox (the menu's Alarms entry, the pinned Alarms button, the annunciator): every
 // alarm this person may see, of every resource, in one list ordered by state, priority and time;
 // acknowledged-but-active alarms listed as such; acknowledging from the list; each alarm's account
-// one tap away.
+// one tap away. On a master, the farms' alarms too, each with its farm as where it is: read-only
+// (no Acknowledge button), "Acknowledged at the farm by …" once someone there did.
 import { useEffect, useState } from 'preact/hooks';
 import { AlarmAccount, since } from '../components/AlarmAccount';
 import { useNow } from '../components/hooks';
 import { acknowledge, inbox, inboxError, refreshAlarms } from '../lib/alarms';
 import { describeError } from '../lib/api';
 import { formatTime, humanise } from '../lib/format';
-import { alarmResources, alarmTone, stateWords, type InboxAlarm } from '../lib/inbox';
-import { loadPeople } from '../lib/people';
+import { alarmResources, alarmTone, farmTotals, stateWords, type InboxAlarm } from '../lib/inbox';
+import { loadPeople, nameOf, people } from '../lib/people';
 import { href } from '../lib/router';
 import { session } from '../lib/session';
 import { useObservable } from '../lib/store';
@@ -25,6 +26,7 @@ const STATE_BADGE: Record<InboxAlarm['state'], string> = {
 
 function InboxItem({ a, open, onOpen }: { a: InboxAlarm; open: boolean; onOpen: () => void }) {
   const now = useNow(30_000);
+  const names = useObservable(people);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
   const tone = alarmTone(a);
@@ -52,11 +54,16 @@ function InboxItem({ a, open, onOpen }: { a: InboxAlarm; open: boolean; onOpen: 
         </span>
       </div>
       <p class="inbox-meta">
-        {a.industry ? humanise(a.industry) : 'Site'} · since {formatTime(a.raised_at)} ({since(a.raised_at, now)})
+        {a.farm ? 'At the farm' : a.industry ? humanise(a.industry) : 'Site'} · since {formatTime(a.raised_at)} ({since(a.raised_at, now)})
         {a.state === 'shelved' ? ` · ${stateWords(a, formatTime)}` : ''}
       </p>
+      {a.farm && a.acknowledged ? (
+        <p class="inbox-meta" data-field="acked-at-farm">
+          Acknowledged at the farm by {nameOf(a.acked_by, names)}
+        </p>
+      ) : null}
       <div class="inbox-actions">
-        {!a.acknowledged ? (
+        {!a.acknowledged && a.farm === null ? (
           <button type="button" class="btn primary" data-ack={a.key} disabled={busy} onClick={() => void ack()}>
             Acknowledge
           </button>
@@ -79,6 +86,7 @@ function InboxItem({ a, open, onOpen }: { a: InboxAlarm; open: boolean; onOpen: 
 export function AlarmInbox({ heading = 'Alarms', embedded = false, limit }: { heading?: string; embedded?: boolean; limit?: number }) {
   const s = useObservable(session);
   const items = useObservable(inbox);
+  const farms = useObservable(farmTotals);
   const failed = useObservable(inboxError);
   const [open, setOpen] = useState<string | null>(null);
   useEffect(() => {
@@ -101,10 +109,11 @@ export function AlarmInbox({ heading = 'Alarms', embedded = false, limit }: { he
           {items.length === 0 ? 'No alarms: everything is normal.' : `${unacked} not acknowledged, ${items.length - unacked} acknowledged and still active.`}
         </p>
       ) : null}
-      {embedded && !alarmResources(s).some((r) => r !== 'alarms') ? (
-        // A fleet (master) session may not read the farms' own alarm records: said, not counted as none.
+      {farms ? (
+        // A master lists the farms' alarms as their boxes synced them, and cannot acknowledge them.
         <p class="muted" id="inbox-scope-note">
-          Alarms of the houses, rooms and fields are listed on each farm's own screens.
+          The farms' alarms are listed as each farm's box reports them, and are acknowledged at the farm.
+          {farms.open > (items ?? []).filter((a) => a.farm !== null && !a.acknowledged).length ? ` Showing the most urgent of ${farms.open} open at the farms.` : ''}
         </p>
       ) : null}
       {failed && !items ? (

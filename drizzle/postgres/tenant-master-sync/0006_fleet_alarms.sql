@@ -1,0 +1,10 @@
+ALTER TABLE "sync_alarms" ADD COLUMN "id" text;--> statement-breakpoint
+ALTER TABLE "sync_alarms" ADD COLUMN "open" boolean;--> statement-breakpoint
+ALTER TABLE "sync_alarms" ADD COLUMN "p1" boolean;--> statement-breakpoint
+ALTER TABLE "sync_alarms" ADD COLUMN "sort_key" text;--> statement-breakpoint
+CREATE INDEX "sync_alarms_order" ON "sync_alarms" USING btree ("sort_key");--> statement-breakpoint
+CREATE INDEX "sync_alarms_open" ON "sync_alarms" USING btree ("open","p1","sort_key");--> statement-breakpoint
+ALTER TABLE "sync_alarms" ADD CONSTRAINT "sync_alarms_id_unique" UNIQUE("id");--> statement-breakpoint
+-- sync-alarms reads alarm@tenant, open, p1 and the default order's key from these columns (engine/alarms.ts keeps them); alarms synced before get theirs here.
+UPDATE "sync_alarms" SET "id" = "alarm_id" || '@' || "tenant_id", "open" = ("state" IN ('open', 'active')), "p1" = (coalesce("priority", '') = 'P1' OR ("priority" IS NULL AND "severity" = 'critical'));--> statement-breakpoint
+UPDATE "sync_alarms" SET "sort_key" = (CASE WHEN "open" THEN '1' ELSE '0' END) || (CASE WHEN "p1" THEN '1' ELSE '0' END) || "raised_at";
