@@ -162,6 +162,7 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
   } catch (err) {
     await stopRuntimes();
     await stopListening();
+    if (db) await flushGrouped(db).catch(() => undefined);
     await db?.close().catch(() => undefined);
     throw err;
   }

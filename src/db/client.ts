@@ -90,14 +90,20 @@ function redact(url: string): string {
   }
 }
 
-/** A FIFO lock: SQLite has one connection, so a transaction must own it until it ends. */
+/**
+ * A FIFO lock: SQLite has one connection, so a transaction must own it until it ends. `held()`:
+ * someone owns or awaits it (a transaction, or the checkpoint's RESTART holding the write lock).
+ */
 function createLock() {
   let tail: Promise<unknown> = Promise.resolve();
-  return <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = tail.then(fn, fn);
+  let holders = 0;
+  const lock = <T>(fn: () => Promise<T>): Promise<T> => {
+    holders++;
+    const run = tail.then(fn, fn).finally(() => { holders--; });
     tail = run.catch(() => undefined);
     return run;
   };
+  return Object.assign(lock, { held: () => holders > 0 });
 }
 
 /**
@@ -228,7 +234,9 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
       orm.run(query);
     },
     inTransaction: nested,
-    writerIdle: () => !raw.inTransaction,
+    // Not idle while the lock is owned or awaited: a statement run now outside a transaction would
+    // sleep in SQLite's busy handler on the event loop behind the checkpoint's RESTART.
+    writerIdle: () => !raw.inTransaction && !lock.held(),
     transaction(fn) {
       if (nested()) return fn();
       return lock(() => {

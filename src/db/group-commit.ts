@@ -81,13 +81,20 @@ export function appendGrouped<Row extends Record<string, unknown>>(db: Database,
 /** Commits what is gathered now (the server calls it before the database closes). */
 export async function flushGrouped(db: Database): Promise<void> {
   const g = groups.get(db);
-  if (!g) return;
-  if (g.timer) {
-    clearTimeout(g.timer);
-    g.timer = undefined;
-    await run(db, g);
+  // Inside a transaction a group's commit would wait for this one: nothing to wait for here.
+  if (!g || db.inTransaction()) return;
+  for (;;) {
+    // A row gathered meanwhile arms the timer again: run it now too, rather than wait for it.
+    if (g.timer) {
+      clearTimeout(g.timer);
+      g.timer = undefined;
+      await run(db, g);
+    } else if (g.running || g.scheduled) {
+      await new Promise((resolve) => setImmediate(resolve));
+    } else {
+      return;
+    }
   }
-  while (g.running || g.scheduled) await new Promise((resolve) => setImmediate(resolve));
 }
 
 async function run(db: Database, g: Group): Promise<void> {

@@ -48,6 +48,8 @@ export class TelemetryWriter {
   /** The end-of-turn write of a burst (see burst()). */
   private soon: NodeJS.Immediate | undefined;
   private writing: Promise<void> | undefined;
+  /** A batch waits that must not wait for the timer (an HTTP push, a burst): written as soon as the running write ends. */
+  private urgent = false;
   private stopped = false;
   private readonly storage: TelemetryStorage;
   readonly stats: TelemetryWriterStats = { queued: 0, written: 0, batches: 0, dropped: 0 };
@@ -90,7 +92,10 @@ export class TelemetryWriter {
     for (const p of points) batch.points.push(p);
     this.stats.queued += points.length;
     if (this.full()) this.kick();
-    else if (now || batch.points.length >= this.burst()) this.soon ??= setImmediate(() => { this.soon = undefined; this.kick(); });
+    else if (now || batch.points.length >= this.burst()) {
+      this.urgent = true;
+      this.soon ??= setImmediate(() => { this.soon = undefined; this.kick(); });
+    }
     else this.timer ??= setTimeout(() => this.kick(), this.opts.flushMs);
     return batch;
   }
@@ -119,12 +124,14 @@ export class TelemetryWriter {
     if (this.writing) return; // the running write picks the queue up when it ends
     const batch = this.waiting.shift();
     if (!batch) return;
+    // Points join the last batch, so an urgent batch is the last: once it is taken, none waits.
+    if (this.waiting.length === 0) this.urgent = false;
     // The next batch starts after a turn of the event loop: batches chained in microtasks would
     // hold HTTP, MQTT acknowledgements and the status stream for as long as a flood of points
     // lasts (measured: auth/me p50 0.6 s under MQTT ingest at full rate; bench/soak-reads.ts).
     this.writing = this.write(batch).then(() => new Promise<void>((resolve) => setImmediate(resolve))).finally(() => {
       this.writing = undefined;
-      if (this.full()) this.kick();
+      if (this.full() || this.urgent) this.kick();
       else if (this.waiting.length) this.timer ??= setTimeout(() => this.kick(), this.opts.flushMs);
     });
   }

@@ -8,6 +8,7 @@
 //   reset, shelve, unshelve: as on industry-alarms (src/industry/alarm-commands.ts);
 //   escalate  by id once the SLA deadline has passed (force=true before): escalation_level + 1,
 //             sla_breached; the box also does this by itself (industry module escalator).
+import { flushGrouped } from '../../db/group-commit.js';
 import * as v from 'valibot';
 import { and, desc, eq } from 'drizzle-orm';
 import { command, defineResource } from '../../kernel/resource.js';
@@ -111,6 +112,8 @@ export async function evaluateHouses(services: Services, opts: { tenant: string;
     ...(opts.house ? [eq(fc('house_id'), opts.house)] : []), ...(opts.batch ? [eq(fc('batch_id'), opts.batch)] : []), ...(opts.site ? [eq(fc('site_id'), opts.site)] : []),
   ))) as FlockRow[];
   if (opts.house && !flocks.length) await unknownHouse(opts.house);
+  // Device and MQTT readings wait up to telemetry_flush_ms to be stored: the rules judge the last reading, not the last stored.
+  await flushGrouped(services.db);
   const rc = (n: string) => colOf(readingRecord.table, services.db, n);
   const outcomes: (RuleOutcome & { house_id: string })[] = [];
   for (const flock of flocks) {
