@@ -81,7 +81,10 @@ describe('poller on Modbus RTU', () => {
 
   it('the adapter unplugged under a request in flight, no retry left: still the bus, not the device', async () => {
     peer = await startModbusPeer('rtu', pty.b);
-    const { poller, spy } = start(3000);
+    // A request timeout far longer than removing the pty takes, even on a loaded machine: the
+    // request in flight must fail because the adapter went, not because its time ran out (with
+    // 3 s, a clean-clone CI run once saw the timeout first).
+    const { poller, spy } = start(10_000);
     poller.set([device('a', { transport: 'modbus-rtu', serial_path: pty.a, period_ms: 300, loss_after_misses: 1, points: [hr('t', 0)] })]);
     await waitFor(() => events.readings.length >= 1, 5000, 'readings');
     await peer.stop();
