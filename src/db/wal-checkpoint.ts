@@ -40,7 +40,8 @@ export function offloadWalCheckpoints(
   const checkpoint = async () => {
     clearTimeout(idle);
     await worker.checkpoint('passive');
-    await (opts.exclusive ?? ((fn) => fn()))(() => worker.checkpoint('restart'));
+    // Stopped while it waited for the lock (the database is closing): no worker started again after close.
+    await (opts.exclusive ?? ((fn) => fn()))(async () => { if (!stopped) await worker.checkpoint('restart'); });
     // A worker kept only for checkpoints is closed when none was needed for a while (started again by the next).
     if (opts.idleCloseMs !== undefined && !stopped) idle = setTimeout(() => void worker.close(), opts.idleCloseMs).unref();
   };

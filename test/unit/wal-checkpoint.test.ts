@@ -185,3 +185,41 @@ it('the writer is not idle while a transaction owns its lock, and idle again aft
     await db.close();
   }
 });
+
+it('a RESTART still waiting for the writer lock when the database closes is not sent to the worker', async () => {
+  const dir = tempDir();
+  const file = join(dir, 'c.sqlite');
+  const writer = new BetterSqlite3(file);
+  writer.pragma('journal_mode = WAL');
+  writer.exec('create table t (body blob)');
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => { release = resolve; });
+  // The writer lock, held by a transaction until release().
+  let tail: Promise<unknown> = held;
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+  const modes: string[] = [];
+  const worker = {
+    reads: 0,
+    checkpoints: 0,
+    all: async () => [],
+    checkpoint: async (mode: 'passive' | 'restart') => { modes.push(mode); return { busy: 0, log: 0, checkpointed: 0 }; },
+    close: async () => undefined,
+  } satisfies ReadWorker;
+  const handle = offloadWalCheckpoints(file, writer, worker, { everyMs: 10, bytes: 1024, exclusive });
+  try {
+    writer.prepare('insert into t values (?)').run(randomBytes(64 * 1024));
+    await expect.poll(() => modes.length, { timeout: 3000, interval: 5 }).toBeGreaterThan(0);
+    handle.stop();
+    release();
+    await tail;
+    await sleep(30);
+    expect(modes).toEqual(['passive']);
+  } finally {
+    handle.stop();
+    writer.close();
+  }
+});
