@@ -10,23 +10,19 @@
 // telemetry writer. The
 // simulator runs in this process too, but writes nothing. Baseline, same run: the same process
 // idle (no houses polled, no tablet) for the same time.
-import { readFileSync } from 'node:fs';
 import { createTestEnv } from '../test/helpers/server.js';
 import { clientAs } from '../test/helpers/client.js';
 import { adapterProfile } from '../src/simulate/profile.js';
 import { startTcpServer } from '../src/simulate/server.js';
 import { Simulation } from '../src/simulate/simulation.js';
 import { groupCommits as groupCommitCount } from '../src/db/group-commit.js';
+import { procIo as io, type ProcIo } from './lib/proc-io.js';
 
 const HOUSES = Number(process.argv[2] ?? 10);
 const SECONDS = Number(process.argv[3] ?? 60);
 const REQUESTS_PER_S = Number(process.argv[4] ?? 2);
 const line = (label: string, value: string) => console.log(`${label.padEnd(58)} ${value}`);
-const io = () => {
-  const text = readFileSync('/proc/self/io', 'utf8');
-  return { disk: Number(/^write_bytes: (\d+)/m.exec(text)?.[1]), all: Number(/^wchar: (\d+)/m.exec(text)?.[1]) };
-};
-const minus = (a: { disk: number; all: number }, b: { disk: number; all: number }) => ({ disk: a.disk - b.disk, all: a.all - b.all });
+const minus = (a: ProcIo, b: ProcIo) => ({ disk: a.writeBytes - b.writeBytes, all: a.wchar - b.wchar });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const day = (bytes: number, s: number) => `${((bytes / s) / 1024).toFixed(1)} KiB/s, ${((bytes / s) * 86_400 / 1024 ** 3).toFixed(2)} GiB/day`;
 

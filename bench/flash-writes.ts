@@ -13,7 +13,7 @@
 // window with the server idle: better-sqlite3 alone writing the same points (same columns, the same
 // (series, time) index, WAL, synchronous NORMAL, a checkpoint each 1000 pages), one transaction per
 // flush interval, without roll-ups.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -21,6 +21,7 @@ import mqtt from 'mqtt';
 import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/server.js';
 import { createLogger } from '../src/kernel/logger.js';
+import { procIo as io } from './lib/proc-io.js';
 
 const [seriesArg, periodArg, secondsArg, flushArg] = process.argv.slice(2);
 const SERIES = Number(seriesArg ?? 100);
@@ -28,12 +29,6 @@ const PERIOD_S = Number(periodArg ?? 10);
 const SECONDS = Number(secondsArg ?? 60);
 const REQUESTS_PER_S = Number(process.argv[6] ?? 2);
 const line = (label: string, value: string) => console.log(`${label.padEnd(62)} ${value}`);
-
-function io(): { wchar: number; writeBytes: number } {
-  const text = readFileSync('/proc/self/io', 'utf8');
-  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)`, 'm').exec(text)?.[1] ?? NaN);
-  return { wchar: field('wchar'), writeBytes: field('write_bytes') };
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'cabinet-flash-'));
 const config = loadConfig({ http_port: '0', host: '127.0.0.1', data_dir: join(dir, 'box'), mqtt_broker: 'embedded', mqtt_port: '0', mqtt_host: '127.0.0.1', log_level: 'error', https_port: 'off', rpc_port: 'off', ...(flushArg ? { telemetry_flush_ms: flushArg } : {}) }, {});

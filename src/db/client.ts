@@ -94,7 +94,7 @@ function redact(url: string): string {
  * A FIFO lock: SQLite has one connection, so a transaction must own it until it ends. `held()`:
  * someone owns or awaits it (a transaction, or the checkpoint's RESTART holding the write lock).
  */
-function createLock() {
+export function createLock() {
   let tail: Promise<unknown> = Promise.resolve();
   let holders = 0;
   const lock = <T>(fn: () => Promise<T>): Promise<T> => {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'drizzle-orm';
 import { afterAll, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/client.js';
+import { createLock, openDatabase } from '../../src/db/client.js';
 import { offloadWalCheckpoints, WAL_CHECKPOINT_BYTES } from '../../src/db/wal-checkpoint.js';
 import type { ReadWorker } from '../../src/db/read-worker.js';
 
@@ -111,13 +111,8 @@ it('the checkpoint that holds the write lock runs inside the writer lock: a tran
   writer.pragma('journal_mode = WAL');
   writer.pragma('busy_timeout = 5000');
   writer.exec('create table t (body blob)');
-  // The writer's transaction lock, as src/db/client.ts keeps it: one promise chain.
-  let tail: Promise<unknown> = Promise.resolve();
-  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = tail.then(fn, fn);
-    tail = run.catch(() => undefined);
-    return run;
-  };
+  // The writer's transaction lock, the one src/db/client.ts keeps.
+  const exclusive = createLock();
   // A worker whose RESTART holds the write lock for 300 ms, as a sync of a large database file can.
   const other = new BetterSqlite3(file);
   const modes: string[] = [];
@@ -194,13 +189,9 @@ it('a RESTART still waiting for the writer lock when the database closes is not 
   writer.exec('create table t (body blob)');
   let release!: () => void;
   const held = new Promise<void>((resolve) => { release = resolve; });
-  // The writer lock, held by a transaction until release().
-  let tail: Promise<unknown> = held;
-  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = tail.then(fn, fn);
-    tail = run.catch(() => undefined);
-    return run;
-  };
+  // The writer lock (src/db/client.ts), held by a transaction until release().
+  const exclusive = createLock();
+  const holding = exclusive(() => held);
   const modes: string[] = [];
   const worker = {
     reads: 0,
@@ -215,7 +206,7 @@ it('a RESTART still waiting for the writer lock when the database closes is not 
     await expect.poll(() => modes.length, { timeout: 3000, interval: 5 }).toBeGreaterThan(0);
     handle.stop();
     release();
-    await tail;
+    await holding;
     await sleep(30);
     expect(modes).toEqual(['passive']);
   } finally {
