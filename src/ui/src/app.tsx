@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { TopBar } from './components/TopBar';
 import { AlarmBanner } from './components/Annunciator';
-import { startAnnunciator, stopAnnunciator } from './lib/alarms';
+import { startAlarms, stopAlarms } from './lib/alarms';
 import { Sidebar } from './components/Sidebar';
 import { StaleNote } from './components/StaleNote';
 import { startLive, stopLive } from './lib/live';
@@ -51,9 +51,9 @@ export function App() {
   useEffect(() => {
     if (!loggedIn) return;
     void startLive();
-    startAnnunciator();
+    startAlarms();
     return () => {
-      stopAnnunciator();
+      stopAlarms();
       stopLive();
     };
   }, [loggedIn]);

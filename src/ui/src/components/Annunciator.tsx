@@ -1,34 +1,66 @@
-// The annunciator on every screen: the count of unacknowledged alarms by priority in the top bar,
-// a banner for an unacknowledged P1 naming the house (or room, or field) and the cause, and a tone
-// generated with Web Audio (nothing downloaded) that repeats until the alarm is acknowledged or the
-// tablet is silenced for a while (the silence is audited by the box). On a master, the farms' open
-// P1 alarms are counted and announced the same way, naming the farm; they have no Acknowledge
-// button here, since they are acknowledged at the farm.
+// The annunciator on every screen, read from the one alarm store (lib/alarms.ts): the top bar's
+// count of the annunciated alarms by priority ("unknown since …" when the box cannot be reached,
+// never "none"), a banner for the urgent alarms naming the house and the cause in words, and a tone
+// generated with Web Audio (nothing downloaded). The tone sounds while an urgent alarm is neither
+// acknowledged nor silenced at its current raise on this tablet: silencing quiets the alarms
+// sounding at that moment, so a new P1, or one raised again, sounds. An urgent alarm whose
+// condition returned stays in the banner as "back to normal, acknowledge", without a sound.
+// Browsers hold Web Audio back until a touch: the top bar then asks for one, first of all.
 import { useEffect, useState } from 'preact/hooks';
-import { acknowledge, annunciation, silence, type ActiveAlarm } from '../lib/alarms';
+import { alarmCommand, alarmStore, isSilenced, mayDo, silence, silenceTone, soundingAlarms, type AlarmItem } from '../lib/alarms';
 import { describeError } from '../lib/api';
 import { formatTime } from '../lib/format';
 import { href } from '../lib/router';
-import { useObservable } from '../lib/store';
+import { session } from '../lib/session';
+import { observable, useObservable } from '../lib/store';
 
 const SILENCE_MINUTES = 5;
 const BEEP_EVERY_MS = 1500;
+/** How long a resume() may take before the context counts as held back (Chrome leaves the promise pending). */
+const RESUME_WAIT_MS = 400;
 
-const byPriority = (alarms: ActiveAlarm[], p: string) => alarms.filter((a) => a.priority === p).length;
+/** P1, or critical/high without a priority: the alarms that sound while active. */
+const urgentKind = (a: AlarmItem) => a.priority === 'P1' || (a.priority === null && (a.severity === 'critical' || a.severity === 'high'));
+
+/** In the banner: sounding-class alarms that are urgent, or back to normal and waiting for an acknowledgement. */
+export function bannerAlarms(items: AlarmItem[] | null): AlarmItem[] {
+  return (items ?? []).filter((a) => a.urgent || (a.annunciated && a.condition === 'cleared' && urgentKind(a)));
+}
+
+/** "Alarms 2 P1 · 1 P2" from the store's annunciated alarms; the summary when the list was cut short. */
+function counts(items: AlarmItem[], summary: { listed: number; by_priority: { P1: { annunciated: number }; P2: { annunciated: number }; other: { annunciated: number } } } | null) {
+  if (summary && summary.listed > items.length) {
+    const { P1, P2, other } = summary.by_priority;
+    return { p1: P1.annunciated, p2: P2.annunciated, other: other.annunciated };
+  }
+  const shown = items.filter((a) => a.annunciated);
+  const p1 = shown.filter((a) => a.priority === 'P1').length;
+  const p2 = shown.filter((a) => a.priority === 'P2').length;
+  return { p1, p2, other: shown.length - p1 - p2 };
+}
 
 export function AlarmCount() {
-  const { alarms, moreP1 } = useObservable(annunciation);
-  if (!alarms) return null;
-  // moreP1: the farms' open P1s past the page the inbox loaded, counted all the same.
-  const p1 = byPriority(alarms, 'P1') + moreP1;
-  const p2 = byPriority(alarms, 'P2');
-  const total = alarms.length + moreP1;
-  const other = total - p1 - p2;
+  const { items, summary, reachable, unknownSince } = useObservable(alarmStore);
+  if (!items) {
+    // Nothing read yet and the box out of reach: unknown, not "none".
+    if (reachable || unknownSince === null) return null;
+  }
+  if (!reachable) {
+    const at = formatTime(new Date(unknownSince ?? Date.now()).toISOString());
+    return (
+      <a class="btn alarm-count tone-unknown" id="alarm-count" href={href('alarms')} data-state="unknown" aria-live="polite">
+        <span class="sr-only">Alarm state: </span>
+        Alarms unknown since {at}
+      </a>
+    );
+  }
+  const { p1, p2, other } = counts(items ?? [], summary);
+  const total = p1 + p2 + other;
   const tone = p1 ? 'alarm' : total ? 'warn' : 'ok';
   const words = total ? [p1 ? `${p1} P1` : '', p2 ? `${p2} P2` : '', other ? `${other} other` : ''].filter(Boolean).join(' · ') : 'none';
   return (
-    <a class={`btn alarm-count tone-${tone}`} id="alarm-count" href={href('alarms')} data-p1={p1} data-p2={p2} data-total={total} aria-live="polite">
-      <span class="sr-only">Unacknowledged alarms: </span>
+    <a class={`btn alarm-count tone-${tone}`} id="alarm-count" href={href('alarms')} data-state="known" data-p1={p1} data-p2={p2} data-total={total} aria-live="polite">
+      <span class="sr-only">Alarms not acknowledged: </span>
       <span aria-hidden="true">Alarms </span>
       {words}
     </a>
@@ -50,16 +82,64 @@ function beep(ctx: AudioContext): void {
   osc.stop(t + 0.4);
 }
 
+/** Whether the tablet can sound: `held` while the browser waits for a touch before it plays audio. */
+export const audioState = observable<'unknown' | 'running' | 'held' | 'none'>('unknown');
+
 let audio: AudioContext | undefined;
-/** Browsers start audio only after a touch or a key: the context is resumed at the first one. */
 function audioContext(): AudioContext | undefined {
   if (!audio && typeof AudioContext !== 'undefined') {
     audio = new AudioContext();
-    const wake = () => void audio?.resume();
-    addEventListener('pointerdown', wake, { once: true });
-    addEventListener('keydown', wake, { once: true });
+    const ctx = audio;
+    ctx.onstatechange = () => audioState.set(ctx.state === 'running' ? 'running' : 'held');
+    // Any touch or key wakes it too, not only the prompt's button.
+    const wake = () => void ctx.resume().catch(() => undefined);
+    addEventListener('pointerdown', wake);
+    addEventListener('keydown', wake);
   }
+  if (!audio) audioState.set('none');
   return audio;
+}
+
+/** Tries to start audio; a browser that holds it back leaves the context suspended (its resume() never settles). */
+async function checkAudio(): Promise<void> {
+  const ctx = audioContext();
+  if (!ctx) return;
+  if (ctx.state !== 'running') {
+    await Promise.race([ctx.resume().catch(() => undefined), new Promise((r) => setTimeout(r, RESUME_WAIT_MS))]);
+  }
+  audioState.set(ctx.state === 'running' ? 'running' : 'held');
+}
+
+/** The tap the browser waits for: audio on, and one short test tone so the person hears it works. */
+async function enableAudio(): Promise<void> {
+  const ctx = audioContext();
+  if (!ctx) return;
+  await ctx.resume();
+  audioState.set(ctx.state === 'running' ? 'running' : 'held');
+  if (ctx.state === 'running') beep(ctx);
+}
+
+/** The top bar's first control after a reload while audio is held back. */
+export function AudioPrompt() {
+  const st = useObservable(audioState);
+  const { items } = useObservable(alarmStore);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    if (audioState.get() === 'unknown') void checkAudio();
+  }, []);
+  // Only for a person the alarms sound for.
+  if (st !== 'held' || !items) return null;
+  return (
+    <button
+      type="button"
+      class="btn audio-prompt"
+      id="audio-prompt"
+      title={error || undefined}
+      onClick={() => void enableAudio().catch((err: unknown) => setError(describeError(err)))}
+    >
+      Tap to turn on the alarm sound
+    </button>
+  );
 }
 
 function useTone(sounding: boolean): void {
@@ -67,30 +147,41 @@ function useTone(sounding: boolean): void {
     if (!sounding) return;
     const ctx = audioContext();
     if (!ctx) return;
-    void ctx.resume().catch(() => {});
+    void ctx.resume().catch(() => undefined);
     beep(ctx);
     const t = setInterval(() => beep(ctx), BEEP_EVERY_MS);
     return () => clearInterval(t);
   }, [sounding]);
 }
 
+/** "House 2: " unless the title already names it. */
+function whereOf(a: AlarmItem): string | null {
+  const where = a.farm ?? a.where;
+  return where && !a.title.toLowerCase().includes(where.toLowerCase()) ? where : null;
+}
+
 export function AlarmBanner() {
-  const { alarms, moreP1, silencedUntil } = useObservable(annunciation);
+  const { items } = useObservable(alarmStore);
+  const s = useObservable(session);
+  const quiet = useObservable(silence);
   const [now, setNow] = useState(Date.now());
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const urgent = (alarms ?? []).filter((a) => a.priority === 'P1');
-  const silenced = silencedUntil > now;
+  const shown = bannerAlarms(items);
+  const sounding = soundingAlarms(items, quiet, now);
   // Wake up when the silence ends, so the tone comes back by itself.
   useEffect(() => {
-    if (!silenced) return;
-    const t = setTimeout(() => setNow(Date.now()), silencedUntil - now + 50);
+    if (quiet.until <= now) return;
+    const t = setTimeout(() => setNow(Date.now()), quiet.until - now + 50);
     return () => clearTimeout(t);
-  }, [silenced, silencedUntil, now]);
-  const sounding = urgent.length > 0 && !silenced;
-  useTone(sounding);
-  if (!urgent.length) return null;
-  const newest = urgent[0]!;
+  }, [quiet.until, now]);
+  useTone(sounding.length > 0);
+  if (!shown.length) return null;
+  // The one that sounds first (the store's order: urgent first), else the newest back to normal.
+  const top = sounding[0] ?? shown[0]!;
+  const back = top.condition === 'cleared';
+  const silenced = isSilenced(top, quiet, now);
+  const others = shown.length - 1;
   const act = async (what: () => Promise<void>) => {
     setBusy(true);
     setError(null);
@@ -103,27 +194,42 @@ export function AlarmBanner() {
       setBusy(false);
     }
   };
+  const where = whereOf(top);
   return (
-    <section class="alarm-banner" id="alarm-banner" role="alert" data-sounding={sounding ? 'true' : 'false'} data-alarm={newest.id}>
+    <section
+      class={`alarm-banner${back ? ' alarm-banner-back' : ''}`}
+      id="alarm-banner"
+      role="alert"
+      data-sounding={sounding.length > 0 ? 'true' : 'false'}
+      data-alarm={top.id}
+      data-state={top.state}
+    >
       <p class="alarm-banner-what">
-        {newest.where && !newest.title.toLowerCase().includes(newest.where.toLowerCase()) ? <span class="alarm-banner-where">{newest.where}: </span> : null}
-        <strong>{newest.title}</strong>
-        {newest.message ? <span class="alarm-banner-why"> {newest.message}</span> : null}
+        {where ? <span class="alarm-banner-where">{where}: </span> : null}
+        <strong class="alarm-banner-title">{top.title}</strong>
+        {top.cause && top.cause !== top.title ? <span class="alarm-banner-why"> — {top.cause}</span> : null}
       </p>
       <p class="alarm-banner-when">
-        {newest.farm ? 'At the farm, to be acknowledged there · since ' : 'Since '}
-        {formatTime(newest.raised_at)}
-        {urgent.length + moreP1 > 1 ? ` · ${urgent.length + moreP1 - 1} more urgent` : ''}
-        {silenced ? ` · tone silenced until ${formatTime(new Date(silencedUntil).toISOString())}` : ''}
+        {back ? (
+          <span class="alarm-banner-back-words">Back to normal at {formatTime(top.cleared_at ?? top.returned_at ?? top.last_raised_at)} — acknowledge</span>
+        ) : (
+          <>
+            {top.farm ? 'At the farm, to be acknowledged there · since ' : 'Since '}
+            {formatTime(top.raised_at)}
+            {top.raise_count > 1 ? ` · raised ${top.raise_count} times, last at ${formatTime(top.last_raised_at)}` : ''}
+          </>
+        )}
+        {others > 0 ? ` · ${others} more` : ''}
+        {silenced ? ` · tone silenced until ${formatTime(new Date(quiet.until).toISOString())}` : ''}
       </p>
       <div class="alarm-banner-actions">
-        {newest.farm === null ? (
-          <button type="button" class="btn primary" id="alarm-ack" disabled={busy} onClick={() => void act(() => acknowledge(newest))}>
+        {s && mayDo(s, top, 'ack') ? (
+          <button type="button" class="btn primary" id="alarm-ack" disabled={busy} onClick={() => void act(() => alarmCommand(top, 'ack'))}>
             Acknowledge
           </button>
         ) : null}
-        {!silenced ? (
-          <button type="button" class="btn" id="alarm-silence" disabled={busy} onClick={() => void act(() => silence(SILENCE_MINUTES))}>
+        {sounding.length > 0 ? (
+          <button type="button" class="btn" id="alarm-silence" disabled={busy} onClick={() => void act(() => silenceTone(SILENCE_MINUTES))}>
             Silence {SILENCE_MINUTES} min
           </button>
         ) : null}

@@ -5,7 +5,7 @@ import { href } from '../lib/router';
 import { logout, prefs, session, staleSince } from '../lib/session';
 import { useObservable } from '../lib/store';
 import { humanise } from '../lib/format';
-import { AlarmCount } from './Annunciator';
+import { AlarmCount, AudioPrompt } from './Annunciator';
 
 const LIVE_WORDS: Record<string, string> = { live: 'Live', polling: 'Polling', connecting: 'Connecting', offline: 'Offline', stopped: '' };
 
@@ -19,6 +19,8 @@ export function TopBar({ onMenu, menuOpen }: { onMenu: () => void; menuOpen: boo
   const state = stale ? 'offline' : live;
   return (
     <header class="top">
+      {/* First of all after a reload: a tablet that cannot sound must say so before anything else. */}
+      <AudioPrompt />
       <button type="button" class="btn icon menu-btn" aria-expanded={menuOpen} aria-controls="sidebar" onClick={onMenu}>
         <span aria-hidden="true">☰</span>
         <span class="sr-only">Menu</span>

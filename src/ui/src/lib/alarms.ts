@@ -1,36 +1,227 @@
-// The annunciator's and the inbox's view of the alarms: one merged source (lib/inbox.ts: every
-// alarm resource this person may list), refreshed when the live feed brings news and every 15 s.
-// The annunciator counts the unacknowledged ones (active, or cleared and waiting for an
-// acknowledgement); the inbox lists them all. Acknowledging from any screen; silencing the tone on
-// this tablet, audited by the box. On a master, the farms' open P1 alarms are annunciated the same
-// way (count, banner, tone), read-only: a farm's alarm is acknowledged at the farm, and leaves the
-// count when the farm's box syncs its acknowledgement (the 15 s refresh picks it up).
-import { ApiError, post } from './api';
-import { ackAlarm, alarmResources, farmTotals, loadInbox, type InboxAlarm } from './inbox';
-import { dataTick } from './live';
-import { session } from './session';
-import { observable } from './store';
+// The shell's one alarm store: every listed alarm this person may see, as the box's alarm view
+// decides it (GET alarm-view/list and /summary), kept current by the `alarm_changed` status events
+// (each carries the alarm's new state: applied at once). The list is read again when the live feed
+// reconnects and when the summary, read every 30 s, shows another revision than the one held, so a
+// missed event cannot leave a stale count. Every element reads this store: the top bar, the banner
+// and its tone, the house cards and the house screen, the inbox. The shell never derives
+// annunciation itself: `annunciated`, `urgent` and `tone` are the box's.
+// Silencing is per alarm and per tablet: the alarms sounding at that moment (their key and
+// last_raised_at) are kept quiet until a time; a new P1, or one raised again, sounds.
 
-export type ActiveAlarm = InboxAlarm;
+import { ApiError, getItem, getList, post, query } from './api';
+import { liveState } from './live';
+import { session, type Session } from './session';
+import { observable, on, type Observable } from './store';
+import type { InboxAlarm } from './inbox';
+import type { AlarmAction, AlarmSummary, AlarmViewItem, StatusEvent } from './types';
 
-export interface Annunciation {
-  /** Unacknowledged alarms in inbox order (a farm's only when it is a P1); null until loaded or when this person cannot see alarms. */
-  alarms: ActiveAlarm[] | null;
-  /** The farms' open P1 alarms beyond the page the inbox loaded (counted, not listed); 0 on a box. */
-  moreP1: number;
-  /** Silenced on this tablet until (epoch ms), 0 when sounding is allowed. */
-  silencedUntil: number;
+export type AlarmItem = AlarmViewItem;
+export type { AlarmAction };
+
+export interface AlarmStoreState {
+  /** Listed alarms in the box's order; null until read, or when this person cannot read alarms. */
+  items: AlarmItem[] | null;
+  summary: AlarmSummary | null;
+  /** The last read answered and the live feed is up: what the store holds is the box's truth. */
+  reachable: boolean;
+  /** Since when (epoch ms) the store could not confirm the alarms: the last time it knew them. */
+  unknownSince: number | null;
+  error: unknown;
 }
 
-export const annunciation = observable<Annunciation>({ alarms: null, moreP1: 0, silencedUntil: 0 });
-/** Every alarm in the inbox (unacknowledged or still active), null until loaded / not allowed. */
-export const inbox = observable<InboxAlarm[] | null>(null);
-/** Set when the last refresh failed (the inbox says so instead of showing nothing). */
-export const inboxError = observable<unknown>(null);
+const API = '/api/v1';
+const LIST_LIMIT = 500;
+const SUMMARY_MS = 30_000;
 
-const SILENCE_KEY = 'cabinet.silenced_until';
+const EMPTY: AlarmStoreState = { items: null, summary: null, reachable: true, unknownSince: null, error: null };
+export const alarmStore: Observable<AlarmStoreState> = observable<AlarmStoreState>(EMPTY);
+
+const patch = (p: Partial<AlarmStoreState>) => alarmStore.set({ ...alarmStore.get(), ...p });
+
+/** Ranks of the box's list order: urgent, then annunciated, then state, priority, newest. */
+const STATE_RANK: Record<AlarmItem['state'], number> = {
+  unacknowledged_active: 0, unacknowledged_cleared: 1, latched: 2, acknowledged_active: 3, shelved: 4, out_of_service: 5, normal: 6,
+};
+const SEVERITY_RANK: Record<string, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
+const priorityRank = (a: AlarmItem) => (a.priority === 'P1' ? 0 : a.priority === 'P2' ? 1 : 2);
+
+/** The list's order, for alarms placed by an event between two reads of the list. */
+export function viewOrder(a: AlarmItem, b: AlarmItem): number {
+  return (
+    Number(b.urgent) - Number(a.urgent) ||
+    Number(b.annunciated) - Number(a.annunciated) ||
+    STATE_RANK[a.state] - STATE_RANK[b.state] ||
+    priorityRank(a) - priorityRank(b) ||
+    (SEVERITY_RANK[a.severity] ?? 5) - (SEVERITY_RANK[b.severity] ?? 5) ||
+    b.last_raised_at.localeCompare(a.last_raised_at)
+  );
+}
+
+/** The item an `alarm_changed` status event carries, checked enough to trust its shape. */
+function changedItem(e: StatusEvent): AlarmItem | undefined {
+  if (e.event !== 'alarm_changed' || !e.details || typeof e.details !== 'object') return undefined;
+  const item = (e.details as { item?: unknown }).item;
+  if (!item || typeof item !== 'object') return undefined;
+  const a = item as Partial<AlarmItem>;
+  return typeof a.key === 'string' && typeof a.state === 'string' && typeof a.resource === 'string' ? (a as AlarmItem) : undefined;
+}
+
+/** An event's alarm into the list at once: its new state replaces the old, normal leaves the list. */
+export function applyChange(items: AlarmItem[], a: AlarmItem): AlarmItem[] {
+  const rest = items.filter((x) => x.key !== a.key);
+  if (a.state === 'normal') return rest;
+  return [...rest, a].sort(viewOrder);
+}
+
+/** May this person read the alarm view? Unknown to an older policy map: try, and a 403/404 says no. */
+function mayRead(s: Session): boolean {
+  return s.ctx.policy.permissions.api[`api:GET ${API}/alarm-view/list`] !== false;
+}
+
+let running = false;
+let loading = false;
+let again = false;
+/** Events that came while a read was on the way: the answer may predate them, so it is read again. */
+let changedMeanwhile = false;
+let summaryTimer: ReturnType<typeof setInterval> | undefined;
+let offs: (() => void)[] = [];
+
+function markUnknown(err: unknown, since?: number): void {
+  const st = alarmStore.get();
+  patch({ reachable: false, unknownSince: st.unknownSince ?? since ?? Date.now(), error: err });
+}
+
+function markKnown(): void {
+  patch({ reachable: true, unknownSince: null, error: null });
+}
+
+async function load(): Promise<void> {
+  const s = session.get();
+  if (!s || !running) return;
+  if (loading) {
+    again = true;
+    return;
+  }
+  if (!mayRead(s)) {
+    alarmStore.set({ ...EMPTY });
+    return;
+  }
+  loading = true;
+  changedMeanwhile = false;
+  try {
+    const [list, summary] = await Promise.all([
+      getList<AlarmItem>(`${API}/alarm-view/list${query({ limit: LIST_LIMIT })}`),
+      getItem<AlarmSummary>(`${API}/alarm-view/summary`).catch(() => null),
+    ]);
+    if (!running) return;
+    if (changedMeanwhile) again = true;
+    if (list.stale) {
+      // The box did not answer: the last list this tablet saw, marked unknown since it was read.
+      patch({ items: alarmStore.get().items ?? list.data.items, summary: summary ?? alarmStore.get().summary });
+      markUnknown(new ApiError(0, 'offline', 'The box does not answer.'), Date.parse(list.at));
+      return;
+    }
+    patch({ items: list.data.items, summary: summary ?? alarmStore.get().summary });
+    if (liveState.get() !== 'offline') markKnown();
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 403 || err.status === 404)) alarmStore.set({ ...EMPTY, error: err });
+    else markUnknown(err);
+  } finally {
+    loading = false;
+    if (again && running) {
+      again = false;
+      void load();
+    }
+  }
+}
+
+/** The summary, every 30 s: a revision other than the one held means the list changed unseen. */
+async function checkSummary(): Promise<void> {
+  const s = session.get();
+  if (!s || !running || !mayRead(s) || loading) return;
+  try {
+    const summary = await getItem<AlarmSummary>(`${API}/alarm-view/summary`);
+    const held = alarmStore.get();
+    if (!held.reachable || held.summary?.revision !== summary.revision) await load();
+    else patch({ summary });
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return;
+    markUnknown(err);
+  }
+}
+
+/** Reads the list now (a screen opening, after a command). */
+export function refreshAlarms(): Promise<void> {
+  return load();
+}
+
+export function startAlarms(): void {
+  stopAlarms();
+  running = true;
+  alarmStore.set({ ...EMPTY });
+  void load();
+  summaryTimer = setInterval(() => void checkSummary(), SUMMARY_MS);
+  offs = [
+    on('status-event', (payload) => {
+      const a = changedItem(payload as StatusEvent);
+      if (!a) return;
+      const st = alarmStore.get();
+      if (loading) changedMeanwhile = true;
+      if (st.items) patch({ items: applyChange(st.items, a) });
+    }),
+    // The WebSocket (re)connected: events may have been missed while it was down.
+    liveState.subscribe((state) => {
+      if (state === 'live') void load();
+      else if (state === 'offline') markUnknown(new ApiError(0, 'offline', 'The live feed is offline.'));
+    }),
+    // Another read answered while the store was cut off: the box is back, read the alarms again.
+    on('reachable', (up) => {
+      if (up === true && !alarmStore.get().reachable && !loading) void load();
+      else if (up === false) markUnknown(new ApiError(0, 'offline', 'The box does not answer.'));
+    }),
+  ];
+}
+
+export function stopAlarms(): void {
+  running = false;
+  if (summaryTimer) clearInterval(summaryTimer);
+  summaryTimer = undefined;
+  for (const off of offs) off();
+  offs = [];
+}
+
+/** The alarm's command applies in its state, the alarm is the box's own, and this role may post it. */
+export function mayDo(s: Session, a: AlarmItem, action: AlarmAction): boolean {
+  if (a.resource === 'sync-alarms' || !a.applicable.includes(action)) return false;
+  return s.ctx.policy.permissions.api[`api:POST ${API}/${a.resource}/commands/${action}`] === true;
+}
+
+/** Runs the command on the alarm's own resource (`{id, ...body}`), then reads the list again. */
+export async function alarmCommand(a: AlarmItem, action: AlarmAction, body: Record<string, unknown> = {}): Promise<void> {
+  if (a.resource === 'sync-alarms') throw new Error(`This alarm is handled at the farm${a.farm ? ` (${a.farm})` : ''}.`);
+  await post(`${API}/${a.resource}/commands/${action}`, { ...body, id: a.id });
+  await load();
+}
+
+// ---- the tone: what sounds, and the per-alarm silence of this tablet ----
+
+const SILENCE_KEY = 'cabinet.silence';
 const TABLET_KEY = 'cabinet.tablet_id';
-const REFRESH_MS = 15_000;
+
+/** Alarms silenced on this tablet: each by its key and the raise it was silenced at, until a time. */
+export interface Silence { until: number; alarms: { key: string; last_raised_at: string }[] }
+
+function readSilence(): Silence {
+  try {
+    const raw = JSON.parse(localStorage.getItem(SILENCE_KEY) ?? 'null') as Partial<Silence> | null;
+    if (raw && typeof raw.until === 'number' && Array.isArray(raw.alarms) && raw.until > Date.now()) return { until: raw.until, alarms: raw.alarms };
+  } catch {
+    // a damaged entry silences nothing
+  }
+  return { until: 0, alarms: [] };
+}
+
+export const silence = observable<Silence>(readSilence());
 
 /** This tablet's name in the audit record: made once, kept in local storage. */
 export function tabletId(): string {
@@ -42,86 +233,62 @@ export function tabletId(): string {
   return id;
 }
 
-let timer: ReturnType<typeof setInterval> | undefined;
-let offTick: (() => void) | undefined;
-let pending: ReturnType<typeof setTimeout> | undefined;
-let loading = false;
-let again = false;
+/** Silenced here: this very raise of the alarm was sounding when someone silenced the tablet. */
+export function isSilenced(a: AlarmItem, s: Silence, now = Date.now()): boolean {
+  return s.until > now && s.alarms.some((x) => x.key === a.key && x.last_raised_at === a.last_raised_at);
+}
 
-async function refresh(): Promise<void> {
+/** The alarms that sound now: urgent, and not silenced at this raise. */
+export function soundingAlarms(items: AlarmItem[] | null, s: Silence, now = Date.now()): AlarmItem[] {
+  return (items ?? []).filter((a) => a.urgent && !isSilenced(a, s, now));
+}
+
+/** Silences the alarms sounding now on this tablet for `minutes`; the box audits who, where and which. */
+export async function silenceTone(minutes: number): Promise<void> {
+  const now = Date.now();
+  const sounding = soundingAlarms(alarmStore.get().items, silence.get(), now);
   const s = session.get();
-  if (!s) return;
-  // One load at a time; a refresh asked for meanwhile (an acknowledgement) runs right after it.
-  if (loading) {
-    again = true;
-    return;
+  // The audit record lives with the industry alarms; a person without that command silences this tablet only.
+  if (s && s.ctx.policy.permissions.api[`api:POST ${API}/industry-alarms/commands/silence`] === true) {
+    await post(`${API}/industry-alarms/commands/silence`, { minutes, tablet: tabletId(), alarm_ids: sounding.filter((a) => a.resource !== 'sync-alarms').map((a) => a.id) });
   }
-  if (alarmResources(s).length === 0) {
-    inbox.set(null);
-    annunciation.set({ ...annunciation.get(), alarms: null, moreP1: 0 });
-    return;
-  }
-  loading = true;
-  try {
-    const all = await loadInbox(s);
-    inbox.set(all);
-    inboxError.set(null);
-    // Shelved and out-of-service alarms are listed, not annunciated; of the farms', the P1s only
-    // (a fleet of 1,000 farms would sound all day for every P2).
-    const sounding = all.filter((a) => !a.acknowledged && a.state !== 'shelved' && a.state !== 'out-of-service' && (a.farm === null || a.priority === 'P1'));
-    const farmP1 = sounding.filter((a) => a.farm !== null).length;
-    annunciation.set({ ...annunciation.get(), alarms: sounding, moreP1: Math.max(0, (farmTotals.get()?.openP1 ?? 0) - farmP1) });
-  } catch (err) {
-    // A person who may not read alarms has no annunciator; an unreachable box keeps what it showed.
-    inboxError.set(err);
-    if (err instanceof ApiError && (err.status === 403 || err.status === 404)) annunciation.set({ ...annunciation.get(), alarms: null });
-  } finally {
-    loading = false;
-    if (again) {
-      again = false;
-      void refresh();
-    }
-  }
+  const until = now + minutes * 60_000;
+  // Still-silenced alarms of an earlier silence keep their (shorter) quiet only until the new end: one list, one time.
+  const kept = silence.get().until > now ? silence.get().alarms.filter((x) => !sounding.some((a) => a.key === x.key)) : [];
+  const next: Silence = { until, alarms: [...kept, ...sounding.map((a) => ({ key: a.key, last_raised_at: a.last_raised_at }))] };
+  localStorage.setItem(SILENCE_KEY, JSON.stringify(next));
+  silence.set(next);
 }
 
-/** Loads now (the inbox screen opening, after an action). */
-export const refreshAlarms = refresh;
+// ---- the inbox screen's older shape (lib/inbox.ts InboxAlarm), from this store, until that screen reads AlarmItem ----
 
-export function startAnnunciator(): void {
-  stopAnnunciator();
-  const until = Number(localStorage.getItem(SILENCE_KEY) ?? 0);
-  annunciation.set({ alarms: null, moreP1: 0, silencedUntil: until > Date.now() ? until : 0 });
-  inbox.set(null);
-  void refresh();
-  timer = setInterval(() => void refresh(), REFRESH_MS);
-  // Status events (an alarm raised, acknowledged, cleared) come in bursts: one refresh per burst.
-  offTick = dataTick.subscribe(() => {
-    if (pending) clearTimeout(pending);
-    pending = setTimeout(() => void refresh(), 300);
-  });
+const INBOX_STATE: Record<AlarmItem['state'], InboxAlarm['state']> = {
+  unacknowledged_active: 'active', acknowledged_active: 'acked-active', unacknowledged_cleared: 'cleared-unacked', latched: 'acked-active',
+  shelved: 'shelved', out_of_service: 'out-of-service', normal: 'normal',
+};
+
+/** An alarm of the store as the older inbox shape. */
+export function toInbox(a: AlarmItem): InboxAlarm {
+  return {
+    key: a.key, resource: a.resource, id: a.id, title: a.title, message: a.cause, industry: a.industry, where: a.where, farm: a.farm,
+    priority: a.priority, severity: a.severity, state: INBOX_STATE[a.state], acknowledged: a.acked_at !== null, raised_at: a.raised_at,
+    acked_by: a.acked_by, acked_at: a.acked_at, cleared_at: a.cleared_at, shelved_until: a.shelved_until, sla_deadline_at: a.sla_deadline_at,
+    metric: a.metric, value: a.value, threshold: a.threshold, comparator: a.comparator, raw: { ...a },
+  };
 }
 
-export function stopAnnunciator(): void {
-  if (timer) clearInterval(timer);
-  if (pending) clearTimeout(pending);
-  offTick?.();
-  timer = undefined;
-  pending = undefined;
-  offTick = undefined;
-}
+/** The store's alarms in the older inbox shape; null until read. */
+export const inbox = observable<InboxAlarm[] | null>(null);
+/** The store's read error while it holds nothing. */
+export const inboxError = observable<unknown>(null);
+alarmStore.subscribe((st) => {
+  inbox.set(st.items ? st.items.map(toInbox) : null);
+  inboxError.set(st.items ? null : st.error);
+});
 
+/** Acknowledges through the alarm's own resource (never a farm's: that is done at the farm), then reads again. */
 export async function acknowledge(a: Pick<InboxAlarm, 'resource' | 'id' | 'farm'>): Promise<void> {
-  await ackAlarm(a);
-  await refresh();
-}
-
-/** Silences this tablet's tone for `minutes`; the box records who, which tablet and which alarms. */
-export async function silence(minutes: number): Promise<void> {
-  const ids = (annunciation.get().alarms ?? []).filter((a) => a.farm === null).map((a) => a.id);
-  // The audit record lives with the industry alarms; a person without them silences this tablet only.
-  const s = session.get();
-  if (s && alarmResources(s).includes('industry-alarms')) await post('/api/v1/industry-alarms/commands/silence', { minutes, tablet: tabletId(), alarm_ids: ids });
-  const until = Date.now() + minutes * 60_000;
-  localStorage.setItem(SILENCE_KEY, String(until));
-  annunciation.set({ ...annunciation.get(), silencedUntil: until });
+  if (a.farm !== null || a.resource === 'sync-alarms') throw new Error(`This alarm is acknowledged at the farm${a.farm ? ` (${a.farm})` : ''}.`);
+  await post(`${API}/${a.resource}/commands/ack`, { id: a.id });
+  await load();
 }
