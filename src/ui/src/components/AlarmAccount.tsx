@@ -1,60 +1,80 @@
-// An alarm as a short account: what, where, since when, the value against its limit with units,
-// its state in words, who acknowledged it by name, the SLA as time left or "overdue by"; the raw
-// record only behind a "Details" toggle, and only for admins.
+// An alarm as a short account: what, where, since when, its cause in words (the value against its
+// limit, as the box words it), its state in words, who acknowledged it by name, the response time
+// as "12 min left" or "overdue by 4 min" while nobody has, the comments with who and when, and the
+// times its record keeps. The raw record only behind "Details", and only for admins.
+// It reads the box's alarm view item; a generic list's alarm record (a module's alarm tab) is shown
+// through the store's item of the same alarm, the one truth every screen shows.
 import { useState } from 'preact/hooks';
+import { alarmStore } from '../lib/alarms';
 import { countdown, formatTime, humanise } from '../lib/format';
-import { stateWords, type InboxAlarm } from '../lib/inbox';
 import { nameOf, people } from '../lib/people';
 import { session } from '../lib/session';
 import { useObservable } from '../lib/store';
+import type { AlarmViewItem } from '../lib/types';
+import { since, stateWords, story, when } from './alarm-words';
 import { useNow } from './hooks';
 
-const UNITS: Record<string, string> = {
-  temp: '°C', temp_c: '°C', temperature: '°C', humidity: '%', humidity_pct: '%', rh: '%', co2: 'ppm', co2_ppm: 'ppm', nh3: 'ppm', nh3_ppm: 'ppm',
-  ventilation: '%', ventilation_pct: '%', water_deviation_pct: '%', feed_deviation_pct: '%', pressure_bar: 'bar', soil_moisture: '%', level_m: 'm',
-};
-const METRIC_WORDS: Record<string, string> = { temp: 'Temperature', temp_c: 'Temperature', nh3: 'NH3', co2: 'CO2', water_deviation_pct: 'Water against expected', feed_deviation_pct: 'Feed against expected', pressure_bar: 'Line pressure' };
+export { since } from './alarm-words';
 
-const fmt = (n: number, unit: string | undefined) => `${Number.isInteger(n) ? n : n.toFixed(1)}${unit ? (unit === '%' || unit === '°C' ? '' : ' ') + unit : ''}`;
+/** A record as a generic list holds it (lib/inbox's shape): its resource, id and raw fields. */
+export interface AlarmRecord { resource: string; id: string; raw: Record<string, unknown> }
 
-/** "30.9 °C, above the limit of 28 °C" (the rule's threshold and comparator, when the alarm carries them). */
-export function valueWords(a: Pick<InboxAlarm, 'metric' | 'value' | 'threshold' | 'comparator'>): string | null {
-  if (a.value === null) return null;
-  const unit = a.metric ? UNITS[a.metric] : undefined;
-  const what = a.metric ? `${METRIC_WORDS[a.metric] ?? humanise(a.metric)} ` : '';
-  const value = `${what}${fmt(a.value, unit)}`;
-  if (a.threshold === null) return value;
-  const side = a.comparator?.startsWith('l') ? 'below' : a.comparator?.startsWith('g') ? 'above' : 'against';
-  return `${value}, ${side} the limit of ${fmt(a.threshold, unit)}`;
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+/**
+ * A record the store does not list: the alarm is over (normal), or the store has not read it yet.
+ * Its fields are read as they are; the tone stays muted, since only the box decides colour.
+ */
+function fromRecord(r: AlarmRecord): AlarmViewItem {
+  const raw = r.raw;
+  const site = 'state' in raw && !('status' in raw);
+  const acked = str(site ? raw.acknowledged_at : raw.acked_at);
+  const cleared = str(raw.cleared_at);
+  const alarmState = (str(raw.alarm_state) as AlarmViewItem['alarm_state'] | null) ?? (cleared ? (acked ? 'normal' : 'unacknowledged_cleared') : acked ? 'acknowledged_active' : 'unacknowledged_active');
+  const state: AlarmViewItem['state'] =
+    alarmState === 'normal' ? 'normal' : raw.out_of_service === true ? 'out_of_service' : raw.shelved === true ? 'shelved' : raw.latched === true && str(raw.returned_at) ? 'latched' : alarmState;
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  const details = raw.details && typeof raw.details === 'object' ? (raw.details as Record<string, unknown>) : {};
+  return {
+    key: `${r.resource}:${r.id}`, resource: site ? 'alarms' : 'industry-alarms', id: r.id, tenant_id: str(raw.tenant_id), site_id: str(raw.site_id),
+    industry: str(raw.industry_code), unit_id: str(raw.unit_id), where: null, farm: null, title: str(raw.title) ?? 'Alarm', cause: str(raw.message),
+    metric: str(raw.metric), value: num(raw.value), threshold: num(details.threshold), comparator: str(details.comparator),
+    priority: raw.priority === 'P1' || raw.priority === 'P2' ? raw.priority : null, severity: str(raw.severity) ?? 'info',
+    condition: cleared ? 'cleared' : 'active', alarm_state: alarmState, state, annunciated: false, urgent: false, tone: 'muted', comm_loss: raw.metric === 'comm_loss',
+    latched: raw.latched === true, resettable: raw.resettable !== false, raise_count: num(raw.raise_count) ?? 1, raised_at: String(raw.raised_at ?? ''),
+    last_raised_at: str(raw.last_raised_at) ?? String(raw.raised_at ?? ''), returned_at: str(raw.returned_at), cleared_at: cleared, reset_at: str(raw.reset_at),
+    reset_by: str(raw.reset_by), acked_at: acked, acked_by: str(site ? raw.acknowledged_by : raw.acked_by), shelved_until: str(raw.shelved_until),
+    shelved_by: str(raw.shelved_by), shelve_reason: str(raw.shelve_reason), sla_deadline_at: str(raw.sla_deadline_at),
+    comments: Array.isArray(raw.comments) ? (raw.comments as AlarmViewItem['comments']) : [], applicable: [],
+  };
 }
 
-/** For how long, in words: "12 min", "3 h 5 min", "2 days". */
-export function since(iso: string, now = Date.now()): string {
-  const m = Math.max(0, Math.floor((now - Date.parse(iso)) / 60_000));
-  if (m < 1) return 'under 1 min';
-  if (m < 120) return `${m} min`;
-  if (m < 48 * 60) return `${Math.floor(m / 60)} h ${m % 60} min`;
-  return `${Math.floor(m / 1440)} days`;
+const isItem = (a: AlarmViewItem | AlarmRecord): a is AlarmViewItem => 'tone' in a && 'applicable' in a;
+
+export function AlarmAccount({ alarm }: { alarm: AlarmViewItem | AlarmRecord }) {
+  const store = useObservable(alarmStore);
+  if (isItem(alarm)) return <Account a={alarm} />;
+  // The same alarm in the store (poultry-alarms and industry-alarms share ids): the box's view of it.
+  const site = 'state' in alarm.raw && !('status' in alarm.raw);
+  const listed = store.items?.find((x) => x.id === alarm.id && (x.resource === 'alarms') === site);
+  return <Account a={listed ?? fromRecord(alarm)} />;
 }
 
-export function AlarmAccount({ alarm: a }: { alarm: InboxAlarm }) {
+function Account({ a }: { a: AlarmViewItem }) {
   const s = useObservable(session);
   const names = useObservable(people);
   const now = useNow(15_000);
   const [raw, setRaw] = useState(false);
-  const value = valueWords(a);
-  // The SLA runs while nobody has acknowledged; afterwards it says nothing (no "breached: Yes" beside a countdown).
-  const sla = a.sla_deadline_at && !a.acknowledged ? countdown(a.sla_deadline_at, now) : null;
+  // The SLA runs while nobody has acknowledged an active alarm; afterwards it says nothing.
+  const sla = a.sla_deadline_at && !a.acked_at && a.condition === 'active' && a.state !== 'normal' ? countdown(a.sla_deadline_at, now) : null;
   const admin = s?.user.role === 'admin';
+  const steps = story(a, names).filter((x) => !x.key.startsWith('comment-'));
   return (
     <div class="alarm-account" data-alarm-account={a.key}>
       <dl class="detail-fields account-fields">
         <div>
           <dt>What</dt>
-          <dd>
-            {a.title}
-            {a.message ? <span class="muted"> — {a.message}</span> : null}
-          </dd>
+          <dd>{a.title}</dd>
         </div>
         {a.where ? (
           <div>
@@ -68,23 +88,17 @@ export function AlarmAccount({ alarm: a }: { alarm: InboxAlarm }) {
             {formatTime(a.raised_at)} ({since(a.raised_at, now)})
           </dd>
         </div>
-        {value ? (
+        {a.cause && a.cause !== a.title ? (
           <div>
-            <dt>Value</dt>
-            <dd>{value}</dd>
+            <dt>Cause</dt>
+            <dd data-field="cause">{a.cause}</dd>
           </div>
         ) : null}
         <div>
           <dt>State</dt>
-          <dd data-state={a.state}>{stateWords(a, formatTime)}</dd>
+          <dd data-state={a.state}>{stateWords(a, names)}</dd>
         </div>
-        {a.cleared_at ? (
-          <div>
-            <dt>Cleared</dt>
-            <dd>{formatTime(a.cleared_at)}</dd>
-          </div>
-        ) : null}
-        {a.acknowledged ? (
+        {a.acked_at || a.acked_by ? (
           <div>
             <dt>{a.farm ? 'Acknowledged at the farm by' : 'Acknowledged by'}</dt>
             <dd class="acked-by">
@@ -102,6 +116,20 @@ export function AlarmAccount({ alarm: a }: { alarm: InboxAlarm }) {
           </div>
         ) : null}
       </dl>
+      {steps.length > 1 ? (
+        <>
+          <h4 class="account-sub">Times</h4>
+          <dl class="alarm-story" data-field="story">
+            {steps.map((x) => (
+              <div key={x.key} data-step={x.key}>
+                <dt>{x.what}</dt>
+                <dd>{when(x.at)}</dd>
+              </div>
+            ))}
+          </dl>
+        </>
+      ) : null}
+      <AlarmComments a={a} />
       {admin ? (
         <div class="account-raw">
           <button type="button" class="btn small" aria-expanded={raw} onClick={() => setRaw(!raw)}>
@@ -109,8 +137,8 @@ export function AlarmAccount({ alarm: a }: { alarm: InboxAlarm }) {
           </button>
           {raw ? (
             <dl class="detail-fields raw-fields">
-              {Object.entries(a.raw)
-                .filter(([, v]) => v !== null && v !== undefined && v !== '')
+              {Object.entries(a)
+                .filter(([, v]) => v !== null && v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0))
                 .map(([k, v]) => (
                   <div key={k}>
                     <dt>{humanise(k)}</dt>
@@ -121,6 +149,29 @@ export function AlarmAccount({ alarm: a }: { alarm: InboxAlarm }) {
           ) : null}
         </div>
       ) : null}
+    </div>
+  );
+}
+
+/** The comments, oldest first, each with who by name and when; the latest `last` when given. */
+export function AlarmComments({ a, last }: { a: AlarmViewItem; last?: number }) {
+  const names = useObservable(people);
+  if (a.comments.length === 0) return null;
+  const shown = last ? a.comments.slice(-last) : a.comments;
+  const earlier = a.comments.length - shown.length;
+  return (
+    <div class="alarm-comments-block">
+      <ol class="alarm-comments" data-field="comments" aria-label="Comments">
+        {shown.map((c, i) => (
+          <li key={`${c.at}-${i}`} data-comment>
+            <span class="comment-who">
+              {nameOf(c.by, names)}, {when(c.at)}:
+            </span>{' '}
+            <span class="comment-text">{c.text}</span>
+          </li>
+        ))}
+      </ol>
+      {earlier > 0 ? <p class="muted comment-more">{earlier === 1 ? '1 earlier comment' : `${earlier} earlier comments`} under More.</p> : null}
     </div>
   );
 }

@@ -1,140 +1,176 @@
 // The one alarm inbox (the menu's Alarms entry, the pinned Alarms button, the annunciator): every
-// alarm this person may see, of every resource, in one list ordered by state, priority and time;
-// acknowledged-but-active alarms listed as such; acknowledging from the list; each alarm's account
-// one tap away. On a master, the farms' alarms too, each with its farm as where it is: read-only
-// (no Acknowledge button), "Acknowledged at the farm by …" once someone there did.
+// alarm this person may see, as the shell's one alarm store holds it (the box's alarm view, kept
+// current by its events), in the box's order; each with its state in words and the work that
+// applies to it (acknowledge, comment, shelve, unshelve, reset); its account one tap away; the past
+// alarms on a History tab. On a master, the farms' alarms too, with the farm as where they are:
+// read-only, "Acknowledged at the farm by …" once someone there did.
 import { useEffect, useState } from 'preact/hooks';
-import { AlarmAccount, since } from '../components/AlarmAccount';
+import { AlarmAccount, AlarmComments } from '../components/AlarmAccount';
+import { AlarmActions } from '../components/AlarmActions';
+import { ackLine, since, STATE_BADGE, stateWords, when } from '../components/alarm-words';
 import { useNow } from '../components/hooks';
-import { acknowledge, inbox, inboxError, refreshAlarms } from '../lib/alarms';
-import { describeError } from '../lib/api';
+import { alarmStore, refreshAlarms } from '../lib/alarms';
+import { ApiError, describeError } from '../lib/api';
 import { formatTime, humanise } from '../lib/format';
-import { alarmResources, alarmTone, farmTotals, stateWords, type InboxAlarm } from '../lib/inbox';
 import { loadPeople, nameOf, people } from '../lib/people';
-import { href } from '../lib/router';
-import { session } from '../lib/session';
+import { href, route } from '../lib/router';
+import { session, type Session } from '../lib/session';
 import { useObservable } from '../lib/store';
+import type { AlarmSummary, AlarmViewItem } from '../lib/types';
+import { AlarmHistory } from './AlarmHistory';
 
-const STATE_BADGE: Record<InboxAlarm['state'], string> = {
-  active: 'Active',
-  'acked-active': 'Acknowledged, still active',
-  'cleared-unacked': 'Cleared, not acknowledged',
-  shelved: 'Shelved',
-  'out-of-service': 'Out of service',
-  normal: 'Normal',
-};
-
-function InboxItem({ a, open, onOpen }: { a: InboxAlarm; open: boolean; onOpen: () => void }) {
+function InboxItem({ a, open, onOpen }: { a: AlarmViewItem; open: boolean; onOpen: () => void }) {
   const now = useNow(30_000);
   const names = useObservable(people);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState('');
-  const tone = alarmTone(a);
-  const ack = async () => {
-    setBusy(true);
-    setError('');
-    try {
-      await acknowledge(a);
-    } catch (err) {
-      setError(describeError(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const extraAck = ackLine(a, names);
   return (
-    <li class={`inbox-item tone-edge-${tone}`} data-alarm={a.key} data-state={a.state} data-resource={a.resource}>
+    <li class={`inbox-item tone-edge-${a.tone}`} data-alarm={a.key} data-state={a.state} data-tone={a.tone} data-resource={a.resource}>
       <div class="inbox-line">
-        <span class={`badge tone-${tone}`} data-badge="state">
+        <span class={`badge tone-${a.tone}`} data-badge="state">
           {STATE_BADGE[a.state]}
         </span>
-        {a.priority ? <span class={`badge tone-${a.priority === 'P1' && !a.acknowledged ? 'alarm' : 'warn'}`}>{a.priority}</span> : null}
+        {/* The priority is said in the alarm's own tone: a P1 back to normal is no longer red. */}
+        {a.priority ? (
+          <span class={`badge tone-${a.tone}`} data-badge="priority">
+            {a.priority}
+          </span>
+        ) : null}
         <span class="inbox-title">
           {a.where && !a.title.toLowerCase().includes(a.where.toLowerCase()) ? <span class="inbox-where">{a.where}: </span> : null}
           {a.title}
         </span>
       </div>
+      {a.cause && a.cause !== a.title ? (
+        <p class="inbox-cause" data-field="cause">
+          {a.cause}
+        </p>
+      ) : null}
       <p class="inbox-meta">
         {a.farm ? 'At the farm' : a.industry ? humanise(a.industry) : 'Site'} · since {formatTime(a.raised_at)} ({since(a.raised_at, now)})
-        {a.state === 'shelved' ? ` · ${stateWords(a, formatTime)}` : ''}
+        {a.raise_count > 1 ? ` · raised ${a.raise_count} times, last at ${when(a.last_raised_at)}` : ''}
       </p>
-      {a.farm && a.acknowledged ? (
+      <p class="inbox-state" data-field="state-words">
+        {stateWords(a, names)}
+      </p>
+      {a.farm && a.acked_by ? (
         <p class="inbox-meta" data-field="acked-at-farm">
           Acknowledged at the farm by {nameOf(a.acked_by, names)}
         </p>
-      ) : null}
-      <div class="inbox-actions">
-        {!a.acknowledged && a.farm === null ? (
-          <button type="button" class="btn primary" data-ack={a.key} disabled={busy} onClick={() => void ack()}>
-            Acknowledge
-          </button>
-        ) : null}
-        <button type="button" class="btn" aria-expanded={open} onClick={onOpen}>
-          {open ? 'Less' : 'More'}
-        </button>
-      </div>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
+      ) : extraAck ? (
+        <p class="inbox-meta" data-field="acked">
+          {extraAck}
         </p>
       ) : null}
+      <AlarmComments a={a} last={2} />
+      <AlarmActions a={a} open={open} onOpen={onOpen} />
       {open ? <AlarmAccount alarm={a} /> : null}
     </li>
   );
 }
 
+const SUMMARY_WORDS: [keyof AlarmSummary['by_state'], string][] = [
+  ['unacknowledged_active', 'not acknowledged'],
+  ['unacknowledged_cleared', 'back to normal, to acknowledge'],
+  ['latched', 'latched, waiting for a reset'],
+  ['acknowledged_active', 'acknowledged and still active'],
+  ['shelved', 'shelved'],
+  ['out_of_service', 'out of service'],
+];
+
+/** "2 not acknowledged, 1 acknowledged and still active, 1 shelved": the box's counts in words. */
+function summaryWords(items: AlarmViewItem[], summary: AlarmSummary | null): string {
+  if (items.length === 0) return 'No alarms: everything is normal.';
+  // The summary is the box's count of the same list; the list itself where the summary is older.
+  const by = (state: keyof AlarmSummary['by_state']) => (summary && summary.listed === items.length ? summary.by_state[state] : items.filter((a) => a.state === state).length);
+  const parts = SUMMARY_WORDS.map(([state, one]) => [by(state), one] as const)
+    .filter(([n]) => n > 0)
+    .map(([n, w]) => `${n} ${w}`);
+  return `${parts.join(', ')}.`;
+}
+
+/** This person reads no alarms: the policy says so, or the box answered 403/404. */
+const denied = (s: Session, err: unknown) =>
+  s.ctx.policy.permissions.api['api:GET /api/v1/alarm-view/list'] === false || (err instanceof ApiError && (err.status === 403 || err.status === 404));
+
+/** Farms' alarms are read here, not handled: a master's person lists the farms' alarms (sync-alarms). */
+const listsFarms = (s: Session) => s.ctx.deployment_mode === 'cloud-multi' && s.ctx.policy.permissions.api['api:GET /api/v1/sync-alarms/list'] === true;
+
 /** The inbox screen; embedded (the fleet, a workspace) with its own heading and a shorter list. */
 export function AlarmInbox({ heading = 'Alarms', embedded = false, limit }: { heading?: string; embedded?: boolean; limit?: number }) {
   const s = useObservable(session);
-  const items = useObservable(inbox);
-  const farms = useObservable(farmTotals);
-  const failed = useObservable(inboxError);
+  const store = useObservable(alarmStore);
+  const r = useObservable(route);
   const [open, setOpen] = useState<string | null>(null);
   useEffect(() => {
     void refreshAlarms();
     if (s) void loadPeople(s);
   }, [s]);
   if (!s) return null;
-  if (alarmResources(s).length === 0) return embedded ? null : <p class="notice">No alarm list is available to you.</p>;
+  const items = store.items;
+  if (!items && denied(s, store.error)) return embedded ? null : <p class="notice">No alarm list is available to you.</p>;
+  const history = !embedded && r.name === 'alarms' && r.params.view === 'history';
   const H = embedded ? 'h2' : 'h1';
   const shown = limit && items ? items.slice(0, limit) : items;
-  const unacked = (items ?? []).filter((a) => !a.acknowledged).length;
+  const hid = `inbox-h-${embedded ? 'e' : 's'}`;
   return (
-    <section class={`alarm-inbox ${embedded ? 'panel embedded' : ''}`} id={embedded ? undefined : 'alarm-inbox'} data-inbox={embedded ? 'embedded' : 'screen'} aria-labelledby={`inbox-h-${embedded ? 'e' : 's'}`}>
-      <H id={`inbox-h-${embedded ? 'e' : 's'}`}>
+    <section class={`alarm-inbox ${embedded ? 'panel embedded' : ''}`} id={embedded ? undefined : 'alarm-inbox'} data-inbox={embedded ? 'embedded' : 'screen'} aria-labelledby={hid}>
+      <H id={hid}>
         {heading}
-        {items ? <span class="count"> ({items.length})</span> : null}
+        {items && !history ? <span class="count"> ({items.length})</span> : null}
       </H>
-      {items ? (
-        <p class="inbox-summary" role="status">
-          {items.length === 0 ? 'No alarms: everything is normal.' : `${unacked} not acknowledged, ${items.length - unacked} acknowledged and still active.`}
-        </p>
-      ) : null}
-      {farms ? (
-        // A master lists the farms' alarms as their boxes synced them, and cannot acknowledge them.
-        <p class="muted" id="inbox-scope-note">
-          The farms' alarms are listed as each farm's box reports them, and are acknowledged at the farm.
-          {farms.open > (items ?? []).filter((a) => a.farm !== null && !a.acknowledged).length ? ` Showing the most urgent of ${farms.open} open at the farms.` : ''}
-        </p>
-      ) : null}
-      {failed && !items ? (
-        <p class="error" role="alert">
-          {describeError(failed)}
-        </p>
-      ) : null}
-      {!items ? (
-        <p class="loading">Loading...</p>
-      ) : (
-        <ul class="inbox" id="inbox">
-          {(shown ?? []).map((a) => (
-            <InboxItem key={a.key} a={a} open={open === a.key} onOpen={() => setOpen(open === a.key ? null : a.key)} />
-          ))}
-        </ul>
+      {embedded ? null : (
+        <nav class="inbox-tabs" aria-label="Alarms now or past">
+          <a class={`btn ${history ? '' : 'chosen'}`} href={href('alarms')} aria-current={history ? undefined : 'page'} data-tab="now">
+            Now
+          </a>
+          <a class={`btn ${history ? 'chosen' : ''}`} href={href('alarms', undefined, { view: 'history' })} aria-current={history ? 'page' : undefined} data-tab="history">
+            History
+          </a>
+        </nav>
       )}
-      {embedded && items && shown && shown.length < items.length ? (
-        <a class="btn" href={href('alarms')}>
-          All {items.length} alarms
-        </a>
+      {!store.reachable ? (
+        // Unknown is not none: the list below is what this tablet last knew.
+        <p class="notice inbox-unknown" role="status" data-field="alarms-unknown">
+          The box does not answer{store.unknownSince ? ` since ${when(new Date(store.unknownSince).toISOString())}` : ''}: the alarm state now is unknown.
+          {items ? ' The list below is the last known.' : ''}
+        </p>
       ) : null}
+      {history ? (
+        <AlarmHistory />
+      ) : (
+        <>
+          {items ? (
+            <p class="inbox-summary" role="status">
+              {summaryWords(items, store.summary)}
+            </p>
+          ) : null}
+          {listsFarms(s) ? (
+            // A master lists the farms' alarms as their boxes synced them, and cannot acknowledge them.
+            <p class="muted" id="inbox-scope-note">
+              The farms' alarms are listed as each farm's box reports them, and are acknowledged at the farm.
+            </p>
+          ) : null}
+          {store.error && !items && store.reachable ? (
+            <p class="error" role="alert">
+              {describeError(store.error)}
+            </p>
+          ) : null}
+          {!items ? (
+            store.reachable ? <p class="loading">Loading...</p> : null
+          ) : (
+            <ul class="inbox" id="inbox">
+              {(shown ?? []).map((a) => (
+                <InboxItem key={a.key} a={a} open={open === a.key} onOpen={() => setOpen(open === a.key ? null : a.key)} />
+              ))}
+            </ul>
+          )}
+          {embedded && items && shown && shown.length < items.length ? (
+            <a class="btn" href={href('alarms')}>
+              All {items.length} alarms
+            </a>
+          ) : null}
+        </>
+      )}
     </section>
   );
 }

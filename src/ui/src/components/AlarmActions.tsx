@@ -1,0 +1,189 @@
+// What a person may do with one alarm, from wherever it is shown: acknowledge, comment, shelve with
+// a reason and a duration, unshelve, reset. Each is offered only where the box says it applies to
+// the alarm's state (item.applicable) and the person's role may run it (the session's policy), so
+// "Unshelve" never shows on an alarm that is not shelved. A failed command says why in words and
+// keeps what was typed. Every target is at least 48 px: the crew wear gloves.
+import { useState } from 'preact/hooks';
+import { alarmCommand, mayDo } from '../lib/alarms';
+import { describeError } from '../lib/api';
+import { session } from '../lib/session';
+import { useObservable } from '../lib/store';
+import type { AlarmAction, AlarmViewItem } from '../lib/types';
+
+/** A shelve ends by itself within a shift (the box allows 1 to 480 minutes). */
+export const SHELVE_CHOICES = [
+  { minutes: 15, words: '15 min' },
+  { minutes: 60, words: '1 h' },
+  { minutes: 240, words: '4 h' },
+  { minutes: 480, words: '8 h' },
+] as const;
+
+const COMMENT_MAX = 2000;
+
+type Panel = 'comment' | 'shelve' | 'reset' | null;
+
+export function AlarmActions({ a, open, onOpen }: { a: AlarmViewItem; open?: boolean; onOpen?: () => void }) {
+  const s = useObservable(session);
+  const [panel, setPanel] = useState<Panel>(null);
+  const [busy, setBusy] = useState<AlarmAction | null>(null);
+  const [error, setError] = useState('');
+  const [comment, setComment] = useState('');
+  const [reason, setReason] = useState('');
+  const [minutes, setMinutes] = useState<number | null>(null);
+  const [resetNote, setResetNote] = useState('');
+  if (!s) return null;
+  const may = (action: AlarmAction) => mayDo(s, a, action);
+  const id = a.key.replace(/[^a-zA-Z0-9_-]/g, '_');
+
+  /** Runs a command; the form's text stays unless it succeeded. */
+  const run = async (action: AlarmAction, body?: Record<string, unknown>): Promise<boolean> => {
+    setBusy(action);
+    setError('');
+    try {
+      await alarmCommand(a, action, body);
+      return true;
+    } catch (err) {
+      setError(describeError(err));
+      return false;
+    } finally {
+      setBusy(null);
+    }
+  };
+  const toggle = (p: Exclude<Panel, null>) => {
+    setError('');
+    setPanel(panel === p ? null : p);
+  };
+
+  const saveComment = async (e: Event) => {
+    e.preventDefault();
+    const text = comment.trim();
+    if (!text) return setError('Write the comment first.');
+    if (await run('comment', { text })) {
+      setComment('');
+      setPanel(null);
+    }
+  };
+  const shelve = async (e: Event) => {
+    e.preventDefault();
+    const why = reason.trim();
+    if (!why || minutes === null) return setError(!why ? 'Say why the alarm is shelved.' : 'Choose for how long.');
+    if (await run('shelve', { reason: why, minutes })) {
+      setReason('');
+      setMinutes(null);
+      setPanel(null);
+    }
+  };
+  const reset = async (e: Event) => {
+    e.preventDefault();
+    const note = resetNote.trim();
+    if (await run('reset', note ? { comment: note } : undefined)) {
+      setResetNote('');
+      setPanel(null);
+    }
+  };
+
+  return (
+    <div class="alarm-actions">
+      <div class="inbox-actions">
+        {may('ack') ? (
+          <button type="button" class="btn primary" data-ack={a.key} data-action="ack" disabled={busy !== null} onClick={() => void run('ack')}>
+            {busy === 'ack' ? 'Acknowledging...' : 'Acknowledge'}
+          </button>
+        ) : null}
+        {may('comment') ? (
+          <button type="button" class="btn" data-action="comment" aria-expanded={panel === 'comment'} aria-controls={`comment-${id}`} onClick={() => toggle('comment')}>
+            Comment
+          </button>
+        ) : null}
+        {may('shelve') ? (
+          <button type="button" class="btn" data-action="shelve" aria-expanded={panel === 'shelve'} aria-controls={`shelve-${id}`} onClick={() => toggle('shelve')}>
+            Shelve
+          </button>
+        ) : null}
+        {may('unshelve') ? (
+          <button type="button" class="btn" data-action="unshelve" disabled={busy !== null} onClick={() => void run('unshelve')}>
+            {busy === 'unshelve' ? 'Unshelving...' : 'Unshelve'}
+          </button>
+        ) : null}
+        {may('reset') ? (
+          <button type="button" class="btn" data-action="reset" aria-expanded={panel === 'reset'} aria-controls={`reset-${id}`} onClick={() => toggle('reset')}>
+            Reset
+          </button>
+        ) : null}
+        {onOpen ? (
+          <button type="button" class="btn" data-action="more" aria-expanded={open} onClick={onOpen}>
+            {open ? 'Less' : 'More'}
+          </button>
+        ) : null}
+      </div>
+
+      {panel === 'comment' && may('comment') ? (
+        <form class="alarm-form" id={`comment-${id}`} data-form="comment" onSubmit={(e) => void saveComment(e)}>
+          <label class="alarm-field">
+            <span>Comment: what you found or did</span>
+            <textarea name="text" rows={3} maxLength={COMMENT_MAX} value={comment} onInput={(e) => setComment(e.currentTarget.value)} />
+          </label>
+          <div class="inbox-actions">
+            <button type="submit" class="btn primary" disabled={busy !== null}>
+              {busy === 'comment' ? 'Saving...' : 'Save comment'}
+            </button>
+            <button type="button" class="btn" onClick={() => toggle('comment')}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : null}
+
+      {panel === 'shelve' && may('shelve') ? (
+        <form class="alarm-form" id={`shelve-${id}`} data-form="shelve" onSubmit={(e) => void shelve(e)}>
+          <p class="muted alarm-form-lead">A shelved alarm stays listed but does not sound, and comes back by itself when the time is up.</p>
+          <label class="alarm-field">
+            <span>Why (required)</span>
+            <input name="reason" type="text" maxLength={500} required value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+          </label>
+          <fieldset class="alarm-durations">
+            <legend>For how long</legend>
+            {SHELVE_CHOICES.map((c) => (
+              <label key={c.minutes} class={`choice ${minutes === c.minutes ? 'chosen' : ''}`}>
+                <input type="radio" name={`minutes-${id}`} value={c.minutes} checked={minutes === c.minutes} onChange={() => setMinutes(c.minutes)} />
+                {c.words}
+              </label>
+            ))}
+          </fieldset>
+          <div class="inbox-actions">
+            <button type="submit" class="btn primary" disabled={busy !== null}>
+              {busy === 'shelve' ? 'Shelving...' : 'Shelve alarm'}
+            </button>
+            <button type="button" class="btn" onClick={() => toggle('shelve')}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : null}
+
+      {panel === 'reset' && may('reset') ? (
+        <form class="alarm-form" id={`reset-${id}`} data-form="reset" onSubmit={(e) => void reset(e)}>
+          <p class="alarm-form-lead">Reset ends this alarm now. Do it once the cause is dealt with.</p>
+          <label class="alarm-field">
+            <span>What was done (optional)</span>
+            <input name="comment" type="text" maxLength={COMMENT_MAX} value={resetNote} onInput={(e) => setResetNote(e.currentTarget.value)} />
+          </label>
+          <div class="inbox-actions">
+            <button type="submit" class="btn primary" disabled={busy !== null}>
+              {busy === 'reset' ? 'Resetting...' : 'Reset alarm'}
+            </button>
+            <button type="button" class="btn" onClick={() => toggle('reset')}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : null}
+
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
