@@ -1,10 +1,14 @@
 import { formatTime } from '../lib/format';
 
-/** The mark on data that is not live: the controller did not answer, this is what it said last. */
+/**
+ * The mark on data the tablet could not refresh: the box's API did not answer, so the box itself
+ * or the network between is down (a house controller that stops answering is the box's to tell,
+ * by its communication-loss alarm). What is shown is the last known data, with its time.
+ */
 export function StaleNote({ at }: { at: string }) {
   return (
-    <p class="stale-note" role="status">
-      <strong>Stale:</strong> the controller does not answer; last known data from {formatTime(at)}.
+    <p class="stale-note" role="status" data-stale-since={at}>
+      <strong>The box does not answer</strong> (or the network is down): last known data from {formatTime(at)}.
     </p>
   );
 }
@@ -37,8 +41,20 @@ export function readingAge(reading: Record<string, unknown> | undefined, now = D
  * typed the values in (the reading's source is `manual`): the crew must not take them for the
  * controller's, so the line says so.
  */
-export function ReadingAge({ ts, ageS, stale, manual = false }: { ts: string; ageS: number; stale: boolean; manual?: boolean }) {
+export function ReadingAge({ ts, ageS, stale, manual = false, offline = false }: { ts: string; ageS: number; stale: boolean; manual?: boolean; offline?: boolean }) {
   const words = sinceWords(ageS);
+  // Cut off from the box, the tablet cannot tell a silent controller from its own silence: the
+  // values are the last known ones, and nobody is sent to check the controller.
+  if (offline) {
+    return (
+      <div class="reading-at reading-offline" data-reading-ts={ts} data-stale="unknown" data-manual={manual ? 'true' : 'false'}>
+        <dt>Last known, {manual ? 'typed in' : 'measured'}</dt>
+        <dd>
+          {formatTime(ts)} <span class="muted reading-age">({words === 'just now' ? words : `${words} ago`})</span>
+        </dd>
+      </div>
+    );
+  }
   return (
     <div class={`reading-at${stale ? ' reading-stale' : ''}${manual ? ' reading-manual' : ''}`} data-reading-ts={ts} data-stale={stale ? 'true' : 'false'} data-manual={manual ? 'true' : 'false'}>
       <dt>{manual ? 'Typed in by hand' : 'Measured'}</dt>

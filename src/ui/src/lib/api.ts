@@ -35,7 +35,7 @@ async function send(method: string, path: string, body?: unknown): Promise<unkno
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
   } catch {
-    throw new ApiError(0, 'offline', 'The controller does not answer (network or service down).');
+    throw new ApiError(0, 'offline', 'The box does not answer (or the network is down).');
   }
   const text = await res.text();
   let data: unknown = undefined;
@@ -98,7 +98,7 @@ export async function post<T = Record<string, unknown>>(path: string, body?: unk
 /** An error in words for a person at the tablet: the API's message and each field's reason. */
 export function describeError(err: unknown): string {
   if (err instanceof ApiError) {
-    if (err.offline) return 'The controller does not answer. Showing the last known data; changes are not possible until it is back.';
+    if (err.offline) return 'The box does not answer (or the network is down). Showing the last known data; changes are not possible until it is back.';
     const words: Record<string, string> = {
       rbac_forbidden: 'Your role may not do this.',
       scope_boundary_denied: 'This is not available in your scope.',

@@ -1,15 +1,20 @@
 // The poultry workspace (edge-single opens it first): one card per house with the flock's age day,
-// climate now against the active age-phase target, open alarms, water and feed today against the
-// expected amounts, each coloured by status. Built from whichever poultry resources the controller
-// serves (poultry-flock, poultry-climate, poultry-feedwater, poultry-alarms or the industry alarms);
-// a resource that is not served simply leaves its part out.
+// climate now against the active age-phase target, its alarms, water and feed today against the
+// expected amounts. Built from whichever poultry resources the controller serves (poultry-flock,
+// poultry-climate, poultry-feedwater, the readings); a resource that is not served leaves its part
+// out. The alarms come from the one alarm store (lib/alarms.ts), never from a query of the cards:
+// an alarm stays on its house until its condition returned and it was acknowledged.
+// Colour means priority: the card takes its colour from its alarms only (red for an active P1 or
+// critical, amber for a P2 or a warning); a value out of its band is marked on the value, in
+// words, and does not paint the card.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError, getList, query, type ListEnvelope } from '../lib/api';
+import { alarmStore, type AlarmItem } from '../lib/alarms';
 import { cacheGet } from '../lib/cache';
-import { formatValue, humanise } from '../lib/format';
+import { formatTime, formatValue, humanise } from '../lib/format';
 import { dataTick } from '../lib/live';
 import { href } from '../lib/router';
-import { session, type Session } from '../lib/session';
+import { session, staleSince, type Session } from '../lib/session';
 import { useObservable } from '../lib/store';
 import { LiveFeed } from '../components/LiveFeed';
 import { ReadingAge, readingAge, StaleNote } from '../components/StaleNote';
@@ -27,13 +32,6 @@ export function hasPoultryApi(s: Session): boolean {
   return ['poultry-flock', 'poultry-feedwater', 'poultry-climate'].some((p) => served(s, p));
 }
 
-/** The alarm resource for poultry: its own, else the industry alarms, else the site's alarms. */
-export function alarmSource(s: Session | null | undefined): { path: string; open: Record<string, string>; house: string } | null {
-  if (served(s, 'poultry-alarms')) return { path: 'poultry-alarms', open: { status: 'active' }, house: 'house_id' };
-  if (served(s, 'industry-alarms')) return { path: 'industry-alarms', open: { status: 'active', industry_code: 'poultry' }, house: 'unit_id' };
-  if (served(s, 'alarms')) return { path: 'alarms', open: { state: 'open' }, house: 'source' };
-  return null;
-}
 
 /** Climate metrics: the reading's key, and the active profile's target, band or limit keys. */
 export const METRICS = [
@@ -66,16 +64,23 @@ export function bandOf(profile: Row | undefined, m: Metric): { min?: number; max
   return { min: pick(profile, m.min), max: pick(profile, m.max), target };
 }
 
-/** A climate metric now (latest reading) against the active profile, with its tone. */
-export function climateOf(profile: Row | undefined, reading: Row | undefined, m: Metric): { now?: number; target?: string; tone: Tone } {
+/**
+ * A climate metric now (latest reading) against the active profile: `out` says which side of its
+ * band it is on (marked on the value, in words); `tone` is the value's state, never the card's.
+ */
+export function climateOf(profile: Row | undefined, reading: Row | undefined, m: Metric): { now?: number; target?: string; out?: 'above' | 'below'; tone: Tone } {
   if (!profile && !reading) return { tone: 'none' };
   const now = pick(reading, m.now);
   const band = bandOf(profile, m);
   const flags = ((reading?.out_of_norm_flags as unknown[]) ?? []).map(String);
   const flagged = flags.some((f) => f.startsWith(`${m.key}_`));
-  const out = now !== undefined && ((band.min !== undefined && now < band.min) || (band.max !== undefined && now > band.max));
-  // An out-of-norm reading is shown in alarm colour (issue 11); in norm: ok.
-  const tone: Tone = flagged || out ? 'alarm' : now !== undefined ? 'ok' : 'none';
+  const below = now !== undefined && band.min !== undefined && now < band.min;
+  const above = now !== undefined && band.max !== undefined && now > band.max;
+  // The box's out-of-norm flag without a band to compare with (low or high): the flag's own side.
+  const side = flags.find((f) => f.startsWith(`${m.key}_`));
+  const out = above ? 'above' : below ? 'below' : flagged ? (side?.endsWith('low') || side?.endsWith('below') ? 'below' : 'above') : undefined;
+  // Out of band is a warning on the value; an alarm, if there is one, is the box's to raise.
+  const tone: Tone = out ? 'warn' : now !== undefined ? 'ok' : 'none';
   const r = (x: number) => formatValue({ type: 'number' }, x);
   const target =
     band.target !== undefined
@@ -87,7 +92,7 @@ export function climateOf(profile: Row | undefined, reading: Row | undefined, m:
           : band.min !== undefined
             ? `≥ ${r(band.min)}`
             : undefined;
-  return { now, target, tone };
+  return { now, target, out, tone };
 }
 
 /** The resource of climate readings (poultry-climate-readings), when the climate API serves one. */
@@ -110,30 +115,43 @@ export interface House {
   /** latest climate reading */
   reading?: Row;
   feedwater?: Row;
-  alarms: Row[];
+  /** Its listed alarms from the alarm store (every state but normal), in the store's order. */
+  alarms: AlarmItem[];
 }
 
-function worst(tones: Tone[]): Tone {
-  return tones.includes('alarm') ? 'alarm' : tones.includes('warn') ? 'warn' : tones.includes('ok') ? 'ok' : 'none';
-}
-
+/**
+ * The card's colour: its alarms' tone as the box gave it (alarm: an active P1 or critical; warn: a
+ * P2, a warning, or back to normal and not acknowledged), nothing else. Suppressed ones do not paint.
+ */
 export function houseTone(h: House): Tone {
-  const climate = METRICS.map((m) => climateOf(h.climate, h.reading, m).tone);
-  const rs = h.reading?.status as string | undefined;
-  const readingTone: Tone = rs === 'alarm' ? 'alarm' : rs === 'warn' ? 'warn' : 'none';
-  const fw = h.feedwater?.operational_status as string | undefined;
-  const fwTone: Tone = fw === 'alarm' ? 'alarm' : fw === 'warn' ? 'warn' : fw === 'ok' ? 'ok' : 'none';
-  const alarmTone: Tone = h.alarms.some((a) => a.priority === 'P1' || a.severity === 'critical') ? 'alarm' : h.alarms.length ? 'warn' : 'none';
-  // An old reading is not the house's climate now: its colours no longer count, its silence does.
-  if (readingAge(h.reading)?.stale) return worst(['warn', fwTone, alarmTone]);
-  return worst([...climate, readingTone, fwTone, alarmTone]);
+  return h.alarms.some((a) => a.tone === 'alarm') ? 'alarm' : h.alarms.some((a) => a.tone === 'warn') ? 'warn' : 'none';
+}
+
+/** The store's alarms of a poultry house: the box's own (not a farm's on a master), by unit. */
+export function houseAlarms(items: AlarmItem[] | null, id: string): AlarmItem[] {
+  return (items ?? []).filter((a) => a.farm === null && a.unit_id === id && (a.industry === 'poultry' || a.industry === null));
+}
+
+/** A controller of the house does not answer: the first such alarm still active. */
+export function commLost(h: House): AlarmItem | undefined {
+  return h.alarms.find((a) => a.comm_loss && a.condition === 'active' && a.state !== 'normal');
+}
+
+/** Each house with its alarms from the store; a house known only by an alarm gets a card of its own. */
+export function withAlarms(houses: House[], items: AlarmItem[] | null): House[] {
+  const byId = new Map(houses.map((h) => [h.id, { ...h, alarms: houseAlarms(items, h.id) }]));
+  for (const a of items ?? []) {
+    if (a.farm !== null || a.industry !== 'poultry' || !a.unit_id || byId.has(a.unit_id)) continue;
+    byId.set(a.unit_id, { id: a.unit_id, alarms: houseAlarms(items, a.unit_id) });
+  }
+  return [...byId.values()].sort((a, b) => a.id.localeCompare(b.id, undefined, { numeric: true }));
 }
 
 /** What the house cards are built from: the lists of the poultry resources, as answered. */
-export interface HouseParts { flocks: Row[]; climate: Row[]; feedwater: Row[]; open: Row[]; readings: Row[] }
+export interface HouseParts { flocks: Row[]; climate: Row[]; feedwater: Row[]; readings: Row[] }
 
-/** The houses from the lists (the cards' and the house screen's one source of truth). */
-export function assembleHouses({ flocks, climate, feedwater, open, readings }: HouseParts): Map<string, House> {
+/** The houses from the lists (the cards' and the house screen's one source of truth); alarms from the store, apart. */
+export function assembleHouses({ flocks, climate, feedwater, readings }: HouseParts): Map<string, House> {
   const houses = new Map<string, House>();
   const get = (id: string) => {
     let h = houses.get(id);
@@ -179,10 +197,6 @@ export function assembleHouses({ flocks, climate, feedwater, open, readings }: H
     }
     h.reading = merged;
   }
-  for (const a of open) {
-    const id = a.house_id ?? a.unit_id;
-    if (id) get(String(id)).alarms.push(a);
-  }
   return houses;
 }
 
@@ -198,7 +212,6 @@ const CARD_LISTS: [string, Record<string, string | number>][] = [
   ['poultry-flock', { status: 'active' }],
   ['poultry-climate', { age_mode: 'active' }],
   ['poultry-feedwater', { state: 'published' }],
-  ['poultry-alarms', { status: 'active' }],
   ['poultry-climate-readings', { sort: 'ts', order: 'desc', limit: READINGS_PAGE }],
 ];
 const listUrl = (path: string, params: Record<string, string | number>) => `/api/v1/${path}/list${query({ limit: 200, ...params })}`;
@@ -244,16 +257,14 @@ export async function loadHouses(s: Session): Promise<{ houses: House[]; staleAt
     if (r.stale && (!staleAt || r.at < staleAt)) staleAt = r.at;
     return r.data.items;
   };
-  const alarms = alarmSource(s);
   const rp = readingsPath(s);
-  const [flocks, climate, feedwater, open, readings] = await Promise.all([
+  const [flocks, climate, feedwater, readings] = await Promise.all([
     load('poultry-flock', { status: 'active' }).catch(() => load('poultry-flock', {})),
     load('poultry-climate', { age_mode: 'active' }).catch(() => [] as Row[]),
     load('poultry-feedwater', { state: 'published' }).catch(() => load('poultry-feedwater', {})),
-    alarms && alarms.path !== 'alarms' ? load(alarms.path, alarms.open).catch(() => [] as Row[]) : Promise.resolve([] as Row[]),
     rp ? load(rp, { sort: 'ts', order: 'desc', limit: READINGS_PAGE }).catch(() => load(rp, { limit: READINGS_PAGE })).catch(() => [] as Row[]) : Promise.resolve([] as Row[]),
   ]);
-  const houses = assembleHouses({ flocks, climate, feedwater, open: [], readings });
+  const houses = assembleHouses({ flocks, climate, feedwater, readings });
   const get = (id: string) => houses.get(id) ?? (houses.set(id, { id, alarms: [] }), houses.get(id)!);
   const latest = (r: Row) => {
     const h = get(String(r.house_id));
@@ -264,10 +275,6 @@ export async function loadHouses(s: Session): Promise<{ houses: House[]; staleAt
   if (rp && quiet.length) {
     const more = await Promise.all(quiet.map((h) => load(rp, { house_id: h.id, sort: 'ts', order: 'desc', limit: 1 }).catch(() => [] as Row[])));
     more.flat().forEach(latest);
-  }
-  for (const a of open) {
-    const id = a.house_id ?? a.unit_id;
-    if (id) get(String(id)).alarms.push(a);
   }
   const sorted = [...houses.values()].sort((a, b) => a.id.localeCompare(b.id, undefined, { numeric: true }));
   return { houses: sorted, staleAt };
@@ -290,14 +297,41 @@ function Amount({ label, today, expected, deviation, unit }: { label: string; to
   );
 }
 
-export function HouseCard({ house }: { house: House }) {
+/** The state of an alarm on a house card, in the crew's words. */
+const STATE_WORDS: Record<AlarmItem['state'], string> = {
+  unacknowledged_active: 'active, not acknowledged',
+  acknowledged_active: 'acknowledged, still active',
+  unacknowledged_cleared: 'back to normal, acknowledge',
+  latched: 'back to normal, to be reset',
+  shelved: 'shelved',
+  out_of_service: 'out of service',
+  normal: 'normal',
+};
+
+/** "1 P1 acknowledged, still active · 1 P2 active, not acknowledged", in the store's order. */
+export function alarmWords(alarms: AlarmItem[]): string {
+  const groups = new Map<string, number>();
+  for (const a of alarms) {
+    const what = `${a.priority ?? humanise(a.severity).toLowerCase()} ${STATE_WORDS[a.state]}`;
+    groups.set(what, (groups.get(what) ?? 0) + 1);
+  }
+  return [...groups].map(([what, n]) => `${n} ${what}`).join(' · ');
+}
+
+/**
+ * A house card. `offline`: the box does not answer (the time it last did): the values are the last
+ * known ones, greyed, with their time. A controller's communication loss greys them at once too.
+ */
+export function HouseCard({ house, offline = null }: { house: House; offline?: string | null }) {
   const tone = houseTone(house);
   const fw = house.feedwater;
   const fwStatus = fw?.operational_status as string | undefined;
-  const p1 = house.alarms.filter((a) => a.priority === 'P1').length;
   const age = readingAge(house.reading);
+  const lost = commLost(house);
+  const greyed = Boolean(age?.stale || lost || offline);
+  const top = house.alarms[0];
   return (
-    <li class={`house-card card tone-edge-${tone}`} data-house={house.id} data-tone={tone}>
+    <li class={`house-card card tone-edge-${tone}`} data-house={house.id} data-tone={tone} data-offline={offline ? 'true' : 'false'} data-comm-lost={lost ? 'true' : 'false'}>
       <a class="house-link" href={href('house', house.id)}>
         <span class="house-head">
           <span class="card-title">House {house.id}</span>
@@ -307,23 +341,32 @@ export function HouseCard({ house }: { house: House }) {
           {house.batch ? `Batch ${house.batch}` : ''}
           {house.subtype ? ` · ${humanise(house.subtype)}` : ''}
         </span>
+        {lost ? (
+          <span class="comm-lost" role="status">
+            Communication lost at {formatTime(lost.raised_at)}
+          </span>
+        ) : null}
         {house.climate || house.reading ? (
-          <dl class={`metrics${age?.stale ? ' metrics-stale' : ''}`}>
+          <dl class={`metrics${greyed ? ' metrics-stale' : ''}`}>
             {METRICS.map((m) => {
               const c = climateOf(house.climate, house.reading, m);
               if (c.now === undefined && c.target === undefined) return null;
-              const tone = age?.stale ? 'none' : c.tone;
+              // An old or cut-off value is not the house's climate now: no mark on it.
+              const out = greyed ? undefined : c.out;
               return (
-                <div key={m.key} class={`metric tone-${tone}`} data-metric={m.key} data-tone={tone}>
+                <div key={m.key} class={`metric${out ? ' metric-out' : ''}`} data-metric={m.key} data-tone={greyed ? 'none' : c.tone} data-out={out ?? 'no'}>
                   <dt>{m.label}</dt>
                   <dd>
                     <span class="metric-now">{c.now !== undefined ? `${formatValue({ type: 'number' }, c.now)} ${m.unit}` : '—'}</span>
+                    {out ? <span class="metric-out-words"> {out} its band</span> : null}
                     {c.target ? <span class="muted metric-target"> target {c.target} {m.unit}</span> : null}
                   </dd>
                 </div>
               );
             })}
-            {age && typeof house.reading?.ts === 'string' ? <ReadingAge ts={house.reading.ts} ageS={age.ageS} stale={age.stale} manual={house.reading.source === 'manual'} /> : null}
+            {age && typeof house.reading?.ts === 'string' ? (
+              <ReadingAge ts={house.reading.ts} ageS={age.ageS} stale={age.stale} manual={house.reading.source === 'manual'} offline={Boolean(offline)} />
+            ) : null}
           </dl>
         ) : null}
         {fw ? (
@@ -334,18 +377,40 @@ export function HouseCard({ house }: { house: House }) {
               <div>
                 <dt>Feed and water</dt>
                 <dd>
-                  <span class={`badge tone-${fwStatus === 'alarm' ? 'alarm' : fwStatus === 'warn' ? 'warn' : 'ok'}`}>{humanise(fwStatus)}</span>
+                  {/* The line's own state, in words; its alarms (if any) colour the card. */}
+                  <span class={`badge fw-state${fwStatus === 'ok' ? ' tone-ok' : ''}`}>{humanise(fwStatus)}</span>
                   {Array.isArray(fw.anomaly_flags) && fw.anomaly_flags.length ? <span class="muted"> {(fw.anomaly_flags as string[]).map(humanise).join(', ')}</span> : null}
                 </dd>
               </div>
             ) : null}
           </dl>
         ) : null}
-        <span class={`house-alarms ${house.alarms.length ? 'tone-alarm' : ''}`}>
-          {house.alarms.length ? `${house.alarms.length} open alarm${house.alarms.length > 1 ? 's' : ''}${p1 ? ` (${p1} P1)` : ''}` : 'No open alarms'}
+        <span class={`house-alarms tone-${tone}`} data-alarms={house.alarms.length}>
+          {house.alarms.length ? (
+            <>
+              <span class="house-alarms-words">{alarmWords(house.alarms)}</span>
+              {top ? <span class="house-alarm-cause">{top.cause ?? top.title}</span> : null}
+            </>
+          ) : offline ? (
+            'Alarms unknown'
+          ) : (
+            'No open alarms'
+          )}
         </span>
       </a>
     </li>
+  );
+}
+
+/** The tone legend of the overview: what each colour of a card means. */
+export function ToneLegend() {
+  return (
+    <ul class="tone-legend" id="tone-legend" aria-label="What the colours mean">
+      <li class="legend-alarm">Red: an active P1 or critical alarm</li>
+      <li class="legend-warn">Amber: a P2 alarm or a warning, or one back to normal to acknowledge</li>
+      <li class="legend-out">Underlined value: outside its band</li>
+      <li class="legend-grey">Grey values: not current (no reading, communication lost, or the box does not answer)</li>
+    </ul>
   );
 }
 
@@ -391,31 +456,39 @@ export function PoultryHouses() {
       clearTimeout(t);
     };
   }, [s, tick, beat]);
-  const alarms = alarmSource(s);
+  const store = useObservable(alarmStore);
+  const globalStale = useObservable(staleSince);
+  // The box out of reach (this screen's own read or the alarm store's): values are the last known ones.
+  const offline = data?.staleAt ?? (store.reachable ? null : new Date(store.unknownSince ?? Date.now()).toISOString());
+  const houses = data ? withAlarms(data.houses, store.items) : [];
   return (
     <div class="workspace" data-workspace="poultry">
       <div class="resource-head">
         <h1 id="workspace-title">Poultry workspace</h1>
-        {alarms ? (
+        {store.items ? (
           <a class="btn" href={href('alarms')}>
             Alarms
           </a>
         ) : null}
       </div>
-      {data?.staleAt ? <StaleNote at={data.staleAt} /> : null}
+      {/* The shell's own note (app.tsx) already says it when the session itself was loaded stale. */}
+      {offline && !globalStale ? <StaleNote at={offline} /> : null}
       {error ? (
         <p class="error" role="alert">
           {error}
         </p>
       ) : null}
       {!data ? <p class="loading">Loading houses...</p> : null}
-      {data && data.houses.length === 0 ? <p class="empty">No house has a flock, climate profile or feed and water line yet.</p> : null}
-      {data && data.houses.length ? (
-        <ul class="cards houses" id="houses">
-          {data.houses.map((h) => (
-            <HouseCard key={h.id} house={h} />
-          ))}
-        </ul>
+      {data && houses.length === 0 ? <p class="empty">No house has a flock, climate profile or feed and water line yet.</p> : null}
+      {houses.length ? (
+        <>
+          <ul class="cards houses" id="houses">
+            {houses.map((h) => (
+              <HouseCard key={h.id} house={h} offline={offline} />
+            ))}
+          </ul>
+          <ToneLegend />
+        </>
       ) : null}
       <LiveFeed limit={8} />
     </div>

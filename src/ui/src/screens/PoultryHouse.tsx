@@ -1,19 +1,21 @@
-// A house: its open alarms first, then its card and the climate targets (the setpoint flow), then
-// its charts against their bands, from the roll-ups. The screen asks each resource once per load
-// (flock, climate phases, feed and water line, its days, alarms, latest readings, the hourly
-// roll-up: seven requests; it used to make 16, with duplicates) and reloads on live news, every
-// 30 s (polled readings bring no status event) and after a setpoint change.
-// (The alarm list itself is the one inbox: screens/AlarmInbox.tsx.)
+// A house: its alarms first, then its card and the climate targets (the setpoint flow), then its
+// charts against their bands, from the roll-ups. The screen asks each resource once per load
+// (flock, climate phases, feed and water line, its days, latest readings, the hourly roll-up: six
+// requests) and reloads on live news, every 30 s (polled readings bring no status event) and after
+// a setpoint change. Its alarms are the one alarm store's (lib/alarms.ts), as on the cards, the top
+// bar and the inbox: no query of its own, so they can never disagree.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError, getList, getLoaded, query } from '../lib/api';
+import { alarmStore, type AlarmItem } from '../lib/alarms';
+import { formatTime } from '../lib/format';
 import { dataTick } from '../lib/live';
 import { href } from '../lib/router';
-import { session, type Session } from '../lib/session';
+import { session, staleSince, type Session } from '../lib/session';
 import { useObservable } from '../lib/store';
 import { useNow } from '../components/hooks';
 import { StaleNote } from '../components/StaleNote';
 import { when } from '../components/chart-time';
-import { alarmSource, assembleHouses, COALESCE_MS, HouseCard, readingsPath, served, type House } from './Poultry';
+import { alarmWords, assembleHouses, COALESCE_MS, houseAlarms, HouseCard, readingsPath, served, type House } from './Poultry';
 import { ClimateCharts, PerBirdCharts, RangeSwitch, useRange } from './HouseCharts';
 import { SetpointFlow } from './SetpointFlow';
 
@@ -24,7 +26,7 @@ const DAY = 24 * HOUR;
 const HOURLY_MAX_DAYS = 120;
 const RELOAD_MS = 30_000;
 
-interface HouseData { house: House; phases: Row[]; days: Row[]; line: Row | undefined; hours: Row[]; alarms: Row[]; alarmPath: string | null; staleAt: string | null }
+interface HouseData { house: House; phases: Row[]; days: Row[]; line: Row | undefined; hours: Row[]; staleAt: string | null }
 
 /** Everything the house screen shows, one request per resource (the roll-up once the flock is known). */
 async function loadHouse(s: Session, id: string): Promise<HouseData> {
@@ -38,7 +40,6 @@ async function loadHouse(s: Session, id: string): Promise<HouseData> {
     note(r);
     return r.data.items;
   };
-  const src = alarmSource(s);
   const rp = readingsPath(s);
   const flockP = list('poultry-flock', { house_id: id, status: 'active', limit: 5 }).catch(() => [] as Row[]);
   // The hourly roll-up of the batch: from the placement (at most 120 days back) to this hour's end.
@@ -53,18 +54,15 @@ async function loadHouse(s: Session, id: string): Promise<HouseData> {
     note(r as { stale: boolean; at?: string });
     return r.data.item.items;
   }).catch(() => [] as Row[]);
-  const [flocks, phases, lines, days, alarms, readings, hours] = await Promise.all([
+  const [flocks, phases, lines, days, readings, hours] = await Promise.all([
     flockP,
     list('poultry-climate', { house_id: id, state: 'published', limit: 200 }).catch(() => [] as Row[]),
     list('poultry-feedwater', { house_id: id, state: 'published', limit: 20 }).catch(() => [] as Row[]),
     list('poultry-feedwater-days', { house_id: id, sort: 'local_date', order: 'desc', limit: 200 }).catch(() => [] as Row[]),
-    // The house's alarms, newest first; the open ones (active or acknowledged) are shown.
-    src && src.path !== 'alarms' ? list(src.path, { [src.house]: id, sort: 'raised_at', order: 'desc', limit: 50 }).catch(() => [] as Row[]) : Promise.resolve([] as Row[]),
     rp ? list(rp, { house_id: id, limit: 20 }).catch(() => [] as Row[]) : Promise.resolve([] as Row[]),
     hoursP,
   ]);
-  const open = alarms.filter((a) => a.status !== 'cleared' && a.state !== 'closed');
-  const houses = assembleHouses({ flocks, climate: phases, feedwater: lines, open, readings });
+  const houses = assembleHouses({ flocks, climate: phases, feedwater: lines, readings });
   const house = houses.get(id) ?? { id, alarms: [] };
   return {
     house,
@@ -72,8 +70,6 @@ async function loadHouse(s: Session, id: string): Promise<HouseData> {
     days,
     line: house.feedwater,
     hours,
-    alarms: open,
-    alarmPath: src && src.path !== 'alarms' ? src.path : null,
     staleAt,
   };
 }
@@ -88,28 +84,44 @@ function sla(deadline: unknown, now: number): { text: string; overdue: boolean }
   return ms >= 0 ? { text: `${span} left`, overdue: false } : { text: `overdue by ${span}`, overdue: true };
 }
 
-/** The house's open alarms, at the top of the screen: what, since when, state, time left. */
-function HouseAlarms({ alarms, path }: { alarms: Row[]; path: string | null }) {
+/** An alarm's state on the house screen, in the crew's words. */
+function stateLine(a: AlarmItem): string {
+  switch (a.state) {
+    case 'acknowledged_active':
+      return 'acknowledged, still active';
+    case 'unacknowledged_cleared':
+      return `back to normal at ${formatTime(a.cleared_at ?? a.last_raised_at)} — acknowledge`;
+    case 'latched':
+      return `back to normal at ${formatTime(a.returned_at ?? a.last_raised_at)}, latched: to be reset`;
+    case 'shelved':
+      return `shelved until ${a.shelved_until ? formatTime(a.shelved_until) : '—'}`;
+    case 'out_of_service':
+      return 'out of service';
+    default:
+      return 'not acknowledged';
+  }
+}
+
+/** The house's alarms (every state until acknowledged and back to normal), at the top of the screen. */
+function HouseAlarms({ alarms }: { alarms: AlarmItem[] }) {
   const now = useNow(15_000);
-  if (!path) return null;
-  const order = (a: Row) => (a.status === 'acked' ? 2 : 0) + (a.priority === 'P1' ? 0 : 1);
-  const sorted = [...alarms].sort((a, b) => order(a) - order(b) || String(b.raised_at).localeCompare(String(a.raised_at)));
+  const worst = alarms.some((a) => a.tone === 'alarm') ? 'alarm' : alarms.some((a) => a.tone === 'warn') ? 'warn' : 'none';
   return (
-    <section class={`panel house-alarms-panel${alarms.length ? ' has-alarms' : ''}`} id="house-alarms" aria-labelledby="house-alarms-h">
+    <section class={`panel house-alarms-panel${alarms.length ? ` has-alarms tone-panel-${worst}` : ''}`} id="house-alarms" aria-labelledby="house-alarms-h">
       <h2 id="house-alarms-h">{alarms.length ? `Alarms in this house (${alarms.length})` : 'No open alarms in this house'}</h2>
+      {alarms.length ? <p class="house-alarms-words">{alarmWords(alarms)}</p> : null}
       {alarms.length ? (
         <ul class="house-alarm-list">
-          {sorted.map((a) => {
-            const left = a.status === 'acked' ? null : sla(a.sla_deadline_at, now);
-            const p1 = a.priority === 'P1';
+          {alarms.map((a) => {
+            const left = a.acked_at === null && a.condition === 'active' ? sla(a.sla_deadline_at, now) : null;
             return (
-              <li key={String(a.id)} data-alarm={String(a.id)} class={`house-alarm tone-edge-${a.status === 'acked' ? 'warn' : p1 ? 'alarm' : 'warn'}`}>
-                <a href={href('resource', path, { id: String(a.id) })}>
-                  <span class={`badge tone-${p1 ? 'alarm' : 'warn'}`}>{String(a.priority ?? a.severity ?? '')}</span>{' '}
-                  <strong class="house-alarm-title">{String(a.title ?? 'Alarm')}</strong>
+              <li key={a.key} data-alarm={a.id} data-state={a.state} class={`house-alarm tone-edge-${a.tone}`}>
+                <a href={href('alarms')}>
+                  <span class={`badge tone-${a.tone}`}>{a.priority ?? a.severity}</span>{' '}
+                  <strong class="house-alarm-title">{a.title}</strong>
+                  {a.cause && a.cause !== a.title ? <span class="house-alarm-cause">{a.cause}</span> : null}
                   <span class="house-alarm-when">
-                    since {typeof a.raised_at === 'string' ? when(a.raised_at) : '?'}
-                    {a.status === 'acked' ? ' · acknowledged, still active' : ''}
+                    since {when(a.raised_at)} · {stateLine(a)}
                     {left ? <span class={left.overdue ? 'tone-alarm' : ''}> · {left.text}</span> : null}
                   </span>
                 </a>
@@ -125,6 +137,8 @@ function HouseAlarms({ alarms, path }: { alarms: Row[]; path: string | null }) {
 export function HouseScreen({ id }: { id: string }) {
   const s = useObservable(session);
   const tick = useObservable(dataTick);
+  const store = useObservable(alarmStore);
+  const globalStale = useObservable(staleSince);
   const [data, setData] = useState<HouseData | null>(null);
   const [error, setError] = useState('');
   const [beat, setBeat] = useState(0);
@@ -156,22 +170,25 @@ export function HouseScreen({ id }: { id: string }) {
     };
   }, [s, id, tick, beat]);
   if (!s) return null;
-  const house = data?.house;
+  const offline = data?.staleAt ?? (store.reachable ? null : new Date(store.unknownSince ?? Date.now()).toISOString());
+  const alarms = houseAlarms(store.items, id);
+  const house = data ? { ...data.house, alarms } : undefined;
   return (
     <div class="house house-screen" data-house-screen={id}>
       <h1>House {id}</h1>
-      {data?.staleAt ? <StaleNote at={data.staleAt} /> : null}
+      {/* The shell's own note (app.tsx) already says it when the session itself was loaded stale. */}
+      {offline && !globalStale ? <StaleNote at={offline} /> : null}
       {error ? (
         <p class="error" role="alert">
           {error}
         </p>
       ) : null}
       {!data ? <p class="loading">Loading the house...</p> : null}
-      {data ? <HouseAlarms alarms={data.alarms} path={data.alarmPath} /> : null}
+      {store.items ? <HouseAlarms alarms={alarms} /> : null}
       {house ? (
         <div class="house-top">
           <ul class="cards houses single">
-            <HouseCard house={house} />
+            <HouseCard house={house} offline={offline} />
           </ul>
           {served(s, 'poultry-climate') ? <SetpointFlow house={house} onChanged={() => setBeat((b) => b + 1)} /> : null}
         </div>
