@@ -3,11 +3,12 @@
 // the profiles as the poller's devices (device-polling/list), the poller's bus events emitted on
 // the server's own bus (device_readings stored as source 'device' and judged like any reading;
 // device_link lost -> exactly one comm_loss alarm, ok clears; bus_link -> one alarm for the bus),
-// age_s/stale on the readings of both industries, and MQTT silence raising and clearing.
+// age_s/stale on the readings of both industries, and MQTT silence raising and clearing; a
+// controller behind an RS-485 adapter pulled out (a socat pty removed) is listed lost for its bus.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
 import { clientAs, type Client } from '../helpers/client.js';
-import { startModbusPeer, stopAll, waitFor } from '../field/helpers.js';
+import { removeDir, startModbusPeer, startPtyPair, stopAll, waitFor } from '../field/helpers.js';
 import type { RunningServer } from '../../src/server.js';
 import type { DeviceLinkEvent, DeviceReadingEvent } from '../../src/field/poll-types.js';
 import type { TelemetryPoint } from '../../src/realtime/bus.js';
@@ -160,6 +161,48 @@ describe.each(DIALECTS)('polled readings (%s)', (dialect) => {
     expect((await admin.get('/api/v1/device-polling/list')).body.total).toBe(2);
     expect((await commLoss('H3', 'comm_loss:house-3-climate')).map((x) => x.status)).toEqual(['cleared']);
   });
+
+  it('lists a controller behind an unplugged RS-485 adapter as lost, with the bus as the reason, until the adapter is back', async () => {
+    let pty = await startPtyPair();
+    let peer = await startModbusPeer('rtu', pty.b);
+    const made = await admin.post('/api/v1/poultry-adapters', { item: {
+      unit_id: 'H4', controller_id: 'house-4-climate', transport: 'modbus-rtu', serial_path: pty.a, modbus_unit_id: 1, poll_period_s: 1, loss_after_misses: 3,
+      points: [{ key: 'target_temp_c', address: 100, scale: 10, offset: -40 }],
+    } });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const id = `poultry:${made.body.item.id}`;
+    const entry = async () => ((await admin.get('/api/v1/device-polling/list?unit_id=H4')).body.items as Item[]).find((d) => d.device_id === id);
+    const busAlarm = async () => ((await admin.get('/api/v1/poultry-alarms/list?limit=100')).body.items as Item[]).filter((a) => a.rule_id === `comm_loss:bus:rtu:${pty.a}`);
+    try {
+      await waitFor(async () => (await entry())?.state === 'ok', 15_000, 'the controller read');
+      expect(await entry()).toMatchObject({ bus: `rtu:${pty.a}`, reason: null, misses: 0 });
+
+      // Pulled out: the adapter goes, then the line behind it.
+      await pty.stop();
+      await peer.stop();
+      await waitFor(async () => (await busAlarm())[0]?.status === 'active', 15_000, 'the bus alarm');
+      const lost = await entry();
+      expect(lost).toMatchObject({ state: 'lost', reason: 'bus_lost', bus: `rtu:${pty.a}` });
+      expect(lost!.last_message).toMatch(new RegExp(`^RS-485 bus ${pty.a} lost: `));
+      expect(((await admin.get('/api/v1/device-polling/list?state=lost')).body.items as Item[]).map((d) => d.device_id)).toContain(id);
+      expect(((await admin.get('/api/v1/device-polling/list?state=ok')).body.items as Item[]).map((d) => d.device_id)).not.toContain(id);
+      // Polls go on failing while it is out: still lost for the bus, not ok with a count of misses.
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(await entry()).toMatchObject({ state: 'lost', reason: 'bus_lost' });
+      expect(await commLoss('H4', 'comm_loss:house-4-climate')).toEqual([]);
+
+      pty = await startPtyPair(pty.dir);
+      peer = await startModbusPeer('rtu', pty.b);
+      await waitFor(async () => (await entry())?.state === 'ok', 15_000, 'the controller read again');
+      expect(await entry()).toMatchObject({ reason: null, last_message: null, misses: 0 });
+      await waitFor(async () => (await busAlarm())[0]?.status === 'cleared', 10_000, 'the bus alarm cleared');
+    } finally {
+      await admin.delete(`/api/v1/poultry-adapters/${made.body.item.id}`);
+      await peer.stop();
+      await pty.stop();
+      removeDir(pty.dir);
+    }
+  }, 60_000);
 
   it('says how old each reading is and marks the old ones stale (poultry and swine)', async () => {
     const old = await admin.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H3', ts: ago(600_000), temp: 28 });

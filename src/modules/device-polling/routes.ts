@@ -10,19 +10,20 @@ const str = { type: 'string' };
 const nstr = { type: ['string', 'null'] };
 const deviceItem = {
   type: 'object',
-  required: ['device_id', 'industry', 'tenant_id', 'site_id', 'unit_id', 'controller_id', 'transport', 'period_ms', 'bus', 'state', 'misses', 'last_ok_at', 'last_message'],
+  required: ['device_id', 'industry', 'tenant_id', 'site_id', 'unit_id', 'controller_id', 'transport', 'period_ms', 'bus', 'state', 'reason', 'misses', 'last_ok_at', 'last_message'],
   properties: {
     device_id: { type: 'string', description: '<industry>:<adapter profile id>' }, industry: { enum: ['poultry', 'swine', 'melioration'] }, tenant_id: str, site_id: nstr,
     unit_id: { type: 'string', description: 'The house or room.' }, controller_id: str, transport: { enum: ['modbus-tcp', 'modbus-rtu', 'bacnet'] }, period_ms: { type: 'integer' },
     bus: { type: 'string', description: 'The bus the poller reads it on; empty before the first poll.' },
-    state: { enum: ['unknown', 'ok', 'lost'], description: 'unknown until the first poll (or while no poller runs).' },
+    state: { enum: ['unknown', 'ok', 'lost'], description: 'unknown until the first poll (or while no poller runs); lost while its serial bus is lost too.' },
+    reason: { enum: ['bus_lost', 'no_answer', null], description: 'Why it is lost: bus_lost while its RS-485 adapter (the bus) is gone and the bus alarm is open (last_message names the bus); no_answer when the controller itself missed loss_after_misses polls; null otherwise.' },
     misses: { type: 'integer' }, last_ok_at: { type: ['string', 'null'], format: 'date-time' }, last_message: nstr,
   },
 };
 
 export const devicePollingRoutes: AnyRoute[] = [defineRoute({
   method: 'get', path: '/api/v1/device-polling/list', module: 'device-polling', tags: ['device-polling'],
-  summary: 'The controllers the box polls (from the poultry and swine adapter profiles that declare readings or read-back setpoints) with their link state: ok, lost (after loss_after_misses missed polls; a comm_loss alarm is open) or unknown.',
+  summary: 'The controllers the box polls (from the poultry and swine adapter profiles that declare readings or read-back setpoints) with their link state: ok, lost (after loss_after_misses missed polls, or while their serial bus is lost; a comm_loss alarm is open) or unknown.',
   access: { resource: 'device-polling', action: 'read', scope: 'tenant' },
   query: {
     tenant_id: { type: 'string', description: 'Master callers: only this tenant.' },

@@ -16,8 +16,18 @@ import { onBusLink, onDeviceLink, type KnownDevice } from './links.js';
 import { clearCommLoss, controllerRule } from '../../industry/comm-loss.js';
 import { watchMqttSilence, type MqttSilence } from './mqtt-silence.js';
 
+/**
+ * Why a device is lost: `bus_lost` while its serial bus (RS-485 adapter) is gone, whatever the
+ * device's own state (the poller counts no device loss then, one bus alarm stands for all);
+ * `no_answer` when the device itself missed loss_after_misses polls.
+ */
+export type LostReason = 'bus_lost' | 'no_answer';
+
 /** A polled device as the API shows it: the profile's names with the poller's link state. */
-export type PolledDeviceView = Omit<DeviceState, 'device_id'> & { device_id: string; industry: PolledDevice['industry']; tenant_id: string; site_id: string | null; unit_id: string; controller_id: string; transport: PolledDevice['transport']; period_ms: number };
+export type PolledDeviceView = Omit<DeviceState, 'device_id'> & {
+  device_id: string; industry: PolledDevice['industry']; tenant_id: string; site_id: string | null; unit_id: string; controller_id: string; transport: PolledDevice['transport']; period_ms: number;
+  reason: LostReason | null;
+};
 
 export interface DevicePolling {
   /** Every device loaded from the profiles, with the poller's state (unknown without a poller). */
@@ -34,8 +44,12 @@ declare module '../../kernel/context.js' {
 
 const TABLES: [PolledIndustry, typeof poultryAdapters.table][] = [['poultry', poultryAdapters.table], ['swine', swineAdapters.table], ['melioration', meliorationAdapters.table]];
 
+const busName = (bus: string) => (bus.startsWith('rtu:') ? `RS-485 bus ${bus.slice(4)}` : `Bus ${bus}`);
+
 export function createDevicePolling(services: Services) {
   let known = new Map<string, KnownDevice>();
+  /** Buses the poller said are lost (bus_link), by its bus key: what the list says of every device on them. */
+  const lostBuses = new Map<string, { message: string | null; at: string }>();
   const chains = new Map<string, Promise<void>>();
   /** Runs fn after the earlier work of the same key; failures are logged (the bus must not throw). */
   const inOrder = (key: string, what: string, fn: () => Promise<void>) => {
@@ -67,10 +81,16 @@ export function createDevicePolling(services: Services) {
       const states = new Map((services.poller?.snapshot() ?? []).map((s) => [s.device_id, s]));
       return [...known.values()].map(({ device: d }) => {
         const s = states.get(d.id);
-        return {
+        const view: PolledDeviceView = {
           device_id: d.id, industry: d.industry, tenant_id: d.tenant_id, site_id: d.site_id, unit_id: d.unit_id, controller_id: d.controller_id, transport: d.transport, period_ms: d.period_ms,
           bus: s?.bus ?? '', state: s?.state ?? 'unknown', misses: s?.misses ?? 0, last_ok_at: s?.last_ok_at ?? null, last_message: s?.last_message ?? null,
+          reason: s?.state === 'lost' ? 'no_answer' : null,
         };
+        // The poller keeps a device's own state while its bus is gone (it was ok, it will be ok
+        // once the adapter is back): the list says what a person needs, that it cannot be read.
+        const lostBus = s ? lostBuses.get(s.bus) : undefined;
+        if (lostBus) Object.assign(view, { state: 'lost', reason: 'bus_lost', last_message: `${busName(s!.bus)} lost: ${lostBus.message ?? 'the adapter does not answer'}` });
+        return view;
       });
     },
     reload,
@@ -87,7 +107,12 @@ export function createDevicePolling(services: Services) {
         onAdapterChange(services, reload),
         bus.on('device_readings', (e) => inOrder(e.device_id, 'reading', () => ingestDeviceReading(services, e))),
         bus.on('device_link', (e) => inOrder(e.device_id, 'link', () => onDeviceLink(services, e, known.get(e.device_id)))),
-        bus.on('bus_link', (e) => inOrder(`bus:${e.bus}`, 'bus link', () => onBusLink(services, e, (id) => known.get(id)))),
+        bus.on('bus_link', (e) => {
+          // At once, not after the alarm is stored: the list answers from memory.
+          if (e.state === 'lost') lostBuses.set(e.bus, { message: e.message, at: e.at });
+          else lostBuses.delete(e.bus);
+          inOrder(`bus:${e.bus}`, 'bus link', () => onBusLink(services, e, (id) => known.get(id)));
+        }),
       ];
       silence = await watchMqttSilence(services, services.config.stale_after_s);
     },
