@@ -7,6 +7,7 @@
 // condition returned stays in the banner as "back to normal, acknowledge", without a sound.
 // Browsers hold Web Audio back until a touch: the top bar then asks for one, first of all.
 import { useEffect, useState } from 'preact/hooks';
+import type { AlarmSummary } from '../lib/types';
 import { alarmCommand, alarmStore, isSilenced, mayDo, silence, silenceTone, soundingAlarms, type AlarmItem } from '../lib/alarms';
 import { describeError } from '../lib/api';
 import { formatTime } from '../lib/format';
@@ -27,16 +28,22 @@ export function bannerAlarms(items: AlarmItem[] | null): AlarmItem[] {
   return (items ?? []).filter((a) => a.urgent || (a.annunciated && a.condition === 'cleared' && urgentKind(a)));
 }
 
-/** "Alarms 2 P1 · 1 P2" from the store's annunciated alarms; the summary when the list was cut short. */
-function counts(items: AlarmItem[], summary: { listed: number; by_priority: { P1: { annunciated: number }; P2: { annunciated: number }; other: { annunciated: number } } } | null) {
+/** Acknowledged, but its condition is still there (or latched): not announced, still a house's trouble. */
+const stillActive = (a: AlarmItem) => !a.annunciated && a.condition === 'active' && (a.state === 'acknowledged_active' || a.state === 'latched');
+
+/**
+ * "Alarms 2 P1 · 1 P2" from the store's annunciated alarms, and how many acknowledged ones are
+ * still active; the summary's counts when the list was cut short (past its 500).
+ */
+function counts(items: AlarmItem[], summary: AlarmSummary | null) {
   if (summary && summary.listed > items.length) {
     const { P1, P2, other } = summary.by_priority;
-    return { p1: P1.annunciated, p2: P2.annunciated, other: other.annunciated };
+    return { p1: P1.annunciated, p2: P2.annunciated, other: other.annunciated, active: summary.by_state.acknowledged_active + summary.by_state.latched };
   }
   const shown = items.filter((a) => a.annunciated);
   const p1 = shown.filter((a) => a.priority === 'P1').length;
   const p2 = shown.filter((a) => a.priority === 'P2').length;
-  return { p1, p2, other: shown.length - p1 - p2 };
+  return { p1, p2, other: shown.length - p1 - p2, active: items.filter(stillActive).length };
 }
 
 export function AlarmCount() {
@@ -54,15 +61,19 @@ export function AlarmCount() {
       </a>
     );
   }
-  const { p1, p2, other } = counts(items ?? [], summary);
+  const { p1, p2, other, active } = counts(items ?? [], summary);
   const total = p1 + p2 + other;
-  const tone = p1 ? 'alarm' : total ? 'warn' : 'ok';
-  const words = total ? [p1 ? `${p1} P1` : '', p2 ? `${p2} P2` : '', other ? `${other} other` : ''].filter(Boolean).join(' · ') : 'none';
+  const tone = p1 ? 'alarm' : total || active ? 'warn' : 'ok';
+  const words = [p1 ? `${p1} P1` : '', p2 ? `${p2} P2` : '', other ? `${other} other` : ''].filter(Boolean).join(' · ');
+  // An acknowledged alarm whose condition is still there is not "none": it is said apart.
+  const acked = active ? `${active} acknowledged, still active` : '';
   return (
-    <a class={`btn alarm-count tone-${tone}`} id="alarm-count" href={href('alarms')} data-state="known" data-p1={p1} data-p2={p2} data-total={total} aria-live="polite">
+    <a class={`btn alarm-count tone-${tone}`} id="alarm-count" href={href('alarms')} data-state="known" data-p1={p1} data-p2={p2} data-total={total} data-active={active} aria-live="polite">
       <span class="sr-only">Alarms not acknowledged: </span>
       <span aria-hidden="true">Alarms </span>
-      {words}
+      {words || (acked ? '' : 'none')}
+      {words && acked ? ' · ' : ''}
+      {acked ? <span class="alarm-count-active">{acked}</span> : null}
     </a>
   );
 }
@@ -90,7 +101,11 @@ function audioContext(): AudioContext | undefined {
   if (!audio && typeof AudioContext !== 'undefined') {
     audio = new AudioContext();
     const ctx = audio;
-    ctx.onstatechange = () => audioState.set(ctx.state === 'running' ? 'running' : 'held');
+    ctx.onstatechange = () => {
+      // Held back until now: the tap that let it start gets one short test tone, wherever it was.
+      if (ctx.state === 'running' && audioState.get() === 'held') beep(ctx);
+      audioState.set(ctx.state === 'running' ? 'running' : 'held');
+    };
     // Any touch or key wakes it too, not only the prompt's button.
     const wake = () => void ctx.resume().catch(() => undefined);
     addEventListener('pointerdown', wake);
@@ -110,13 +125,9 @@ async function checkAudio(): Promise<void> {
   audioState.set(ctx.state === 'running' ? 'running' : 'held');
 }
 
-/** The tap the browser waits for: audio on, and one short test tone so the person hears it works. */
+/** The tap the browser waits for: audio on (the state change plays the test tone, so the person hears it works). */
 async function enableAudio(): Promise<void> {
-  const ctx = audioContext();
-  if (!ctx) return;
-  await ctx.resume();
-  audioState.set(ctx.state === 'running' ? 'running' : 'held');
-  if (ctx.state === 'running') beep(ctx);
+  await audioContext()?.resume();
 }
 
 /** The top bar's first control after a reload while audio is held back. */

@@ -12,7 +12,6 @@ import { ApiError, getItem, getList, post, query } from './api';
 import { liveState } from './live';
 import { session, type Session } from './session';
 import { observable, on, type Observable } from './store';
-import type { InboxAlarm } from './inbox';
 import type { AlarmAction, AlarmSummary, AlarmViewItem, StatusEvent } from './types';
 
 export type AlarmItem = AlarmViewItem;
@@ -258,37 +257,4 @@ export async function silenceTone(minutes: number): Promise<void> {
   const next: Silence = { until, alarms: [...kept, ...sounding.map((a) => ({ key: a.key, last_raised_at: a.last_raised_at }))] };
   localStorage.setItem(SILENCE_KEY, JSON.stringify(next));
   silence.set(next);
-}
-
-// ---- the inbox screen's older shape (lib/inbox.ts InboxAlarm), from this store, until that screen reads AlarmItem ----
-
-const INBOX_STATE: Record<AlarmItem['state'], InboxAlarm['state']> = {
-  unacknowledged_active: 'active', acknowledged_active: 'acked-active', unacknowledged_cleared: 'cleared-unacked', latched: 'acked-active',
-  shelved: 'shelved', out_of_service: 'out-of-service', normal: 'normal',
-};
-
-/** An alarm of the store as the older inbox shape. */
-export function toInbox(a: AlarmItem): InboxAlarm {
-  return {
-    key: a.key, resource: a.resource, id: a.id, title: a.title, message: a.cause, industry: a.industry, where: a.where, farm: a.farm,
-    priority: a.priority, severity: a.severity, state: INBOX_STATE[a.state], acknowledged: a.acked_at !== null, raised_at: a.raised_at,
-    acked_by: a.acked_by, acked_at: a.acked_at, cleared_at: a.cleared_at, shelved_until: a.shelved_until, sla_deadline_at: a.sla_deadline_at,
-    metric: a.metric, value: a.value, threshold: a.threshold, comparator: a.comparator, raw: { ...a },
-  };
-}
-
-/** The store's alarms in the older inbox shape; null until read. */
-export const inbox = observable<InboxAlarm[] | null>(null);
-/** The store's read error while it holds nothing. */
-export const inboxError = observable<unknown>(null);
-alarmStore.subscribe((st) => {
-  inbox.set(st.items ? st.items.map(toInbox) : null);
-  inboxError.set(st.items ? null : st.error);
-});
-
-/** Acknowledges through the alarm's own resource (never a farm's: that is done at the farm), then reads again. */
-export async function acknowledge(a: Pick<InboxAlarm, 'resource' | 'id' | 'farm'>): Promise<void> {
-  if (a.farm !== null || a.resource === 'sync-alarms') throw new Error(`This alarm is acknowledged at the farm${a.farm ? ` (${a.farm})` : ''}.`);
-  await post(`${API}/${a.resource}/commands/ack`, { id: a.id });
-  await load();
 }

@@ -1,15 +1,9 @@
-// One alarm inbox: every alarm resource this person may list (industry-alarms: poultry, swine,
-// melioration and the box's own alarms, all in one table; poultry-alarms when only that view is
-// granted; the site's `alarms`), normalised into one shape, in one order (state, then priority,
-// then newest first), acknowledged through the resource each alarm came from. On a master, the
-// farms' alarms (sync-alarms, as each farm's box synced them) are merged in read-only: they are
-// acknowledged at the farm, and their place is the farm ("north-barn · green-acres").
-// The alarm condition (active | cleared, cleared_at, shelved_until, out_of_service) is read when
-// the records carry it; older records only have status (active | acked | cleared).
-import { getList, getLoaded, post, query } from './api';
+// An alarm record of any alarm resource (industry-alarms, poultry-alarms, the site's `alarms`, a
+// master's sync-alarms) read into one shape, for a generic list's alarm row (ResourceView opens its
+// account), and which alarm resources this person may list (the menu's Alarms entry). The alarms
+// the shell announces and lists are not read here: they are the one alarm store's (lib/alarms.ts),
+// from the box's alarm view, which decides their state, order and annunciation.
 import type { Session } from './session';
-import { observable } from './store';
-import type { Scheme } from './types';
 
 type Row = Record<string, unknown>;
 
@@ -53,7 +47,6 @@ export interface InboxAlarm {
 }
 
 const API = '/api/v1';
-const LIMIT = 100;
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -164,124 +157,4 @@ export function fromFarm(r: Row): InboxAlarm {
 export function toInboxAlarm(resource: string, r: Row): InboxAlarm {
   if (resource === 'sync-alarms') return fromFarm(r);
   return 'state' in r && !('status' in r) ? fromSite(r) : fromIndustry(resource, r);
-}
-
-const STATE_RANK: Record<InboxState, number> = { active: 0, 'cleared-unacked': 1, 'acked-active': 2, shelved: 3, 'out-of-service': 4, normal: 5 };
-const SEVERITY_RANK: Record<string, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
-const priorityRank = (a: InboxAlarm) => (a.priority === 'P1' ? 0 : a.priority === 'P2' ? 1 : 2);
-
-/** State (unacknowledged active first), then priority (P1, P2, then by severity), then newest first. */
-export function inboxOrder(a: InboxAlarm, b: InboxAlarm): number {
-  return (
-    STATE_RANK[a.state] - STATE_RANK[b.state] ||
-    priorityRank(a) - priorityRank(b) ||
-    (SEVERITY_RANK[a.severity] ?? 5) - (SEVERITY_RANK[b.severity] ?? 5) ||
-    b.raised_at.localeCompare(a.raised_at)
-  );
-}
-
-async function list(path: string, params: Record<string, string | number>): Promise<Row[]> {
-  return (await getList<Row>(`${API}/${path}/list${query({ limit: LIMIT, sort: 'raised_at', order: 'desc', ...params })}`)).data.items;
-}
-
-/** The farms' alarms a master lists, and how many are open in all (a page holds LIMIT). */
-export interface FarmAlarms {
-  alarms: InboxAlarm[];
-  /** Open at the farms in all, and of them P1 (the fleet's P1: P1, or critical without a priority). */
-  open: number;
-  openP1: number;
-}
-
-/** The farms' open alarms in all, set by each load on a master; null where this person does not list them. */
-export const farmTotals = observable<Omit<FarmAlarms, 'alarms'> | null>(null);
-
-/**
- * The farms' open alarms (sync-alarms' own order: P1 first, newest first), and the acknowledged
- * industry alarms still active at the farm. Past one page of open ones, the P1s are counted too,
- * so the annunciator's count is the fleet's whatever the page holds.
- */
-async function loadFarmAlarms(): Promise<FarmAlarms> {
-  const page = (params: Record<string, string | number>) => getList<Row>(`${API}/sync-alarms/list${query({ limit: LIMIT, ...params })}`).then((r) => r.data);
-  const [open, ackedP1, ackedP2] = await Promise.all([page({ open: 'true' }), page({ state: 'acknowledged', priority: 'P1' }), page({ state: 'acknowledged', priority: 'P2' })]);
-  const loadedP1 = open.items.filter((r) => r.p1 === true).length;
-  const openP1 = open.total > open.items.length ? (await page({ open: 'true', p1: 'true', limit: 1 })).total : loadedP1;
-  return { alarms: [...open.items, ...ackedP1.items, ...ackedP2.items].map(fromFarm), open: open.total, openP1 };
-}
-
-/** The alarms in the inbox: every listed resource, unacknowledged or still active, merged and ordered. */
-/** Each alarm resource's filters, read once a page load (a scheme does not change under a tablet; the inbox refreshes every 15 s). */
-const filterNames = new Map<string, Promise<Set<string>>>();
-function filtersOf(path: AlarmResource): Promise<Set<string>> {
-  let names = filterNames.get(path);
-  if (!names) {
-    names = getLoaded<{ item: Scheme }>(`${API}/${path}/scheme`).then((r) => new Set((r.data.item.filters ?? []).map((f) => f.name)));
-    names.catch(() => filterNames.delete(path));
-    filterNames.set(path, names);
-  }
-  return names;
-}
-
-export async function loadInbox(s: Session): Promise<InboxAlarm[]> {
-  const out: InboxAlarm[] = [];
-  let totals: Omit<FarmAlarms, 'alarms'> | null = null;
-  const parts = alarmResources(s).map(async (path) => {
-    if (path === 'sync-alarms') {
-      const farms = await loadFarmAlarms();
-      totals = { open: farms.open, openP1: farms.openP1 };
-      out.push(...farms.alarms.filter((a) => a.state !== 'normal'));
-      return;
-    }
-    const filters = await filtersOf(path);
-    const site = path === 'alarms';
-    // The operator's list (listed=true: every alarm not in the normal state) where the record
-    // keeps the alarm states; otherwise the older filters.
-    const batches = await Promise.all(
-      filters.has('listed')
-        ? [list(path, { listed: 'true' })]
-        : site
-          ? [list(path, { state: 'open' })]
-          : [list(path, { status: 'active' }), list(path, { status: 'acked' }), ...(filters.has('condition') ? [list(path, { condition: 'cleared' })] : [])],
-    );
-    const seen = new Set<string>();
-    for (const r of batches.flat()) {
-      const a = site ? fromSite(r) : fromIndustry(path, r);
-      if (seen.has(a.key) || a.state === 'normal') continue;
-      seen.add(a.key);
-      out.push(a);
-    }
-  });
-  await Promise.all(parts);
-  farmTotals.set(totals);
-  return out.sort(inboxOrder);
-}
-
-/** Acknowledges the alarm through the resource it came from (never a farm's alarm: that is done at the farm). */
-export async function ackAlarm(a: Pick<InboxAlarm, 'resource' | 'id' | 'farm'>): Promise<void> {
-  if (a.farm !== null) throw new Error(`This alarm is acknowledged at the farm (${a.farm}).`);
-  await post(`${API}/${a.resource}/commands/ack`, { id: a.id });
-}
-
-/** The state in words an operator reads. */
-export function stateWords(a: InboxAlarm, when: (iso: string) => string): string {
-  switch (a.state) {
-    case 'active':
-      return 'Active, not acknowledged';
-    case 'acked-active':
-      return 'Acknowledged, still active';
-    case 'cleared-unacked':
-      return 'Cleared, waiting for acknowledgement';
-    case 'shelved':
-      return `Shelved until ${a.shelved_until ? when(a.shelved_until) : '—'}`;
-    case 'out-of-service':
-      return 'Out of service';
-    default:
-      return a.cleared_at ? 'Cleared and acknowledged' : a.acknowledged ? 'Acknowledged' : 'Back to normal';
-  }
-}
-
-/** The badge colour of an alarm: red for an unacknowledged P1 or critical, amber otherwise, grey once cleared. */
-export function alarmTone(a: InboxAlarm): 'alarm' | 'warn' | 'muted' {
-  if (a.state === 'active') return a.priority === 'P1' || (!a.priority && (a.severity === 'critical' || a.severity === 'high')) ? 'alarm' : 'warn';
-  if (a.state === 'acked-active') return 'warn';
-  return a.state === 'cleared-unacked' ? 'warn' : 'muted';
 }
