@@ -2,7 +2,8 @@
 // goes to 1 on an unacknowledged P1 and to 0 on its acknowledgement, a P2 does not drive it, a
 // module that lost its coil gets it back at the next re-assert, the module down raises the P1
 // drive-failure alarm and its return clears it, the same over RS-485 (socat pty pair), the test
-// pulse, and who may configure or pulse it. The watchdog is in alarm-relay-watchdog.test.ts.
+// pulse, and who may configure or pulse it; the siren follows shelve, unshelve, a shelve's expiry and
+// a return to service within a second, with a period of an hour. The watchdog is in alarm-relay-watchdog.test.ts.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,7 +41,9 @@ describe.each(DIALECTS)('alarm relay (%s)', (dialect) => {
     peer = await startIoPeer('tcp', '0');
     // Short field deadlines: a module that is down is known in 1 s, not 3 s (and a loaded machine's
     // slow answer is still an answer).
-    server = await env.start({ mqtt_broker: 'off', field: JSON.stringify({ request_timeout_ms: 1000, retries: 0 }) });
+    // The escalator's pass (which also ends expired shelves) an hour apart: the siren must follow
+    // a shelve's expiry without it.
+    server = await env.start({ mqtt_broker: 'off', alarm_escalation_interval_ms: '3600000', field: JSON.stringify({ request_timeout_ms: 1000, retries: 0 }) });
     const box = JSON.parse(readFileSync(join(env.dataDir, 'site.json'), 'utf8')) as { tenant_id: string };
     owner = await clientAs(env, server);
     boxAdmin = await clientAs(env, server, { subject: 'box-admin', role: 'admin', scope_type: 'tenant', tenant_id: box.tenant_id }, owner.contract);
@@ -129,6 +132,62 @@ describe.each(DIALECTS)('alarm relay (%s)', (dialect) => {
     await waitFor(async () => (await coil0()) === 1, 10_000, 'siren again once unshelved');
     expect((await operator.post('/api/v1/industry-alarms/commands/ack', { id: p1.id })).status).toBe(200);
     await waitFor(async () => (await coil0()) === 0, 10_000, 'siren released');
+  });
+
+  it('follows shelve, unshelve, a shelve\'s expiry and a return to service within a second, not at its period', async () => {
+    // A period far beyond the test's waits: only the alarm events can move the coil in time.
+    const slow = await boxAdmin.post('/api/v1/alarm-relay/commands/configure', { output: 'siren', transport: 'modbus-tcp', host: '127.0.0.1', port: peer.port, coil: 0, period_s: 3600 });
+    expect(slow.status).toBe(200);
+    const latencies: string[] = [];
+    /** When the module saw the coil written to `value` after `since` (ms), in ms after `since`; fails past 1 s. */
+    const within1s = async (value: 0 | 1, since: number, what: string): Promise<number> => {
+      let at: number | undefined;
+      await waitFor(async () => (at = (await peer.writes(0)).find(([t, v]) => t * 1000 >= since && v === value)?.[0]) !== undefined, 5_000, what);
+      const ms = Math.round(at! * 1000 - since);
+      expect(ms, `${what}: ${ms} ms`).toBeLessThan(1000);
+      latencies.push(`${what} ${ms} ms`);
+      return ms;
+    };
+    try {
+      const p1 = await publish('P1', 'House 1 water pressure low');
+      await waitFor(async () => (await coil0()) === 1, 10_000, 'siren coil energised');
+
+      let t = Date.now();
+      expect((await operator.post('/api/v1/industry-alarms/commands/shelve', { id: p1.id, reason: 'vet in the house', minutes: 30 })).status).toBe(200);
+      await within1s(0, t, 'released after the shelve');
+      t = Date.now();
+      expect((await operator.post('/api/v1/industry-alarms/commands/unshelve', { id: p1.id })).status).toBe(200);
+      await within1s(1, t, 'energised after the unshelve');
+
+      // Shelved a minute ago for a minute and a half (as the operator's own call would store
+      // it): it expires 1.5 s from now, on no command of anyone's and long before the escalator's
+      // next pass (alarm_escalation_interval_ms 1 hour here).
+      const shelvedAt = Date.now();
+      const shelved = await server.services.industryAlarms!.shelve({ id: p1.id, actor: 'crew', reason: 'short', minutes: 1, now: new Date(shelvedAt - 58_500) });
+      const expiry = Date.parse(shelved.shelved_until!);
+      await within1s(0, shelvedAt, 'released by the short shelve');
+      await within1s(1, expiry, 'energised after the expiry');
+      const item = (await alarms()).find((a) => a.id === p1.id) as AlarmItem & { shelved: boolean };
+      expect(item.shelved).toBe(false);
+      expect((await operator.post('/api/v1/industry-alarms/commands/ack', { id: p1.id })).status).toBe(200);
+      await waitFor(async () => (await coil0()) === 0, 5_000, 'siren released on acknowledgement');
+
+      // A P1 raised while its house is out of service does not sound; its return to service does.
+      expect((await boxAdmin.post('/api/v1/industry-alarms/commands/out-of-service', { industry_code: 'poultry', unit_id: 'house-2', reason: 'washing out' })).status).toBe(200);
+      const since = new Date().toISOString();
+      const quiet = await boxAdmin.post('/api/v1/industry-alarms/commands/publish', { industry_code: 'poultry', unit_id: 'house-2', severity: 'critical', priority: 'P1', title: 'House 2 temperature far below target' });
+      expect(quiet.body.item).toMatchObject({ out_of_service: true });
+      await waitFor(async () => ((await siren()).last_ok_at ?? '') > since, 5_000, 'a drive after the raise');
+      expect(await siren()).toMatchObject({ energised: false, driving_alarms: 0 });
+      t = Date.now();
+      expect((await boxAdmin.post('/api/v1/industry-alarms/commands/return-to-service', { industry_code: 'poultry', unit_id: 'house-2' })).status).toBe(200);
+      await within1s(1, t, 'energised after the return to service');
+      expect((await operator.post('/api/v1/industry-alarms/commands/ack', { id: quiet.body.item.id })).status).toBe(200);
+      await waitFor(async () => (await coil0()) === 0, 5_000, 'siren released');
+      console.info(`siren latencies (${dialect}): ${latencies.join(', ')}`);
+    } finally {
+      await boxAdmin.post('/api/v1/alarm-relay/commands/configure', { output: 'siren', transport: 'modbus-tcp', host: '127.0.0.1', port: peer.port, coil: 0, period_s: 1 });
+    }
   });
 
   it('raises a P1 in farm words when the I/O module does not answer and clears it when it answers again', async () => {

@@ -1,9 +1,12 @@
 // The alarm relay and the box watchdog (issue 22, item 5).
 //
-// siren: energised while an unacknowledged, active industry alarm of its priorities exists on the
-//   box's tenant (industry_alarm_events: acked_at IS NULL AND cleared_at IS NULL), released when
-//   the last one is acknowledged or cleared. Driven on every alarm event on the bus and re-asserted
-//   every period_s (an I/O module that rebooted has lost its coil).
+// siren: energised while an annunciated industry alarm of its priorities with its condition active
+//   exists on the box's tenant (the stored `annunciated`, which alarm-states.ts decides in the
+//   transaction of every change: not acknowledged, neither shelved nor out of service), released
+//   when the last one is acknowledged, cleared, shelved or taken out of service. Driven on every
+//   alarm event on the bus (every state change is one), re-asserted every period_s as a safety net
+//   (an I/O module that rebooted has lost its coil). A shelve of its priorities ends at its own
+//   instant: the relay ends it then (expireShelves) rather than at the escalator's next pass.
 // watchdog: toggled every period_s while the box is healthy (the tick came on time, so the event
 //   loop answers, and the database answers `select 1`), so that an external dialler sounds when the
 //   box stops.
@@ -11,7 +14,7 @@
 // with a correlation id). A write that fails raises a P1 industry alarm in farm words (rule
 // alarm-relay:<output>), cleared by the next write that succeeds.
 import { randomUUID } from 'node:crypto';
-import { and, eq, inArray, isNull, lte, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
 import type { Services } from '../../kernel/context.js';
 import type { FieldService } from '../../field/index.js';
 import type { IndustryAlarmService } from '../../industry/alarm-service.js';
@@ -107,6 +110,9 @@ export function createAlarmRelay({ services, field, industryAlarms }: Deps) {
   const maybeFailing = new Set<OutputName>(OUTPUTS);
   let stopped = false;
   let sirenTimer: NodeJS.Timeout | undefined;
+  let expiryTimer: NodeJS.Timeout | undefined;
+  /** The shelve end the expiry timer is set for (ms), so a drive that finds the same one leaves it. */
+  let expiryAt: number | undefined;
   let pulseTimer: NodeJS.Timeout | undefined;
   let watchdogTimer: NodeJS.Timeout | undefined;
   let pendingCorrelation: string | undefined;
@@ -155,19 +161,53 @@ export function createAlarmRelay({ services, field, industryAlarms }: Deps) {
     return { ok: false, message };
   }
 
-  /** Unacknowledged, active alarms of these priorities on the tenant (the siren's own failure left out: it cannot sound itself). */
+  /** The alarms of these priorities on the tenant the siren may concern (the siren's own failure left out: it cannot sound itself). */
+  function candidates(tenant: string, priorities: readonly string[]): SQL[] {
+    const c = (n: string) => colOf(industryAlarmEvents, services.db, n);
+    return [eq(c('tenant_id'), tenant), eq(c('condition'), 'active'), inArray(c('priority'), [...priorities]), or(isNull(c('rule_id')), ne(c('rule_id'), failureRule('siren')))!];
+  }
+
+  /** Annunciated alarms of these priorities whose condition is active: the stored decision, not derived again here. */
   async function drivingAlarms(tenant: string, priorities: readonly string[]): Promise<number> {
     if (priorities.length === 0) return 0;
     const { db } = services;
-    const c = (n: string) => colOf(industryAlarmEvents, db, n);
-    const conds: SQL[] = [
-      eq(c('tenant_id'), tenant), isNull(c('acked_at')), isNull(c('cleared_at')), inArray(c('priority'), [...priorities]),
-      or(isNull(c('rule_id')), ne(c('rule_id'), failureRule('siren')))!,
-    ];
-    // A shelved (until a time still ahead) or out-of-service alarm does not sound the siren.
-    conds.push(or(isNull(c('shelved_until')), lte(c('shelved_until'), new Date().toISOString()))!, eq(c('out_of_service'), false));
+    const conds = [...candidates(tenant, priorities), eq(colOf(industryAlarmEvents, db, 'annunciated'), true)];
     const [row] = (await db.orm.select({ n: sql<number | string>`count(*)` }).from(tableOf(industryAlarmEvents, db)).where(and(...conds))) as { n: number | string }[];
     return Number(row?.n ?? 0);
+  }
+
+  /** When the next shelve of an unacknowledged alarm of these priorities ends (ms), if any. */
+  async function nextShelveEnd(tenant: string, priorities: readonly string[]): Promise<number | undefined> {
+    if (priorities.length === 0) return undefined;
+    const { db } = services;
+    const c = (n: string) => colOf(industryAlarmEvents, db, n);
+    const [row] = (await db.orm.select({ until: c('shelved_until') }).from(tableOf(industryAlarmEvents, db))
+      .where(and(...candidates(tenant, priorities), eq(c('shelved'), true), isNull(c('acked_at'))))
+      .orderBy(asc(c('shelved_until'))).limit(1)) as { until: string | null }[];
+    return row?.until ? Date.parse(row.until) : undefined;
+  }
+
+  /**
+   * Ends the shelve at its instant. The escalator ends expired shelves too, but only at its next
+   * pass (alarm_escalation_interval_ms, 15 s by default): a shelved P1 must sound again when its
+   * time is up. expireShelves is conditional, so whichever comes first ends it, once; its
+   * shelve_expired event drives the siren like any other.
+   */
+  function armExpiry(at: number | undefined, gen: number): void {
+    if (at === expiryAt) return;
+    clearTimeout(expiryTimer);
+    expiryAt = at;
+    if (at === undefined || stopped) return;
+    expiryTimer = setTimeout(() => {
+      // expiryAt stays: a drive that still finds this end (the shelve not ended after all) does not
+      // arm it again at once; the escalator's pass is left to end it.
+      if (stopped || gen !== generation) return;
+      void industryAlarms.expireShelves(new Date()).then(() => siren.kick(), (err: Error) => {
+        log.error('alarm relay: ending an expired shelve failed', { error: err.message });
+        void siren.kick();
+      });
+      // setTimeout fires a moment early at times; the time compared is the database's string.
+    }, Math.max(0, at - Date.now()) + 5);
   }
 
   async function driveSiren(): Promise<void> {
@@ -175,7 +215,9 @@ export function createAlarmRelay({ services, field, industryAlarms }: Deps) {
     if (stopped || !row?.enabled) return;
     const correlation = pendingCorrelation ?? randomUUID();
     pendingCorrelation = undefined;
-    const driving = await drivingAlarms(row.tenant_id, row.priorities);
+    const gen = generation;
+    const [driving, shelveEnd] = await Promise.all([drivingAlarms(row.tenant_id, row.priorities), nextShelveEnd(row.tenant_id, row.priorities)]);
+    armExpiry(shelveEnd, gen);
     const pulsing = pulseUntil > Date.now();
     await write('siren', row, driving > 0 || pulsing, correlation);
     // Set with the write's outcome, so that the list never shows a count beside an older state.
@@ -250,6 +292,8 @@ export function createAlarmRelay({ services, field, industryAlarms }: Deps) {
 
   function clearTimers(): void {
     clearTimeout(sirenTimer);
+    clearTimeout(expiryTimer);
+    expiryAt = undefined;
     clearTimeout(watchdogTimer);
   }
 
