@@ -4,9 +4,9 @@
 // extension does nothing until start(), one failing to start does not stop the rest.
 //
 //   shared (built here, always present once ready): db, sessions, security, bus, audit, alarms,
-//     field, poller (idle until a runtime calls set()), clock (the system clock unless the caller injects one), upgrades, modules (static until the core runtime provides the persistent registry)
+//     industryAlarms (never optional for a rule engine: an alarm it cannot raise would be lost), field, poller (idle until a runtime calls set()), clock (the system clock unless the caller injects one), upgrades, modules (static until the core runtime provides the persistent registry)
 //   provided by runtimes (absent when their module is off or failed): status, mqtt, telemetry,
-//     industryAlarms, melioration, edgeSync, rpc
+//     melioration, edgeSync, rpc
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import type { AuditService, Lifecycle, Services, SessionService } from './kernel/context.js';
@@ -19,6 +19,7 @@ import type { SecurityLog } from './auth/security-log.js';
 import { staticRegistry } from './modules/core/registry/static.js';
 import { createSqlAudit } from './modules/audit/service.js';
 import { createAlarmService, type AlarmService } from './modules/alarms/service.js';
+import { createIndustryAlarmService, type IndustryAlarmService } from './industry/alarm-service.js';
 import { createFieldWrites } from './modules/field/writes.js';
 import { createPoller } from './field/poller.js';
 import { systemClock, type Clock } from './kernel/clock.js';
@@ -49,6 +50,7 @@ export function composeServices(input: { config: Config; log: Logger; lifecycle:
   // The SQL audit and the alarm service close over the bag itself, so they are made on first use.
   let audit: AuditService | undefined;
   let alarms: AlarmService | undefined;
+  let industryAlarms: IndustryAlarmService | undefined;
   const notReady = (what: string) => new ApiError('service_unavailable', `${what} is not ready yet`);
   const bus = new EventBus(log);
   // `audit` is read at each write, so the sync's wrapper sees field writes too.
@@ -87,6 +89,9 @@ export function composeServices(input: { config: Config; log: Logger; lifecycle:
     },
     get alarms(): AlarmService {
       return (alarms ??= createAlarmService(services));
+    },
+    get industryAlarms(): IndustryAlarmService {
+      return (industryAlarms ??= createIndustryAlarmService(services));
     },
     field,
     poller,

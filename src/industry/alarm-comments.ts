@@ -8,6 +8,7 @@
 // audit keeps every one), so a chattering alarm's record cannot grow without bound.
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Services } from '../kernel/context.js';
+import { announce, stageChange } from './alarm-items.js';
 import { ApiError } from '../kernel/errors.js';
 import { colOf, tableOf } from '../db/sql.js';
 import { industryAlarmEvents, type AlarmComment, type AlarmEventRow } from './alarm-schema.js';
@@ -38,11 +39,16 @@ export async function commentAlarm(services: Services, input: CommentInput): Pro
   const where = and(eq(c('id'), input.id),
     ...(input.tenant_id !== undefined ? [eq(c('tenant_id'), input.tenant_id)] : []),
     ...(input.industry_code !== undefined ? [eq(c('industry_code'), input.industry_code)] : []));
-  const [row] = (await db.orm.update(tableOf(industryAlarmEvents, db)).set({ comments: appended } as never).where(where).returning()) as AlarmEventRow[];
+  const [row] = await db.transaction(async () => {
+    const rows = (await db.orm.update(tableOf(industryAlarmEvents, db)).set({ comments: appended } as never).where(where).returning()) as AlarmEventRow[];
+    await stageChange(services, 'commented', rows[0]);
+    return rows;
+  });
   if (!row) throw new ApiError('alarm_not_found', `alarm ${input.id} not found`, [{ field: 'id', reason: 'not_found' }]);
   await services.audit.record({
     actor: input.actor, action: 'alarm.comment', resource: `${row.industry_code}-alarms`, result: 'success',
     correlation_id: row.correlation_id, tenant_id: row.tenant_id, details: { id: row.id, text: input.text },
   });
+  announce(services, 'commented', row);
   return row;
 }

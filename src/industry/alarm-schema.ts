@@ -35,6 +35,8 @@ export const alarmEventRecord = defineRecord('industry_alarm_events', {
   condition: { type: 'string', label: 'Condition', enum: ALARM_CONDITIONS, readOnly: true, filter: true, sortable: true, ui: { badge: true }, description: 'Whether the condition is present (active) or returned to normal (cleared), whatever the acknowledgement. A latched alarm stays active after its process returned (returned_at) until an admin resets it.' },
   alarm_state: { type: 'string', label: 'Alarm state', enum: ALARM_STATES, readOnly: true, filter: true, sortable: true, ui: { badge: true }, description: 'The ISA-18.2 state: unacknowledged_active, acknowledged_active, unacknowledged_cleared, or normal (cleared and acknowledged; or cleared unacknowledged with no priority and severity low/info, which needs no acknowledgement).' },
   listed: { type: 'boolean', label: 'On the operator\'s list', readOnly: true, filter: true, description: 'The operator\'s default list (listed=true): every alarm not in the normal state. An alarm leaves it when acknowledged and cleared; a cleared P1/P2 (or critical/high/medium) stays until acknowledged.' },
+  annunciated: { type: 'boolean', label: 'Annunciated', readOnly: true, filter: true, description: 'In the annunciator (the top bar\'s count): not acknowledged, neither shelved nor out of service; active or back to normal. Decided with alarm_state in the transaction of every change (src/industry/alarm-states.ts).' },
+  urgent: { type: 'boolean', label: 'Urgent', readOnly: true, filter: true, description: 'Sounds (the tablets\' tone and banner): annunciated, its condition active, and P1 (or critical/high without a priority). A returned unacknowledged alarm is annunciated but not urgent.' },
   latched: { type: 'boolean', label: 'Latched', readOnly: true, filter: true, description: 'Stays active after its condition returned to normal, until an admin resets it (commands/reset).' },
   resettable: { type: 'boolean', label: 'Resettable', readOnly: true, description: 'An admin may end its condition by commands/reset (audited).' },
   returned_at: { type: 'datetime', label: 'Process returned', nullable: true, readOnly: true, description: 'Latched alarms: when the readings showed the condition ended; the alarm stays active until reset.' },
@@ -55,6 +57,8 @@ export const alarmEventRecord = defineRecord('industry_alarm_events', {
   escalation_level: { type: 'integer', label: 'Escalation level', readOnly: true },
   bridged_to_status: { type: 'boolean', label: 'Bridged to status', readOnly: true },
   assignee: { type: 'string', label: 'Assignee', nullable: true, readOnly: true },
+  reset_at: { type: 'datetime', label: 'Reset', nullable: true, readOnly: true, description: 'When an admin ended the condition by commands/reset (cleared_at is the same instant).' },
+  reset_by: { type: 'string', label: 'Reset by', nullable: true, readOnly: true },
   acked_by: { type: 'string', label: 'Acknowledged by', nullable: true, readOnly: true },
   acked_at: { type: 'datetime', label: 'Acknowledged', nullable: true, readOnly: true },
   escalated_at: { type: 'datetime', label: 'Last escalated', nullable: true, readOnly: true },
@@ -69,6 +73,7 @@ export const alarmEventRecord = defineRecord('industry_alarm_events', {
     { name: 'industry_alarm_events_deadline', columns: ['status', 'sla_deadline_at'] },
     { name: 'industry_alarm_events_correlation', columns: ['correlation_id'] },
     { name: 'industry_alarm_events_listed', columns: ['tenant_id', 'listed', 'alarm_state'] },
+    { name: 'industry_alarm_events_annunciated', columns: ['tenant_id', 'annunciated', 'urgent'] },
   ],
 });
 

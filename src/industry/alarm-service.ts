@@ -29,14 +29,16 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, desc, eq, gte, inArray, isNull, lte, type SQL } from 'drizzle-orm';
 import { ApiError } from '../kernel/errors.js';
 import type { Services } from '../kernel/context.js';
-import type { AlarmEvent, StatusEvent } from '../realtime/bus.js';
+import type { StatusEvent } from '../realtime/bus.js';
 import { timeId } from '../kernel/ids.js';
 import { colOf, tableOf } from '../db/sql.js';
 import { preparedQuery } from '../db/prepared.js';
 import { storeFor } from '../db/store.js';
 import type { Database } from '../db/client.js';
 import { industryAlarmEvents, outOfServiceRecord, type AlarmEventRow, type IndustrySeverity, type OutOfServiceRow, type Priority } from './alarm-schema.js';
-import { alarmStateOf, listedIn } from './alarm-states.js';
+import { alarmStateOf, annunciationOf, listedIn } from './alarm-states.js';
+import { announce, stageChange } from './alarm-items.js';
+import type { ChangeKind } from './alarm-view-item.js';
 
 export interface RaiseEventInput {
   tenant_id: string;
@@ -99,7 +101,8 @@ export interface IndustryAlarmService {
 
 declare module '../kernel/context.js' {
   interface Services {
-    industryAlarms?: IndustryAlarmService;
+    /** Built by the composition root (src/compose.ts): always present, so no rule engine can lose an alarm. */
+    industryAlarms: IndustryAlarmService;
   }
 }
 
@@ -108,17 +111,6 @@ export const statusOfSeverity = (s: IndustrySeverity): StatusEvent['status'] => 
 
 const severe = (s: IndustrySeverity) => s === 'critical' || s === 'high';
 
-const busView = (row: AlarmEventRow): AlarmEvent['alarm'] => ({
-  id: row.id, tenant_id: row.tenant_id, site_id: row.site_id, severity: row.severity, state: row.status, source: row.source,
-  title: row.title, correlation_id: row.correlation_id, acknowledged_by: row.acked_by, comment: null,
-  industry_code: row.industry_code, unit_id: row.unit_id, priority: row.priority, escalation_level: row.escalation_level,
-  sla_deadline_at: row.sla_deadline_at,
-  // What a master needs to word a notification as the box does (the sync pushes this view).
-  metric: row.metric, value: row.value, raised_at: row.raised_at,
-  threshold: typeof row.details?.threshold === 'number' ? row.details.threshold : null,
-  comparator: typeof row.details?.comparator === 'string' ? row.details.comparator : null,
-  breach_since: typeof row.details?.breach_since === 'string' ? row.details.breach_since : null,
-});
 
 // The queries of raise and clear, which rule engines run on readings (a chattering unit raises
 // and clears many times an hour), built once (src/db/prepared.ts). A unit's queries and those of
@@ -162,8 +154,8 @@ const clearActive = preparedQuery<{ id: string; now: string }, AlarmEventRow[]>(
 const raiseAgain = preparedQuery<{ id: string; value: number | null; raise_count: number; now: string }, AlarmEventRow[]>((db, orm, p) => orm.update(at(db)).set({
   condition: 'active', cleared_at: null, returned_at: null, acked_at: null, acked_by: null, value: p('value'), raise_count: p('raise_count'), last_raised_at: p('now'),
 } as never).where(eq(ac(db, 'id'), p('id'))).returning());
-const setDerived = preparedQuery<{ id: string; alarm_state: string; listed: boolean; status: string }, AlarmEventRow[]>((db, orm, p) => orm.update(at(db))
-  .set({ alarm_state: p('alarm_state'), listed: p('listed'), status: p('status') } as never).where(eq(ac(db, 'id'), p('id'))).returning());
+const setDerived = preparedQuery<{ id: string; alarm_state: string; listed: boolean; status: string; annunciated: boolean; urgent: boolean }, AlarmEventRow[]>((db, orm, p) => orm.update(at(db))
+  .set({ alarm_state: p('alarm_state'), listed: p('listed'), status: p('status'), annunciated: p('annunciated'), urgent: p('urgent') } as never).where(eq(ac(db, 'id'), p('id'))).returning());
 
 export function createIndustryAlarmService(services: Services): IndustryAlarmService {
   const c = (n: string) => colOf(industryAlarmEvents, services.db, n);
@@ -178,10 +170,10 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
     if (!row) throw new ApiError('alarm_not_found', `alarm ${ref.id} not found`, [{ field: 'id', reason: 'not_found' }]);
     return row;
   };
-  const emit = (kind: AlarmEvent['kind'], row: AlarmEventRow) => services.bus?.emit('alarm', { kind, alarm: busView(row) });
-  /** Inside the transaction that changed the row (the sync outbox commits with it); answers the rows. */
-  const stage = async (kind: AlarmEvent['kind'], rows: AlarmEventRow[]) => {
-    if (rows[0]) await services.bus?.stage('alarm', { kind, alarm: busView(rows[0]) });
+  const emit = (kind: ChangeKind, row: AlarmEventRow) => announce(services, kind, row);
+  /** Inside the transaction that changed the rows (the sync outbox commits with it); answers the rows. */
+  const stage = async (kind: ChangeKind, rows: AlarmEventRow[]) => {
+    for (const row of rows) await stageChange(services, kind, row);
     return rows;
   };
   const toStatus = async (row: AlarmEventRow, event: string, status: StatusEvent['status']) => {
@@ -197,15 +189,16 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
 
   /** status, alarm_state and listed from the condition and the acknowledgement (alarm-states.ts). */
   const derived = (row: AlarmEventRow) => {
-    const alarm_state = alarmStateOf({ condition: row.condition, acked: row.acked_at !== null, severity: row.severity, priority: row.priority });
-    return { alarm_state, listed: listedIn(alarm_state), status: row.condition === 'cleared' ? 'cleared' as const : row.acked_at !== null ? 'acked' as const : 'active' as const };
+    const input = { condition: row.condition, acked: row.acked_at !== null, severity: row.severity, priority: row.priority, shelved: row.shelved, out_of_service: row.out_of_service };
+    const alarm_state = alarmStateOf(input);
+    return { alarm_state, listed: listedIn(alarm_state), status: row.condition === 'cleared' ? 'cleared' as const : row.acked_at !== null ? 'acked' as const : 'active' as const, ...annunciationOf(input) };
   };
   /** Inside the transaction of a change: brings the derived columns in line with it. */
   const settle = async (rows: AlarmEventRow[]): Promise<AlarmEventRow[]> => {
     const out: AlarmEventRow[] = [];
     for (const row of rows) {
       const d = derived(row);
-      if (d.alarm_state === row.alarm_state && d.listed === row.listed && d.status === row.status) { out.push(row); continue; }
+      if (d.alarm_state === row.alarm_state && d.listed === row.listed && d.status === row.status && d.annunciated === row.annunciated && d.urgent === row.urgent) { out.push(row); continue; }
       const [saved] = await setDerived(services.db, { id: row.id, ...d });
       out.push(saved!);
     }
@@ -261,6 +254,7 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
           condition: 'active',
           alarm_state: 'unacknowledged_active',
           listed: true,
+          ...annunciationOf({ condition: 'active', acked: false, severity: input.severity, priority: input.priority ?? null, out_of_service: out }),
           latched: input.latched ?? false,
           resettable: input.resettable ?? true,
           returned_at: null,
@@ -282,6 +276,8 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
           escalation_level: 0,
           bridged_to_status: bridge && Boolean(services.status),
           assignee: null,
+          reset_at: null,
+          reset_by: null,
           acked_by: null,
           acked_at: null,
           escalated_at: null,
@@ -363,9 +359,10 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
       if (open.latched) {
         // The process returned, the alarm stays: an admin resets it (commands/reset).
         if (open.returned_at) return open;
-        const [row] = (await db.orm.update(t()).set({ returned_at: now } as never).where(and(eq(c('id'), open.id), eq(c('condition'), 'active'))).returning()) as AlarmEventRow[];
+        const [row] = await db.transaction(async () => stage('returned', (await db.orm.update(t()).set({ returned_at: now } as never).where(and(eq(c('id'), open.id), eq(c('condition'), 'active'))).returning()) as AlarmEventRow[]));
         if (!row) return undefined;
         await audit(row, input.actor, 'alarm.return', { latched: true });
+        emit('returned', row);
         return row;
       }
       const [row] = await db.transaction(async () => stage('cleared', await settle(await clearActive(db, { id: open.id, now }))));
@@ -387,11 +384,11 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
       if (current.condition !== 'active') await refuse('condition_cleared', `alarm ${current.id} is cleared already; nothing to reset`);
       if (!current.resettable) await refuse('not_resettable', `alarm ${current.id} does not allow a reset: its condition ends only by readings from its device or publisher`);
       if (current.latched && !current.returned_at) await refuse('condition_present', `latched alarm ${current.id}: its condition is still present; it can be reset once the readings show it ended`);
-      const [row] = await db.transaction(async () => stage('cleared', await settle((await db.orm.update(t()).set({ condition: 'cleared', cleared_at: now } as never)
+      const [row] = await db.transaction(async () => stage('reset', await settle((await db.orm.update(t()).set({ condition: 'cleared', cleared_at: now, reset_at: now, reset_by: input.actor } as never)
         .where(and(...mine(input), eq(c('condition'), 'active'))).returning()) as AlarmEventRow[])));
       if (!row) return load(input);
       await audit(row, input.actor, 'alarm.reset', { comment: input.comment ?? null, latched: row.latched, returned_at: row.returned_at, alarm_state: row.alarm_state });
-      emit('cleared', row);
+      emit('reset', row);
       if (row.bridged_to_status) await toStatus(row, 'alarm_cleared', 'ok');
       return row;
     },
@@ -404,27 +401,30 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
         throw new ApiError('lifecycle_conflict', `alarm ${current.id} is cleared; only an active alarm is shelved`, [{ field: 'id', reason: 'condition_cleared' }]);
       }
       const until = new Date(now.getTime() + Math.min(input.minutes, SHELVE_MAX_MIN) * 60_000).toISOString();
-      const [row] = (await services.db.orm.update(t()).set({ shelved: true, shelved_until: until, shelved_by: input.actor, shelve_reason: input.reason } as never)
-        .where(and(...mine(input))).returning()) as AlarmEventRow[];
+      const [row] = await services.db.transaction(async () => stage('shelved', await settle((await services.db.orm.update(t()).set({ shelved: true, shelved_until: until, shelved_by: input.actor, shelve_reason: input.reason } as never)
+        .where(and(...mine(input))).returning()) as AlarmEventRow[])));
       await audit(row!, input.actor, 'alarm.shelve', { reason: input.reason, minutes: input.minutes, shelved_until: until });
+      emit('shelved', row!);
       return row!;
     },
 
     async unshelve(input) {
       const current = await load(input);
       if (!current.shelved) throw new ApiError('lifecycle_conflict', `alarm ${current.id} is not shelved`, [{ field: 'id', reason: 'not_shelved' }]);
-      const [row] = (await services.db.orm.update(t()).set({ shelved: false, shelved_until: null, shelved_by: null, shelve_reason: null } as never)
-        .where(and(...mine(input), eq(c('shelved'), true))).returning()) as AlarmEventRow[];
+      const [row] = await services.db.transaction(async () => stage('unshelved', await settle((await services.db.orm.update(t()).set({ shelved: false, shelved_until: null, shelved_by: null, shelve_reason: null } as never)
+        .where(and(...mine(input), eq(c('shelved'), true))).returning()) as AlarmEventRow[])));
       if (!row) return load(input);
       await audit(row, input.actor, 'alarm.unshelve', { expired: false });
+      emit('unshelved', row);
       return row;
     },
 
     async expireShelves(now) {
-      const rows = (await services.db.orm.update(t()).set({ shelved: false, shelved_until: null, shelved_by: null, shelve_reason: null } as never)
-        .where(and(eq(c('shelved'), true), lte(c('shelved_until'), now.toISOString()))).returning()) as AlarmEventRow[];
+      const rows = await services.db.transaction(async () => stage('shelve_expired', await settle((await services.db.orm.update(t()).set({ shelved: false, shelved_until: null, shelved_by: null, shelve_reason: null } as never)
+        .where(and(eq(c('shelved'), true), lte(c('shelved_until'), now.toISOString()))).returning()) as AlarmEventRow[])));
       for (const row of rows) {
         await audit(row, 'alarm-shelve-expiry', 'alarm.unshelve', { expired: true });
+        emit('shelve_expired', row);
       }
       return rows;
     },
@@ -442,14 +442,15 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
         } else {
           await db.orm.delete(ot()).where(key);
         }
-        const marked = (await db.orm.update(t()).set({ out_of_service: input.out } as never).where(unitWhere).returning()) as AlarmEventRow[];
-        return { unit: unit ?? null, alarms: marked.length };
+        const marked = await stage(input.out ? 'out_of_service' : 'returned_to_service', await settle((await db.orm.update(t()).set({ out_of_service: input.out } as never).where(unitWhere).returning()) as AlarmEventRow[]));
+        return { unit: unit ?? null, alarms: marked.length, marked };
       });
       await services.audit.record({
         actor: input.actor, action: input.out ? 'alarm.out_of_service' : 'alarm.return_to_service', resource: `${input.industry_code}-alarms`, result: 'success',
         correlation_id: input.correlation_id ?? randomUUID(), tenant_id: input.tenant_id, details: { unit_id: input.unit_id, reason: input.reason ?? null, alarms: result.alarms },
       });
-      return result;
+      for (const row of result.marked) emit(input.out ? 'out_of_service' : 'returned_to_service', row);
+      return { unit: result.unit, alarms: result.alarms };
     },
 
     async open(filter) {

@@ -32,3 +32,26 @@ export function alarmStateOf(a: StateInput): AlarmState {
 
 /** On the operator's default list: every state but normal. */
 export const listedIn = (state: AlarmState): boolean => state !== 'normal';
+
+/** What annunciation needs besides the state: suppression and importance. */
+export interface AnnunciationInput extends StateInput {
+  shelved?: boolean;
+  out_of_service?: boolean;
+}
+
+/** P1, or critical/high where the alarm has no priority (a site alarm): what sounds. */
+export const urgentPriority = (a: Pick<StateInput, 'severity' | 'priority'>): boolean =>
+  a.priority ? a.priority === 'P1' : a.severity === 'critical' || a.severity === 'high';
+
+/**
+ * Annunciated: it needs a person now, so the top bar counts it (ISA-18.2: unacknowledged, active
+ * or returned, and not suppressed). Urgent: it sounds (tone, banner, siren of P1): annunciated
+ * with its condition present and of urgent priority. A returned unacknowledged alarm is
+ * annunciated (shown "back to normal, acknowledge") but never sounds.
+ */
+export function annunciationOf(a: AnnunciationInput): { annunciated: boolean; urgent: boolean } {
+  const state = alarmStateOf(a);
+  const suppressed = a.shelved === true || a.out_of_service === true;
+  const annunciated = !suppressed && (state === 'unacknowledged_active' || state === 'unacknowledged_cleared');
+  return { annunciated, urgent: annunciated && a.condition === 'active' && urgentPriority(a) };
+}

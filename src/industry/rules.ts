@@ -191,10 +191,28 @@ export function createRuleEngine(services: Services, opts: { table: NeutralTable
   const c = (n: string) => colOf(table, services.db, n);
   const t = () => tableOf(table, services.db);
 
-  const raise = async (row: RuleStateRow, rule: AlarmRule, now: Date, details: Record<string, unknown> = {}) => {
-    const alarms = services.industryAlarms;
-    if (!alarms) return undefined;
-    const { event } = await alarms.raise({
+  /**
+   * The alarm first, then the rule's state: a rule is marked raised only once its alarm is stored.
+   * An alarm that cannot be raised leaves the rule pending and due at once, so the scheduler's
+   * next pass tries again, and says so (log and the status stream: alarm_raise_failed). raise is
+   * idempotent per rule and unit, so a stop between the alarm and the state heals at the next
+   * reading or pass (it finds the open alarm).
+   */
+  const raise = async (row: RuleStateRow, rule: AlarmRule, now: Date, details: Record<string, unknown> = {}): Promise<AlarmEventRow | undefined> => {
+    try {
+      return await raiseAlarm(row, rule, now, details);
+    } catch (err) {
+      const error = (err as Error).message;
+      services.log.error('an alarm rule could not raise its alarm; retried at the next pass', { rule_id: rule.id, unit_id: row.unit_id, industry_code, error });
+      await services.status?.publish({
+        tenant_id: row.tenant_id, site_id: row.site_id, source: `${industry_code}-rules`, event: 'alarm_raise_failed', status: 'error', correlation_id: row.correlation_id,
+        details: { rule_id: rule.id, unit_id: row.unit_id, title: unitTitle(unit, row.unit_id, rule.title), error },
+      }).catch(() => undefined);
+      return undefined;
+    }
+  };
+  const raiseAlarm = async (row: RuleStateRow, rule: AlarmRule, now: Date, details: Record<string, unknown>) => {
+    const { event } = await services.industryAlarms.raise({
       tenant_id: row.tenant_id, site_id: row.site_id, industry_code, unit_id: row.unit_id, batch_id: row.batch_id,
       rule_id: rule.id, metric: rule.metric, value: row.last_value, severity: rule.severity, priority: rule.priority,
       sla_target_sec: rule.sla_target_sec, source, title: unitTitle(unit, row.unit_id, rule.title),
@@ -275,6 +293,16 @@ export function createRuleEngine(services: Services, opts: { table: NeutralTable
     }
   };
 
+  /** Raised with its alarm; without one, pending and due now (the scheduler retries it). */
+  const raisedOrDue = (next: RuleStateRow, alarm: AlarmEventRow | undefined, now: Date): RuleOutcome['action'] => {
+    if (alarm) {
+      Object.assign(next, { state: 'raised', hold_until: null, alarm_id: alarm.id });
+      return 'raised';
+    }
+    Object.assign(next, { state: 'pending', hold_until: now.toISOString(), alarm_id: null });
+    return 'pending';
+  };
+
   return {
     async evaluate(reading, rules) {
       const now = reading.at ?? new Date();
@@ -321,17 +349,15 @@ export function createRuleEngine(services: Services, opts: { table: NeutralTable
             action = 'pending';
           } else {
             alarm = await raise(next, rule, now, reading.details);
-            Object.assign(next, { state: 'raised', hold_until: null, alarm_id: alarm?.id ?? null });
-            action = 'raised';
+            action = raisedOrDue(next, alarm, now);
           }
         } else if (state === 'pending' && back) {
           Object.assign(next, { state: 'normal', breach_since: null, hold_until: null });
         } else if (state === 'pending' && next.hold_until && Date.parse(next.hold_until) <= now.getTime()) {
           alarm = await raise(next, rule, now, reading.details);
-          Object.assign(next, { state: 'raised', hold_until: null, alarm_id: alarm?.id ?? null });
-          action = 'raised';
+          action = raisedOrDue(next, alarm, now);
         } else if (state === 'raised' && back) {
-          await services.industryAlarms?.clear({ tenant_id: reading.tenant_id, industry_code, unit_id: reading.unit_id, rule_id: rule.id, actor: reading.actor, now });
+          await services.industryAlarms.clear({ tenant_id: reading.tenant_id, industry_code, unit_id: reading.unit_id, rule_id: rule.id, actor: reading.actor, now });
           Object.assign(next, { state: 'normal', breach_since: null, hold_until: null, alarm_id: null });
           action = 'cleared';
         }
@@ -351,8 +377,10 @@ export function createRuleEngine(services: Services, opts: { table: NeutralTable
         // Raised as of the moment the hold time completed (also when the box was down then), so
         // the SLA counts from when the condition was confirmed, not from when the pass ran.
         const alarm = await raise(row, rule, new Date(Math.min(now.getTime(), Date.parse(row.hold_until ?? now.toISOString()))), { raised_by: 'scheduler' });
+        // Not raised: it stays pending and due, and the next pass tries again.
+        if (!alarm) continue;
         // Conditional on still pending: a reading that ended the breach meanwhile wins.
-        const done = await services.db.orm.update(t()).set({ state: 'raised', hold_until: null, alarm_id: alarm?.id ?? null, updated_at: now.toISOString() } as never).where(and(
+        const done = await services.db.orm.update(t()).set({ state: 'raised', hold_until: null, alarm_id: alarm.id, updated_at: now.toISOString() } as never).where(and(
           eq(c('tenant_id'), row.tenant_id), eq(c('industry_code'), row.industry_code), eq(c('unit_id'), row.unit_id), eq(c('rule_id'), row.rule_id), eq(c('state'), 'pending'),
         )).returning();
         if ((done as unknown[]).length) raised++;

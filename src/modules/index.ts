@@ -19,6 +19,7 @@ import melioration from './melioration/module.js';
 import audit from './audit/module.js';
 import status from './status/module.js';
 import alarms from './alarms/module.js';
+import alarmView from './alarm-view/module.js';
 import tasks from './tasks/module.js';
 import devices from './devices/module.js';
 import shell from './shell/module.js';
@@ -27,4 +28,4 @@ import notifications from './notifications/module.js';
 import alarmRelay from './alarm-relay/module.js';
 import storage from './storage/module.js';
 
-export const MODULES: readonly ModuleManifest[] = [core, auth, passkeys, tables, forms, field, tenantMaster, tenantMasterSync, subscriptions, slaProfiles, versionPolicies, analytics, industry, poultry, swine, melioration, audit, status, alarms, tasks, devices, shell, devicePolling, notifications, alarmRelay, storage];
+export const MODULES: readonly ModuleManifest[] = [core, auth, passkeys, tables, forms, field, tenantMaster, tenantMasterSync, subscriptions, slaProfiles, versionPolicies, analytics, industry, poultry, swine, melioration, audit, status, alarms, alarmView, tasks, devices, shell, devicePolling, notifications, alarmRelay, storage];

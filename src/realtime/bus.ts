@@ -6,6 +6,7 @@
 // the others or the producer.
 import type { Logger } from '../kernel/logger.js';
 import type { BusLinkEvent, DeviceLinkEvent, DeviceReadingEvent } from '../field/poll-types.js';
+import type { AlarmViewItem, ChangeKind } from '../industry/alarm-view-item.js';
 
 /** A stored status event (the status module's row, as the API shows it). */
 export interface StatusEvent {
@@ -35,8 +36,13 @@ export interface TelemetryPoint {
 }
 
 export interface AlarmEvent {
-  /** escalated and cleared come from industry alarm events (src/industry/alarm-service.ts). */
-  kind: 'raised' | 'acknowledged' | 'escalated' | 'cleared';
+  /** One kind per state change (src/industry/alarm-view-item.ts); site alarms have raised, acknowledged and cleared. */
+  kind: ChangeKind;
+  /**
+   * The alarm as the alarm view shows it, after the change: on emitted events only (the status
+   * stream's alarm_changed carries it to the screens); never staged into the sync outbox.
+   */
+  item?: AlarmViewItem;
   alarm: {
     id: string;
     tenant_id: string | null;
@@ -64,6 +70,12 @@ export interface AlarmEvent {
     comparator?: string | null;
     breach_since?: string | null;
     raised_at?: string;
+    /** The condition and the annunciation after the change (industry alarms; site alarms have no shelving). */
+    condition?: string;
+    annunciated?: boolean;
+    urgent?: boolean;
+    shelved?: boolean;
+    out_of_service?: boolean;
   };
 }
 

@@ -29,6 +29,8 @@ export const alarmRecord = defineRecord('alarms', {
   condition: { type: 'string', label: 'Condition', enum: ALARM_CONDITIONS, readOnly: true, filter: true, sortable: true, ui: { badge: true }, description: 'Whether the condition is present (active) or ended (cleared, by commands/clear), whatever the acknowledgement (state).' },
   cleared_at: { type: 'datetime', label: 'Cleared', nullable: true, readOnly: true },
   alarm_state: { type: 'string', label: 'Alarm state', enum: ISA_STATES, readOnly: true, filter: true, sortable: true, ui: { badge: true }, description: 'The ISA-18.2 state, as on industry alarms: unacknowledged_active, acknowledged_active, unacknowledged_cleared, normal (a cleared low/info alarm needs no acknowledgement).' },
+  annunciated: { type: 'boolean', label: 'Annunciated', readOnly: true, filter: true, description: 'In the annunciator: not acknowledged (active or cleared), as on industry alarms (src/industry/alarm-states.ts).' },
+  urgent: { type: 'boolean', label: 'Urgent', readOnly: true, filter: true, description: 'Sounds on the tablets: annunciated, active, and of severity critical or high.' },
   listed: { type: 'boolean', label: 'On the operator\'s list', readOnly: true, filter: true, description: 'The operator\'s default list (listed=true): every alarm not in the normal state.' },
 }, {
   indexes: [

@@ -10,7 +10,9 @@ import type { StatusEvent } from '../../realtime/bus.js';
 import { timeId } from '../../kernel/ids.js';
 import { colOf, tableOf } from '../../db/sql.js';
 import { alarms, type AlarmRow, type Severity } from './schema.js';
-import { alarmStateOf, listedIn } from '../../industry/alarm-states.js';
+import { alarmStateOf, annunciationOf, listedIn } from '../../industry/alarm-states.js';
+import type { ChangeKind } from '../../industry/alarm-view-item.js';
+import { siteItem } from './item.js';
 
 export interface RaiseInput {
   tenant_id: string | null;
@@ -68,8 +70,9 @@ export const busAlarm = (row: AlarmRow) => ({
 
 /** alarm_state and listed from the condition and the acknowledgement (src/industry/alarm-states.ts). */
 const derivedOf = (row: Pick<AlarmRow, 'condition' | 'acknowledged_at' | 'severity'>) => {
-  const alarm_state = alarmStateOf({ condition: row.condition, acked: row.acknowledged_at !== null, severity: row.severity });
-  return { alarm_state, listed: listedIn(alarm_state) };
+  const input = { condition: row.condition, acked: row.acknowledged_at !== null, severity: row.severity };
+  const alarm_state = alarmStateOf(input);
+  return { alarm_state, listed: listedIn(alarm_state), ...annunciationOf(input) };
 };
 
 export function createAlarmService(services: Services): AlarmService {
@@ -79,10 +82,12 @@ export function createAlarmService(services: Services): AlarmService {
   const settle = async (row: AlarmRow | undefined): Promise<AlarmRow | undefined> => {
     if (!row) return row;
     const d = derivedOf(row);
-    if (d.alarm_state === row.alarm_state && d.listed === row.listed) return row;
+    if (d.alarm_state === row.alarm_state && d.listed === row.listed && d.annunciated === row.annunciated && d.urgent === row.urgent) return row;
     const [saved] = (await services.db.orm.update(t()).set(d as never).where(eq(c('id'), row.id)).returning()) as AlarmRow[];
     return saved;
   };
+  /** After the commit: one event per change, with the alarm's new state as the view shows it. */
+  const emit = (kind: ChangeKind, row: AlarmRow) => need(services, 'bus').emit('alarm', { kind, alarm: busAlarm(row), item: siteItem(row) });
   return {
     async raise(input) {
       const { db } = services;
@@ -106,13 +111,14 @@ export function createAlarmService(services: Services): AlarmService {
         cleared_at: null,
         alarm_state: 'unacknowledged_active',
         listed: true,
+        ...annunciationOf({ condition: 'active', acked: false, severity: input.severity }),
       };
       await db.transaction(async () => {
         await db.orm.insert(t()).values(row as never);
         await need(services, 'bus').stage('alarm', { kind: 'raised', alarm: busAlarm(row) });
       });
       await services.audit.record({ actor: input.actor ?? input.source, action: 'alarm.raise', resource: 'alarms', result: 'success', correlation_id: row.correlation_id, details: { id: row.id, severity: row.severity, title: row.title }, tenant_id: row.tenant_id });
-      need(services, 'bus').emit('alarm', { kind: 'raised', alarm: busAlarm(row) });
+      emit('raised', row);
       if (row.severity === 'critical' || row.severity === 'high') {
         await need(services, 'status').publish({
           tenant_id: row.tenant_id, site_id: row.site_id, source: `alarms:${row.source}`, event: 'alarm_raised',
@@ -137,7 +143,7 @@ export function createAlarmService(services: Services): AlarmService {
         throw new ApiError('lifecycle_conflict', `alarm ${input.id} was cleared already at ${existing.cleared_at}`, [{ field: 'id', reason: 'condition_cleared' }]);
       }
       await services.audit.record({ actor: input.actor, action: 'alarm.clear', resource: 'alarms', result: 'success', correlation_id: row.correlation_id, details: { id: row.id, comment: input.comment ?? null, alarm_state: row.alarm_state }, tenant_id: row.tenant_id });
-      need(services, 'bus').emit('alarm', { kind: 'cleared', alarm: busAlarm(row) });
+      emit('cleared', row);
       if (row.severity === 'critical' || row.severity === 'high') {
         await need(services, 'status').publish({
           tenant_id: row.tenant_id, site_id: row.site_id, source: `alarms:${row.source}`, event: 'alarm_cleared',
@@ -166,7 +172,7 @@ export function createAlarmService(services: Services): AlarmService {
         throw new ApiError('alarm_already_acknowledged', `alarm ${input.id} was already acknowledged by ${existing.acknowledged_by} at ${existing.acknowledged_at}; the first acknowledgement is kept`, [{ field: 'id', reason: 'already_acknowledged' }]);
       }
       await services.audit.record({ actor: input.actor, action: 'alarm.ack', resource: 'alarms', result: 'success', correlation_id: input.correlation_id ?? row.correlation_id, details: { id: row.id, acknowledged_by: row.acknowledged_by, comment: row.comment }, tenant_id: row.tenant_id });
-      need(services, 'bus').emit('alarm', { kind: 'acknowledged', alarm: busAlarm(row) });
+      emit('acknowledged', row);
       return row;
     },
   };

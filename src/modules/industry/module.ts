@@ -2,7 +2,6 @@
 // the industry workspaces (src/industry/alarm-service.ts), whose events table it owns.
 import { defineModule, defineRuntime, grant, managed } from '../../kernel/module.js';
 import { industryAlarmEvents, outOfServiceRecord } from '../../industry/alarm-schema.js';
-import { createIndustryAlarmService } from '../../industry/alarm-service.js';
 import { startEscalator, type Escalator } from '../../industry/escalator.js';
 import { industryProfiles } from '../../industry/profiles.js';
 import { industryProfileRoutes } from './profiles-resource.js';
@@ -28,15 +27,13 @@ export default defineModule({
     ...grant('industry-alarms', { admin: ['read', 'create', 'update', 'delete', 'execute', 'acknowledge', 'shelve', 'reset', 'maintain'], operator: ['read', 'acknowledge', 'shelve'], security: ['read'] }),
   ],
   runtime: defineRuntime({
-    needs: ['services', 'bus'],
-    provides: ['industryAlarms'],
+    needs: ['services', 'bus', 'industryAlarms'],
+    provides: [],
     create({ services }) {
       let escalator: Escalator | undefined;
       return {
         async start() {
-          const industryAlarms = createIndustryAlarmService(services);
           escalator = startEscalator(services, services.config.alarm_escalation_interval_ms);
-          return { industryAlarms };
         },
         async stop() {
           escalator?.stop();

@@ -3,6 +3,8 @@
 // sites pushed (sync_inbox, kind alarm), read after a cursor per site, with what the sync carries
 // (the bus view of the alarm: title, severity, priority, level, unit, and for industry alarms the
 // metric, reading, limit, comparator and raise time; boxes before that version push none of these).
+// Whether the alarm was shelved or its unit out of service comes with the event (the view after
+// the change), so a raise on a unit under maintenance is known as such on the box and the master.
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Services } from '../../kernel/context.js';
 import type { AlarmEvent } from '../../realtime/bus.js';
@@ -11,11 +13,37 @@ import { colOf, tableOf } from '../../db/sql.js';
 import { industryAlarmEvents, type AlarmEventRow } from '../../industry/alarm-schema.js';
 import { alarms, type AlarmRow } from '../alarms/schema.js';
 import { syncInbox, syncSites, type SyncSiteRow } from '../tenant-master-sync/schema.js';
-import { cursorRecord, NOTIFY_EVENTS, type CursorRow, type NotifyEvent } from './schema.js';
+import { cursorRecord, NOTIFY_EVENTS, type CursorRow, type NotifyEvent, type Suppression } from './schema.js';
 import type { AlarmFacts } from './message.js';
 
 /** Every alarm event kind is one a rule may ask for (acknowledgements only with on_ack). */
-const eventOf = (kind: AlarmEvent['kind']): NotifyEvent | undefined => ((NOTIFY_EVENTS as readonly string[]).includes(kind) ? kind : undefined);
+// A reset ends the condition as a clear does; the other state changes (comment, shelve, ...) are no one's news off site.
+const eventOf = (kind: AlarmEvent['kind']): NotifyEvent | undefined => {
+  const event = kind === 'reset' ? 'cleared' : kind;
+  return (NOTIFY_EVENTS as readonly string[]).includes(event) ? (event as NotifyEvent) : undefined;
+};
+
+/** Changes after which a suppressed alarm may be annunciated again: its held raise may go out. */
+const RELEASING: readonly string[] = ['returned_to_service', 'unshelved', 'shelve_expired'];
+
+/** An alarm back from suppression, still active and unacknowledged: what a held raise waits for. */
+export interface Release {
+  tenant_id: string;
+  site_id: string | null;
+  alarm_id: string;
+}
+
+/** The release an event calls for: an alarm annunciated again with its condition active; undefined otherwise. */
+export function releaseOf(kind: string, a: Record<string, unknown>, tenant: string | null, site: string | null): Release | undefined {
+  if (!RELEASING.includes(kind) || !tenant || typeof a.id !== 'string') return undefined;
+  // The view's own decision where it carries one; from the contract's status (active: unacknowledged, not cleared) otherwise.
+  const annunciated = typeof a.annunciated === 'boolean' ? a.annunciated : a.shelved !== true && a.out_of_service !== true;
+  const active = typeof a.condition === 'string' ? a.condition === 'active' && a.state === 'active' : a.state === 'active';
+  return annunciated && active ? { tenant_id: tenant, site_id: site, alarm_id: a.id } : undefined;
+}
+
+/** Out of service before shelved: the unit's state is the broader reason. */
+const suppressionOf = (a: { out_of_service?: unknown; shelved?: unknown }): Suppression | null => (a.out_of_service === true ? 'out_of_service' : a.shelved === true ? 'shelved' : null);
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -31,6 +59,8 @@ export async function factsOfBus(services: Services, e: AlarmEvent, at = new Dat
     if (row) {
       const details = row.details ?? {};
       Object.assign(facts, { metric: row.metric, value: row.value, threshold: num(details.threshold), comparator: str(details.comparator), since: str(details.breach_since) ?? row.raised_at, source: row.source });
+      // The event's view says what held at the change; the row, read a moment later, only where it says nothing.
+      if (a.shelved === undefined && a.out_of_service === undefined) facts.suppressed = suppressionOf(row);
     }
   } else {
     const row = await storeFor<AlarmRow>(services.db, alarms).find({ id: a.id });
@@ -48,6 +78,7 @@ function fromView(a: Record<string, unknown>, event: NotifyEvent, tenant: string
     metric: str(a.metric), value: num(a.value), threshold: num(a.threshold), comparator: str(a.comparator),
     acknowledged_by: str(a.acknowledged_by),
     since: str(a.breach_since) ?? str(a.raised_at) ?? (event === 'raised' ? at : null), at,
+    suppressed: suppressionOf(a),
   };
 }
 
@@ -58,7 +89,7 @@ export const MASTER_MAX_AGE_MS = 3_600_000;
  * One pass over the sites' pushed alarm events: each site's events after its cursor, oldest
  * first, handed to `notify`; the cursor moves past what was handed over. Answers the events read.
  */
-export async function readSiteEvents(services: Services, notify: (facts: AlarmFacts) => Promise<unknown>, now = new Date()): Promise<number> {
+export async function readSiteEvents(services: Services, notify: (facts: AlarmFacts) => Promise<unknown>, now = new Date(), release?: (r: Release) => Promise<unknown>): Promise<number> {
   const { db } = services;
   const cursors = new Store<CursorRow>(db, cursorRecord.table);
   const sites = (await db.orm.select().from(tableOf(syncSites, db))) as SyncSiteRow[];
@@ -79,8 +110,15 @@ export async function readSiteEvents(services: Services, notify: (facts: AlarmFa
       const kind = str(row.payload.kind) as AlarmEvent['kind'] | null;
       const event = kind ? eventOf(kind) : undefined;
       const view = row.payload.alarm;
-      if (!event || !view || typeof view !== 'object') continue;
+      if (!kind || !view || typeof view !== 'object') continue;
       if (now.getTime() - Date.parse(row.created_at) > MASTER_MAX_AGE_MS) continue;
+      const freed = release && releaseOf(kind, view as Record<string, unknown>, site.tenant_id, site.site_id);
+      if (freed) {
+        read++;
+        await release(freed);
+        continue;
+      }
+      if (!event) continue;
       read++;
       // The site's registered tenant and site, whatever the payload names.
       await notify(fromView(view as Record<string, unknown>, event, site.tenant_id, site.site_id, row.created_at));

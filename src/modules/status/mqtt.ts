@@ -160,7 +160,7 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
       client.publish(topic, JSON.stringify(body), { qos: 1 }, (err) => { if (!err) stats.published++; });
     };
     const offStatus = need(services, 'bus').on('status', (e: StatusEvent) => publish(t.status(e), e));
-    const offAlarm = need(services, 'bus').on('alarm', (a: AlarmEvent) => publish(t.alarms(a.alarm), a));
+    const offAlarm = need(services, 'bus').on('alarm', (a: AlarmEvent) => publish(t.alarms(a.alarm), { kind: a.kind, alarm: a.alarm }));
     return {
       mode, ready, stats,
       async stop() {
@@ -242,7 +242,7 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
   const publish = (topic: string, body: unknown) =>
     broker.publish({ cmd: 'publish', topic, payload: Buffer.from(JSON.stringify(body)), qos: 0, retain: false, dup: false }, () => { stats.published++; });
   const offStatus = need(services, 'bus').on('status', (e) => publish(t.status(e), e));
-  const offAlarm = need(services, 'bus').on('alarm', (a) => publish(t.alarms(a.alarm), a));
+  const offAlarm = need(services, 'bus').on('alarm', (a) => publish(t.alarms(a.alarm), { kind: a.kind, alarm: a.alarm }));
   return {
     mode, port, ready: Promise.resolve(), stats,
     async stop() {
