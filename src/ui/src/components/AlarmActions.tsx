@@ -57,7 +57,10 @@ export function AlarmActions({ a, open, onOpen }: { a: AlarmViewItem; open?: boo
   const saveComment = async (e: Event) => {
     e.preventDefault();
     const text = comment.trim();
-    if (!text) return setError('Write the comment first.');
+    if (!text) {
+      setError('Write the comment first.');
+      return;
+    }
     if (await run('comment', { text })) {
       setComment('');
       setPanel(null);
@@ -66,7 +69,10 @@ export function AlarmActions({ a, open, onOpen }: { a: AlarmViewItem; open?: boo
   const shelve = async (e: Event) => {
     e.preventDefault();
     const why = reason.trim();
-    if (!why || minutes === null) return setError(!why ? 'Say why the alarm is shelved.' : 'Choose for how long.');
+    if (!why || minutes === null) {
+      setError(!why ? 'Say why the alarm is shelved.' : 'Choose for how long.');
+      return;
+    }
     if (await run('shelve', { reason: why, minutes })) {
       setReason('');
       setMinutes(null);
@@ -135,11 +141,11 @@ export function AlarmActions({ a, open, onOpen }: { a: AlarmViewItem; open?: boo
       ) : null}
 
       {panel === 'shelve' && may('shelve') ? (
-        <form class="alarm-form" id={`shelve-${id}`} data-form="shelve" onSubmit={(e) => void shelve(e)}>
+        <form class="alarm-form" id={`shelve-${id}`} data-form="shelve" noValidate onSubmit={(e) => void shelve(e)}>
           <p class="muted alarm-form-lead">A shelved alarm stays listed but does not sound, and comes back by itself when the time is up.</p>
           <label class="alarm-field">
             <span>Why (required)</span>
-            <input name="reason" type="text" maxLength={500} required value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+            <input name="reason" type="text" maxLength={500} aria-required="true" value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
           </label>
           <fieldset class="alarm-durations">
             <legend>For how long</legend>

@@ -3,6 +3,7 @@
 // one's return too), acknowledged by whom by name, shelved, reset by whom, and its comments. Muted:
 // nothing here needs anyone now. Read again when the store's summary changes (an alarm just ended).
 import { useEffect, useState } from 'preact/hooks';
+import { AlarmComments } from '../components/AlarmAccount';
 import { since, story, when } from '../components/alarm-words';
 import { alarmStore } from '../lib/alarms';
 import { describeError, getList, query } from '../lib/api';
@@ -17,7 +18,7 @@ interface Page { items: AlarmViewItem[]; total: number; has_more: boolean; next_
 
 function HistoryItem({ a }: { a: AlarmViewItem }) {
   const names = useObservable(people);
-  const steps = story(a, names);
+  const steps = story(a, names).filter((x) => !x.key.startsWith('comment-'));
   const over = a.cleared_at ?? a.reset_at;
   return (
     <li class="inbox-item history-item tone-edge-muted" data-alarm={a.key} data-state={a.state} data-tone={a.tone} data-resource={a.resource}>
@@ -45,6 +46,7 @@ function HistoryItem({ a }: { a: AlarmViewItem }) {
           </div>
         ))}
       </dl>
+      <AlarmComments a={a} />
     </li>
   );
 }

@@ -61,7 +61,8 @@ function InboxItem({ a, open, onOpen }: { a: AlarmViewItem; open: boolean; onOpe
           {extraAck}
         </p>
       ) : null}
-      <AlarmComments a={a} last={2} />
+      {/* Open, the account lists them all. */}
+      {open ? null : <AlarmComments a={a} last={2} />}
       <AlarmActions a={a} open={open} onOpen={onOpen} />
       {open ? <AlarmAccount alarm={a} /> : null}
     </li>
