@@ -6,7 +6,9 @@
 // the next retry, or by commands/retry); a pending delivery survives a restart. On the master: an
 // alarm raised on a box arrives by sync and is notified with the tenant's master rules, naming the
 // reading, the limit and since when, and its acknowledgement reaches the on_ack rules; an older
-// box's event (no reading in its view) is still notified. Every change to channels and rules is
+// box's event (no reading in its view) is still notified. A P1 raised on an out-of-service house,
+// or escalated while shelved, sends nothing and is listed suppressed; the held raise goes out when
+// the house returns to service. Every change to channels and rules is
 // audited without its secret. Secrets are never in an answer, the audit or a log line; operators
 // cannot manage channels.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -325,6 +327,64 @@ describe.each(DIALECTS)('notifications on the box (%s)', (dialect) => {
     expect(hooks.got.some((h) => JSON.parse(h.body).event === 'acknowledged')).toBe(false);
     expect(smtp.messages().some((m) => m.rcpt_tos.includes('ack-manager@farm-a.test'))).toBe(false);
     for (const id of ['ack-crew', 'ack-late']) expect((await admin.delete(`/api/v1/notification-rules/${id}`)).status).toBe(200);
+  });
+
+  it('sends nothing for a P1 raised on an out-of-service unit or escalated while shelved, lists it suppressed, and tells it once the unit is back in service', async () => {
+    const rules = [
+      { id: 'sup-crew', name: 'Crew, P1 at once', channel_id: 'mail', recipients: ['sup-crew@farm-a.test'], priorities: ['P1'], max_escalation_level: 0, on_ack: true },
+      { id: 'sup-manager', name: 'Manager, P1 escalations', channel_id: 'mail', recipients: ['sup-manager@farm-a.test'], priorities: ['P1'], min_escalation_level: 1 },
+    ];
+    for (const item of rules) expect((await admin.post('/api/v1/notification-rules', { item })).status).toBe(201);
+    const toCrew = (house: string) => smtp.messages().filter((m) => m.rcpt_tos.includes('sup-crew@farm-a.test') && m.subject.includes(`House ${house}:`));
+    const hooksFor = (id: string) => hooks.got.filter((h) => JSON.parse(h.body).alarm?.id === id);
+
+    expect((await admin.post('/api/v1/industry-alarms/commands/out-of-service', { industry_code: 'poultry', unit_id: '8', reason: 'washing out between flocks' })).status).toBe(200);
+    const quiet = (await publish({ unit_id: '8', severity: 'critical', priority: 'P1', title: 'House 8: Temperature far below target', correlation_id: `oos-${dialect}` })).body.item;
+    expect(quiet.out_of_service).toBe(true);
+    const loud = (await publish({ unit_id: '9', severity: 'critical', priority: 'P1', title: 'House 9: Temperature far below target' })).body.item;
+    await until('the house 9 e-mail', () => toCrew('9')[0]);
+    await until('the house 9 webhook', () => hooksFor(loud.id)[0]);
+    // The out-of-service raise is listed, not sent: one row per rule and recipient it would have gone to.
+    const held = await until('the suppressed deliveries', async () => {
+      const items = await deliveries(`alarm_id=${quiet.id}`);
+      return items.length === 3 && items;
+    });
+    // (crew and hook-all are the rules of the first test, still in force)
+    expect(held.map((d) => [d.rule_id, d.event, d.status, d.suppressed, d.attempts, d.sent_at]).sort()).toEqual([
+      ['crew', 'raised', 'suppressed', 'out_of_service', 0, null], ['hook-all', 'raised', 'suppressed', 'out_of_service', 0, null], ['sup-crew', 'raised', 'suppressed', 'out_of_service', 0, null],
+    ]);
+    expect((await deliveries('status=suppressed')).map((d) => d.alarm_id)).toContain(quiet.id);
+    // Escalated by a person while out of service: nobody is told either.
+    expect((await admin.post('/api/v1/poultry-alarms/commands/escalate', { id: quiet.id, force: true })).status).toBe(200);
+    await until('the suppressed escalation', async () => (await deliveries(`alarm_id=${quiet.id}&event=escalated`)).length === 3);
+    expect((await deliveries(`alarm_id=${quiet.id}&event=escalated`)).every((d) => d.status === 'suppressed' && d.suppressed === 'out_of_service')).toBe(true);
+
+    // Shelved, then escalated: the manager is not called for a shelved alarm.
+    expect((await op.post('/api/v1/industry-alarms/commands/shelve', { id: loud.id, reason: 'heater being fixed', minutes: 60 })).status).toBe(200);
+    expect((await admin.post('/api/v1/poultry-alarms/commands/escalate', { id: loud.id, force: true })).status).toBe(200);
+    const shelvedEscalation = await until('the shelved escalation listed', async () => {
+      const items = await deliveries(`alarm_id=${loud.id}&event=escalated`);
+      return items.length === 3 && items;
+    });
+    expect(shelvedEscalation.map((d) => [d.rule_id, d.status, d.suppressed]).sort()).toEqual([['hook-all', 'suppressed', 'shelved'], ['manager', 'suppressed', 'shelved'], ['sup-manager', 'suppressed', 'shelved']]);
+
+    // Back in service, still active and unacknowledged: the held raise goes out now, once.
+    expect((await admin.post('/api/v1/industry-alarms/commands/return-to-service', { industry_code: 'poultry', unit_id: '8' })).status).toBe(200);
+    const late = await until('the house 8 e-mail after the return to service', () => toCrew('8')[0]);
+    expect(late.subject).toBe('Farm A north: House 8: Temperature far below target [P1 critical]');
+    await until('the raise deliveries sent', async () => (await deliveries(`alarm_id=${quiet.id}&event=raised`)).every((d) => d.status === 'sent'));
+    // Its acknowledgement now reaches the crew, who were told.
+    expect((await op.post('/api/v1/poultry-alarms/commands/ack', { id: quiet.id })).status).toBe(200);
+    await until('the acknowledgement e-mail', () => toCrew('8').find((m) => m.subject.includes('acknowledged: ')));
+
+    await new Promise((r) => setTimeout(r, 500));
+    expect(toCrew('8').map((m) => m.subject.startsWith('Farm A north: acknowledged: '))).toEqual([false, true]);
+    expect(toCrew('9')).toHaveLength(1);
+    expect(smtp.messages().some((m) => m.rcpt_tos.includes('sup-manager@farm-a.test') || (m.rcpt_tos.includes('manager@farm-a.test') && /House [89]:/.test(m.subject)))).toBe(false);
+    expect(hooksFor(quiet.id).map((h) => JSON.parse(h.body).event)).toEqual(['raised']);
+    expect(hooksFor(loud.id).map((h) => JSON.parse(h.body).event)).toEqual(['raised']);
+    for (const r of rules) expect((await admin.delete(`/api/v1/notification-rules/${r.id}`)).status).toBe(200);
+    await op.post('/api/v1/poultry-alarms/commands/ack', { id: loud.id });
   });
 
   it('retries with back-off while the SMTP server is down, records failed, and delivers once it is back', async () => {

@@ -5,7 +5,7 @@
 import type { Config } from '../../config.js';
 import { siteTimeZone } from '../../industry/site-day.js';
 import { canonicalName, VOCABULARY, type Industry } from '../../industry/vocabulary.js';
-import type { NotifyEvent } from './schema.js';
+import type { NotifyEvent, Suppression } from './schema.js';
 
 /** An alarm event as the notifier sees it, from the box's alarm row or a site's synced event. */
 export interface AlarmFacts {
@@ -32,6 +32,8 @@ export interface AlarmFacts {
   since: string | null;
   /** When this event happened (raise, escalation, clear). */
   at: string;
+  /** Not annunciated at the event: shelved, or its unit out of service (no message then); null when it was, or unknown. */
+  suppressed?: Suppression | null;
 }
 
 export interface Message {

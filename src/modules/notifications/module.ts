@@ -7,7 +7,7 @@ import { deliveryResource } from './deliveries.js';
 import { audited } from './audited.js';
 import { NOTIFICATION_TABLES } from './schema.js';
 import { createNotifier, type Notifier } from './queue.js';
-import { factsOfBus, readSiteEvents } from './sources.js';
+import { factsOfBus, readSiteEvents, releaseOf } from './sources.js';
 
 /** How often a master reads the sites' pushed alarm events. */
 const MASTER_POLL_MS = 2_000;
@@ -42,14 +42,24 @@ export default defineModule({
         async start() {
           const n = (notifier = createNotifier(services));
           const notify = (facts: Parameters<Notifier['enqueue']>[0]) => n.enqueue(facts);
+          const release = (r: NonNullable<ReturnType<typeof releaseOf>>) => n.release(r);
+          // One alarm's events in order: a return to service right after a raise must find the
+          // raise's held deliveries already written.
+          const chains = new Map<string, Promise<unknown>>();
           unsubscribe = bus.on('alarm', (e) => {
-            void factsOfBus(services, e).then((facts) => (facts ? notify(facts) : 0)).catch((err: Error) =>
-              services.log.error('alarm event not queued for notification', { alarm: e.alarm.id, error: err.message }));
+            const freed = releaseOf(e.kind, e.alarm, e.alarm.tenant_id, e.alarm.site_id);
+            const work = freed
+              ? () => release(freed).catch((err: Error) => services.log.error('held alarm notifications not released', { alarm: e.alarm.id, error: err.message }))
+              : () => factsOfBus(services, e).then((facts) => (facts ? notify(facts) : 0)).catch((err: Error) =>
+                services.log.error('alarm event not queued for notification', { alarm: e.alarm.id, error: err.message }));
+            const next = (chains.get(e.alarm.id) ?? Promise.resolve()).then(work);
+            chains.set(e.alarm.id, next);
+            void next.then(() => { if (chains.get(e.alarm.id) === next) chains.delete(e.alarm.id); });
           });
           if (services.config.mode === 'cloud-multi') {
             poll = setInterval(() => {
               if (polling || services.lifecycle.state !== 'ready') return;
-              polling = readSiteEvents(services, notify).catch((err: Error) => services.log.error('site alarm events not read for notification', { error: err.message }))
+              polling = readSiteEvents(services, notify, new Date(), release).catch((err: Error) => services.log.error('site alarm events not read for notification', { error: err.message }))
                 .finally(() => { polling = undefined; });
             }, MASTER_POLL_MS);
             poll.unref();

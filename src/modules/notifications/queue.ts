@@ -12,13 +12,22 @@
 //   attempts are spent; then the delivery is `failed`. Each outcome is an audit record
 //   (notification.deliver: success with status sent, error with status retrying or failed).
 // - A claim (claimed_until, conditional update) keeps two processes from sending one delivery.
+// - Suppression (ISA-18.2: a shelved or out-of-service alarm is not annunciated, and a message off
+//   site is annunciation): a raise or escalation of an alarm shelved or out of service at the
+//   event is queued as a row with status `suppressed` and its reason, and never sent. An
+//   acknowledgement or clear goes to a rule only if that rule's recipient was told of the alarm:
+//   where every raise and escalation it got was suppressed, it is suppressed too. A held raise is
+//   sent after all when the alarm is annunciated again with its condition active (its unit
+//   returned to service, its shelve ended, nobody acknowledged it): the crew hears of a P1 that
+//   is still there once maintenance is over, as the siren does.
 import { createHash } from 'node:crypto';
-import { and, asc, eq, isNull, lt, lte, or } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, lte, or } from 'drizzle-orm';
 import type { Services } from '../../kernel/context.js';
 import { storeFor } from '../../db/store.js';
 import { colOf, tableOf } from '../../db/sql.js';
 import { preparedQuery } from '../../db/prepared.js';
-import { channelRecord, deliveryRecord, ruleRecord, type ChannelRow, type DeliveryRow, type RuleRow } from './schema.js';
+import { channelRecord, deliveryRecord, ruleRecord, type ChannelRow, type DeliveryRow, type RuleRow, type Suppression } from './schema.js';
+import type { Release } from './sources.js';
 import { compose, type AlarmFacts } from './message.js';
 import { openSecret } from './secrets.js';
 import { sendEmail, sendWebhook, shownUrl } from './send.js';
@@ -56,6 +65,8 @@ function describe(err: unknown): string {
 export interface Notifier {
   /** Queues the deliveries an alarm event calls for; answers how many were queued. */
   enqueue(facts: AlarmFacts): Promise<number>;
+  /** Sends the raises held for an alarm that is annunciated again; answers how many. */
+  release(r: Release): Promise<number>;
   /** Sends what is due now; answers how many deliveries were attempted. */
   drain(now?: Date): Promise<number>;
   /** Asks the worker to run soon (after an enqueue, a retry command). */
@@ -92,29 +103,60 @@ export function createNotifier(services: Services): Notifier {
     details: { id: row.id, alarm_id: row.alarm_id, event: row.event, rule_id: row.rule_id, channel_id: row.channel_id, kind: row.kind, recipient: row.recipient, attempt: row.attempts, ...details },
   });
 
+  const idOf = (rule: RuleRow, facts: AlarmFacts, event: string, level: number, recipient: string) =>
+    deliveryId([rule.id, facts.tenant_id, facts.site_id ?? '', facts.id, event, String(level), recipient]);
+
+  /**
+   * An acknowledgement or clear for a recipient who was never told: every raise and escalation of
+   * the alarm this rule queued for them was suppressed (none at all: the rule came later, or the
+   * master skipped an old raise; then it is told as before).
+   */
+  async function neverTold(rule: RuleRow, facts: AlarmFacts, recipient: string): Promise<Suppression | null> {
+    const told = (await services.db.orm.select({ status: dc('status'), suppressed: dc('suppressed') }).from(tableOf(deliveryRecord.table, services.db))
+      .where(and(eq(dc('alarm_id'), facts.id), eq(dc('rule_id'), rule.id), eq(dc('tenant_id'), facts.tenant_id), eq(dc('recipient'), recipient), inArray(dc('event'), ['raised', 'escalated'])))) as { status: string; suppressed: Suppression | null }[];
+    if (!told.length || told.some((d) => d.status !== 'suppressed')) return null;
+    return told[0]!.suppressed ?? 'out_of_service';
+  }
+
   async function enqueue(facts: AlarmFacts): Promise<number> {
     const { channels, deliveries } = stores();
     const candidates = await enabledRules(services.db, { tenant: facts.tenant_id, enabled: true });
     let queued = 0;
     const now = new Date();
+    const news = facts.event === 'raised' || facts.event === 'escalated';
     for (const rule of candidates.filter((r) => matches(r, facts))) {
       const channel = await channels.find({ id: rule.channel_id, tenant_id: rule.tenant_id });
       if (!channel || !channel.enabled) continue;
       const message = compose(facts, { name: channel.site_name ?? facts.site_id ?? facts.tenant_id, link: channel.link_url }, services.config, now);
       const recipients = channel.kind === 'email' ? rule.recipients : [shownUrl(channel.webhook_url ?? '')];
       for (const recipient of recipients) {
+        const suppressed = news ? (facts.suppressed ?? null) : await neverTold(rule, facts, recipient);
         const row: DeliveryRow = {
-          id: deliveryId([rule.id, facts.tenant_id, facts.site_id ?? '', facts.id, facts.event, String(facts.escalation_level), recipient]),
+          id: idOf(rule, facts, facts.event, facts.escalation_level, recipient),
           tenant_id: facts.tenant_id, site_id: facts.site_id, rule_id: rule.id, channel_id: channel.id, kind: channel.kind, recipient,
           alarm_id: facts.id, event: facts.event, escalation_level: facts.escalation_level, priority: facts.priority, severity: facts.severity,
-          subject: message.subject, text: message.text, payload: message.payload, status: 'pending', attempts: 0,
-          next_attempt_at: now.toISOString(), claimed_until: null, last_error: null, created_at: now.toISOString(), sent_at: null, updated_at: now.toISOString(),
+          subject: message.subject, text: message.text, payload: message.payload, status: suppressed ? 'suppressed' : 'pending', suppressed, attempts: 0,
+          next_attempt_at: suppressed ? null : now.toISOString(), claimed_until: null, last_error: null, created_at: now.toISOString(), sent_at: null, updated_at: now.toISOString(),
         };
-        if (await deliveries.insert(row)) queued++;
+        // Listed, never sent: the deliveries say who was not told and why.
+        if (await deliveries.insert(row) && !suppressed) queued++;
       }
     }
     if (queued) wake();
     return queued;
+  }
+
+  async function release(r: Release): Promise<number> {
+    const now = new Date().toISOString();
+    const freed = (await services.db.orm.update(tableOf(deliveryRecord.table, services.db))
+      .set({ status: 'pending', suppressed: null, next_attempt_at: now, updated_at: now } as never)
+      .where(and(eq(dc('alarm_id'), r.alarm_id), eq(dc('tenant_id'), r.tenant_id), r.site_id === null ? isNull(dc('site_id')) : eq(dc('site_id'), r.site_id), eq(dc('event'), 'raised'), eq(dc('status'), 'suppressed')))
+      .returning()) as DeliveryRow[];
+    if (freed.length) {
+      services.log.info('held alarm notifications released: the alarm is annunciated again', { alarm: r.alarm_id, deliveries: freed.length });
+      wake();
+    }
+    return freed.length;
   }
 
   /** Takes the delivery for this process until CLAIM_MS from now, unless another has it. */
@@ -212,6 +254,7 @@ export function createNotifier(services: Services): Notifier {
 
   return {
     enqueue,
+    release,
     drain,
     wake,
     async stop() {

@@ -6,7 +6,11 @@ import { defineRecord } from '../../kernel/record.js';
 
 export const CHANNEL_KINDS = ['email', 'webhook'] as const;
 export const TLS_MODES = ['starttls', 'tls', 'none'] as const;
-export const DELIVERY_STATUSES = ['pending', 'sent', 'failed'] as const;
+/** suppressed: never sent, the alarm was shelved or its unit out of service (see SUPPRESSIONS). */
+export const DELIVERY_STATUSES = ['pending', 'sent', 'failed', 'suppressed'] as const;
+/** Why a delivery was not sent: the alarm was not annunciated (ISA-18.2 suppression). */
+export const SUPPRESSIONS = ['out_of_service', 'shelved'] as const;
+export type Suppression = (typeof SUPPRESSIONS)[number];
 export const NOTIFY_EVENTS = ['raised', 'escalated', 'acknowledged', 'cleared'] as const;
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
 
@@ -66,7 +70,8 @@ export const deliveryRecord = defineRecord('notification_deliveries', {
   subject: { type: 'string', label: 'Subject', readOnly: true, searchable: true, ui: { primary: true } },
   text: { type: 'string', label: 'Message', readOnly: true },
   payload: { type: 'object', label: 'Webhook body', readOnly: true },
-  status: { type: 'string', label: 'Status', enum: DELIVERY_STATUSES, readOnly: true, filter: true, sortable: true, ui: { badge: true } },
+  status: { type: 'string', label: 'Status', enum: DELIVERY_STATUSES, readOnly: true, filter: true, sortable: true, ui: { badge: true }, description: 'pending (queued or retrying), sent, failed (attempts spent), or suppressed: not sent because the alarm was shelved or its unit out of service (see suppressed).' },
+  suppressed: { type: 'string', label: 'Suppressed', enum: SUPPRESSIONS, nullable: true, readOnly: true, filter: true, description: 'Why it was not sent: out_of_service (its unit was out of service) or shelved, at the event; or the raise those told of it never got was suppressed so (an acknowledgement or clear). A raise held so is sent when its unit returns to service (or its shelve ends) while it is still active and unacknowledged.' },
   attempts: { type: 'integer', label: 'Attempts', readOnly: true },
   next_attempt_at: { type: 'datetime', label: 'Next attempt', nullable: true, readOnly: true, sortable: true },
   claimed_until: { type: 'datetime', label: 'Claimed until', nullable: true, internal: true },
