@@ -66,6 +66,7 @@ export const statusOfSeverity = (s: Severity): StatusEvent['status'] => (s === '
 export const busAlarm = (row: AlarmRow) => ({
   id: row.id, tenant_id: row.tenant_id, site_id: row.site_id, severity: row.severity, state: row.state, source: row.source,
   title: row.title, correlation_id: row.correlation_id, acknowledged_by: row.acknowledged_by, comment: row.comment,
+  condition: row.condition, annunciated: row.annunciated, urgent: row.urgent,
 });
 
 /** alarm_state and listed from the condition and the acknowledgement (src/industry/alarm-states.ts). */

@@ -8,6 +8,7 @@ interface Words { name: string; description: string; operator: boolean }
 /** operator: offered to operators (when their role may also list its records); the rest is admin work. */
 const MODULES: Record<string, Words> = {
   alarms: { name: 'Alarms', description: 'Every alarm of the site: see it, acknowledge it.', operator: true },
+  'alarm-view': { name: 'Alarm overview', description: 'What the box announces: every alarm of every house, room and field, counted by priority.', operator: false },
   poultry: { name: 'Poultry', description: 'Houses, flocks, climate, feed and water, production.', operator: true },
   swine: { name: 'Swine', description: 'Rooms and pens: climate, feeding, water, production and biosecurity.', operator: true },
   melioration: { name: 'Melioration', description: 'Fields, irrigation, soil moisture, weather and the water balance.', operator: true },
