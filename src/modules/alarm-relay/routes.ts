@@ -33,7 +33,7 @@ const outputItem = {
     priorities: { type: 'array', items: { enum: [...RELAY_PRIORITIES] } },
     period_s: nint,
     energised: { type: ['boolean', 'null'], description: 'The state last written and read back; null before the first good write.' },
-    driving_alarms: { type: 'integer', description: 'siren: unacknowledged active alarms of its priorities at the last drive.' },
+    driving_alarms: { type: 'integer', description: 'siren: annunciated alarms of its priorities with the condition active (not acknowledged, neither shelved nor out of service) at the last drive.' },
     healthy: { type: ['boolean', 'null'], description: 'watchdog: whether the last tick found the box healthy.' },
     failing: { type: 'boolean', description: 'The output does not answer; its P1 alarm is open.' },
     last_write_at: { type: ['string', 'null'], format: 'date-time' },
@@ -96,7 +96,7 @@ export const alarmRelayRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get', path: '/api/v1/alarm-relay/list', module: 'alarm-relay', tags: TAGS,
     summary: 'The box\'s alarm siren relay and watchdog output: their settings and live state.',
-    description: 'Always both outputs, configured or not. siren: energised while an unacknowledged, active industry alarm of its priorities (default P1) exists on the box\'s tenant; energised and driving_alarms are as of the last drive. watchdog: toggled every period_s while the box is healthy. failing: the last write did not answer or did not read back; a P1 alarm (rule alarm-relay:<output>) is open until a write succeeds. A tenant session of another tenant sees no outputs.',
+    description: 'Always both outputs, configured or not. siren: energised while an annunciated industry alarm of its priorities (default P1) with its condition active exists on the box\'s tenant (not acknowledged, neither shelved nor out of service), following every alarm event at once; energised and driving_alarms are as of the last drive. watchdog: toggled every period_s while the box is healthy. failing: the last write did not answer or did not read back; a P1 alarm (rule alarm-relay:<output>) is open until a write succeeds. A tenant session of another tenant sees no outputs.',
     access: { resource: 'alarm-relay', action: 'read' },
     query: { limit: { type: 'integer', min: 1, max: 10, default: 10 }, offset: { type: 'integer', min: 0, default: 0 } },
     response: { kind: 'list', item: outputItem },
