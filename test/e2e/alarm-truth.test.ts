@@ -6,14 +6,14 @@
 // banner says the house and the cause in words; colour means priority (a P2 paints amber, a value
 // out of its band is marked on the value and paints nothing); after a reload without a touch the
 // top bar asks for one to turn the sound on; with the box gone, the alarms are unknown, not none.
-// One server and one browser for the file; the browser holds audio back until a gesture
-// (--autoplay-policy=user-gesture-required), as tablets do. The box's stop is the last test.
+// One server and one browser for the file; the browser holds audio back until a user activation
+// (--autoplay-policy=document-user-activation-required), as tablets do. The box's stop is the last test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createTestEnv, type TestEnv } from '../helpers/server.js';
 import { clientAs, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
-import { axeSerious, CHROMIUM, newPage, rfidLogin, shoot } from './browser.js';
+import { axeSerious, CHROMIUM, LANDSCAPE, newPage, rfidLogin, shoot } from './browser.js';
 
 /** Counts OscillatorNode.start() calls: each beep of the tone (and the test tone) starts one. */
 const COUNT_OSCILLATORS = `(() => {
@@ -47,10 +47,12 @@ describe('one alarm truth on every screen, in Chromium', () => {
       expect(t.status, JSON.stringify(t.body)).toBe(200);
       if (house === '4') expect(t.body.item.status).toBe('warn');
     }
-    // The tablet's browser: audio waits for a user gesture, as on the tablets (never a download).
+    // The tablet's browser: audio waits for a user activation of the page, as on the tablets. (This
+    // Chromium's --autoplay-policy=user-gesture-required lets an AudioContext start without one: it
+    // holds back media elements only; document-user-activation-required is Chrome's own default.)
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--autoplay-policy=user-gesture-required'],
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic', '--autoplay-policy=document-user-activation-required'],
     });
   }, 120_000);
   afterAll(async () => {
@@ -228,10 +230,19 @@ describe('one alarm truth on every screen, in Chromium', () => {
   }, 90_000);
 
   it('after a reload without a touch, the top bar first asks for one to turn the sound on, then plays a test tone', async () => {
-    const { page, problems } = await operatorPage();
-    await card(page, '1').waitFor();
-    // The login's key press let audio start; a reload (a power cut at night) loses that.
-    await page.reload();
+    const { page: login, context: loggedIn } = await operatorPage();
+    await card(login, '1').waitFor();
+    // The tablet after a power cut: its session cookie, but no touch or key on the page since it
+    // loaded. (A reload of the page that was typed into would keep the login's key press: Chromium
+    // lets a same-origin navigation inherit the permission to play.)
+    const context = await browser.newContext({ viewport: LANDSCAPE, storageState: await loggedIn.storageState() });
+    await loggedIn.close();
+    context.setDefaultTimeout(20_000);
+    await context.addInitScript(COUNT_OSCILLATORS);
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(server.url);
     const prompt = page.locator('#audio-prompt');
     await prompt.waitFor({ timeout: 15_000 });
     expect(await prompt.textContent()).toBe('Tap to turn on the alarm sound');
@@ -250,9 +261,8 @@ describe('one alarm truth on every screen, in Chromium', () => {
     await expect.poll(() => oscillators(page)).toBe(before + 1);
     await page.waitForTimeout(1_000);
     expect(await oscillators(page)).toBe(before + 1);
-    expect(await page.evaluate(`window.__oscillators`)).toBe(before + 1);
     expect(problems).toEqual([]);
-    await page.close();
+    await context.close();
   }, 60_000);
 
   // Last: stops the box.

@@ -1,6 +1,7 @@
 // The poultry workspace of the web shell in Debian's Chromium, built from the poultry resources the
-// server serves: house cards coloured by status (an out-of-norm feed/water line in alarm colour,
-// climate now from the stored readings with an out-of-norm temperature in alarm colour), the house
+// server serves: house cards coloured by their alarms' priority (the P1 that house 2's dry line raised
+// paints it red; house 3's out-of-norm temperature, still in its rule's hold time, is marked on the
+// value and paints nothing), climate now from the stored readings, the house
 // screen with its charts (the batch's hourly roll-up, its last 24 hours, feed and water per bird), the
 // setpoint change from the tablet (values, one confirmation, then the controller's `verified`, with the
 // value in a real pymodbus peer's register), the alarm list; the time to the first house card on
@@ -81,7 +82,7 @@ describe('poultry workspace in Chromium', () => {
     await env?.cleanup();
   });
 
-  it('after an RFID login the workspace shows one card per house, the out-of-norm house in alarm colour', async () => {
+  it('after an RFID login the workspace shows one card per house, the house with a P1 in alarm colour', async () => {
     const { page, problems } = await newPage(browser);
     await rfidLogin(page, server.url, card);
     await page.locator('#houses li[data-house="2"]').waitFor();
@@ -95,8 +96,12 @@ describe('poultry workspace in Chromium', () => {
     expect(afterReload).toBeGreaterThan(0);
     const bad = page.locator('#houses li[data-house="2"]');
     const good = page.locator('#houses li[data-house="1"]');
-    expect(await bad.getAttribute('data-tone')).toBe('alarm');
-    expect(await good.getAttribute('data-tone')).toBe('ok');
+    // House 2's line raised a P1 (the store's alarms, as the API lists them); house 1 has none and is not painted.
+    const listed = (await farm.get('/api/v1/alarm-view/list?limit=500')).body.items as { unit_id: string | null; tone: string }[];
+    expect(listed.some((a) => a.unit_id === '2' && a.tone === 'alarm')).toBe(true);
+    expect(listed.filter((a) => a.unit_id === '1')).toEqual([]);
+    await expect.poll(() => bad.getAttribute('data-tone')).toBe('alarm');
+    expect(await good.getAttribute('data-tone')).toBe('none');
     // the alarm colour is really the theme's alarm colour
     const edge = await page.evaluate(`getComputedStyle(document.querySelector('#houses li[data-house="2"]')).borderLeftColor`);
     const alarmVar = await page.evaluate(`getComputedStyle(document.documentElement).getPropertyValue('--alarm').trim()`);
@@ -104,14 +109,17 @@ describe('poultry workspace in Chromium', () => {
     expect(await bad.textContent()).toMatch(/Day 20/);
     expect(await bad.textContent()).toMatch(/Water today/);
     expect(await bad.textContent()).toMatch(/Alarm/);
-    // climate now: house 3's latest reading, 31.5 °C against 25.5 ± 1.5, in the alarm colour
+    // climate now: house 3's latest reading, 31.5 °C against 25.5 ± 1.5, marked above its band on
+    // the value; no alarm yet (the rule's hold time runs), so the card is not painted.
     const temp3 = page.locator('#houses li[data-house="3"] [data-metric="temp"]');
-    expect(await temp3.getAttribute('data-tone')).toBe('alarm');
-    // The newest reading had no temperature: the card keeps the one before it (not stale), in alarm colour.
+    expect(await temp3.getAttribute('data-out')).toBe('above');
+    expect(await temp3.locator('.metric-out-words').textContent()).toBe(' above its band');
+    // The newest reading had no temperature: the card keeps the one before it (not stale).
     expect(await temp3.locator('.metric-now').textContent()).toMatch(/^31\.5\s*°C$/);
     expect(await temp3.textContent()).toMatch(/target 25\.5 \(24–27\)/);
-    expect(await page.evaluate(`getComputedStyle(document.querySelector('#houses li[data-house="3"] [data-metric="temp"] .metric-now')).color`)).toBe(hexToRgb(alarmVar as string));
-    expect(await page.locator('#houses li[data-house="3"]').getAttribute('data-tone')).toBe('alarm');
+    expect(await page.evaluate(`getComputedStyle(document.querySelector('#houses li[data-house="3"] [data-metric="temp"] .metric-now')).textDecorationLine`)).toBe('underline');
+    expect(listed.filter((a) => a.unit_id === '3')).toEqual([]);
+    expect(await page.locator('#houses li[data-house="3"]').getAttribute('data-tone')).toBe('none');
     expect(await page.locator('#houses li[data-house="3"] [data-metric="humidity"] .metric-now').textContent()).toMatch(/^60\s*%$/);
     // Readable at arm's length: key figures at least 28 px, their labels at least 16 px, the house name as large as its figures.
     const px = (selector: string) => page.evaluate(`[...document.querySelectorAll('${selector}')].map((e) => parseFloat(getComputedStyle(e).fontSize))`) as Promise<number[]>;
@@ -138,14 +146,15 @@ describe('poultry workspace in Chromium', () => {
     const raised = (await farm.get('/api/v1/poultry-alarms/list?status=active')).body.items as Record<string, unknown>[];
     const house2 = raised.filter((a) => a.house_id === '2');
     expect(house2.length).toBeGreaterThan(0);
-    expect(await page.locator('[data-house="2"] .house-alarms').textContent()).toContain(`${house2.length} open alarm`);
+    expect(await page.locator('[data-house="2"] .house-alarms').getAttribute('data-alarms')).toBe(String(house2.length));
+    expect(await page.locator('[data-house="2"] .house-alarms').textContent()).toMatch(/^\d P\d active, not acknowledged/);
     // the one alarm inbox (every alarm resource merged): the active poultry alarms, P1 first, each
     // with its account (the SLA as time left or overdue) one tap away
     await page.goto(`${server.url}/#/alarms`);
     const rows = page.locator('#inbox > li');
     await rows.first().waitFor();
     await expect.poll(() => rows.count()).toBe(raised.length);
-    expect(await page.locator('#inbox > li[data-state="active"]').count()).toBe(raised.length);
+    expect(await page.locator('#inbox > li[data-state="unacknowledged_active"]').count()).toBe(raised.length);
     expect(await page.locator('#inbox .badge', { hasText: /^P1$/ }).count()).toBeGreaterThan(0);
     await rows.first().getByRole('button', { name: 'More' }).click();
     await expect.poll(() => rows.first().locator('.countdown').textContent()).toMatch(/left|overdue/);

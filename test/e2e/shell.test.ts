@@ -340,7 +340,7 @@ describe('web shell in Chromium', () => {
     await page.locator('.stale-note').first().waitFor();
     await page.locator('[data-resource="alarms"] [data-id]', { hasText: 'Farm one only' }).waitFor();
     await expect.poll(() => page.locator('#live-state').getAttribute('data-state')).toBe('offline');
-    expect(await page.locator('.stale-note').first().textContent()).toMatch(/Stale/);
+    expect(await page.locator('.stale-note').first().textContent()).toMatch(/The box does not answer/);
     await shoot(page, 'offline-stale');
   });
 });

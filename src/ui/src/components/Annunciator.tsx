@@ -8,7 +8,7 @@
 // Browsers hold Web Audio back until a touch: the top bar then asks for one, first of all.
 import { useEffect, useState } from 'preact/hooks';
 import type { AlarmSummary } from '../lib/types';
-import { alarmCommand, alarmStore, isSilenced, mayDo, silence, silenceTone, soundingAlarms, type AlarmItem } from '../lib/alarms';
+import { alarmCommand, alarmStore, isSilenced, LIST_LIMIT, mayDo, silence, silenceTone, soundingAlarms, type AlarmItem } from '../lib/alarms';
 import { describeError } from '../lib/api';
 import { formatTime } from '../lib/format';
 import { href } from '../lib/router';
@@ -36,7 +36,8 @@ const stillActive = (a: AlarmItem) => !a.annunciated && a.condition === 'active'
  * still active; the summary's counts when the list was cut short (past its 500).
  */
 function counts(items: AlarmItem[], summary: AlarmSummary | null) {
-  if (summary && summary.listed > items.length) {
+  // Only a full page of alarms was cut short; below that the events keep the list more current than the summary.
+  if (summary && items.length >= LIST_LIMIT && summary.listed > items.length) {
     const { P1, P2, other } = summary.by_priority;
     return { p1: P1.annunciated, p2: P2.annunciated, other: other.annunciated, active: summary.by_state.acknowledged_active + summary.by_state.latched };
   }

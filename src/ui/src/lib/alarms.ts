@@ -29,7 +29,8 @@ export interface AlarmStoreState {
 }
 
 const API = '/api/v1';
-const LIST_LIMIT = 500;
+/** The most the list answers at once; past it the top bar counts from the summary. */
+export const LIST_LIMIT = 500;
 const SUMMARY_MS = 30_000;
 
 const EMPTY: AlarmStoreState = { items: null, summary: null, reachable: true, unknownSince: null, error: null };
