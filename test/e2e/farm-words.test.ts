@@ -135,7 +135,7 @@ describe('farm words on operator screens', () => {
     await detail.locator('.command-done').waitFor();
     // acknowledged by the card's holder, by name (auth/people/list: an operator may not list the cards)
     await expect.poll(() => detail.locator('.acked-by').textContent()).toMatch(/^Barn operator, ([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/);
-    expect(await detail.locator('[data-state]').first().textContent()).toBe('Acknowledged, still active');
+    expect(await detail.locator('[data-state]').first().textContent()).toMatch(/^Acknowledged by Barn operator at ([01]\d|2[0-3]):[0-5]\d, still active$/);
     // the command's own result panel (CommandForm, another helper's) still lists the raw record: closed here
     await detail.locator('.command-done').getByRole('button', { name: 'Close' }).click();
     expect(await forbiddenOn(page)).toEqual([]);

@@ -65,13 +65,13 @@ describe('the farms\' alarms on the master\'s shell', () => {
     const hot = inbox.locator('li[data-alarm="sync-alarms:hot-2@green-acres"]');
     await hot.waitFor();
     expect(await hot.locator('.inbox-title').textContent()).toBe('north-barn · green-acres: House 2 too hot');
-    expect(await hot.getAttribute('data-state')).toBe('active');
+    expect(await hot.getAttribute('data-state')).toBe('unacknowledged_active');
     expect(await hot.locator('.inbox-meta').first().textContent()).toMatch(/^At the farm · since /);
     // Acknowledged at the farm, not here: no button for it on any farm alarm.
     expect(await inbox.locator('li[data-resource="sync-alarms"] [data-ack]').count()).toBe(0);
     expect(await inbox.locator('li[data-resource="sync-alarms"]').count()).toBe(3);
     const water = inbox.locator('li[data-alarm="sync-alarms:water-1@green-acres"]');
-    expect(await water.getAttribute('data-state')).toBe('acked-active');
+    expect(await water.getAttribute('data-state')).toBe('acknowledged_active');
     expect(await water.locator('[data-field="acked-at-farm"]').textContent()).toBe('Acknowledged at the farm by anna');
     expect(await inbox.locator('#inbox-scope-note').textContent()).toContain("The farms' alarms are listed as each farm's box reports them, and are acknowledged at the farm.");
     // The top bar: the farm's open P1 counts; its low alarm is listed, not annunciated.
@@ -107,14 +107,14 @@ describe('the farms\' alarms on the master\'s shell', () => {
     // A master hears nothing live from a push: the annunciator's periodic refresh (15 s) brings it.
     await push('east-barn', 'raised', { id: 'fan-4', severity: 'critical', priority: 'P1', state: 'active', title: 'House 4 fans stopped', ago: 0 });
     await expect.poll(() => count(page, 'data-p1'), { timeout: 30_000 }).toBe('2');
-    expect(await page.locator('#alarm-banner .alarm-banner-when').textContent()).toContain('1 more urgent');
+    expect(await page.locator('#alarm-banner .alarm-banner-when').textContent()).toContain('1 more');
     expect(await page.locator('#alarm-banner').getAttribute('data-alarm')).toBe('fan-4@hill-farm');
     expect(await page.locator('#alarm-banner .alarm-banner-what').textContent()).toBe('east-barn · hill-farm: House 4 fans stopped');
     // Acknowledged at the farm: synced up, it leaves the count and is listed as acknowledged there.
     await push('north-barn', 'acknowledged', { id: 'hot-2', severity: 'critical', priority: 'P1', state: 'acked', title: 'House 2 too hot', ago: 12, acknowledged_by: 'bert' });
     await expect.poll(() => count(page, 'data-p1'), { timeout: 30_000 }).toBe('1');
     const hot = page.locator('[data-inbox="embedded"] li[data-alarm="sync-alarms:hot-2@green-acres"]');
-    await expect.poll(() => hot.getAttribute('data-state')).toBe('acked-active');
+    await expect.poll(() => hot.getAttribute('data-state')).toBe('acknowledged_active');
     expect(await hot.locator('[data-field="acked-at-farm"]').textContent()).toBe('Acknowledged at the farm by bert');
     expect(problems).toEqual([]);
     await page.close();

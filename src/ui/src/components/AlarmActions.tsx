@@ -127,7 +127,10 @@ export function AlarmActions({ a, open, onOpen }: { a: AlarmViewItem; open?: boo
         <form class="alarm-form" id={`comment-${id}`} data-form="comment" onSubmit={(e) => void saveComment(e)}>
           <label class="alarm-field">
             <span>Comment: what you found or did</span>
-            <textarea name="text" rows={3} maxLength={COMMENT_MAX} value={comment} onInput={(e) => setComment(e.currentTarget.value)} />
+            <textarea name="text" rows={3} maxLength={COMMENT_MAX} value={comment} onInput={(e) => {
+                setComment(e.currentTarget.value);
+                setError('');
+              }} />
           </label>
           <div class="inbox-actions">
             <button type="submit" class="btn primary" disabled={busy !== null}>
@@ -145,13 +148,19 @@ export function AlarmActions({ a, open, onOpen }: { a: AlarmViewItem; open?: boo
           <p class="muted alarm-form-lead">A shelved alarm stays listed but does not sound, and comes back by itself when the time is up.</p>
           <label class="alarm-field">
             <span>Why (required)</span>
-            <input name="reason" type="text" maxLength={500} aria-required="true" value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+            <input name="reason" type="text" maxLength={500} aria-required="true" value={reason} onInput={(e) => {
+                setReason(e.currentTarget.value);
+                setError('');
+              }} />
           </label>
           <fieldset class="alarm-durations">
             <legend>For how long</legend>
             {SHELVE_CHOICES.map((c) => (
               <label key={c.minutes} class={`choice ${minutes === c.minutes ? 'chosen' : ''}`}>
-                <input type="radio" name={`minutes-${id}`} value={c.minutes} checked={minutes === c.minutes} onChange={() => setMinutes(c.minutes)} />
+                <input type="radio" name={`minutes-${id}`} value={c.minutes} checked={minutes === c.minutes} onChange={() => {
+                    setMinutes(c.minutes);
+                    setError('');
+                  }} />
                 {c.words}
               </label>
             ))}

@@ -91,3 +91,13 @@ export function story(a: AlarmViewItem, names: Names): StoryStep[] {
   a.comments.forEach((c, i) => steps.push({ key: `comment-${i}`, what: `Comment by ${nameOf(c.by, names)}: ${c.text}`, at: c.at }));
   return steps.sort((x, y) => Date.parse(x.at) - Date.parse(y.at));
 }
+
+/**
+ * The headline's place and title: a rule's title may already name the unit its own way ("Room
+ * room-9: Room temperature above the limit"); the place is then said once, in farm words.
+ */
+export function headline(a: Pick<AlarmViewItem, 'where' | 'title'>): { where: string | null; title: string } {
+  if (!a.where) return { where: null, title: a.title };
+  const title = a.title.replace(/^(?:house|room|field|pen|unit)\s+[^:]{1,40}:\s*/i, '') || a.title;
+  return { where: title.toLowerCase().includes(a.where.toLowerCase()) ? null : a.where, title };
+}

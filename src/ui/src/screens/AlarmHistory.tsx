@@ -4,7 +4,7 @@
 // nothing here needs anyone now. Read again when the store's summary changes (an alarm just ended).
 import { useEffect, useState } from 'preact/hooks';
 import { AlarmComments } from '../components/AlarmAccount';
-import { since, story, when } from '../components/alarm-words';
+import { headline, since, story, when } from '../components/alarm-words';
 import { alarmStore } from '../lib/alarms';
 import { describeError, getList, query } from '../lib/api';
 import { humanise } from '../lib/format';
@@ -20,6 +20,7 @@ function HistoryItem({ a }: { a: AlarmViewItem }) {
   const names = useObservable(people);
   const steps = story(a, names).filter((x) => !x.key.startsWith('comment-'));
   const over = a.cleared_at ?? a.reset_at;
+  const head = headline(a);
   return (
     <li class="inbox-item history-item tone-edge-muted" data-alarm={a.key} data-state={a.state} data-tone={a.tone} data-resource={a.resource}>
       <div class="inbox-line">
@@ -29,8 +30,8 @@ function HistoryItem({ a }: { a: AlarmViewItem }) {
           </span>
         ) : null}
         <span class="inbox-title">
-          {a.where && !a.title.toLowerCase().includes(a.where.toLowerCase()) ? <span class="inbox-where">{a.where}: </span> : null}
-          {a.title}
+          {head.where ? <span class="inbox-where">{head.where}: </span> : null}
+          {head.title}
         </span>
       </div>
       {a.cause && a.cause !== a.title ? <p class="inbox-cause">{a.cause}</p> : null}

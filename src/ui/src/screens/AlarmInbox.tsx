@@ -7,7 +7,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { AlarmAccount, AlarmComments } from '../components/AlarmAccount';
 import { AlarmActions } from '../components/AlarmActions';
-import { ackLine, since, STATE_BADGE, stateWords, when } from '../components/alarm-words';
+import { ackLine, headline, since, STATE_BADGE, stateWords, when } from '../components/alarm-words';
 import { useNow } from '../components/hooks';
 import { alarmStore, refreshAlarms } from '../lib/alarms';
 import { ApiError, describeError } from '../lib/api';
@@ -23,6 +23,7 @@ function InboxItem({ a, open, onOpen }: { a: AlarmViewItem; open: boolean; onOpe
   const now = useNow(30_000);
   const names = useObservable(people);
   const extraAck = ackLine(a, names);
+  const head = headline(a);
   return (
     <li class={`inbox-item tone-edge-${a.tone}`} data-alarm={a.key} data-state={a.state} data-tone={a.tone} data-resource={a.resource}>
       <div class="inbox-line">
@@ -36,8 +37,8 @@ function InboxItem({ a, open, onOpen }: { a: AlarmViewItem; open: boolean; onOpe
           </span>
         ) : null}
         <span class="inbox-title">
-          {a.where && !a.title.toLowerCase().includes(a.where.toLowerCase()) ? <span class="inbox-where">{a.where}: </span> : null}
-          {a.title}
+          {head.where ? <span class="inbox-where">{head.where}: </span> : null}
+          {head.title}
         </span>
       </div>
       {a.cause && a.cause !== a.title ? (
