@@ -84,6 +84,9 @@ let again = false;
 /** Events that came while a read was on the way: the answer may predate them, so it is read again. */
 let changedMeanwhile = false;
 let summaryTimer: ReturnType<typeof setInterval> | undefined;
+/** The live feed was up once since start, and then went down (a reconnect reads the list again). */
+let seenLive = false;
+let dropped = false;
 let offs: (() => void)[] = [];
 
 function markUnknown(err: unknown, since?: number): void {
@@ -158,6 +161,8 @@ export function refreshAlarms(): Promise<void> {
 export function startAlarms(): void {
   stopAlarms();
   running = true;
+  seenLive = false;
+  dropped = false;
   alarmStore.set({ ...EMPTY });
   void load();
   summaryTimer = setInterval(() => void checkSummary(), SUMMARY_MS);
@@ -169,10 +174,17 @@ export function startAlarms(): void {
       if (loading) changedMeanwhile = true;
       if (st.items) patch({ items: applyChange(st.items, a) });
     }),
-    // The WebSocket (re)connected: events may have been missed while it was down.
+    // The WebSocket reconnected: events may have been missed while it was down. (Its first
+    // connection follows the first read, and resumes from the events before it: no second read.)
     liveState.subscribe((state) => {
-      if (state === 'live') void load();
-      else if (state === 'offline') markUnknown(new ApiError(0, 'offline', 'The live feed is offline.'));
+      if (state === 'live') {
+        if (dropped) void load();
+        seenLive = true;
+        dropped = false;
+      } else if (seenLive && state !== 'stopped') {
+        dropped = true;
+      }
+      if (state === 'offline') markUnknown(new ApiError(0, 'offline', 'The live feed is offline.'));
     }),
     // Another read answered while the store was cut off: the box is back, read the alarms again.
     on('reachable', (up) => {
