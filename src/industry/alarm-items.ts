@@ -15,17 +15,18 @@ export function industryItem(row: AlarmEventRow): AlarmViewItem {
   const threshold = num(details.threshold);
   const comparator = str(details.comparator);
   const state = viewStateOf(row);
+  const returned = row.returned_at !== null;
   return {
     key: `industry-alarms:${row.id}`, resource: 'industry-alarms', id: row.id, tenant_id: row.tenant_id, site_id: row.site_id,
     industry: row.industry_code, unit_id: row.unit_id, where: placeOf(row.industry_code, row.unit_id), farm: null,
     title: row.title, cause: causeOf({ metric: row.metric, value: row.value, threshold, comparator, message: row.message }),
     metric: row.metric, value: row.value, threshold, comparator, priority: row.priority, severity: row.severity,
     condition: row.condition, alarm_state: row.alarm_state, state, annunciated: row.annunciated, urgent: row.urgent,
-    tone: toneOf({ state, condition: row.condition, priority: row.priority, severity: row.severity }),
+    tone: toneOf({ state, condition: returned ? 'returned' : row.condition, priority: row.priority, severity: row.severity }),
     comm_loss: row.metric === 'comm_loss', latched: row.latched, resettable: row.resettable, raise_count: row.raise_count,
     raised_at: row.raised_at, last_raised_at: row.last_raised_at || row.raised_at, returned_at: row.returned_at, cleared_at: row.cleared_at,
     reset_at: row.reset_at, reset_by: row.reset_by, acked_at: row.acked_at, acked_by: row.acked_by,
-    shelved_until: row.shelved ? row.shelved_until : null, shelved_by: row.shelved ? row.shelved_by : null, shelve_reason: row.shelved ? row.shelve_reason : null,
+    shelved_until: row.shelved ? row.shelved_until : null, shelved_at: row.shelved_at, shelved_by: row.shelved_by, shelve_reason: row.shelve_reason,
     sla_deadline_at: row.sla_deadline_at, comments: (row.comments ?? []).map(commentOf),
     applicable: state === 'normal' ? ['comment'] : industryActions(row),
   };

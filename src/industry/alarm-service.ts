@@ -189,7 +189,7 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
 
   /** status, alarm_state and listed from the condition and the acknowledgement (alarm-states.ts). */
   const derived = (row: AlarmEventRow) => {
-    const input = { condition: row.condition, acked: row.acked_at !== null, severity: row.severity, priority: row.priority, shelved: row.shelved, out_of_service: row.out_of_service };
+    const input = { condition: row.condition, acked: row.acked_at !== null, severity: row.severity, priority: row.priority, shelved: row.shelved, out_of_service: row.out_of_service, returned: row.returned_at !== null };
     const alarm_state = alarmStateOf(input);
     return { alarm_state, listed: listedIn(alarm_state), status: row.condition === 'cleared' ? 'cleared' as const : row.acked_at !== null ? 'acked' as const : 'active' as const, ...annunciationOf(input) };
   };
@@ -260,6 +260,7 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
           returned_at: null,
           shelved: false,
           shelved_until: null,
+          shelved_at: null,
           shelved_by: null,
           shelve_reason: null,
           comments: null,
@@ -359,7 +360,7 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
       if (open.latched) {
         // The process returned, the alarm stays: an admin resets it (commands/reset).
         if (open.returned_at) return open;
-        const [row] = await db.transaction(async () => stage('returned', (await db.orm.update(t()).set({ returned_at: now } as never).where(and(eq(c('id'), open.id), eq(c('condition'), 'active'))).returning()) as AlarmEventRow[]));
+        const [row] = await db.transaction(async () => stage('returned', await settle((await db.orm.update(t()).set({ returned_at: now } as never).where(and(eq(c('id'), open.id), eq(c('condition'), 'active'))).returning()) as AlarmEventRow[])));
         if (!row) return undefined;
         await audit(row, input.actor, 'alarm.return', { latched: true });
         emit('returned', row);
@@ -401,7 +402,7 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
         throw new ApiError('lifecycle_conflict', `alarm ${current.id} is cleared; only an active alarm is shelved`, [{ field: 'id', reason: 'condition_cleared' }]);
       }
       const until = new Date(now.getTime() + Math.min(input.minutes, SHELVE_MAX_MIN) * 60_000).toISOString();
-      const [row] = await services.db.transaction(async () => stage('shelved', await settle((await services.db.orm.update(t()).set({ shelved: true, shelved_until: until, shelved_by: input.actor, shelve_reason: input.reason } as never)
+      const [row] = await services.db.transaction(async () => stage('shelved', await settle((await services.db.orm.update(t()).set({ shelved: true, shelved_at: now.toISOString(), shelved_until: until, shelved_by: input.actor, shelve_reason: input.reason } as never)
         .where(and(...mine(input))).returning()) as AlarmEventRow[])));
       await audit(row!, input.actor, 'alarm.shelve', { reason: input.reason, minutes: input.minutes, shelved_until: until });
       emit('shelved', row!);
@@ -411,7 +412,7 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
     async unshelve(input) {
       const current = await load(input);
       if (!current.shelved) throw new ApiError('lifecycle_conflict', `alarm ${current.id} is not shelved`, [{ field: 'id', reason: 'not_shelved' }]);
-      const [row] = await services.db.transaction(async () => stage('unshelved', await settle((await services.db.orm.update(t()).set({ shelved: false, shelved_until: null, shelved_by: null, shelve_reason: null } as never)
+      const [row] = await services.db.transaction(async () => stage('unshelved', await settle((await services.db.orm.update(t()).set({ shelved: false, shelved_until: null } as never)
         .where(and(...mine(input), eq(c('shelved'), true))).returning()) as AlarmEventRow[])));
       if (!row) return load(input);
       await audit(row, input.actor, 'alarm.unshelve', { expired: false });
@@ -420,7 +421,7 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
     },
 
     async expireShelves(now) {
-      const rows = await services.db.transaction(async () => stage('shelve_expired', await settle((await services.db.orm.update(t()).set({ shelved: false, shelved_until: null, shelved_by: null, shelve_reason: null } as never)
+      const rows = await services.db.transaction(async () => stage('shelve_expired', await settle((await services.db.orm.update(t()).set({ shelved: false, shelved_until: null } as never)
         .where(and(eq(c('shelved'), true), lte(c('shelved_until'), now.toISOString()))).returning()) as AlarmEventRow[])));
       for (const row of rows) {
         await audit(row, 'alarm-shelve-expiry', 'alarm.unshelve', { expired: true });

@@ -37,6 +37,8 @@ export const listedIn = (state: AlarmState): boolean => state !== 'normal';
 export interface AnnunciationInput extends StateInput {
   shelved?: boolean;
   out_of_service?: boolean;
+  /** A latched alarm whose readings returned: still active (it waits for a reset), but the process is back. */
+  returned?: boolean;
 }
 
 /** P1, or critical/high where the alarm has no priority (a site alarm): what sounds. */
@@ -47,11 +49,12 @@ export const urgentPriority = (a: Pick<StateInput, 'severity' | 'priority'>): bo
  * Annunciated: it needs a person now, so the top bar counts it (ISA-18.2: unacknowledged, active
  * or returned, and not suppressed). Urgent: it sounds (tone, banner, siren of P1): annunciated
  * with its condition present and of urgent priority. A returned unacknowledged alarm is
- * annunciated (shown "back to normal, acknowledge") but never sounds.
+ * annunciated (shown "back to normal, acknowledge") but never sounds; so is a latched one whose
+ * readings returned (it stays until an admin resets it, but the process is back).
  */
 export function annunciationOf(a: AnnunciationInput): { annunciated: boolean; urgent: boolean } {
   const state = alarmStateOf(a);
   const suppressed = a.shelved === true || a.out_of_service === true;
   const annunciated = !suppressed && (state === 'unacknowledged_active' || state === 'unacknowledged_cleared');
-  return { annunciated, urgent: annunciated && a.condition === 'active' && urgentPriority(a) };
+  return { annunciated, urgent: annunciated && a.condition === 'active' && a.returned !== true && urgentPriority(a) };
 }

@@ -66,7 +66,10 @@ export interface AlarmViewItem {
   reset_by: string | null;
   acked_at: string | null;
   acked_by: string | null;
+  /** While shelved: when it comes back by itself; null when not shelved. */
   shelved_until: string | null;
+  /** The last shelve, kept after it ended (the alarm's history): when, who, why. */
+  shelved_at: string | null;
   shelved_by: string | null;
   shelve_reason: string | null;
   sla_deadline_at: string | null;
@@ -97,7 +100,8 @@ export function viewStateOf(a: { alarm_state: AlarmViewItem['alarm_state']; shel
 /**
  * Colour means priority (issue 32): red only for an active P1 (or critical/high without a
  * priority), acknowledged or not; amber for any other active alarm and for one back to normal and
- * not yet acknowledged; grey for the suppressed and the past.
+ * not yet acknowledged (`condition` 'returned' for a latched alarm whose readings returned); grey
+ * for the suppressed and the past.
  */
 export function toneOf(a: { state: ViewState; condition: string; priority: string | null; severity: string }): AlarmTone {
   if (a.state === 'normal' || a.state === 'shelved' || a.state === 'out_of_service') return 'muted';

@@ -84,7 +84,8 @@ describe.each(DIALECTS)('alarm view (%s)', (dialect) => {
       ['acknowledged', () => op.post('/api/v1/industry-alarms/commands/ack', { id }), { state: 'acknowledged_active', annunciated: false, urgent: false, tone: 'alarm', acked_by: 'op-a' }],
       ['commented', () => op.post('/api/v1/industry-alarms/commands/comment', { id, text: 'fans checked' }), { state: 'acknowledged_active' }],
       ['shelved', () => op.post('/api/v1/industry-alarms/commands/shelve', { id, reason: 'sensor swap', minutes: 30 }), { state: 'shelved', tone: 'muted', shelve_reason: 'sensor swap' }],
-      ['unshelved', () => op.post('/api/v1/industry-alarms/commands/unshelve', { id }), { state: 'acknowledged_active', shelved_until: null }],
+      // The last shelve's who, when and why stay for the history; shelved_until says it is over.
+      ['unshelved', () => op.post('/api/v1/industry-alarms/commands/unshelve', { id }), { state: 'acknowledged_active', shelved_until: null, shelved_by: 'op-a', shelve_reason: 'sensor swap' }],
       ['out_of_service', () => admin.post('/api/v1/industry-alarms/commands/out-of-service', { industry_code: 'swine', unit_id: 'room-1', reason: 'washing' }), { state: 'out_of_service', tone: 'muted' }],
       ['returned_to_service', () => admin.post('/api/v1/industry-alarms/commands/return-to-service', { industry_code: 'swine', unit_id: 'room-1' }), { state: 'acknowledged_active' }],
       ['reset', () => admin.post('/api/v1/industry-alarms/commands/reset', { id, comment: 'replaced' }), { state: 'normal', condition: 'cleared', reset_by: 'admin-a', tone: 'muted' }],
@@ -122,7 +123,8 @@ describe.each(DIALECTS)('alarm view (%s)', (dialect) => {
     const latched = await raise({ unit_id: 'room-4', rule_id: 'r:latched', latched: true, title: 'Room 4: froze' });
     const ret = await step(() => server.services.industryAlarms.clear({ tenant_id: 'tA', industry_code: 'swine', unit_id: 'room-4', rule_id: 'r:latched', actor: 'test' }));
     expect(ret.bus.map((e) => e.kind)).toEqual(['returned']);
-    expect(await itemOf(op, latched.event.id)).toMatchObject({ state: 'latched', condition: 'active', urgent: true, applicable: ['ack', 'comment', 'shelve', 'reset'] });
+    // Still active until an admin resets it, counted, but the process is back: it no longer sounds, and is amber.
+    expect(await itemOf(op, latched.event.id)).toMatchObject({ state: 'latched', condition: 'active', annunciated: true, urgent: false, tone: 'warn', applicable: ['ack', 'comment', 'shelve', 'reset'] });
   });
 
   it('a P2 communication loss reaches the stream; an alarm raised out of service is neither annunciated nor urgent', async () => {

@@ -44,7 +44,7 @@ describe.each(DIALECTS)('industry alarms (%s)', (dialect) => {
       const bridged = events.filter((e) => e.event !== 'alarm_changed');
       expect(bridged, severity).toHaveLength(1);
       expect(bridged[0]).toMatchObject({ status, event: 'alarm_raised', source: 'swine-alarms', tenant_id: 'tA', site_id: 'farm-1', correlation_id: corr });
-      expect(bridged[0].details).toMatchObject({ alarm_id: r.body.item.id, severity, industry_code: 'swine' });
+      expect(bridged[0]!.details).toMatchObject({ alarm_id: r.body.item.id, severity, industry_code: 'swine' });
     }
     const audit = (await master.get(`/api/v1/audit/list?correlation_id=corr-critical-${dialect}`)).body.items;
     expect(audit.map((a: { action: string }) => a.action)).toContain('alarm.raise');

@@ -171,7 +171,8 @@ export function createAlarmRelay({ services, field, industryAlarms }: Deps) {
   async function drivingAlarms(tenant: string, priorities: readonly string[]): Promise<number> {
     if (priorities.length === 0) return 0;
     const { db } = services;
-    const conds = [...candidates(tenant, priorities), eq(colOf(industryAlarmEvents, db, 'annunciated'), true)];
+    // Not a latched alarm whose readings returned: it waits for a reset, but the process is back, and it does not sound on the tablets either (urgent is false).
+    const conds = [...candidates(tenant, priorities), eq(colOf(industryAlarmEvents, db, 'annunciated'), true), isNull(colOf(industryAlarmEvents, db, 'returned_at'))];
     const [row] = (await db.orm.select({ n: sql<number | string>`count(*)` }).from(tableOf(industryAlarmEvents, db)).where(and(...conds))) as { n: number | string }[];
     return Number(row?.n ?? 0);
   }

@@ -23,6 +23,6 @@ export function farmItem(row: SyncAlarmRow): AlarmViewItem {
     tone: toneOf({ state, condition, priority: row.priority ?? (p1 ? 'P1' : null), severity: row.severity }),
     comm_loss: false, latched: false, resettable: false, raise_count: 1, raised_at: row.raised_at, last_raised_at: row.raised_at,
     returned_at: null, cleared_at: null, reset_at: null, reset_by: null, acked_at: null, acked_by: row.acknowledged_by,
-    shelved_until: null, shelved_by: null, shelve_reason: null, sla_deadline_at: null, comments: [], applicable: [],
+    shelved_until: null, shelved_at: null, shelved_by: null, shelve_reason: null, sla_deadline_at: null, comments: [], applicable: [],
   };
 }

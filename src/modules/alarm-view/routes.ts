@@ -31,7 +31,8 @@ const ITEM_FIELDS: Record<string, Record<string, unknown>> = {
   latched: { type: 'boolean' }, resettable: { type: 'boolean' }, raise_count: { type: 'integer' },
   raised_at: { type: 'string', format: 'date-time' }, last_raised_at: { type: 'string', format: 'date-time' },
   returned_at: ntime, cleared_at: ntime, reset_at: ntime, reset_by: nstr, acked_at: ntime, acked_by: nstr,
-  shelved_until: ntime, shelved_by: nstr, shelve_reason: nstr, sla_deadline_at: ntime,
+  shelved_until: { ...ntime, description: 'While shelved: when it comes back by itself.' },
+  shelved_at: { ...ntime, description: 'The last shelve (kept after it ended, with shelved_by and shelve_reason): when.' }, shelved_by: nstr, shelve_reason: nstr, sla_deadline_at: ntime,
   comments: { type: 'array', items: { type: 'object', required: ['text', 'by', 'at'], properties: { text: { type: 'string' }, by: { type: 'string' }, at: { type: 'string', format: 'date-time' } } } },
   applicable: { type: 'array', items: { enum: [...ALARM_ACTIONS] }, description: 'The commands that apply to the alarm in its state; whether the caller\'s role may run each is the policy\'s (auth/me permissions), checked again by the command.' },
 };

@@ -13,7 +13,7 @@ export function siteItem(row: AlarmRow): AlarmViewItem {
     condition: row.condition, alarm_state: row.alarm_state, state, annunciated: row.annunciated, urgent: row.urgent,
     tone: toneOf({ state, condition: row.condition, priority: null, severity: row.severity }), comm_loss: false, latched: false, resettable: false,
     raise_count: 1, raised_at: row.raised_at, last_raised_at: row.raised_at, returned_at: null, cleared_at: row.cleared_at, reset_at: null, reset_by: null,
-    acked_at: row.acknowledged_at, acked_by: row.acknowledged_by, shelved_until: null, shelved_by: null, shelve_reason: null, sla_deadline_at: null,
+    acked_at: row.acknowledged_at, acked_by: row.acknowledged_by, shelved_until: null, shelved_at: null, shelved_by: null, shelve_reason: null, sla_deadline_at: null,
     comments: row.comment && row.acknowledged_by && row.acknowledged_at ? [{ text: row.comment, by: row.acknowledged_by, at: row.acknowledged_at }] : [],
     applicable: row.state === 'open' ? ['ack'] : [],
   };
