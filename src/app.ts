@@ -1,11 +1,13 @@
 // Builds the Hono app from the module manifests: shared middleware, every module's routes
 // through the kit's pipeline, and one error handler. No business logic lives here.
 import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError } from './kernel/errors.js';
 import { requestHeader } from './kernel/headers.js';
+import { changesState, crossSiteReason, cspFor, HSTS, wantsHsts } from './kernel/web-policy.js';
 import { errorResponse as respondError } from './kernel/envelope.js';
 import { mountRoute, honoPath, requestPath, type AnyRoute, type Guards } from './kernel/route.js';
 import { StaticFirstRouter } from './kernel/router.js';
@@ -57,20 +59,31 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
     const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
     const onNode = typeof outgoing?.setHeader === 'function' && !outgoing.headersSent;
     const common = onNode ? (name: string, value: string) => void outgoing.setHeader(name, value) : c.header;
+    const path = requestPath(c.req.url);
+    // Every answer carries the browser policy (src/kernel/web-policy.ts): a JSON answer opened
+    // as a page, or an error page, is framed or scripted no more than the shell.
+    const csp = cspFor(path);
+    const socket = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket as TLSSocket | undefined;
+    const hsts = wantsHsts(socket?.encrypted === true, socket?.remoteAddress);
     common('x-request-id', requestId);
     common('x-content-type-options', 'nosniff');
     common('referrer-policy', 'no-referrer');
+    common('content-security-policy', csp);
+    common('x-frame-options', 'DENY');
+    if (hsts) common('strict-transport-security', HSTS);
     await next();
     // Elsewhere (app.request()), a Response returned by a handler does not carry c.header()'s values.
     if (!onNode && !c.res.headers.has('x-request-id')) {
       c.header('x-request-id', requestId);
       c.header('x-content-type-options', 'nosniff');
       c.header('referrer-policy', 'no-referrer');
+      c.header('content-security-policy', csp);
+      c.header('x-frame-options', 'DENY');
+      if (hsts) c.header('strict-transport-security', HSTS);
     }
     // The entry is built only when its level is written (a box at log level warn skips it). Where
-    // info is not written debug is not either, and the path is not even looked at.
+    // info is not written debug is not either.
     if (services.log.enabled && !services.log.enabled('info')) return;
-    const path = requestPath(c.req.url);
     const quiet = QUIET_PATHS.has(path);
     if (services.log.enabled && !services.log.enabled(quiet ? 'debug' : 'info')) return;
     const entry = {
@@ -97,6 +110,19 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
       }
     }
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+    // A page of another origin must not write through the box's cookie (nor log a browser in):
+    // refused before any route, body or session is looked at. Bearer clients hold no ambient
+    // credential a page could borrow, so they are not asked.
+    if (changesState(c.req.method) && requestHeader(c, 'authorization') === undefined) {
+      const reason = crossSiteReason({ origin: requestHeader(c, 'origin'), secFetchSite: requestHeader(c, 'sec-fetch-site'), host: requestHeader(c, 'host') });
+      if (reason) {
+        services.security?.record({
+          category: 'access', result: 'deny', event: 'origin_check', method: c.req.method, path: requestPath(c.req.url), reason,
+          client_address: (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress, request_id: c.get('requestId'), route_context: c.get('routeContext'),
+        });
+        throw new ApiError('cross_site_request', `refused: a page of another origin cannot change anything on this box (${reason})`);
+      }
+    }
     // A body with a Content-Length is exactly that long (Node's parser reads no more): its size is
     // checked from the Node headers, as bodyLimit would, because bodyLimit asks the web Request,
     // which @hono/node-server then builds (with a stream around the body) for every POST. A

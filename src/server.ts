@@ -26,7 +26,9 @@ import { composeServices, Runtimes, StartupError } from './compose.js';
 import type { Clock } from './kernel/clock.js';
 import { httpsPortOf, type Config } from './config.js';
 import { BoxTls } from './runtime/tls.js';
-import { plainHttpFetch, type NodeFetch } from './runtime/tls-http.js';
+import { tightenDataDir } from './runtime/data-dir.js';
+import { plainHttpFetch, plainUpgrade, type HttpsInfo, type NodeFetch } from './runtime/tls-http.js';
+import { refuseUpgradeWith } from './realtime/upgrade.js';
 import pkg from '../package.json' with { type: 'json' };
 
 export interface RunningServer {
@@ -107,8 +109,9 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
   });
   const app = createApp(services, MODULES, opts.guards ?? createAccessGuards(services, () => services.security));
   // LAN clients are sent to HTTPS once it listens (services.tls set); until then HTTP serves all.
-  const server = await listen(plainHttpFetch(app.fetch, () => services.tls?.httpsPort), config);
-  server.on('upgrade', services.upgrades.handle);
+  const httpsInfo: HttpsInfo = () => (services.tls ? { port: services.tls.httpsPort, names: services.tls.box.material.names } : undefined);
+  const server = await listen(plainHttpFetch(app.fetch, httpsInfo), config);
+  server.on('upgrade', plainUpgrade(services.upgrades.handle, httpsInfo, (socket, message) => refuseUpgradeWith(socket, 'https_required', message)));
   server.on('clientError', clientErrorHandler(log));
   const port = (server.address() as AddressInfo).port;
   const url = shownUrl('http', config.host, port);
@@ -139,6 +142,10 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
       onIdleError: (err) => log.warn('database connection lost; it will reconnect', { error: err.message }),
       cleanStop: { onCheck: ({ ms }) => log.warn('the last run did not stop cleanly: the database was checked whole', { result: 'ok', ms }) },
     });
+    // Whoever made the data directory and its files, they are the service's alone from here on.
+    const tightened = tightenDataDir(config.data_dir);
+    if (tightened.changed.length) log.warn('made files in the data directory owner-only', { changed: tightened.changed.slice(0, 20), count: tightened.changed.length, dir_mode: '0700', file_mode: '0600' });
+    if (tightened.failed.length) log.error('files in the data directory are readable by others and are not this service\'s to change', { files: tightened.failed.slice(0, 20), count: tightened.failed.length });
     lifecycle.reason = 'applying migrations';
     const ran = await migrateAll(db);
     if (ran.length) log.info('migrations applied', { migrations: ran, engine: db.engine });

@@ -24,6 +24,19 @@ export function clientAddress(c: AppContext): string | undefined {
   }
 }
 
+/**
+ * Whether a client address is the panel's (panel_addresses): the only place a card logs in and the
+ * only one told where the box keeps its files. An IPv4-mapped IPv6 address counts as its IPv4.
+ */
+export function atPanel(config: Pick<Services['config'], 'panel_addresses'>, address: string | undefined): boolean {
+  if (!address) return false;
+  const plain = address.toLowerCase().startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+  return config.panel_addresses.split(',').some((a) => {
+    const listed = a.trim().toLowerCase();
+    return listed === address.toLowerCase() || listed === plain;
+  });
+}
+
 /** The session token of a request: the bearer header, else the session cookie. */
 export function presentedToken(c: Context): string | undefined {
   const header = requestHeader(c, 'authorization');

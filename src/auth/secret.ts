@@ -1,8 +1,9 @@
 // The HS256 session key: from configuration, or generated once into the data directory with
 // mode 0600. It is imported once at start and never logged.
 import { randomBytes, createSecretKey, type KeyObject } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeDataDir } from '../runtime/data-dir.js';
 
 export class SecretError extends Error {}
 
@@ -19,7 +20,7 @@ export function loadSessionKey(opts: { secret: string; dataDir: string }): { key
     if (raw.length < 43) throw new SecretError(`session key file ${file} is too short; delete it to generate a new one (this logs everyone out)`);
     return { key: createSecretKey(Buffer.from(raw, 'base64url')), source: 'file' };
   }
-  mkdirSync(opts.dataDir, { recursive: true, mode: 0o750 });
+  makeDataDir(opts.dataDir);
   const raw = randomBytes(32).toString('base64url');
   try {
     writeFileSync(file, `${raw}\n`, { mode: 0o600, flag: 'wx' });

@@ -1,12 +1,13 @@
 // Opens the database named by the configuration: a SQLite file (default), a PostgreSQL server
 // (postgres:// URL) or an in-process PGlite (pglite: URL, for tests and laptops without a server).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { existsSync, mkdirSync, accessSync, chmodSync, constants, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, accessSync, chmodSync, constants, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql, type SQL } from 'drizzle-orm';
 import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { betterSqlite3Binding } from '../runtime/native.js';
+import { makeDataDir } from '../runtime/data-dir.js';
 import { readWorker } from './read-worker.js';
 import { offloadWalCheckpoints } from './wal-checkpoint.js';
 import { routedStatement, type RoutedStatement } from './routed-statement.js';
@@ -119,7 +120,7 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
   const { default: BetterSqlite3 } = await import('better-sqlite3');
   const { drizzle } = await import('drizzle-orm/better-sqlite3');
   try {
-    if (!existsSync(dataDir)) mkdirSync(dataDir, { recursive: true, mode: 0o750 });
+    makeDataDir(dataDir);
     if (!statSync(dataDir).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     accessSync(dataDir, constants.W_OK | constants.R_OK);
   } catch (err) {

@@ -2,8 +2,14 @@
 // 'upgrade' request to this router; modules register a handler for a path in their runtime.
 // The router tracks upgraded sockets so a stopping service can close them at once (an upgraded
 // socket is no longer an HTTP connection, so server.close() alone would wait for it).
+// Before any handler it applies the box's rules for every WebSocket: none opened from a page of
+// another origin, and no session token in a query string over plain HTTP from the LAN.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
+import { ERROR_CODES, type ErrorCode } from '../kernel/errors.js';
+import { crossSiteReason } from '../kernel/web-policy.js';
+import { isLoopback } from '../runtime/tls-http.js';
 
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void | Promise<void>;
 
@@ -35,6 +41,26 @@ export function refuseUpgrade(socket: Duplex, status: number, body: unknown, hea
   else socket.destroy();
 }
 
+/** Refuses an upgrade with the API's error envelope. */
+export function refuseUpgradeWith(socket: Duplex, code: ErrorCode, message: string): void {
+  refuseUpgrade(socket, ERROR_CODES[code].status, { error: { code, message, details: [] }, meta: { request_id: 'upgrade', timestamp: new Date().toISOString() } });
+}
+
+const header = (req: IncomingMessage, name: string): string | undefined => {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+};
+
+/** Why the box refuses this upgrade whatever its path, or undefined. */
+export function upgradeRefusal(req: IncomingMessage, url: URL): { code: ErrorCode; message: string } | undefined {
+  const crossSite = crossSiteReason({ origin: header(req, 'origin'), secFetchSite: header(req, 'sec-fetch-site'), host: header(req, 'host') });
+  if (crossSite) return { code: 'cross_site_request', message: `refused: a page of another origin cannot open this box's WebSocket (${crossSite})` };
+  if (url.searchParams.has('access_token') && (req.socket as TLSSocket).encrypted !== true && !isLoopback(req.socket.remoteAddress)) {
+    return { code: 'https_required', message: 'refused: a session token in the query string crosses the LAN in clear; connect with wss:// to the HTTPS port' };
+  }
+  return undefined;
+}
+
 export function createUpgradeRouter(onError: (err: Error) => void = () => undefined): UpgradeRouter {
   const handlers = new Map<string, UpgradeHandler>();
   const closers = new Map<string, () => void>();
@@ -51,9 +77,15 @@ export function createUpgradeRouter(onError: (err: Error) => void = () => undefi
       };
     },
     handle(req, socket, head) {
-      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      const url = new URL(req.url ?? '/', 'http://x');
+      const path = url.pathname;
       const handler = handlers.get(path);
       socket.on('error', () => socket.destroy());
+      const refusal = upgradeRefusal(req, url);
+      if (refusal) {
+        refuseUpgradeWith(socket, refusal.code, refusal.message);
+        return;
+      }
       if (!handler) {
         refuseUpgrade(socket, 404, { error: { code: 'not_found', message: `no WebSocket endpoint at ${path}`, details: [] }, meta: { request_id: 'upgrade', timestamp: new Date().toISOString() } });
         return;

@@ -287,7 +287,7 @@ export async function restoreDatabase(config: Config, from: string, moduleIds: r
     own(tls);
     for (const name of CA_FILES) {
       const path = join(tls, name);
-      writeAtomically(path, files.get(`tls-${name}`) as Buffer, name.endsWith('.key') ? 0o600 : 0o644);
+      writeAtomically(path, files.get(`tls-${name}`) as Buffer, 0o600);
       own(path);
     }
     // Issued again from the restored CA at the next start.

@@ -12,6 +12,7 @@ import { sql } from 'drizzle-orm';
 import { loadConfig, type Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { isBundled } from './native.js';
+import { DATA_FILE_MODE, makeDataDir } from './data-dir.js';
 
 /** The configuration file `cabinet serve` was started with (set by src/main.ts). */
 let configFile: string | undefined;
@@ -66,7 +67,9 @@ export function boxIdentity(dataDir: string): BoxIdentity {
   } else {
     id = { tenant_id: `farm-${randomBytes(4).toString('hex')}`, site_id: siteIdFromHost(hostname()) };
     try {
-      writeFileSync(file, `${JSON.stringify(id, null, 2)}\n`, { flag: 'wx', mode: 0o644 });
+      // Owner-only like everything in the data directory: nothing on the box needs others to read it.
+      makeDataDir(dataDir);
+      writeFileSync(file, `${JSON.stringify(id, null, 2)}\n`, { flag: 'wx', mode: DATA_FILE_MODE });
     } catch (err) {
       // Another process (the CLI beside the service) wrote it first: theirs holds.
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;

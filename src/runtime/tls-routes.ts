@@ -5,7 +5,7 @@
 import { defineRoute, type AnyRoute } from '../kernel/route.js';
 import { ApiError } from '../kernel/errors.js';
 import type { Services } from '../kernel/context.js';
-import { hostOf, isLoopback } from './tls-http.js';
+import { boxNameAsked } from './tls-http.js';
 import { lanAddress } from './tls-names.js';
 import type { TlsService } from './tls.js';
 
@@ -16,13 +16,13 @@ const tlsOf = (services: Services): TlsService => {
 
 const fileName = (tls: TlsService) => `cabinet-ca-${tls.box.material.caFingerprint.replace(/:/g, '').slice(0, 8).toLowerCase()}`;
 
-/** The host a tablet uses: the one it asked for, or the box's LAN address when the panel asked on loopback. */
+/** The host a tablet uses: the box's name it asked for, or the box's LAN address (the panel asked on loopback, or a name not the box's). */
 function tabletHost(hostHeader: string | undefined, tls: TlsService): string {
-  const asked = hostOf(hostHeader);
-  const bare = asked?.replace(/^\[|\]$/g, '');
-  if (asked && bare !== 'localhost' && !isLoopback(bare)) return asked;
-  const lan = lanAddress(tls.box.material.names);
-  return lan ? (lan.includes(':') ? `[${lan}]` : lan) : (asked ?? '127.0.0.1');
+  const names = tls.box.material.names;
+  const own = boxNameAsked(hostHeader, names);
+  if (own) return own;
+  const lan = lanAddress(names);
+  return lan ? (lan.includes(':') ? `[${lan}]` : lan) : '127.0.0.1';
 }
 
 const CA_INFO_SCHEMA = {

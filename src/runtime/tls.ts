@@ -105,7 +105,8 @@ export async function ensureTls(opts: TlsOptions): Promise<TlsCheck> {
     const { issueCa } = await import('./tls-issue.js');
     const made = await issueCa(hostname, now);
     writeSecret(join(dir, 'ca.key'), made.keyPem, 0o600);
-    writeSecret(join(dir, 'ca.crt'), made.certPem, 0o644);
+    // Certificates are public, but the data directory is owner-only throughout (src/runtime/data-dir.ts).
+    writeSecret(join(dir, 'ca.crt'), made.certPem, 0o600);
     ca = { cert: new X509Certificate(made.certPem), ...made };
     caIssued = true;
   }
@@ -115,7 +116,7 @@ export async function ensureTls(opts: TlsOptions): Promise<TlsCheck> {
     const { issueServer } = await import('./tls-issue.js');
     const made = await issueServer(ca, names, hostname, now);
     writeSecret(join(dir, 'server.key'), made.keyPem, 0o600);
-    writeSecret(join(dir, 'server.crt'), made.certPem, 0o644);
+    writeSecret(join(dir, 'server.crt'), made.certPem, 0o600);
     server = { cert: new X509Certificate(made.certPem), ...made };
   }
   const out: TlsCheck = { material: material(ca, server, names) };

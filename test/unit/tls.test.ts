@@ -48,7 +48,9 @@ describe('the box\'s certificate authority and server certificate', () => {
     expect(mode(tlsDir(dir))).toBe('700');
     expect(mode(join(tlsDir(dir), 'ca.key'))).toBe('600');
     expect(mode(join(tlsDir(dir), 'server.key'))).toBe('600');
-    expect(mode(join(tlsDir(dir), 'ca.crt'))).toBe('644');
+    // The certificate is public, but nothing in the data directory is anyone else's to read.
+    expect(mode(join(tlsDir(dir), 'ca.crt'))).toBe('600');
+    expect(mode(join(tlsDir(dir), 'server.crt'))).toBe('600');
 
     const ca = read(dir, 'ca.crt');
     const leaf = read(dir, 'server.crt');
@@ -182,10 +184,18 @@ describe('the box\'s names', () => {
 
 describe('plain HTTP redirect rules', () => {
   const req = (url: string, remote: string, host?: string, local = '10.213.0.1') => ({ url, headers: { host }, socket: { remoteAddress: remote, localAddress: local } });
+  const names = { dns: ['box', 'box.local', 'localhost'], ips: ['10.213.0.1', '127.0.0.1', '::1', 'fd00::2'] };
   it('sends LAN clients to HTTPS with path and query, keeps loopback, the probes and the CA on HTTP', () => {
-    expect(redirectTarget(req('/#x', '10.213.0.2', '10.213.0.1:8080'), 8443)).toBe('https://10.213.0.1:8443/#x');
-    expect(redirectTarget(req('/api/v1/alarms?limit=5', '10.213.0.2', 'box.local:8080'), 8443)).toBe('https://box.local:8443/api/v1/alarms?limit=5');
-    expect(redirectTarget(req('/', '::ffff:10.213.0.2', '[fd00::2]:8080'), 443)).toBe('https://[fd00::2]/');
+    expect(redirectTarget(req('/#x', '10.213.0.2', '10.213.0.1:8080'), 8443, names)).toBe('https://10.213.0.1:8443/#x');
+    // One of the box's own names is kept; any other host (issue 33) is not reflected.
+    expect(redirectTarget(req('/api/v1/alarms?limit=5', '10.213.0.2', 'Box.local:8080'), 8443, names)).toBe('https://box.local:8443/api/v1/alarms?limit=5');
+    expect(redirectTarget(req('/api/v1/alarms?limit=5', '10.213.0.2', 'elsewhere.example'), 8443, names)).toBe('https://10.213.0.1:8443/api/v1/alarms?limit=5');
+    expect(redirectTarget(req('/', '10.213.0.2', 'localhost:8080'), 8443, names)).toBe('https://10.213.0.1:8443/');
+    expect(redirectTarget(req('/', '10.213.0.2', '127.0.0.1:8080'), 8443, names)).toBe('https://10.213.0.1:8443/');
+    expect(redirectTarget(req('/', '10.213.0.2', 'box.local'), 8443)).toBe('https://10.213.0.1:8443/');
+    expect(redirectTarget(req('/', '::ffff:10.213.0.2', '[fd00::2]:8080', 'fd00::2'), 443, names)).toBe('https://[fd00::2]/');
+    // A listener on :: sees an IPv4 client's box address as ::ffff:a.b.c.d, which no certificate names.
+    expect(redirectTarget(req('/', '::ffff:10.213.0.2', 'evil.example', '::ffff:10.213.0.1'), 8443, names)).toBe('https://10.213.0.1:8443/');
     for (const path of ['/health', '/live', '/ready', '/ready?x=1', '/ca.crt', '/ca.pem', '/ca.json']) expect(redirectTarget(req(path, '10.213.0.2', 'b'), 8443)).toBeUndefined();
     for (const remote of ['127.0.0.1', '127.0.1.1', '::1', '::ffff:127.0.0.1']) expect(redirectTarget(req('/', remote, 'localhost:8080'), 8443)).toBeUndefined();
     // HTTPS not listening: nothing is redirected.

@@ -6,7 +6,7 @@ import { ApiError } from '../../kernel/errors.js';
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../kernel/route.js';
 import type { Caller, Services } from '../../kernel/context.js';
 import { Store } from '../../db/store.js';
-import { clientAddress, SESSION_COOKIE } from '../../auth/guard.js';
+import { atPanel, clientAddress, SESSION_COOKIE } from '../../auth/guard.js';
 import { scopeString, isPasskeySubject } from '../../auth/scope.js';
 import { Challenges, publicStatus, type ChallengeRow } from '../../auth/challenges.js';
 import { Throttle } from '../../auth/throttle.js';
@@ -45,7 +45,7 @@ const statusItem = {
   properties: {
     ...sessionItem.properties,
     setup_required: { type: 'boolean', description: 'True while no active admin passkey exists: the first admin card must be issued on the box before anyone can log in.' },
-    setup_hint: { type: 'string', description: 'Only while setup_required: the exact command that issues the first admin card on this box (run it in a shell on the box).' },
+    setup_hint: { type: 'string', description: 'Only while setup_required, and only to the panel (panel_addresses): the exact command that issues the first admin card on this box (run it in a shell on the box).' },
   },
 };
 
@@ -105,7 +105,7 @@ export const loginRoutes: AnyRoute[] = [
     handler: async (ctx) => {
       checkThrottle(ctx);
       const address = clientAddress(ctx.c);
-      if (ctx.body.method === 'rfid' && !ctx.services.config.panel_addresses.split(',').map((a) => a.trim()).includes(address ?? '')) {
+      if (ctx.body.method === 'rfid' && !atPanel(ctx.services.config, address)) {
         ctx.services.security.record({ category: 'auth', result: 'deny', event: 'login_start', method: 'POST', path: '/api/v1/auth/passkey/commands/start', client_address: address, reason: 'rfid_outside_panel', request_id: ctx.requestId });
         throw new ApiError('login_method_forbidden', 'RFID login is accepted only at the panel');
       }
@@ -124,7 +124,7 @@ export const loginRoutes: AnyRoute[] = [
   defineRoute({
     method: 'post', path: '/api/v1/auth/passkey/commands/complete', module: 'auth', tags: ['auth'], access: { public: true }, idempotent: false,
     summary: 'Complete a challenge; sets the session cookie',
-    description: 'Body {challenge_id, credential} with credential RF-... (rfid), QR-... (a QR passkey, or the hand-off secret from qr_payload); or {code} with the 4-digit hand-off code. Passkey ids (PK-...) are identifiers and never log in. Every failure is 401 login_refused; 5 failures lock a challenge; 20 failures in 10 minutes from one address answer 429 rate_limited.',
+    description: 'Body {challenge_id, credential} with credential RF-... (rfid, only from panel_addresses like its start), QR-... (a QR passkey, or the hand-off secret from qr_payload); or {code} with the 4-digit hand-off code. Passkey ids (PK-...) are identifiers and never log in. Every failure is 401 login_refused; 5 failures lock a challenge; 20 failures in 10 minutes from one address answer 429 rate_limited.',
     body: completeBody, errors: ['login_refused', 'rate_limited'], response: { kind: 'single', item: sessionItem },
     handler: async (ctx) => {
       checkThrottle(ctx);
@@ -143,6 +143,13 @@ export const loginRoutes: AnyRoute[] = [
       if (!row) return refuse(ctx, 'unknown_challenge');
       if (row.status !== 'pending') return refuse(ctx, `challenge_${row.status}`);
       if (row.expires_at <= now) return refuse(ctx, 'challenge_expired');
+      // A card challenge is completed where it was started, at the panel: a card UID copied on the
+      // LAN must not finish one the panel opened. Checked before the credential, so a refusal here
+      // says nothing about it; it counts against the challenge like a wrong credential.
+      if (row.method === 'rfid' && !atPanel(ctx.services.config, clientAddress(ctx.c))) {
+        await challenges.failAttempt(row);
+        return refuse(ctx, 'rfid_outside_panel');
+      }
       if (isPasskeySubject(credential)) {
         await challenges.failAttempt(row);
         return refuse(ctx, 'passkey_id_is_not_a_credential');
@@ -171,16 +178,18 @@ export const loginRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get', path: '/api/v1/auth/passkey/status', module: 'auth', tags: ['auth'], access: { public: true },
     summary: 'Login status: the current session, a challenge by id, and whether the first admin card is still to be made',
-    description: 'setup_required is true while no active admin passkey exists (a fresh box): nobody can log in until one is issued, and setup_hint is the exact command, for this box, that issues it.',
+    description: 'setup_required is true while no active admin passkey exists (a fresh box): nobody can log in until one is issued, and setup_hint is the exact command, for this box, that issues it (answered at the panel only: panel_addresses, loopback by default).',
     query: { challenge_id: { type: 'string', description: 'A challenge to report on.' } },
     response: { kind: 'single', item: statusItem },
-    handler: async ({ services, caller, query }) => {
+    handler: async ({ c, services, caller, query }) => {
       const challenge = typeof query.challenge_id === 'string' ? await challengesOf(services).store.find({ id: query.challenge_id }) : undefined;
       const setup = await setupRequired(services.db);
       return {
         authenticated: Boolean(caller),
         setup_required: setup,
-        ...(setup ? { setup_hint: setupCommand(services.config) } : {}),
+        // The command names the executable's and the data directory's paths: told at the panel
+        // only (and in the box's log), never to the LAN.
+        ...(setup && atPanel(services.config, clientAddress(c)) ? { setup_hint: setupCommand(services.config) } : {}),
         ...(caller ? { user: { role: caller.role, scope: scopeString(caller), scope_type: caller.scope_type, subject: caller.subject } } : {}),
         ...(challenge ? { challenge: view(challenge) } : {}),
       };

@@ -81,6 +81,7 @@ export const systemRoutes: AnyRoute[] = [
     method: 'get', path: '/', module: 'core', summary: 'The tablet web shell', tags: ['web'], access: { public: true },
     response: { kind: 'raw', contentType: 'text/html', description: 'HTML page' },
     handler: async ({ c }) => {
+      // Its Content-Security-Policy is every answer's (src/kernel/web-policy.ts, set in src/app.ts).
       const page = readEncodedAsset('web/index.html', c.req.header('accept-encoding'));
       if (!page) throw new ApiError('not_found', 'this build carries no web shell');
       return c.body(new Uint8Array(page.body), 200, {
