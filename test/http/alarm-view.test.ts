@@ -52,8 +52,16 @@ describe.each(DIALECTS)('alarm view (%s)', (dialect) => {
     await changes();
     events.length = 0;
     await what();
-    await new Promise((r) => setTimeout(r, 50));
-    return { bus: [...events], stream: await changes() };
+    // The status event is published after the bus event, on its own turn: wait until each bus
+    // event's is stored (and a little more, so an extra one would be seen).
+    const stream: Awaited<ReturnType<typeof changes>> = [];
+    for (let i = 0; i < 100 && stream.length < events.length; i++) {
+      stream.push(...(await changes()));
+      if (stream.length < events.length) await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    stream.push(...(await changes()));
+    return { bus: [...events], stream };
   };
 
   beforeAll(async () => {
@@ -102,6 +110,14 @@ describe.each(DIALECTS)('alarm view (%s)', (dialect) => {
     expect(past).toMatchObject({ state: 'normal', acked_by: 'op-a', reset_by: 'admin-a', applicable: ['comment'] });
     expect(past.comments.map((c) => c.text)).toEqual(['fans checked']);
     expect(await itemOf(op, id)).toBeUndefined();
+    // One alarm by its key, in any state; another tenant's key is not found.
+    const one = await op.get(`/api/v1/alarm-view/${encodeURIComponent(`industry-alarms:${id}`)}`);
+    expect(one.status).toBe(200);
+    expect(one.body.item).toMatchObject({ id, state: 'normal', reset_by: 'admin-a' });
+    const foreign = await opOther.get(`/api/v1/alarm-view/${encodeURIComponent(`industry-alarms:${id}`)}`);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.code).toBe('alarm_not_found');
+    expect((await op.get('/api/v1/alarm-view/nothing-here')).status).toBe(404);
   });
 
   it('a shelve that runs out is one event, and the alarm is annunciated again', async () => {

@@ -4,7 +4,8 @@ import { defineRoute } from '../../kernel/route.js';
 import { pageItems } from '../../kernel/query.js';
 import { INDUSTRY_CODES } from '../../industry/alarm-schema.js';
 import { ALARM_ACTIONS, VIEW_STATES } from '../../industry/alarm-view-item.js';
-import { summarise, viewItems, SOURCE_CAP } from './view.js';
+import { ApiError } from '../../kernel/errors.js';
+import { summarise, viewItem, viewItems, SOURCE_CAP } from './view.js';
 
 const TAGS = ['alarm-view'];
 const nstr = { type: ['string', 'null'] };
@@ -86,5 +87,18 @@ export const alarmViewRoutes: AnyRoute[] = [
     query: filters,
     response: { kind: 'single', item: summarySchema },
     handler: async ({ services, caller, query }) => summarise(await viewItems(services, caller!, { history: false, unit_id: query.unit_id as string | undefined, industry_code: query.industry_code as string | undefined })),
+  }),
+  defineRoute({
+    method: 'get', path: '/api/v1/alarm-view/{key}', module: 'alarm-view', tags: TAGS,
+    summary: 'One alarm by its key (<resource>:<id>), in any state, as the alarm view shows it.',
+    description: `${RULE} For a screen that opens an alarm the list does not hold (a past one, or one listed by a resource's own list). 404 alarm_not_found when the caller may not see it or it does not exist.`,
+    access: { resource: 'alarm-view', action: 'read', scope: 'any' },
+    errors: ['alarm_not_found'],
+    response: { kind: 'single', item: alarmItemSchema },
+    handler: async ({ services, caller, params }) => {
+      const item = await viewItem(services, caller!, params.key!);
+      if (!item) throw new ApiError('alarm_not_found', `alarm ${params.key} not found`, [{ field: 'key', reason: 'not_found' }]);
+      return item;
+    },
   }),
 ];

@@ -86,6 +86,37 @@ async function farmRows(services: Services, f: ViewFilter): Promise<SyncAlarmRow
   return [...open, ...acked] as SyncAlarmRow[];
 }
 
+/** One alarm by its key (`<resource>:<id>`), as the caller may see it, in any state; undefined when not. */
+export async function viewItem(services: Services, caller: Caller, key: string): Promise<AlarmViewItem | undefined> {
+  const at = key.indexOf(':');
+  const resource = key.slice(0, at);
+  const id = key.slice(at + 1);
+  if (at < 0 || !id) return undefined;
+  const allowed = sourcesOf(services, caller);
+  const { db } = services;
+  const tenant = caller.scope_type === 'tenant' ? caller.tenant_id! : undefined;
+  if (resource === 'industry-alarms' && allowed.industry) {
+    const c = (n: string) => colOf(industryAlarmEvents, db, n);
+    const where: SQL[] = [eq(c('id'), id)];
+    if (tenant !== undefined) where.push(eq(c('tenant_id'), tenant));
+    if (tenant !== undefined && caller.site_id) where.push(eq(c('site_id'), caller.site_id));
+    const [row] = (await db.orm.select().from(tableOf(industryAlarmEvents, db)).where(and(...where)).limit(1)) as AlarmEventRow[];
+    return row && industryItem(row);
+  }
+  if (resource === 'alarms' && allowed.site) {
+    const c = (n: string) => colOf(alarms, db, n);
+    const where: SQL[] = [eq(c('id'), id)];
+    if (tenant !== undefined) where.push(eq(c('tenant_id'), tenant));
+    const [row] = (await db.orm.select().from(tableOf(alarms, db)).where(and(...where)).limit(1)) as AlarmRow[];
+    return row && siteItem(row);
+  }
+  if (resource === 'sync-alarms' && allowed.farms) {
+    const [row] = (await db.orm.select().from(tableOf(syncAlarms, db)).where(eq(colOf(syncAlarms, db, 'id'), id)).limit(1)) as SyncAlarmRow[];
+    return row && farmItem(row);
+  }
+  return undefined;
+}
+
 const STATE_RANK = new Map(VIEW_STATES.map((s, i) => [s, i]));
 const priorityRank = (a: AlarmViewItem) => (a.priority === 'P1' ? 0 : a.priority === 'P2' ? 1 : 2);
 const SEVERITY_RANK: Record<string, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };

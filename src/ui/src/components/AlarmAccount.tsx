@@ -3,9 +3,11 @@
 // as "12 min left" or "overdue by 4 min" while nobody has, the comments with who and when, and the
 // times its record keeps. The raw record only behind "Details", and only for admins.
 // It reads the box's alarm view item; a generic list's alarm record (a module's alarm tab) is shown
-// through the store's item of the same alarm, the one truth every screen shows.
-import { useState } from 'preact/hooks';
+// through the store's item of the same alarm, else the box's item read by its key (alarm-view/{key}):
+// the one truth every screen shows, never derived here from the raw record.
+import { useEffect, useState } from 'preact/hooks';
 import { alarmStore } from '../lib/alarms';
+import { describeError, getItem } from '../lib/api';
 import { countdown, formatTime, humanise } from '../lib/format';
 import { nameOf, people } from '../lib/people';
 import { session } from '../lib/session';
@@ -19,45 +21,29 @@ export { since } from './alarm-words';
 /** A record as a generic list holds it (lib/inbox's shape): its resource, id and raw fields. */
 export interface AlarmRecord { resource: string; id: string; raw: Record<string, unknown> }
 
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
-
-/**
- * A record the store does not list: the alarm is over (normal), or the store has not read it yet.
- * Its fields are read as they are; the tone stays muted, since only the box decides colour.
- */
-function fromRecord(r: AlarmRecord): AlarmViewItem {
-  const raw = r.raw;
-  const site = 'state' in raw && !('status' in raw);
-  const acked = str(site ? raw.acknowledged_at : raw.acked_at);
-  const cleared = str(raw.cleared_at);
-  const alarmState = (str(raw.alarm_state) as AlarmViewItem['alarm_state'] | null) ?? (cleared ? (acked ? 'normal' : 'unacknowledged_cleared') : acked ? 'acknowledged_active' : 'unacknowledged_active');
-  const state: AlarmViewItem['state'] =
-    alarmState === 'normal' ? 'normal' : raw.out_of_service === true ? 'out_of_service' : raw.shelved === true ? 'shelved' : raw.latched === true && str(raw.returned_at) ? 'latched' : alarmState;
-  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-  const details = raw.details && typeof raw.details === 'object' ? (raw.details as Record<string, unknown>) : {};
-  return {
-    key: `${r.resource}:${r.id}`, resource: site ? 'alarms' : 'industry-alarms', id: r.id, tenant_id: str(raw.tenant_id), site_id: str(raw.site_id),
-    industry: str(raw.industry_code), unit_id: str(raw.unit_id), where: null, farm: null, title: str(raw.title) ?? 'Alarm', cause: str(raw.message),
-    metric: str(raw.metric), value: num(raw.value), threshold: num(details.threshold), comparator: str(details.comparator),
-    priority: raw.priority === 'P1' || raw.priority === 'P2' ? raw.priority : null, severity: str(raw.severity) ?? 'info',
-    condition: cleared ? 'cleared' : 'active', alarm_state: alarmState, state, annunciated: false, urgent: false, tone: 'muted', comm_loss: raw.metric === 'comm_loss',
-    latched: raw.latched === true, resettable: raw.resettable !== false, raise_count: num(raw.raise_count) ?? 1, raised_at: String(raw.raised_at ?? ''),
-    last_raised_at: str(raw.last_raised_at) ?? String(raw.raised_at ?? ''), returned_at: str(raw.returned_at), cleared_at: cleared, reset_at: str(raw.reset_at),
-    reset_by: str(raw.reset_by), acked_at: acked, acked_by: str(site ? raw.acknowledged_by : raw.acked_by), shelved_until: str(raw.shelved_until),
-    shelved_by: str(raw.shelved_by), shelve_reason: str(raw.shelve_reason), sla_deadline_at: str(raw.sla_deadline_at),
-    comments: Array.isArray(raw.comments) ? (raw.comments as AlarmViewItem['comments']) : [], applicable: [],
-  };
-}
-
 const isItem = (a: AlarmViewItem | AlarmRecord): a is AlarmViewItem => 'tone' in a && 'applicable' in a;
 
 export function AlarmAccount({ alarm }: { alarm: AlarmViewItem | AlarmRecord }) {
   const store = useObservable(alarmStore);
-  if (isItem(alarm)) return <Account a={alarm} />;
-  // The same alarm in the store (poultry-alarms and industry-alarms share ids): the box's view of it.
-  const site = 'state' in alarm.raw && !('status' in alarm.raw);
-  const listed = store.items?.find((x) => x.id === alarm.id && (x.resource === 'alarms') === site);
-  return <Account a={listed ?? fromRecord(alarm)} />;
+  const site = !isItem(alarm) && 'state' in alarm.raw && !('status' in alarm.raw);
+  const key = isItem(alarm) ? alarm.key : `${site ? 'alarms' : 'industry-alarms'}:${alarm.id}`;
+  // The same alarm in the store (poultry-alarms and industry-alarms share ids), else the box's view of it read once.
+  const listed = isItem(alarm) ? alarm : store.items?.find((x) => x.key === key);
+  const [read, setRead] = useState<AlarmViewItem | null>(null);
+  const [failed, setFailed] = useState<string | null>(null);
+  useEffect(() => {
+    if (listed) return;
+    let gone = false;
+    getItem<AlarmViewItem>(`/api/v1/alarm-view/${encodeURIComponent(key)}`)
+      .then((a) => !gone && setRead(a))
+      .catch((err: unknown) => !gone && setFailed(describeError(err)));
+    return () => {
+      gone = true;
+    };
+  }, [key, listed]);
+  const a = listed ?? read;
+  if (a) return <Account a={a} />;
+  return failed ? <p class="error" role="alert">{failed}</p> : <p class="loading">Loading...</p>;
 }
 
 function Account({ a }: { a: AlarmViewItem }) {

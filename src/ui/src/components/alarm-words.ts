@@ -84,7 +84,8 @@ export function story(a: AlarmViewItem, names: Names): StoryStep[] {
   const steps: StoryStep[] = [{ key: 'raised', what: a.raise_count > 1 ? `Raised (${a.raise_count} times, last at ${when(a.last_raised_at)})` : 'Raised', at: a.raised_at }];
   if (a.returned_at) steps.push({ key: 'returned', what: 'Back to normal (latched: waits for a reset)', at: a.returned_at });
   if (a.acked_at) steps.push({ key: 'acknowledged', what: `Acknowledged ${a.farm ? 'at the farm ' : ''}by ${nameOf(a.acked_by, names)}`, at: a.acked_at });
-  if (a.shelved_until) steps.push({ key: 'shelved', what: `Shelved by ${nameOf(a.shelved_by, names)}${a.shelve_reason ? ` (${a.shelve_reason})` : ''}, until`, at: a.shelved_until });
+  // The last shelve stays on the alarm after it ended (shelved_at): the history says when, who and why.
+  if (a.shelved_at) steps.push({ key: 'shelved', what: `Shelved by ${nameOf(a.shelved_by, names)}${a.shelve_reason ? ` (${a.shelve_reason})` : ''}${a.shelved_until ? `, until ${when(a.shelved_until)}` : ''}`, at: a.shelved_at });
   if (a.reset_at) steps.push({ key: 'reset', what: `Reset by ${nameOf(a.reset_by, names)}`, at: a.reset_at });
   // A reset ends the condition at the same moment: said once, as the reset.
   if (a.cleared_at && a.cleared_at !== a.reset_at) steps.push({ key: 'cleared', what: 'Back to normal', at: a.cleared_at });

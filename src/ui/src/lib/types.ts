@@ -163,6 +163,7 @@ export interface AlarmViewItem {
   acked_at: string | null;
   acked_by: string | null;
   shelved_until: string | null;
+  shelved_at: string | null;
   shelved_by: string | null;
   shelve_reason: string | null;
   sla_deadline_at: string | null;
