@@ -85,7 +85,7 @@ export const systemRoutes: AnyRoute[] = [
       const page = readEncodedAsset('web/index.html', c.req.header('accept-encoding'));
       if (!page) throw new ApiError('not_found', 'this build carries no web shell');
       return c.body(new Uint8Array(page.body), 200, {
-        'content-type': 'text/html; charset=utf-8', 'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; connect-src 'self'",
+        'content-type': 'text/html; charset=utf-8',
         ...codingHeaders(page.encoding),
       });
     },
