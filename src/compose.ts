@@ -23,6 +23,7 @@ import { createIndustryAlarmService, type IndustryAlarmService } from './industr
 import { createFieldWrites } from './modules/field/writes.js';
 import { createPoller } from './field/poller.js';
 import { systemClock, type Clock } from './kernel/clock.js';
+import { dialsNobody, masterField, masterPoller } from './runtime/egress.js';
 
 export class StartupError extends Error {}
 
@@ -54,13 +55,18 @@ export function composeServices(input: { config: Config; log: Logger; lifecycle:
   const notReady = (what: string) => new ApiError('service_unavailable', `${what} is not ready yet`);
   const bus = new EventBus(log);
   // `audit` is read at each write, so the sync's wrapper sees field writes too.
-  const field = createFieldWrites({ config, log, audit: () => services.audit });
-  const poller = createPoller({
+  // The master cloud has no field bus: it refuses every field connection before a socket is
+  // opened, whatever address a request or a stored profile names (src/runtime/egress.ts).
+  const master = dialsNobody(config);
+  const fieldWrites = createFieldWrites({ config, log, audit: () => services.audit });
+  const field = master ? masterField(fieldWrites, log) : fieldWrites;
+  const boxPoller = createPoller({
     field,
     bus,
     clock,
     log: (level, msg, data) => log[level](msg, { component: 'poller', ...(data ?? {}) }),
   });
+  const poller = master ? masterPoller(boxPoller, log) : boxPoller;
   const services: Services = {
     config,
     log,

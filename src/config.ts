@@ -72,8 +72,10 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'rpc_host', schema: v.pipe(text(), v.minLength(1)), allowed: 'an IP address or host name', default: '127.0.0.1', description: 'Address of the field-write listener; loopback unless deliberately opened to the site LAN.' },
   { key: 'field', schema: v.pipe(v.union([v.record(v.string(), v.unknown()), v.pipe(v.string(), v.parseJson(), v.record(v.string(), v.unknown()))]), v.check((f) => v.is(fieldConfigSchema, f), 'see the Field writes section')), allowed: 'a mapping of field-write settings (timeouts, retries, queue length, Modbus unit id and serial defaults, BACnet port and device map; see README)', default: {}, description: 'Field-write bus settings (config file, or JSON in CABINET_FIELD).' },
   { key: 'mqtt_broker', schema: oneOf(MQTT_BROKERS), allowed: MQTT_BROKERS.join(' | '), default: 'auto', description: 'MQTT for status events and telemetry: auto = the embedded broker in edge-single, the external broker (mqtt_url) in cloud-multi; off disables MQTT.' },
-  { key: 'mqtt_port', schema: int(0, 65535), allowed: 'an integer from 0 to 65535 (0 = any free port)', default: 1883, description: 'Port of the embedded MQTT broker (edge-single). If it is taken, start-up says so and HTTP goes on.' },
-  { key: 'mqtt_host', schema: v.pipe(text(), v.minLength(1)), allowed: 'an IP address or host name', default: '0.0.0.0', description: 'Address the embedded MQTT broker binds to.' },
+  { key: 'mqtt_port', schema: int(0, 65535), allowed: 'an integer from 0 to 65535 (0 = any free port)', default: 1883, description: 'Port of the embedded broker\'s plaintext MQTT (on mqtt_host, loopback by default). If it is taken, start-up says so and HTTP goes on.' },
+  { key: 'mqtt_host', schema: v.pipe(text(), v.minLength(1)), allowed: 'an IP address or host name', default: '127.0.0.1', description: 'Address of the embedded broker\'s plaintext listener (mqtt_port): loopback, for local tools on the box. Another address (0.0.0.0) opens MQTT without TLS on the LAN for old devices that cannot do TLS: their credentials cross the LAN in clear, and the log warns at every start. Devices on the LAN use MQTT over TLS (mqtt_tls_port).' },
+  { key: 'mqtt_tls_port', schema: v.union([v.literal('off'), v.literal('auto'), int(0, 65535)]), allowed: 'an integer from 0 to 65535 (0 = any free port), auto or off', default: 'auto', description: 'Port of the embedded broker\'s MQTT over TLS, with the box\'s certificate (the CA the tablets trust, docs/https.md); auto = 8883 whenever the embedded broker runs. Devices connect here with a device credential (docs/commission.md). If it is taken, start-up says so and the rest goes on.' },
+  { key: 'mqtt_tls_host', schema: v.pipe(text(), v.minLength(1)), allowed: 'an IP address or host name', default: '0.0.0.0', description: 'Address the embedded broker\'s MQTT over TLS listener binds to.' },
   { key: 'mqtt_url', schema: text(), allowed: 'empty or mqtt://[user:password@]host:port (also mqtts://)', default: '', description: 'External MQTT broker (cloud-multi): cabinet publishes status events there and ingests telemetry from it.', secret: true },
   { key: 'mqtt_session_recheck_ms', schema: int(50, 3_600_000), allowed: 'an integer from 50 to 3600000', default: 30_000, description: 'How often the embedded broker re-verifies its clients\' tokens; a client whose session ended is disconnected.' },
   { key: 'mqtt_topic_prefix', schema: v.pipe(text(), v.regex(/^[A-Za-z0-9_-]{1,64}$/)), allowed: '1-64 of A-Z a-z 0-9 _ -', default: 'cabinet', description: 'First topic level of every cabinet MQTT topic.' },
@@ -103,6 +105,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'site_timezone', schema: v.pipe(text(), v.check((tz) => { try { new Intl.DateTimeFormat('en', { timeZone: tz }); return true; } catch { return false; } }, 'an IANA time zone name')), allowed: 'an IANA time zone name (Europe/Berlin, America/Chicago, UTC)', default: 'UTC', description: 'Time zone of the site: the calendar day of a flock\'s age (day 0 = placement day), of the poultry day figures and of the melioration water balance.' },
   { key: 'site_locale', schema: v.pipe(text(), v.check((l) => { try { return Intl.DateTimeFormat.supportedLocalesOf([l]).length === 1; } catch { return false; } }, 'a BCP 47 locale tag')), allowed: 'a BCP 47 locale tag (en-GB, de-DE, fr-FR, en-US)', default: 'en-GB', description: 'Language and region of dates and numbers on the tablets (en-GB writes 24 Nov 2026); the shell reads it from app/context.' },
   { key: 'site_clock', schema: oneOf(CLOCKS), allowed: CLOCKS.join(' | '), default: '24h', description: 'Clock of the times on the tablets: 24-hour (as house controllers show it) or 12-hour.' },
+  { key: 'master_field_bus', schema: bool(), allowed: 'true | false', default: false, description: 'Master (cloud-multi): false, the master has no field bus and dials nobody\'s address: read-now and saving adapter profiles answer 409 not_on_master, and it polls, writes and connects to no field device. true lets it do so as a box does: a lab bench or a test rig on one machine, never a cloud shared by tenants (they could make it connect anywhere on its network).' },
+  { key: 'master_private_targets', schema: bool(), allowed: 'true | false', default: false, description: 'Master (cloud-multi): notification webhooks and SMTP servers may be on loopback, link-local or private addresses. Off, the master refuses such a target when a channel is saved and again before each delivery (its tenants must not make it reach its own network); a box (edge-single) always may, its targets are on the site LAN.' },
   { key: 'debug_errors', schema: bool(), allowed: 'true | false', default: false, description: 'Log stack traces of unexpected errors (never sent to clients).' },
 ];
 
@@ -124,6 +128,10 @@ export interface Config {
   mqtt_broker: (typeof MQTT_BROKERS)[number];
   mqtt_port: number;
   mqtt_host: string;
+  mqtt_tls_port: number | 'off' | 'auto';
+  mqtt_tls_host: string;
+  master_private_targets: boolean;
+  master_field_bus: boolean;
   mqtt_url: string;
   mqtt_topic_prefix: string;
   status_heartbeat_ms: number;
@@ -234,6 +242,12 @@ export function loadConfig(flagValues: Record<string, string> = {}, env: NodeJS.
 }
 
 /** The HTTPS port to listen on, or undefined when HTTPS is off (auto: 8443 on a site box, off on the master). */
+/** The embedded broker's MQTT-over-TLS port, or undefined when off. */
+export function mqttTlsPortOf(config: Pick<Config, 'mqtt_tls_port'>): number | undefined {
+  if (config.mqtt_tls_port === 'off') return undefined;
+  return config.mqtt_tls_port === 'auto' ? 8883 : config.mqtt_tls_port;
+}
+
 export function httpsPortOf(config: Pick<Config, 'https_port' | 'mode'>): number | undefined {
   if (config.https_port === 'off') return undefined;
   if (config.https_port === 'auto') return config.mode === 'edge-single' ? 8443 : undefined;

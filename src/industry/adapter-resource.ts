@@ -12,6 +12,7 @@ import type { AnyRoute } from '../kernel/route.js';
 import { adapterBodySchema, adapterBodySchemaOf, type AdapterRow, type defineAdapterRecord, type ReadingKeySchema } from './dispatch.js';
 import { adapterChanged, POLL_DEFAULTS } from './polled-devices.js';
 import { readNow, readNowBody, readNowBodyOf, readNowResponse } from './read-now.js';
+import { refuseOnMaster } from '../runtime/egress.js';
 
 const createBody = v.strictObject({ item: adapterBodySchema });
 
@@ -56,5 +57,10 @@ export function defineAdapterResource(o: { name: string; module: string; title: 
   const notifying = (r: AnyRoute): AnyRoute => (r.method === 'post' && !r.path.includes('/commands/')) || r.method === 'delete'
     ? { ...r, handler: async (ctx) => { const out = await r.handler(ctx); await adapterChanged(ctx.services); return out; } } as AnyRoute
     : r;
-  return { ...resource, routes: resource.routes.map(notifying) };
+  // The master dials nobody's address (src/runtime/egress.ts): a read-now or a profile it would
+  // poll is refused before anything is validated against the device or stored.
+  const onBoxOnly = (r: AnyRoute): AnyRoute => r.method === 'post'
+    ? { ...r, errors: [...(r.errors ?? []), 'not_on_master'], handler: (ctx) => { refuseOnMaster(ctx.services.config, `${r.path.includes('/commands/') ? 'read-now' : 'an adapter profile'} (${o.name})`); return r.handler(ctx); } } as AnyRoute
+    : r;
+  return { ...resource, routes: resource.routes.map(notifying).map(onBoxOnly) };
 }

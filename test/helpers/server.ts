@@ -122,7 +122,8 @@ export async function createTestEnv(dialect: TestDialect, opts: { empty?: boolea
     databaseUrl,
     logs,
     config(overrides = {}) {
-      return loadConfig({ http_port: '0', https_port: 'off', host: '127.0.0.1', data_dir: dataDir, database_url: databaseUrl, log_level: 'debug', rpc_port: '0', ...overrides }, {});
+      // MQTT over TLS off like HTTPS: making the box's CA costs every test server a few hundred ms.
+      return loadConfig({ http_port: '0', https_port: 'off', mqtt_tls_port: 'off', host: '127.0.0.1', data_dir: dataDir, database_url: databaseUrl, log_level: 'debug', rpc_port: '0', ...overrides }, {});
     },
     async start(overrides = {}, opts = {}) {
       const log = createLogger('debug', (line) => logs.push(JSON.parse(line) as Record<string, unknown>));

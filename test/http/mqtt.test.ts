@@ -178,7 +178,7 @@ describe('MQTT start-up paths', () => {
     try {
       const server = await env.start({ mqtt_broker: 'auto', mqtt_port: String(port), mqtt_host: '127.0.0.1' });
       expect(server.services.mqtt?.mode).toBe('off');
-      expect(env.logs.some((l) => l.msg === `MQTT port ${port} is in use; the embedded broker is off, HTTP goes on`)).toBe(true);
+      expect(env.logs.some((l) => l.msg === `MQTT port ${port} is in use; that listener is off, HTTP goes on`)).toBe(true);
       expect((await fetch(`${server.url}/ready`)).status).toBe(200);
       await server.close();
     } finally {

@@ -471,7 +471,8 @@ describe.each(DIALECTS)('notifications on the master for every site (%s)', (dial
     await smtp.start();
     masterEnv = await createTestEnv(dialect);
     edgeEnv = await createTestEnv('sqlite');
-    master = await masterEnv.start({ mode: 'cloud-multi', mqtt_broker: 'off' });
+    // The test's webhook receiver and SMTP sink are on loopback: the master's operator allows it.
+    master = await masterEnv.start({ mode: 'cloud-multi', master_private_targets: 'true', mqtt_broker: 'off' });
     fleet = await clientAs(masterEnv, master);
     const reg = await fleet.post('/api/v1/tenant-master-sync/commands/register-site', { ...SITE, industry_code: 'poultry' });
     writeFileSync(join(edgeEnv.dataDir, 'site-credential'), `${reg.body.item.credential}\n`, { mode: 0o600 });

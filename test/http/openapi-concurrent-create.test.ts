@@ -54,7 +54,7 @@ describe.each(DIALECTS)('concurrent creates of one id (%s)', (dialect) => {
 
   beforeAll(async () => {
     env = await createTestEnv(dialect);
-    server = await env.start({ mqtt_broker: 'off', mode: 'cloud-multi' });
+    server = await env.start({ mqtt_broker: 'off', mode: 'cloud-multi', master_field_bus: 'true', master_private_targets: 'true' });
     master = await clientAs(env, server);
     tenant = await clientAs(env, server, { subject: 'farm-admin', role: 'admin', scope_type: 'tenant', tenant_id: 't1' }, master.contract);
     for (const id of ['poultry', 'swine', 'melioration']) await master.post('/api/v1/modules/commands/install', { id });

@@ -54,7 +54,7 @@ describe.each(DIALECTS)('polled readings (%s)', (dialect) => {
 
   beforeAll(async () => {
     env = await createTestEnv(dialect);
-    server = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off', alarm_escalation_interval_ms: '3600000', stale_after_s: String(STALE_S) });
+    server = await env.start({ mode: 'cloud-multi', master_field_bus: 'true', mqtt_broker: 'off', alarm_escalation_interval_ms: '3600000', stale_after_s: String(STALE_S) });
     master = await clientAs(env, server);
     admin = await clientAs(env, server, { subject: 'admin-a', role: 'admin', scope_type: 'tenant', tenant_id: 'tA', site_id: 's1' }, master.contract);
     other = await clientAs(env, server, { subject: 'admin-b', role: 'admin', scope_type: 'tenant', tenant_id: 'tB' }, master.contract);
@@ -280,7 +280,7 @@ describe.each(DIALECTS)('polled readings (%s)', (dialect) => {
     link({});
     await waitFor(async () => (await commLoss('H1', 'comm_loss:house-1-climate')).some((a) => a.status === 'active'), 10_000, 'the second loss');
     await server.close();
-    server = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off', alarm_escalation_interval_ms: '3600000', stale_after_s: String(STALE_S) });
+    server = await env.start({ mode: 'cloud-multi', master_field_bus: 'true', mqtt_broker: 'off', alarm_escalation_interval_ms: '3600000', stale_after_s: String(STALE_S) });
     admin = await clientAs(env, server, { subject: 'admin-a', role: 'admin', scope_type: 'tenant', tenant_id: 'tA', site_id: 's1' }, master.contract);
     link({ misses: 7 });
     link({ misses: 8 });

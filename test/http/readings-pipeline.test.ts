@@ -40,7 +40,7 @@ describe.each(DIALECTS)('one reading pipeline, one setpoint program (%s)', (dial
 
   beforeAll(async () => {
     env = await createTestEnv(dialect);
-    server = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off', alarm_escalation_interval_ms: '3600000' });
+    server = await env.start({ mode: 'cloud-multi', master_field_bus: 'true', mqtt_broker: 'off', alarm_escalation_interval_ms: '3600000' });
     master = await clientAs(env, server);
   });
   afterAll(async () => env.cleanup());

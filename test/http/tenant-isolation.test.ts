@@ -37,7 +37,7 @@ describe.each(DIALECTS)('tenant isolation (%s)', (dialect) => {
   beforeAll(async () => {
     env = await createTestEnv(dialect);
     // cloud-multi installs every industry's modules, so every served route is exercised.
-    server = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off' });
+    server = await env.start({ mode: 'cloud-multi', master_field_bus: 'true', master_private_targets: 'true', mqtt_broker: 'off' });
     a = await clientAs(env, server, A);
     b = await clientAs(env, server, B, a.contract);
     ops = Object.entries(a.contract.doc.paths).flatMap(([path, o]) => Object.keys(o).map((method) => ({ method, path })))

@@ -18,7 +18,7 @@ describe.each(DIALECTS)('wiring (%s)', (dialect) => {
   beforeAll(async () => {
     peer = await startModbusPeer('tcp', '0');
     env = await createTestEnv(dialect);
-    server = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off', rpc_port: 'off' });
+    server = await env.start({ mode: 'cloud-multi', master_field_bus: 'true', mqtt_broker: 'off', rpc_port: 'off' });
     master = await clientAs(env, server);
     admin = await clientAs(env, server, { subject: 'admin-w', role: 'admin', scope_type: 'tenant', tenant_id: 'tW', site_id: 'farm-w' }, master.contract);
   });

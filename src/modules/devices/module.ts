@@ -1,5 +1,7 @@
 import { defineModule, defineRuntime, grant } from '../../kernel/module.js';
 import { deviceRoutes } from './resource.js';
+import { deviceCredentials } from './credentials.js';
+import { deviceCredentialsResource } from './credential-resource.js';
 import { telemetryPoints, telemetryRollups, telemetrySeries } from './schema.js';
 import { createTelemetryService, type TelemetryService } from './service.js';
 
@@ -7,7 +9,7 @@ import { createTelemetryService, type TelemetryService } from './service.js';
 export default defineModule({
   id: 'devices',
   name: 'Devices',
-  description: 'Device telemetry points (HTTP and MQTT intake, batched writes, retention), per-minute and per-hour roll-ups, and device KPIs.',
+  description: 'Device telemetry points (HTTP and MQTT intake, batched writes, retention), per-minute and per-hour roll-ups, device KPIs, and the devices\' MQTT credentials.',
   version: '1.0.0',
   core: false,
   dependencies: [],
@@ -15,9 +17,13 @@ export default defineModule({
   industry_scope: 'global',
   key_entity: 'device_telemetry_point',
   provides_enrichment_for: [],
-  routes: deviceRoutes,
-  tables: [telemetrySeries, telemetryPoints, telemetryRollups],
-  permissions: grant('devices', { operator: ['read', 'ingest'], admin: ['read', 'ingest'], security: ['read'] }),
+  routes: [...deviceRoutes, ...deviceCredentialsResource.routes],
+  tables: [telemetrySeries, telemetryPoints, telemetryRollups, deviceCredentials],
+  permissions: [
+    ...grant('devices', { operator: ['read', 'ingest'], admin: ['read', 'ingest'], security: ['read'] }),
+    // A device credential publishes into the tenant's telemetry: issued by its admins only.
+    ...grant('device-credentials', { admin: ['read', 'issue', 'revoke'], security: ['read', 'revoke'] }),
+  ],
   runtime: defineRuntime({
     needs: ['services', 'bus'],
     provides: ['telemetry'],

@@ -11,6 +11,7 @@ import type { HandlerContext } from '../../kernel/route.js';
 import { timeId } from '../../kernel/ids.js';
 import { sealSecret } from './secrets.js';
 import { shownUrl } from './send.js';
+import { refusePrivateChannel } from '../../runtime/egress.js';
 import { CHANNEL_KINDS, TLS_MODES, channelRecord, type ChannelRow } from './schema.js';
 import { email, httpUrl, ident, int, opt, short } from './inputs.js';
 
@@ -102,6 +103,7 @@ export const channelResource = defineResource<ChannelRow, v.InferOutput<typeof c
         throw new ApiError('validation_error', 'a webhook channel needs webhook_key (its bodies are signed with it)', [{ field: 'item.webhook_key', reason: 'required' }]);
       }
       check(row);
+      refusePrivateChannel(ctx.services.config, row);
       return row;
     },
   },
@@ -110,6 +112,7 @@ export const channelResource = defineResource<ChannelRow, v.InferOutput<typeof c
     apply: (current, body, ctx) => {
       const changes = columns(current.kind, body.item, ctx as HandlerContext<unknown>);
       check({ ...current, ...changes });
+      refusePrivateChannel(ctx.services.config, { ...current, ...changes });
       if (current.kind === 'webhook' && changes.has_secret === false) {
         throw new ApiError('validation_error', 'a webhook channel keeps a webhook_key; send a new one to replace it', [{ field: 'item.webhook_key', reason: 'required' }]);
       }

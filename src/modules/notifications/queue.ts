@@ -31,6 +31,7 @@ import type { Release } from './sources.js';
 import { compose, type AlarmFacts } from './message.js';
 import { openSecret } from './secrets.js';
 import { sendEmail, sendWebhook, shownUrl } from './send.js';
+import { channelHost, checkTarget } from '../../runtime/egress.js';
 
 const MAX_DELAY_MS = 3_600_000;
 const CLAIM_MS = 120_000;
@@ -177,6 +178,9 @@ export function createNotifier(services: Services): Notifier {
       if (!channel) throw new Error(`channel ${row.channel_id} no longer exists`);
       if (!channel.enabled) throw new Error(`channel ${row.channel_id} is disabled`);
       const secret = channel.secret_enc ? openSecret(services.sessions, channel.secret_enc) : null;
+      // On the master, a name that resolves into its own network is refused before any connection.
+      const target = channelHost(channel);
+      if (target) await checkTarget(services.config, target.host, channel.kind === 'email' ? 'the SMTP server' : 'the webhook host');
       if (channel.kind === 'email') await sendEmail(channel, secret, row.recipient, row.subject, row.text);
       else await sendWebhook(channel, secret ?? '', row.id, row.payload);
     } catch (err) {

@@ -5,16 +5,29 @@
 //   <prefix>/<tenant_id>/<site_id>/status                 status events, published by cabinet
 //   <prefix>/<tenant_id>/<site_id>/alarms                 alarms raised and acknowledged, by cabinet
 //   <prefix>/<tenant_id>/<site_id>/telemetry/<device_id>  telemetry, published by devices
+//   <prefix>/<tenant_id>/<site_id>/commands/<device_id>   a device's commands (reserved: a device may subscribe)
 //
-// Embedded broker security: CONNECT must carry a session token (or a device token, which is a
-// session token issued to a device subject) as the password; the username is free (the device
-// or user name, for the logs). No token, no connection. Subscriptions are allowed under the
-// caller's own tenant (and own site for a site-bound token); masters may subscribe anywhere
-// under the prefix. Publishing is allowed only to telemetry topics of the caller's own tenant
-// (and site), by roles with `devices ingest`. Status and alarm topics are written only by cabinet.
-import { createServer, type Server } from 'node:net';
+// Embedded broker security (docs/commission.md, "MQTT for devices"):
+// - Listeners: MQTT over TLS on mqtt_tls_port (8883) with the box's certificate, the CA the tablets
+//   already trust; plaintext on mqtt_port (1883) bound to loopback unless mqtt_host opens it, which
+//   the log says loudly at every start (a password crosses the LAN in clear there).
+// - CONNECT carries a credential as the password; the username is free (the device name, for the
+//   logs). A device credential (MQD-..., issued by device-credentials/commands/issue) connects from
+//   anywhere and may publish its own telemetry topic and subscribe to its own commands topic,
+//   nothing else. A person's session token connects only from loopback (local tools on the box):
+//   a session token from the LAN is refused, since it also opens the HTTP API. A session may
+//   subscribe under its own tenant (and site for a site-bound token; masters anywhere under the
+//   prefix) and publish telemetry of its own tenant (and site) with `devices ingest`.
+// - Every decision on CONNECT is in the security log (method MQTT); sessions and credentials are
+//   re-checked every mqtt_session_recheck_ms, and a revoked credential's connections close at once.
+import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { Aedes, type Client as AedesClient } from 'aedes';
+import { mqttTlsPortOf } from '../../config.js';
+import { BoxTls } from '../../runtime/tls.js';
+import { isLoopback } from '../../runtime/tls-http.js';
+import { deviceCredentialCheck, isDeviceCredential, type DeviceCredentialRow } from '../devices/credentials.js';
 import type { Caller, Services } from '../../kernel/context.js';
 import { need } from '../../kernel/context.js';
 import type { AlarmEvent, StatusEvent } from '../../realtime/bus.js';
@@ -23,8 +36,12 @@ import { intakeBudget } from './intake-budget.js';
 
 export interface MqttHandle {
   mode: 'embedded' | 'external' | 'off';
-  /** The embedded broker's port (also when mqtt_port was 0). */
+  /** The embedded broker's plaintext port (also when mqtt_port was 0); absent when it could not listen. */
   port?: number;
+  /** The embedded broker's MQTT-over-TLS port (also when mqtt_tls_port was 0); absent when off or taken. */
+  tlsPort?: number;
+  /** Closes the connections made with this device credential (revoked); returns how many. */
+  disconnectCredential?(id: string): number;
   /** Settles when the external client has connected and subscribed (at once for the others). */
   ready: Promise<void>;
   stats: { received: number; rejected: number; published: number };
@@ -78,6 +95,21 @@ export function mayPublish(services: Services, caller: Caller | undefined, topic
     return undefined;
   }
 }
+
+/** The device credential's own telemetry topic, as a publish target, or undefined for any other topic. */
+export function deviceMayPublish(services: Services, cred: DeviceCredentialRow, topic: string): { tenant: string; site: string | null; device: string } | undefined {
+  return topic === topics(services.config.mqtt_topic_prefix).telemetry(cred.tenant_id, cred.site_id, cred.device_id)
+    ? { tenant: cred.tenant_id, site: cred.site_id, device: cred.device_id }
+    : undefined;
+}
+
+/** A device credential subscribes to its own commands topic only (no wildcard, no other device's). */
+export function deviceMaySubscribe(services: Services, cred: DeviceCredentialRow, filter: string): boolean {
+  return filter === `${services.config.mqtt_topic_prefix}/${seg(cred.tenant_id)}/${seg(cred.site_id)}/commands/${seg(cred.device_id)}`;
+}
+
+/** Is this bind address loopback only (the plaintext listener's safe default)? */
+export const loopbackHost = (host: string): boolean => isLoopback(host) || host === 'localhost';
 
 export function resolveMode(services: Services): MqttHandle['mode'] {
   const { mqtt_broker: broker, mode, mqtt_url: url } = services.config;
@@ -171,35 +203,74 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
   }
 
   // Embedded broker.
-  const callers = new WeakMap<AedesClient, Caller>();
-  // Tokens of connected clients, re-verified every mqtt_session_recheck_ms: a logout, a revoked
-  // passkey or an expiry disconnects the client instead of leaving its session open.
-  const tokens = new Map<AedesClient, string>();
+  type Who = { kind: 'session'; caller: Caller; token: string } | { kind: 'device'; cred: DeviceCredentialRow };
+  /** Each connection's peer address, taken from its socket before CONNECT is read. */
+  const peers = new WeakMap<AedesClient, string | undefined>();
+  // Connected clients and what they authenticated with, re-checked every mqtt_session_recheck_ms:
+  // a logout, a revoked passkey or credential, or an expiry disconnects the client instead of
+  // leaving it connected.
+  const who = new Map<AedesClient, Who>();
+  const credentials = deviceCredentialCheck(services);
+  const subjectOf = (w: Who | undefined) => (w?.kind === 'device' ? `device-credential:${w.cred.id}` : w?.caller.subject);
+  const audit = (result: 'allow' | 'deny', address: string | null, reason: string, w?: Who) => {
+    try {
+      services.security.record({
+        category: 'auth', result, event: 'mqtt_connect', method: 'MQTT', path: 'CONNECT', client_address: address, reason,
+        subject: subjectOf(w) ?? null, tenant_id: w?.kind === 'device' ? w.cred.tenant_id : (w?.caller.tenant_id ?? null), role: w?.kind === 'session' ? w.caller.role : null,
+      });
+    } catch {
+      // The security log is not open (stopping): the decision stands, the log line below says it.
+    }
+  };
   const broker = await Aedes.createBroker({
     authenticate: (client, username, password, done) => {
-      const token = password?.toString('utf8');
-      const fail = () => done(Object.assign(new Error('a session or device token is required as the MQTT password'), { returnCode: 4 as const }), false);
-      if (!token) return fail();
-      services.sessions.verify(token).then(
+      const secret = password?.toString('utf8');
+      const address = peers.get(client) ?? null;
+      const refuse = (reason: string, message: string) => {
+        audit('deny', address, reason);
+        log.warn('MQTT connection refused', { client: client.id, username, address, reason });
+        done(Object.assign(new Error(message), { returnCode: 4 as const }), false);
+      };
+      if (!secret) return refuse('no_credential', 'a device credential (or, on loopback, a session token) is required as the MQTT password');
+      if (isDeviceCredential(secret)) {
+        if (!services.modules.isInstalled('devices')) return refuse('devices_not_installed', 'the devices module is not installed');
+        credentials.verify(secret).then((cred) => {
+          if (!cred) return refuse('unknown_or_revoked_credential', 'unknown or revoked device credential');
+          const w: Who = { kind: 'device', cred };
+          who.set(client, w);
+          audit('allow', address, 'device_credential', w);
+          credentials.touch(cred.id, address).catch((err: Error) => log.warn('device credential use not recorded', { id: cred.id, error: err.message }));
+          done(null, true);
+        }, () => refuse('credential_check_failed', 'the credential could not be checked'));
+        return;
+      }
+      // A session token also opens the HTTP API: it may not cross the LAN as an MQTT password,
+      // even over TLS (a device keeps it for months). Local tools on the box keep using one.
+      if (!isLoopback(address ?? undefined)) return refuse('session_token_from_lan', 'a session token is accepted as an MQTT password only on loopback: use a device credential');
+      services.sessions.verify(secret).then(
         (caller) => {
-          if (!caller) return fail();
-          callers.set(client, caller);
-          tokens.set(client, token);
+          if (!caller) return refuse('invalid_session', 'invalid, expired or revoked session token');
+          const w: Who = { kind: 'session', caller, token: secret };
+          who.set(client, w);
+          audit('allow', address, 'session_on_loopback', w);
           done(null, true);
         },
-        () => fail(),
+        () => refuse('invalid_session', 'invalid session token'),
       );
     },
     authorizeSubscribe: (client, sub, done) => {
-      if (maySubscribe(services, callers.get(client), sub.topic)) return done(null, sub);
-      log.warn('MQTT subscription refused', { client: client.id, topic: sub.topic, subject: callers.get(client)?.subject });
+      const w = who.get(client);
+      const ok = w?.kind === 'device' ? deviceMaySubscribe(services, w.cred, sub.topic) : maySubscribe(services, w?.caller, sub.topic);
+      if (ok) return done(null, sub);
+      log.warn('MQTT subscription refused', { client: client.id, topic: sub.topic, subject: subjectOf(w) });
       done(null, null);
     },
     authorizePublish: (client, packet, done) => {
       if (!client) return done(null); // cabinet's own publications
-      const where = mayPublish(services, callers.get(client), packet.topic);
+      const w = who.get(client);
+      const where = w?.kind === 'device' ? deviceMayPublish(services, w.cred, packet.topic) : mayPublish(services, w?.caller, packet.topic);
       if (!where) {
-        log.warn('MQTT publish refused', { client: client.id, topic: packet.topic, subject: callers.get(client)?.subject });
+        log.warn('MQTT publish refused', { client: client.id, topic: packet.topic, subject: subjectOf(w) });
         return done(new Error('not authorised for this topic'));
       }
       // Answered once the points are stored: a QoS 1 PUBACK then means stored, not queued, and
@@ -209,47 +280,103 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
       if (!intake(where, Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload), done)) done(null);
     },
   });
-  broker.on('clientDisconnect', (client) => tokens.delete(client));
+  broker.on('clientDisconnect', (client) => who.delete(client));
   const recheck = setInterval(() => {
-    for (const [client, token] of tokens) {
-      void services.sessions.verify(token).then((still) => {
-        if (still || !tokens.has(client)) return;
-        tokens.delete(client);
-        log.info('MQTT client disconnected: its session ended', { client: client.id });
+    for (const [client, w] of who) {
+      const still = w.kind === 'device' ? credentials.active(w.cred.id) : services.sessions.verify(w.token);
+      void still.then((ok) => {
+        if (ok || !who.has(client)) return;
+        who.delete(client);
+        log.info(w.kind === 'device' ? 'MQTT client disconnected: its device credential was revoked' : 'MQTT client disconnected: its session ended', { client: client.id });
         client.close();
       }, () => undefined);
     }
   }, services.config.mqtt_session_recheck_ms);
   recheck.unref();
   const budget = intakeBudget();
-  const server: Server = createServer((socket) => budget.limit(socket, broker.handle(socket)));
-  const { mqtt_host: host, mqtt_port: wanted } = services.config;
-  const listening = await new Promise<boolean>((resolve) => {
+  const accept = (socket: Socket) => {
+    const client = broker.handle(socket);
+    peers.set(client, socket.remoteAddress);
+    budget.limit(socket, client);
+  };
+  /** Listens, or logs why not and resolves false (a taken port leaves the rest of the box running). */
+  const listen = (server: Server | TlsServer, host: string, wanted: number, what: string) => new Promise<boolean>((resolve) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EADDRINUSE') log.warn(`MQTT port ${wanted} is in use; the embedded broker is off, HTTP goes on`, { host, port: wanted });
-      else log.warn(`MQTT broker cannot listen on ${host}:${wanted} (${err.code ?? err.message}); the embedded broker is off, HTTP goes on`, { host, port: wanted });
+      if (err.code === 'EADDRINUSE') log.warn(`${what} port ${wanted} is in use; that listener is off, HTTP goes on`, { host, port: wanted });
+      else log.warn(`${what} cannot listen on ${host}:${wanted} (${err.code ?? err.message}); that listener is off, HTTP goes on`, { host, port: wanted });
       resolve(false);
     });
     server.listen(wanted, host, () => resolve(true));
   });
-  if (!listening) {
+  const closeServer = (server: Server | TlsServer | undefined) => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+
+  const { mqtt_host: host, mqtt_port: wanted, mqtt_tls_host: tlsHost } = services.config;
+  const plain: Server | undefined = createServer(accept);
+  const plainUp = await listen(plain, host, wanted, 'MQTT');
+  // MQTT over TLS with the box's certificate (src/runtime/tls.ts): the HTTPS listener's when it
+  // runs, else the broker checks and renews it itself. A renewed certificate is taken at once.
+  const tlsWanted = mqttTlsPortOf(services.config);
+  let tls: TlsServer | undefined;
+  let ownTls: BoxTls | undefined;
+  if (tlsWanted !== undefined) {
+    let box = services.tls?.box;
+    try {
+      if (!box) {
+        ownTls = new BoxTls({ dataDir: services.config.data_dir, log });
+        await ownTls.check();
+        box = ownTls;
+      }
+      const { certPem, keyPem } = box.material;
+      const server = createTlsServer({ cert: certPem, key: keyPem, minVersion: 'TLSv1.2' }, accept);
+      server.on('tlsClientError', (err) => log.debug('MQTT TLS handshake failed', { error: err.message }));
+      if (await listen(server, tlsHost, tlsWanted, 'MQTT over TLS')) {
+        tls = server;
+        box.onChange((m) => server.setSecureContext({ cert: m.certPem, key: m.keyPem }));
+        ownTls?.start();
+      }
+    } catch (err) {
+      log.error('MQTT over TLS is off: cannot make or read the certificates', { error: (err as Error).message });
+    }
+  }
+  if (!plainUp && !tls) {
     clearInterval(recheck);
+    ownTls?.stop();
     await new Promise<void>((resolve) => broker.close(() => resolve()));
     return { mode: 'off', ready: Promise.resolve(), stats, stop: async () => undefined };
   }
-  const port = (server.address() as AddressInfo).port;
-  log.info(`MQTT broker listening on ${host}:${port}`, { host, port, topics: `${services.config.mqtt_topic_prefix}/<tenant>/<site>/{status,alarms,telemetry/<device>}` });
+  const port = plainUp ? (plain.address() as AddressInfo).port : undefined;
+  const tlsPort = tls ? (tls.address() as AddressInfo).port : undefined;
+  const shape = `${services.config.mqtt_topic_prefix}/<tenant>/<site>/{status,alarms,telemetry/<device>}`;
+  if (tlsPort !== undefined) log.info(`MQTT over TLS listening on ${tlsHost}:${tlsPort}`, { host: tlsHost, port: tlsPort, topics: shape });
+  if (port !== undefined) {
+    if (loopbackHost(host)) log.info(`MQTT broker listening on ${host}:${port} (plaintext, this machine only)`, { host, port, topics: shape });
+    else log.warn(`MQTT WITHOUT TLS IS OPEN ON THE LAN on ${host}:${port}: device credentials cross the network in clear; use MQTT over TLS on ${tlsPort ?? 'mqtt_tls_port'} and set mqtt_host back to 127.0.0.1 once the old devices are replaced`, { host, port, topics: shape });
+  }
   const publish = (topic: string, body: unknown) =>
     broker.publish({ cmd: 'publish', topic, payload: Buffer.from(JSON.stringify(body)), qos: 0, retain: false, dup: false }, () => { stats.published++; });
   const offStatus = need(services, 'bus').on('status', (e) => publish(t.status(e), e));
   const offAlarm = need(services, 'bus').on('alarm', (a) => publish(t.alarms(a.alarm), { kind: a.kind, alarm: a.alarm }));
   return {
-    mode, port, ready: Promise.resolve(), stats,
+    mode, ready: Promise.resolve(), stats,
+    ...(port !== undefined ? { port } : {}),
+    ...(tlsPort !== undefined ? { tlsPort } : {}),
+    disconnectCredential(id) {
+      let closed = 0;
+      for (const [client, w] of who) {
+        if (w.kind !== 'device' || w.cred.id !== id) continue;
+        who.delete(client);
+        client.close();
+        closed++;
+      }
+      if (closed) log.info('MQTT clients disconnected: their device credential was revoked', { id, clients: closed });
+      return closed;
+    },
     async stop() {
       offStatus(); offAlarm();
       clearInterval(recheck);
+      ownTls?.stop();
       await new Promise<void>((resolve) => broker.close(() => resolve()));
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all([plainUp ? closeServer(plain) : undefined, closeServer(tls)]);
     },
   };
 }
