@@ -13,21 +13,19 @@ import { nameOf, people } from '../lib/people';
 import { session } from '../lib/session';
 import { useObservable } from '../lib/store';
 import type { AlarmViewItem } from '../lib/types';
+import type { AlarmRecord } from '../lib/inbox';
 import { since, stateWords, story, when } from './alarm-words';
 import { useNow } from './hooks';
 
 export { since } from './alarm-words';
 
-/** A record as a generic list holds it (lib/inbox's shape): its resource, id and raw fields. */
-export interface AlarmRecord { resource: string; id: string; raw: Record<string, unknown> }
 
 const isItem = (a: AlarmViewItem | AlarmRecord): a is AlarmViewItem => 'tone' in a && 'applicable' in a;
 
 export function AlarmAccount({ alarm }: { alarm: AlarmViewItem | AlarmRecord }) {
   const store = useObservable(alarmStore);
-  const site = !isItem(alarm) && 'state' in alarm.raw && !('status' in alarm.raw);
-  const key = isItem(alarm) ? alarm.key : `${site ? 'alarms' : 'industry-alarms'}:${alarm.id}`;
-  // The same alarm in the store (poultry-alarms and industry-alarms share ids), else the box's view of it read once.
+  const key = alarm.key;
+  // The same alarm in the store, else the box's view of it read once by its key.
   const listed = isItem(alarm) ? alarm : store.items?.find((x) => x.key === key);
   const [read, setRead] = useState<AlarmViewItem | null>(null);
   const [failed, setFailed] = useState<string | null>(null);

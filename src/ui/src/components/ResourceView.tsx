@@ -4,7 +4,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, describeError, getItem, getList, getLoaded, query, type ListEnvelope } from '../lib/api';
 import { countdown, formatValue, toLocalInput, humanise, isAlarmRow, titleField, toneIn, toneOf } from '../lib/format';
-import { toInboxAlarm } from '../lib/inbox';
+import { alarmRecordOf } from '../lib/inbox';
 import { loadPeople, nameOf, people } from '../lib/people';
 import { commandLabel, commandWords } from '../lib/words';
 import { AlarmAccount } from './AlarmAccount';
@@ -426,7 +426,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
             </button>
           </div>
           {isAlarmRow(selected) ? (
-            <AlarmAccount alarm={toInboxAlarm(path, selected)} />
+            <AlarmAccount alarm={alarmRecordOf(path, selected)} />
           ) : (
             <RecordFields fields={fields} row={selected} admin={admin} />
           )}
