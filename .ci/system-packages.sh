@@ -11,8 +11,9 @@ need=(socat python3-pymodbus python3-serial python3-serial-asyncio python3-aiosm
 # The test suite's peers: socat pty pairs, the pymodbus slave (it runs /usr/bin/python3), the SMTP
 # server of the notification tests (python3-aiosmtpd, test/peers/smtp_sink.py), Chromium.
 # libnss3-tools: certutil makes the NSS database in which the HTTPS LAN test's Chromium trusts the
-# box's CA; iproute2: that test's network namespace and veth pair.
-[ "${1:-}" = test ] && need=(socat python3-pymodbus python3-serial python3-serial-asyncio python3-aiosmtpd chromium libnss3-tools iproute2)
+# box's CA; iproute2: that test's network namespace and veth pair. mosquitto-clients: mosquitto_pub
+# publishes over TLS with a device credential from the MQTT LAN test's namespace, as an installer would.
+[ "${1:-}" = test ] && need=(socat python3-pymodbus python3-serial python3-serial-asyncio python3-aiosmtpd mosquitto-clients chromium libnss3-tools iproute2)
 
 if ! command -v dpkg >/dev/null; then
   # Not Debian: nothing to install from here; say what the tests will look for if it is absent.
