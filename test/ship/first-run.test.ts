@@ -4,7 +4,7 @@
 // card, typed into the login screen as the panel does, opens the poultry workspace of the box's
 // own tenant and site, whose administrator can then issue operator cards.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -55,7 +55,8 @@ function runPrinted(command: string) {
 
 describe('first run', () => {
   it('tells the command that issues the first admin card; its card logs in, reaches the houses and issues operator cards', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cabinet-first-run-'));
+    // A data directory the service makes itself (issue 33: it was 0750, site.json 0644).
+    const dir = join(mkdtempSync(join(tmpdir(), 'cabinet-first-run-')), 'data');
     const { url, log } = await serve(dir);
     // Logged right after "listening", once the database is checked.
     const find = () => log.map((l) => JSON.parse(l) as { level: string; msg: string }).find((l) => l.msg.startsWith('no admin passkey yet'));
@@ -129,5 +130,19 @@ describe('first run', () => {
     expect(issued.status, await issued.clone().text()).toBe(201);
     const card = ((await issued.json()) as { item: { credential: string; scope: string; role: string } }).item;
     expect(card).toMatchObject({ credential: 'RF-0E0F1011', role: 'operator', scope: `tenant:${site.tenant_id}/site:${site.site_id}` });
+
+    // Made by the service and the CLI beside it: the directory 0700, every file in it 0600.
+    const modes: string[] = [];
+    const wrong: string[] = [];
+    const walk = (rel: string) => {
+      const st = statSync(rel ? join(dir, rel) : dir);
+      const m = `${rel || '.'} ${(st.mode & 0o777).toString(8)}`;
+      modes.push(m);
+      if (!m.endsWith(st.isDirectory() ? ' 700' : ' 600')) wrong.push(m);
+      if (st.isDirectory()) for (const e of readdirSync(join(dir, rel))) walk(rel ? `${rel}/${e}` : e);
+    };
+    walk('');
+    expect(modes).toEqual(expect.arrayContaining(['. 700', 'site.json 600', 'session.key 600', 'cabinet.sqlite 600']));
+    expect(wrong).toEqual([]);
   }, 180_000);
 });
