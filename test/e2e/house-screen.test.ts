@@ -109,12 +109,14 @@ describe('the house screen and the setpoint flow in Chromium', () => {
     await page.waitForTimeout(1500);
     // The shell's own polls (the annunciator's merged inbox: industry and site alarms and their
     // schemes, once a page load; the live feed's status list) are not the screen's.
-    const screen = requests.filter((p) => !/\/(industry-alarms|alarms|status)\/(list|scheme)$|\/auth\/me$/.test(p));
+    // The house's alarms are the one alarm store's (alarm-view), read once for every screen: none of the house screen's own.
+    const screen = requests.filter((p) => !/\/(industry-alarms|alarms|status|alarm-view)\/(list|scheme|summary)$|\/auth\/me$/.test(p));
     const counts = Object.fromEntries([...new Set(screen)].map((p) => [p, screen.filter((x) => x === p).length]));
     console.log(`house screen requests: ${screen.length} (${JSON.stringify(counts)})`);
     expect(Object.entries(counts).filter(([, n]) => n > 1)).toEqual([]);
     expect(screen.length).toBeLessThanOrEqual(7);
-    expect(Object.keys(counts)).toEqual(expect.arrayContaining(['/api/v1/poultry-climate-readings/hourly', '/api/v1/poultry-feedwater-days/list', '/api/v1/poultry-alarms/list']));
+    expect(Object.keys(counts)).toEqual(expect.arrayContaining(['/api/v1/poultry-climate-readings/hourly', '/api/v1/poultry-feedwater-days/list']));
+    expect(Object.keys(counts).filter((p) => /alarm/.test(p))).toEqual([]);
 
     // Reached by a tap: every canvas inside its card, in both orientations.
     expect((await overflow(page)).filter((o) => o.canvas !== 0 || o.card !== 0)).toEqual([]);

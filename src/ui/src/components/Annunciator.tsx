@@ -67,14 +67,19 @@ export function AlarmCount() {
   const tone = p1 ? 'alarm' : total || active ? 'warn' : 'ok';
   const words = [p1 ? `${p1} P1` : '', p2 ? `${p2} P2` : '', other ? `${other} other` : ''].filter(Boolean).join(' · ');
   // An acknowledged alarm whose condition is still there is not "none": it is said apart.
-  const acked = active ? `${active} acknowledged, still active` : '';
+  const acked = active > 0;
   return (
     <a class={`btn alarm-count tone-${tone}`} id="alarm-count" href={href('alarms')} data-state="known" data-p1={p1} data-p2={p2} data-total={total} data-active={active} aria-live="polite">
       <span class="sr-only">Alarms not acknowledged: </span>
       <span aria-hidden="true">Alarms </span>
       {words || (acked ? '' : 'none')}
       {words && acked ? ' · ' : ''}
-      {acked ? <span class="alarm-count-active">{acked}</span> : null}
+      {/* On a phone the long words would push the top bar past the screen: "1 still active" there. */}
+      {acked ? (
+        <span class="alarm-count-active">
+          {active} <span class="alarm-count-long">acknowledged, </span>still active
+        </span>
+      ) : null}
     </a>
   );
 }
