@@ -60,7 +60,7 @@ export const streamRoute: AnyRoute = defineRoute({
   method: 'get', path: '/api/v1/status/stream', module: 'status', tags: ['status'],
   summary: 'Live status events over WebSocket (catch-up with ?since=<last id>)',
   description: [
-    'WebSocket upgrade. Authenticate with the `cabinet_session` cookie, `Authorization: Bearer <token>`, or `?access_token=<token>` (browsers cannot set headers on a WebSocket).',
+    'WebSocket upgrade. Authenticate with the `cabinet_session` cookie, `Authorization: Bearer <token>`, or `?access_token=<token>` (browsers cannot set headers on a WebSocket; accepted over TLS or from loopback only, else 403 https_required). On the plain HTTP port only loopback is taken while HTTPS listens (403 https_required, naming the wss:// address); an upgrade a browser opens from a page of another origin is 403 cross_site_request.',
     'Server messages (JSON text frames): `{"type":"event","data":<status event>}`; `{"type":"ready","last_id":N,"replayed":K}` once the catch-up is sent (events before it are replayed, after it live);',
     '`{"type":"heartbeat","timestamp":"...","last_id":N}` every status_heartbeat_ms (plus a ping frame; a client that answers no ping for two periods is dropped).',
     'Client messages: `{"type":"ping"}` is answered `{"type":"pong"}`; nothing else is needed.',
@@ -72,7 +72,7 @@ export const streamRoute: AnyRoute = defineRoute({
   query: {
     since: { type: 'integer', min: 0, description: 'Replay stored events with a greater id before the live ones.' },
     site_id: { type: 'string', description: 'Only events of this site (a site-bound session always gets only its site).' },
-    access_token: { type: 'string', description: 'Session token, for clients that cannot send a header or cookie.' },
+    access_token: { type: 'string', description: 'Session token, for clients that cannot send a header or cookie: over TLS (wss://) or from loopback only.' },
   },
   errors: ['upgrade_required'],
   response: { kind: 'raw', contentType: 'application/json', description: 'Switching Protocols (101) on a WebSocket upgrade' },
