@@ -142,7 +142,8 @@ describe.each(DIALECTS)('alarm states (%s)', (dialect) => {
     expect((await get(event.id)).shelved).toBe(true);
     // The escalator's pass ends shelves whose time is up (time injected).
     expect((await alarms.expireShelves(new Date(until + 1000))).map((a) => a.id)).toContain(event.id);
-    expect(await get(event.id)).toMatchObject({ shelved: false, shelved_until: null, shelve_reason: null });
+    // Back; the last shelve's why stays for the alarm's history.
+    expect(await get(event.id)).toMatchObject({ shelved: false, shelved_until: null, shelve_reason: 'sensor recalibration', shelved_by: 'op-a', annunciated: true });
     expect(await annunciated()).toContain(event.id);
 
     await op.post('/api/v1/industry-alarms/commands/shelve', { id: event.id, reason: 'fan service', minutes: 5 });
