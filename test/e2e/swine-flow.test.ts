@@ -87,7 +87,7 @@ describe.each(DIALECTS)('swine site beside a poultry site (%s)', (dialect) => {
     const poultryCorr = `poultry-e2e-${dialect}`;
     const pub = await poultryAdmin.post('/api/v1/industry-alarms/commands/publish', { industry_code: 'poultry', unit_id: 'house-2', severity: 'critical', title: 'House 2 ventilation failure', correlation_id: poultryCorr, priority: 'P1', sla_target_sec: 300 });
     expect(pub.status).toBe(201);
-    const poultryEvent = await until(() => poultryStream.events.find((e) => e.correlation_id === poultryCorr), 'poultry bridged event');
+    const poultryEvent = await until(() => poultryStream.events.find((e) => e.correlation_id === poultryCorr && e.event === 'alarm_raised'), 'poultry bridged event');
     expect(poultryEvent).toMatchObject({ status: 'error', event: 'alarm_raised', source: 'poultry-alarms', tenant_id: 'bird-co', site_id: 'broiler-farm' });
 
     // The swine site: a normal reading, then a weaner room far too hot.
@@ -98,10 +98,10 @@ describe.each(DIALECTS)('swine site beside a poultry site (%s)', (dialect) => {
     const [raised] = hot.body.item.alarms;
     expect(raised).toMatchObject({ severity: 'high', priority: 'P1', correlation_id: corr });
 
-    const swineEvent = await until(() => swineStream.events.find((e) => e.correlation_id === corr), 'swine bridged event on the WebSocket');
+    const swineEvent = await until(() => swineStream.events.find((e) => e.correlation_id === corr && e.event === 'alarm_raised'), 'swine bridged event on the WebSocket');
     expect(swineEvent).toMatchObject({ status: 'error', event: 'alarm_raised', source: 'swine-alarms', tenant_id: 'pig-co', site_id: 'sow-farm' });
     expect(swineEvent.details).toMatchObject({ alarm_id: raised.id, industry_code: 'swine', unit_id: 'weaner-1', severity: 'high', priority: 'P1' });
-    const overMqtt = await until(() => swineMqtt.got.find((g) => g.topic.endsWith('/status') && g.body.correlation_id === corr), 'swine status over MQTT');
+    const overMqtt = await until(() => swineMqtt.got.find((g) => g.topic.endsWith('/status') && g.body.correlation_id === corr && g.body.event === 'alarm_raised'), 'swine status over MQTT');
     expect(overMqtt.body).toMatchObject({ status: 'error', event: 'alarm_raised' });
     const alarmOverMqtt = await until(() => swineMqtt.got.find((g) => g.topic.endsWith('/alarms') && (g.body.alarm as { correlation_id?: string } | undefined)?.correlation_id === corr), 'swine alarm over MQTT');
     expect(alarmOverMqtt.body).toMatchObject({ kind: 'raised', alarm: { industry_code: 'swine', severity: 'high', state: 'active' } });
@@ -109,7 +109,7 @@ describe.each(DIALECTS)('swine site beside a poultry site (%s)', (dialect) => {
     // A medium swine alarm published by hand maps to warn.
     const medium = await swineAdmin.post('/api/v1/industry-alarms/commands/publish', { industry_code: 'swine', unit_id: 'weaner-1', severity: 'medium', title: 'Creep lamp check', correlation_id: `swine-medium-${dialect}` });
     expect(medium.status).toBe(201);
-    expect((await until(() => swineStream.events.find((e) => e.correlation_id === `swine-medium-${dialect}`), 'medium event')).status).toBe('warn');
+    expect((await until(() => swineStream.events.find((e) => e.correlation_id === `swine-medium-${dialect}` && e.event === 'alarm_raised'), 'medium event')).status).toBe('warn');
 
     // Back in the band: the alarm is cleared, and that too reaches the stream.
     await swineAdmin.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'weaner-1', avg_weight_kg: 9, temp_c: 27.2 });
