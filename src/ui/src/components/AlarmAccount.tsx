@@ -14,7 +14,7 @@ import { session } from '../lib/session';
 import { useObservable } from '../lib/store';
 import type { AlarmViewItem } from '../lib/types';
 import type { AlarmRecord } from '../lib/inbox';
-import { since, stateWords, story, when } from './alarm-words';
+import { since, stateWords, story, when, type StoryStep } from './alarm-words';
 import { useNow } from './hooks';
 
 export { since } from './alarm-words';
@@ -103,14 +103,7 @@ function Account({ a }: { a: AlarmViewItem }) {
       {steps.length > 1 ? (
         <>
           <h4 class="account-sub">Times</h4>
-          <dl class="alarm-story" data-field="story">
-            {steps.map((x) => (
-              <div key={x.key} data-step={x.key}>
-                <dt>{x.what}</dt>
-                <dd>{when(x.at)}</dd>
-              </div>
-            ))}
-          </dl>
+          <AlarmStory steps={steps} />
         </>
       ) : null}
       <AlarmComments a={a} />
@@ -157,5 +150,19 @@ export function AlarmComments({ a, last }: { a: AlarmViewItem; last?: number }) 
       </ol>
       {earlier > 0 ? <p class="muted comment-more">{earlier === 1 ? '1 earlier comment' : `${earlier} earlier comments`} under More.</p> : null}
     </div>
+  );
+}
+
+/** Every time an alarm's record keeps, oldest first, with who (the account and the history say it the same way). */
+export function AlarmStory({ steps }: { steps: StoryStep[] }) {
+  return (
+    <dl class="alarm-story" data-field="story">
+      {steps.map((x) => (
+        <div key={x.key} data-step={x.key}>
+          <dt>{x.what}</dt>
+          <dd>{when(x.at)}</dd>
+        </div>
+      ))}
+    </dl>
   );
 }

@@ -3,8 +3,8 @@
 // one's return too), acknowledged by whom by name, shelved, reset by whom, and its comments. Muted:
 // nothing here needs anyone now. Read again when the store's summary changes (an alarm just ended).
 import { useEffect, useState } from 'preact/hooks';
-import { AlarmComments } from '../components/AlarmAccount';
-import { headline, since, story, when } from '../components/alarm-words';
+import { AlarmComments, AlarmStory } from '../components/AlarmAccount';
+import { headline, since, story } from '../components/alarm-words';
 import { alarmStore } from '../lib/alarms';
 import { describeError, getList, query } from '../lib/api';
 import { humanise } from '../lib/format';
@@ -39,14 +39,7 @@ function HistoryItem({ a }: { a: AlarmViewItem }) {
         {a.farm ? 'At the farm' : a.industry ? humanise(a.industry) : 'Site'}
         {over ? ` · lasted ${since(a.raised_at, Date.parse(over))}` : ''}
       </p>
-      <dl class="alarm-story" data-field="story">
-        {steps.map((x) => (
-          <div key={x.key} data-step={x.key}>
-            <dt>{x.what}</dt>
-            <dd>{when(x.at)}</dd>
-          </div>
-        ))}
-      </dl>
+      <AlarmStory steps={steps} />
       <AlarmComments a={a} />
     </li>
   );
