@@ -30,11 +30,14 @@ describe.each(DIALECTS)('alarms (%s)', (dialect) => {
     expect(high).toMatchObject({ state: 'open', scope: 'site', acknowledged_by: null });
     expect(low.scope).toBe('tenant');
     // The contract's bridge for critical/high only; the alarm view's alarm_changed for every severity.
+    // alarm_changed is published on its own turn after the raise.
+    await expect.poll(async () => (await opA.get('/api/v1/status/list?correlation_id=corr-high-1')).body.total).toBe(2);
     const events = (await opA.get('/api/v1/status/list?correlation_id=corr-high-1')).body.items as { event: string }[];
     const bridged = events.filter((e) => e.event !== 'alarm_changed');
     expect(bridged).toHaveLength(1);
     expect(bridged[0]).toMatchObject({ status: 'error', event: 'alarm_raised', tenant_id: 'tA', site_id: 'farm-1' });
     expect(events.filter((e) => e.event === 'alarm_changed')).toMatchObject([{ status: 'error', details: { kind: 'raised', item: { resource: 'alarms', urgent: true } } }]);
+    await expect.poll(async () => (await opA.get(`/api/v1/status/list?correlation_id=${low.correlation_id}`)).body.total).toBe(1);
     expect((await opA.get(`/api/v1/status/list?correlation_id=${low.correlation_id}`)).body.items).toMatchObject([{ event: 'alarm_changed', status: 'warn', details: { item: { urgent: false, annunciated: true } } }]);
     const audit = (await master.get('/api/v1/audit/list?correlation_id=corr-high-1')).body.items;
     expect(audit.map((a: { action: string }) => a.action)).toContain('alarm.raise');

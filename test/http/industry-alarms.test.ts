@@ -38,6 +38,8 @@ describe.each(DIALECTS)('industry alarms (%s)', (dialect) => {
       expect(r.status).toBe(201);
       expect(r.body.item).toMatchObject({ tenant_id: 'tA', industry_code: 'swine', site_id: 'farm-1', unit_id: 'room-3', severity, status: 'active', correlation_id: corr, bridged_to_status: true, escalation_level: 0, sla_breached: false });
       expect(Date.parse(r.body.item.sla_deadline_at) - Date.parse(r.body.item.raised_at)).toBe(900_000);
+      // alarm_changed is published on its own turn after the command's answer.
+      await expect.poll(async () => (await adminA.get(`/api/v1/status/list?correlation_id=${corr}`)).body.total).toBe(2);
       const events = (await adminA.get(`/api/v1/status/list?correlation_id=${corr}`)).body.items as { event: string; details: { kind?: string } }[];
       // The contract's bridge, and the alarm view's one event per change (every severity).
       expect(events.filter((e) => e.event === 'alarm_changed').map((e) => e.details.kind), severity).toEqual(['raised']);
@@ -53,7 +55,7 @@ describe.each(DIALECTS)('industry alarms (%s)', (dialect) => {
   it('generates the correlation id when absent and keeps industries, sites and tenants apart in lists', async () => {
     const poultry = await adminA.post('/api/v1/industry-alarms/commands/publish', { industry_code: 'poultry', site_id: 'farm-2', unit_id: 'house-1', severity: 'high', title: 'House 1 hot' });
     expect(poultry.body.item.correlation_id).toMatch(/^[0-9a-f-]{36}$/);
-    expect((await adminA.get(`/api/v1/status/list?correlation_id=${poultry.body.item.correlation_id}`)).body.items.map((e: { event: string }) => e.event).sort()).toEqual(['alarm_changed', 'alarm_raised']);
+    await expect.poll(async () => (await adminA.get(`/api/v1/status/list?correlation_id=${poultry.body.item.correlation_id}`)).body.items.map((e: { event: string }) => e.event).sort()).toEqual(['alarm_changed', 'alarm_raised']);
     const b = await adminB.post('/api/v1/industry-alarms/commands/publish', { industry_code: 'swine', site_id: 'farm-1', severity: 'critical', title: 'B only' });
     expect(b.body.item.tenant_id).toBe('tB');
 

@@ -158,7 +158,8 @@ describe.each(DIALECTS)('poultry climate, flocks and alarms (%s)', (dialect) => 
     const low = await adminA.post('/api/v1/poultry-alarms/commands/publish', { house_id: 'H1', severity: 'low', title: 'Note', correlation_id: 'corr-low-1' });
     expect(low.body.item).toMatchObject({ bridged_to_status: false, correlation_id: 'corr-low-1' });
     // Not bridged (low); the alarm view's one event of the raise, every severity.
-    expect((await opA.get('/api/v1/status/list?correlation_id=corr-low-1')).body.items.map((e: { event: string }) => e.event)).toEqual(['alarm_changed']);
+    // (published on its own turn after the command's answer)
+    await expect.poll(async () => (await opA.get('/api/v1/status/list?correlation_id=corr-low-1')).body.items.map((e: { event: string }) => e.event)).toEqual(['alarm_changed']);
     const early = await adminA.post('/api/v1/poultry-alarms/commands/escalate', { id: pub.body.item.id });
     expect(early.body.error).toMatchObject({ code: 'lifecycle_conflict', details: [{ field: 'id', reason: 'sla_not_breached' }] });
     const forced = await adminA.post('/api/v1/poultry-alarms/commands/escalate', { id: pub.body.item.id, force: true });

@@ -68,6 +68,8 @@ describe.each(DIALECTS)('swine workspace (%s)', (dialect) => {
     expect(hot.body.item.alarms).toEqual([expect.objectContaining({ rule_id: 'swine-climate:temp_high', severity: 'high', priority: 'P1', correlation_id: corr })]);
     const [event] = await alarm(corr);
     expect(event).toMatchObject({ industry_code: 'swine', unit_id: 'room-1', site_id: 'farm-1', status: 'active', metric: 'temp_c', value: 31.5, sla_target_sec: 900, bridged_to_status: true });
+    // alarm_changed is published on its own turn after the reading's answer.
+    await expect.poll(async () => (await opA.get(`/api/v1/status/list?correlation_id=${corr}`)).body.total).toBe(2);
     const events = (await opA.get(`/api/v1/status/list?correlation_id=${corr}`)).body.items as { event: string }[];
     // The contract's bridge, and the alarm view's event of the same raise.
     expect(events.filter((e) => e.event !== 'alarm_changed')).toEqual([expect.objectContaining({ status: 'error', event: 'alarm_raised', source: 'swine-alarms' })]);
