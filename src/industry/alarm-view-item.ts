@@ -120,3 +120,14 @@ export function industryActions(a: { acked_at: string | null; condition: string;
   if (a.condition === 'active' && a.resettable && (!a.latched || a.returned_at)) out.push('reset');
   return out;
 }
+
+const STATE_RANK = new Map(VIEW_STATES.map((s, i) => [s, i]));
+const priorityRank = (a: AlarmViewItem) => (a.priority === 'P1' ? 0 : a.priority === 'P2' ? 1 : 2);
+const SEVERITY_RANK: Record<string, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
+
+/** The view's order, on the box and in the shell (an event's alarm placed between two reads): urgent first, then annunciated, then the state (unacknowledged active first), priority, severity, newest. */
+export function viewOrder(a: AlarmViewItem, b: AlarmViewItem): number {
+  return Number(b.urgent) - Number(a.urgent) || Number(b.annunciated) - Number(a.annunciated)
+    || (STATE_RANK.get(a.state) ?? 9) - (STATE_RANK.get(b.state) ?? 9) || priorityRank(a) - priorityRank(b)
+    || (SEVERITY_RANK[a.severity] ?? 5) - (SEVERITY_RANK[b.severity] ?? 5) || b.last_raised_at.localeCompare(a.last_raised_at);
+}

@@ -11,7 +11,7 @@ import { apiAllowed } from '../../auth/policy.js';
 import { colOf, tableOf } from '../../db/sql.js';
 import { industryAlarmEvents, type AlarmEventRow } from '../../industry/alarm-schema.js';
 import { industryItem } from '../../industry/alarm-items.js';
-import { VIEW_STATES, type AlarmCounts, type AlarmSummary, type AlarmViewItem } from '../../industry/alarm-view-item.js';
+import { VIEW_STATES, viewOrder, type AlarmCounts, type AlarmSummary, type AlarmViewItem } from '../../industry/alarm-view-item.js';
 import { industryAlarmResource } from '../industry/alarms-resource.js';
 import { alarmResource } from '../alarms/resource.js';
 import { alarms, type AlarmRow } from '../alarms/schema.js';
@@ -115,17 +115,6 @@ export async function viewItem(services: Services, caller: Caller, key: string):
     return row && farmItem(row);
   }
   return undefined;
-}
-
-const STATE_RANK = new Map(VIEW_STATES.map((s, i) => [s, i]));
-const priorityRank = (a: AlarmViewItem) => (a.priority === 'P1' ? 0 : a.priority === 'P2' ? 1 : 2);
-const SEVERITY_RANK: Record<string, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
-
-/** Urgent first, then annunciated, then the state (unacknowledged active first), priority, severity, newest. */
-export function viewOrder(a: AlarmViewItem, b: AlarmViewItem): number {
-  return Number(b.urgent) - Number(a.urgent) || Number(b.annunciated) - Number(a.annunciated)
-    || (STATE_RANK.get(a.state) ?? 9) - (STATE_RANK.get(b.state) ?? 9) || priorityRank(a) - priorityRank(b)
-    || (SEVERITY_RANK[a.severity] ?? 5) - (SEVERITY_RANK[b.severity] ?? 5) || b.last_raised_at.localeCompare(a.last_raised_at);
 }
 
 /** The caller's alarms as items: listed ones in view order, or the past newest first. */

@@ -13,6 +13,8 @@ import { liveState } from './live';
 import { session, type Session } from './session';
 import { observable, on, type Observable } from './store';
 import type { AlarmAction, AlarmSummary, AlarmViewItem, StatusEvent } from './types';
+// The box's own list order, for an event's alarm placed between two reads of the list.
+import { viewOrder } from '../../../industry/alarm-view-item';
 
 export type AlarmItem = AlarmViewItem;
 export type { AlarmAction };
@@ -42,25 +44,6 @@ const EMPTY: AlarmStoreState = { items: null, summary: null, reachable: true, un
 export const alarmStore: Observable<AlarmStoreState> = observable<AlarmStoreState>(EMPTY);
 
 const patch = (p: Partial<AlarmStoreState>) => alarmStore.set({ ...alarmStore.get(), ...p });
-
-/** Ranks of the box's list order: urgent, then annunciated, then state, priority, newest. */
-const STATE_RANK: Record<AlarmItem['state'], number> = {
-  unacknowledged_active: 0, unacknowledged_cleared: 1, latched: 2, acknowledged_active: 3, shelved: 4, out_of_service: 5, normal: 6,
-};
-const SEVERITY_RANK: Record<string, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
-const priorityRank = (a: AlarmItem) => (a.priority === 'P1' ? 0 : a.priority === 'P2' ? 1 : 2);
-
-/** The list's order, for alarms placed by an event between two reads of the list. */
-export function viewOrder(a: AlarmItem, b: AlarmItem): number {
-  return (
-    Number(b.urgent) - Number(a.urgent) ||
-    Number(b.annunciated) - Number(a.annunciated) ||
-    STATE_RANK[a.state] - STATE_RANK[b.state] ||
-    priorityRank(a) - priorityRank(b) ||
-    (SEVERITY_RANK[a.severity] ?? 5) - (SEVERITY_RANK[b.severity] ?? 5) ||
-    b.last_raised_at.localeCompare(a.last_raised_at)
-  );
-}
 
 /** The item an `alarm_changed` status event carries, checked enough to trust its shape. */
 function changedItem(e: StatusEvent): AlarmItem | undefined {
