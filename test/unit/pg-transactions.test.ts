@@ -39,18 +39,26 @@ describe('PostgreSQL transactions when the server ends their connections', () =>
       let failed = 0;
       // More rounds than the pool has connections (10): each leaked one would be gone for good.
       for (let round = 0; round < 15; round++) {
-        // Fill the pool with idle connections, then end them all and start transactions at once,
-        // before the pool has seen the ends: some BEGINs and some first statements then fail.
+        // Fill the pool with idle connections, then end them all while transactions run: half of
+        // them are inside (their next statement fails, always, whatever the machine's load), half
+        // start as the ends land, before the pool has seen them (some BEGINs then fail).
         await Promise.all(Array.from({ length: 10 }, () => db.transaction(() => db.run(sql`insert into t values (1)`))));
-        const ending = admin('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]);
-        const txs = Array.from({ length: 10 }, () =>
+        let ended!: () => void;
+        const ends = new Promise<void>((r) => { ended = r; });
+        const inside = Array.from({ length: 5 }, () =>
           db.transaction(async () => {
             await db.run(sql`insert into t values (2)`);
-            await new Promise((r) => setTimeout(r, 5));
+            await ends;
             await db.run(sql`insert into t values (3)`);
           }).catch(() => { failed++; }));
+        const ending = admin('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]).finally(() => ended());
+        const starting = Array.from({ length: 5 }, () =>
+          ending.catch(() => undefined).then(() => db.transaction(async () => {
+            await db.run(sql`insert into t values (2)`);
+            await db.run(sql`insert into t values (3)`);
+          })).catch(() => { failed++; }));
         await ending;
-        await Promise.all(txs);
+        await Promise.all([...inside, ...starting]);
         await new Promise((r) => setTimeout(r, 20));
       }
       // The pool still serves ten transactions at once: no connection was kept by a failed one.
