@@ -18,6 +18,7 @@ import { Workspace } from './screens/Workspace';
 import { ResourceView } from './components/ResourceView';
 import { HouseScreen } from './screens/PoultryHouse';
 import { AlarmInbox } from './screens/AlarmInbox';
+import { SiteSetup } from './screens/SiteSetup';
 
 function Screen() {
   const r = useObservable(route);
@@ -36,6 +37,8 @@ function Screen() {
       return <HouseScreen key={r.params.id} id={r.params.id ?? ''} />;
     case 'alarms':
       return <AlarmInbox />;
+    case 'setup':
+      return <SiteSetup />;
     default:
       return <Workspace />;
   }

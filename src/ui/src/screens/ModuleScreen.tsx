@@ -4,6 +4,7 @@ import { ResourceView } from '../components/ResourceView';
 import { humanise } from '../lib/format';
 import { session } from '../lib/session';
 import { useObservable } from '../lib/store';
+import { MODULE_SCREENS } from './module-screens';
 
 /** A tab in the module's own words: "Flock", not "Poultry flock" under the Poultry heading. */
 function tabName(module: string, path: string): string {
@@ -23,6 +24,8 @@ export function ModuleScreen({ id }: { id: string }) {
       </section>
     );
   }
+  const Own = MODULE_SCREENS[m.id];
+  if (Own) return <Own />;
   const resources = s.resources.get(m.id) ?? [];
   const current = tab && resources.includes(tab) ? tab : resources[0];
   return (

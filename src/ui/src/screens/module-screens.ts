@@ -1,0 +1,10 @@
+// Modules whose records are set up through their own screen rather than the generic record
+// list: the installer's forms (in farm words, no JSON) for what a box is commissioned with.
+import type { ComponentType } from 'preact';
+import { SirenRelay } from './SirenRelay';
+import { Notifications } from './Notifications';
+
+export const MODULE_SCREENS: Record<string, ComponentType> = {
+  'alarm-relay': SirenRelay,
+  notifications: Notifications,
+};
