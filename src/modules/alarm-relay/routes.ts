@@ -11,6 +11,7 @@ import { pageItems } from '../../kernel/query.js';
 import { colOf, tableOf } from '../../db/sql.js';
 import { alarmRelayOutputs, OUTPUTS, RELAY_PRIORITIES, TRANSPORTS, type OutputName, type OutputRow } from './schema.js';
 import { BACNET_PRIORITY, describeOutput } from './output.js';
+import { checkOutput } from './check.js';
 import type { AlarmRelay } from './runtime.js';
 import type { BoxIdentity } from '../../runtime/first-run.js';
 
@@ -23,7 +24,7 @@ const nstr = { type: ['string', 'null'] };
 const nint = { type: ['integer', 'null'] };
 const outputItem = {
   type: 'object',
-  required: ['output', 'configured', 'enabled', 'transport', 'target', 'priorities', 'period_s', 'energised', 'driving_alarms', 'healthy', 'failing', 'last_write_at', 'last_ok_at', 'last_error', 'pulse_until', 'settings', 'updated_by', 'updated_at'],
+  required: ['output', 'configured', 'enabled', 'transport', 'target', 'priorities', 'period_s', 'energised', 'driving_alarms', 'healthy', 'failing', 'failing_since', 'alarm_id', 'last_write_at', 'last_ok_at', 'last_error', 'pulse_until', 'settings', 'updated_by', 'updated_at'],
   properties: {
     output: { enum: [...OUTPUTS] },
     configured: { type: 'boolean' },
@@ -36,6 +37,8 @@ const outputItem = {
     driving_alarms: { type: 'integer', description: 'siren: annunciated alarms of its priorities with the condition active (not acknowledged, neither shelved nor out of service) at the last drive.' },
     healthy: { type: ['boolean', 'null'], description: 'watchdog: whether the last tick found the box healthy.' },
     failing: { type: 'boolean', description: 'The output does not answer; its P1 alarm is open.' },
+    failing_since: { type: ['string', 'null'], format: 'date-time', description: 'While failing: when its drive-failure alarm was raised (null otherwise).' },
+    alarm_id: { ...nstr, description: 'While failing: the open drive-failure alarm (an industry-alarms id; in alarm-view/list as industry-alarms:<id>).' },
     last_write_at: { type: ['string', 'null'], format: 'date-time' },
     last_ok_at: { type: ['string', 'null'], format: 'date-time' },
     last_error: nstr,
@@ -52,7 +55,7 @@ function view(relay: AlarmRelay, output: OutputName) {
   return {
     output, configured: row !== undefined, enabled: row?.enabled ?? false, transport: row?.transport ?? null, target: row ? describeOutput(row) : null,
     priorities: output === 'siren' ? row?.priorities ?? ['P1'] : [], period_s: row?.period_s ?? null,
-    energised: s.energised, driving_alarms: s.driving_alarms, healthy: s.healthy, failing: s.failing, last_write_at: s.last_write_at, last_ok_at: s.last_ok_at,
+    energised: s.energised, driving_alarms: s.driving_alarms, healthy: s.healthy, failing: s.failing, failing_since: s.failing_since, alarm_id: s.alarm_id, last_write_at: s.last_write_at, last_ok_at: s.last_ok_at,
     last_error: s.last_error, pulse_until: s.pulse_until, settings: row ? { ...row } : null, updated_by: row?.updated_by ?? null, updated_at: row?.updated_at ?? null,
   };
 }
@@ -85,6 +88,25 @@ function refused(b: ConfigureBody): ErrorDetail[] {
 
 const actor = (caller: Caller | undefined) => caller?.subject ?? 'system';
 
+/** The stored row a configure body makes (the check reads the output this row names). */
+function rowOf(body: ConfigureBody, box: BoxIdentity, caller: Caller | undefined): OutputRow {
+  const row: OutputRow = {
+    id: body.output, tenant_id: box.tenant_id, site_id: box.site_id, enabled: body.enabled ?? true, transport: body.transport,
+    host: null, port: null, serial_port: null, baud_rate: null, parity: null, unit_id: null, coil: null, device_instance: null, object_instance: null,
+    priorities: body.output === 'siren' ? [...new Set(body.priorities ?? ['P1'])] : [],
+    period_s: body.period_s ?? DEFAULT_PERIOD_S[body.output], updated_by: actor(caller), updated_at: new Date().toISOString(),
+  };
+  if (body.transport === 'modbus-tcp') Object.assign(row, { host: body.host, port: body.port ?? 502, unit_id: body.unit_id ?? 1, coil: body.coil });
+  else if (body.transport === 'modbus-rtu') Object.assign(row, { serial_port: body.serial_port, baud_rate: body.baud_rate ?? null, parity: body.parity ?? null, unit_id: body.unit_id ?? 1, coil: body.coil });
+  else Object.assign(row, { device_instance: body.device_instance, object_instance: body.object_instance });
+  return row;
+}
+
+function validated(body: ConfigureBody): void {
+  const details = refused(body);
+  if (details.length) throw new ApiError('validation_error', `invalid body: ${details.map((d) => `${d.field} (${d.reason})`).join(', ')}`, details);
+}
+
 function relayOf(services: Services): { relay: AlarmRelay; box: BoxIdentity } {
   const relay = need(services, 'alarmRelay');
   const box = relay.box();
@@ -115,17 +137,8 @@ export const alarmRelayRoutes: AnyRoute[] = [
     errors: ['lifecycle_conflict'], response: { kind: 'single', item: outputItem },
     handler: async ({ services, caller, body, requestId }) => {
       const { relay, box } = relayOf(services);
-      const details = refused(body);
-      if (details.length) throw new ApiError('validation_error', `invalid body: ${details.map((d) => `${d.field} (${d.reason})`).join(', ')}`, details);
-      const row: OutputRow = {
-        id: body.output, tenant_id: box.tenant_id, site_id: box.site_id, enabled: body.enabled ?? true, transport: body.transport,
-        host: null, port: null, serial_port: null, baud_rate: null, parity: null, unit_id: null, coil: null, device_instance: null, object_instance: null,
-        priorities: body.output === 'siren' ? [...new Set(body.priorities ?? ['P1'])] : [],
-        period_s: body.period_s ?? DEFAULT_PERIOD_S[body.output], updated_by: actor(caller), updated_at: new Date().toISOString(),
-      };
-      if (body.transport === 'modbus-tcp') Object.assign(row, { host: body.host, port: body.port ?? 502, unit_id: body.unit_id ?? 1, coil: body.coil });
-      else if (body.transport === 'modbus-rtu') Object.assign(row, { serial_port: body.serial_port, baud_rate: body.baud_rate ?? null, parity: body.parity ?? null, unit_id: body.unit_id ?? 1, coil: body.coil });
-      else Object.assign(row, { device_instance: body.device_instance, object_instance: body.object_instance });
+      validated(body);
+      const row = rowOf(body, box, caller);
       const { db } = services;
       const t = tableOf(alarmRelayOutputs, db);
       const c = (n: string) => colOf(alarmRelayOutputs, db, n);
@@ -136,6 +149,23 @@ export const alarmRelayRoutes: AnyRoute[] = [
       await services.audit.record({ actor: actor(caller), action: 'alarm-relay.configure', resource: `alarm-relay/${row.id}`, result: 'success', correlation_id: requestId, tenant_id: row.tenant_id, details: { ...row } });
       await relay.reload();
       return view(relay, body.output);
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/api/v1/alarm-relay/commands/check', module: 'alarm-relay', tags: TAGS,
+    summary: 'Read an output before saving it: does the I/O module answer at that address (the box\'s admin).',
+    description: 'Takes the body of commands/configure (validated the same way) and reads the output it names once, writing nothing and saving nothing: a Modbus coil with FC01 on the field service\'s bus queue, a BACnet binary output\'s present value. Answers `ok`, `energised` (what the output holds now; null when it did not answer) and, when it did not answer, `message` (the field service\'s words); a failed check raises no alarm. Audited (alarm-relay.check) with the request id as correlation id. 409 lifecycle_conflict in cloud-multi.',
+    access: { resource: 'alarm-relay', action: 'update', owner: 'installation' }, body: configureBody,
+    errors: ['lifecycle_conflict'],
+    response: { kind: 'single', item: { type: 'object', required: ['ok', 'energised', 'message', 'target', 'read_at'], properties: { ok: { type: 'boolean' }, energised: { type: ['boolean', 'null'] }, message: nstr, target: { type: 'string' }, read_at: { type: 'string', format: 'date-time' } } } },
+    handler: async ({ services, caller, body, requestId }) => {
+      const { box } = relayOf(services);
+      validated(body);
+      const row = rowOf(body, box, caller);
+      const out = await checkOutput(services.field, row);
+      const target = describeOutput(row);
+      await services.audit.record({ actor: actor(caller), action: 'alarm-relay.check', resource: `alarm-relay/${row.id}`, result: out.ok ? 'success' : 'error', correlation_id: requestId, tenant_id: box.tenant_id, details: { target, ...out } });
+      return { ...out, target, read_at: new Date().toISOString() };
     },
   }),
   defineRoute({

@@ -45,6 +45,10 @@ export interface OutputState {
   healthy: boolean | null;
   /** The output does not answer: its P1 alarm is open. */
   failing: boolean;
+  /** While failing: since when (the open drive-failure alarm's raise, which may be older than this run). */
+  failing_since: string | null;
+  /** While failing: the open drive-failure alarm (industry-alarms id), so a screen can point at it. */
+  alarm_id: string | null;
   last_write_at: string | null;
   last_ok_at: string | null;
   last_error: string | null;
@@ -75,7 +79,7 @@ interface Deps {
   industryAlarms: IndustryAlarmService;
 }
 
-const blank = (output: OutputName): OutputState => ({ output, energised: null, driving_alarms: 0, healthy: null, failing: false, last_write_at: null, last_ok_at: null, last_error: null, pulse_until: null });
+const blank = (output: OutputName): OutputState => ({ output, energised: null, driving_alarms: 0, healthy: null, failing: false, failing_since: null, alarm_id: null, last_write_at: null, last_ok_at: null, last_error: null, pulse_until: null });
 
 /** Serialises runs of one job; a request while one runs makes exactly one more run afterwards. */
 function coalesced(run: () => Promise<void>, onError: (err: Error) => void) {
@@ -138,6 +142,8 @@ export function createAlarmRelay({ services, field, industryAlarms }: Deps) {
       s.energised = on;
       s.last_ok_at = new Date().toISOString();
       s.last_error = null;
+      s.failing_since = null;
+      s.alarm_id = null;
       if (s.failing || maybeFailing.has(output)) {
         maybeFailing.delete(output);
         s.failing = false;
@@ -153,11 +159,13 @@ export function createAlarmRelay({ services, field, industryAlarms }: Deps) {
       s.failing = true;
       log.warn('alarm relay: output does not answer', { output, target: describeOutput(row), error: message, correlation_id: correlationId });
     }
-    await industryAlarms.raise({
+    const { event } = await industryAlarms.raise({
       tenant_id: row.tenant_id, site_id: row.site_id, industry_code: industry, unit_id: null, rule_id: failureRule(output), metric: 'alarm_relay',
       severity: 'critical', priority: 'P1', source: ACTOR, title: TITLES[output],
       message: `${describeOutput(row)}: ${message}`, correlation_id: correlationId, details: { output, target: describeOutput(row), error: message }, actor: ACTOR,
     });
+    s.failing_since ??= event.raised_at;
+    s.alarm_id = event.id;
     return { ok: false, message };
   }
 
