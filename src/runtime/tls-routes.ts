@@ -5,8 +5,8 @@
 import { defineRoute, type AnyRoute } from '../kernel/route.js';
 import { ApiError } from '../kernel/errors.js';
 import type { Services } from '../kernel/context.js';
-import { boxNameAsked } from './tls-http.js';
-import { lanAddress } from './tls-names.js';
+import { boxNameAsked, isLoopback } from './tls-http.js';
+import { boxNames, lanAddress, type BoxNames } from './tls-names.js';
 import type { TlsService } from './tls.js';
 
 const tlsOf = (services: Services): TlsService => {
@@ -16,13 +16,33 @@ const tlsOf = (services: Services): TlsService => {
 
 const fileName = (tls: TlsService) => `cabinet-ca-${tls.box.material.caFingerprint.replace(/:/g, '').slice(0, 8).toLowerCase()}`;
 
-/** The host a tablet uses: the box's name it asked for, or the box's LAN address (the panel asked on loopback, or a name not the box's). */
-function tabletHost(hostHeader: string | undefined, tls: TlsService): string {
-  const names = tls.box.material.names;
+/** The host a tablet or phone on the farm's network uses: the box's name it asked for, or the box's LAN address (the panel asked on loopback, or a name not the box's); undefined when the box has no LAN address. */
+export function lanHost(hostHeader: string | undefined, names: BoxNames): string | undefined {
   const own = boxNameAsked(hostHeader, names);
   if (own) return own;
   const lan = lanAddress(names);
-  return lan ? (lan.includes(':') ? `[${lan}]` : lan) : '127.0.0.1';
+  return lan ? (lan.includes(':') ? `[${lan}]` : lan) : undefined;
+}
+
+const tabletHost = (hostHeader: string | undefined, tls: TlsService): string => lanHost(hostHeader, tls.box.material.names) ?? '127.0.0.1';
+
+/**
+ * Where a phone opens the shell (the hand-off link): the host /ca.json names, over HTTPS when it
+ * listens (a LAN client is sent there anyway). Without HTTPS, the origin the tablet used unless that
+ * is loopback (the panel), then the box's LAN address on the same port. Undefined when the box has
+ * no LAN address: no phone could open a link to it.
+ */
+export function phoneOrigin(services: Services, hostHeader: string | undefined, requestUrl: string): string | undefined {
+  const tls = services.tls;
+  if (tls) {
+    const host = lanHost(hostHeader, tls.box.material.names);
+    return host && `https://${host}${tls.httpsPort === 443 ? '' : `:${tls.httpsPort}`}`;
+  }
+  const u = new URL(requestUrl);
+  const bare = u.hostname.replace(/^\[|\]$/g, '');
+  if (bare !== 'localhost' && !isLoopback(bare)) return u.origin;
+  const host = lanHost(undefined, boxNames());
+  return host && `${u.protocol}//${host}${u.port ? `:${u.port}` : ''}`;
 }
 
 const CA_INFO_SCHEMA = {

@@ -12,6 +12,7 @@ import { Challenges, publicStatus, type ChallengeRow } from '../../auth/challeng
 import { Throttle } from '../../auth/throttle.js';
 import { passkeys, type PasskeyRow } from '../passkeys/schema.js';
 import { setupCommand, setupRequired } from '../../runtime/first-run.js';
+import { phoneOrigin } from '../../runtime/tls-routes.js';
 
 /** Failed logins per client address before it must wait (sliding 10-minute window). */
 export const ADDRESS_FAILURE_LIMIT = 20;
@@ -32,6 +33,7 @@ const challengeItem = {
     challenge_id: { type: 'string' }, method: { enum: ['qr', 'rfid'] }, status: { enum: ['pending', 'completed', 'locked', 'expired'] },
     expires_at: { type: 'string', format: 'date-time' }, qr_payload: { type: 'string' }, code: { type: 'string', pattern: '^\\d{4}$' },
     qr_svg: { type: 'string', description: 'The hand-off QR code as an SVG image (hand-off challenges only).' },
+    qr_missing: { enum: ['no_lan_address'], description: 'A hand-off without a link: the box has no network address a phone can reach (qr_payload and qr_svg are absent; the 4-digit code still works).' },
   },
 };
 const sessionItem = {
@@ -100,7 +102,7 @@ export const loginRoutes: AnyRoute[] = [
   defineRoute({
     method: 'post', path: '/api/v1/auth/passkey/commands/start', module: 'auth', tags: ['auth'], access: { public: true }, idempotent: false,
     summary: 'Start a login challenge (qr or rfid)',
-    description: 'rfid: only from panel_addresses. qr without a session: complete with a QR passkey credential. qr with a session (the tablet at the panel): a hand-off to a phone; the answer carries qr_payload (URL with the challenge id and a one-time secret) and a 4-digit code. Challenges live 120 s.',
+    description: 'rfid: only from panel_addresses. qr without a session: complete with a QR passkey credential. qr with a session (the tablet at the panel): a hand-off to a phone; the answer carries qr_payload (URL with the challenge id and a one-time secret, on the box\'s LAN host as /ca.json names it, never loopback) and a 4-digit code; when the box has no LAN address, qr_missing no_lan_address instead of qr_payload and qr_svg. Challenges live 120 s.',
     body: startBody, status: 201, errors: ['login_method_forbidden', 'rate_limited'], response: { kind: 'single', item: challengeItem },
     handler: async (ctx) => {
       checkThrottle(ctx);
@@ -110,13 +112,16 @@ export const loginRoutes: AnyRoute[] = [
         throw new ApiError('login_method_forbidden', 'RFID login is accepted only at the panel');
       }
       const { row, secret, code } = await challengesOf(ctx.services).start(ctx.body.method, address, ctx.caller);
-      const origin = new URL(ctx.c.req.url).origin;
-      const payload = secret ? `${origin}/#/login?challenge=${row.id}&secret=${secret}` : `${origin}/#/login?challenge=${row.id}`;
+      // A hand-off link is for a phone: the box's LAN host (as /ca.json names it), never the loopback
+      // address the panel used; without one there is no link, and the code is the way.
+      const origin = secret ? phoneOrigin(ctx.services, ctx.c.req.header('host'), ctx.c.req.url) : new URL(ctx.c.req.url).origin;
+      const payload = origin === undefined ? undefined : secret ? `${origin}/#/login?challenge=${row.id}&secret=${secret}` : `${origin}/#/login?challenge=${row.id}`;
       return {
         ...view(row),
-        ...(ctx.body.method === 'qr' ? { qr_payload: payload } : {}),
+        ...(ctx.body.method === 'qr' && payload ? { qr_payload: payload } : {}),
+        ...(secret && !payload ? { qr_missing: 'no_lan_address' } : {}),
         // The secret is stored only as a digest, so its QR image can only be drawn now.
-        ...(secret ? { qr_svg: await (await import('qrcode')).default.toString(payload, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) } : {}),
+        ...(secret && payload ? { qr_svg: await (await import('qrcode')).default.toString(payload, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) } : {}),
         ...(code ? { code } : {}),
       };
     },

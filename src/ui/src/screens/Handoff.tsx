@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { describeError, post } from '../lib/api';
 
-interface Challenge { challenge_id: string; code?: string; qr_payload?: string; qr_svg?: string; expires_at: string }
+interface Challenge { challenge_id: string; code?: string; qr_payload?: string; qr_svg?: string; qr_missing?: string; expires_at: string }
 
 export function Handoff() {
   const [ch, setCh] = useState<Challenge | null>(null);
@@ -33,9 +33,19 @@ export function Handoff() {
       {ch ? (
         <div id="handoff-box">
           {qr ? <img id="handoff-qr" class="qr" src={qr} alt="QR code to scan with the phone" width={224} height={224} /> : null}
-          <p>
-            Scan it with the phone, or enter the code <strong id="handoff-code" class="code">{ch.code}</strong> on the phone's login page.
-          </p>
+          {qr ? (
+            <p>
+              Scan it with the phone, or enter the code <strong id="handoff-code" class="code">{ch.code}</strong> on the phone's login page.
+            </p>
+          ) : (
+            <>
+              <p id="handoff-no-link" class="notice">This box is not on a network a phone can reach, so there is no QR code.</p>
+              <p>
+                Connect the box to the farm network and press New code, or open the box's login page on the phone another way and enter the code{' '}
+                <strong id="handoff-code" class="code">{ch.code}</strong>.
+              </p>
+            </>
+          )}
           {ch.qr_payload ? (
             <p>
               <a id="handoff-link" href={ch.qr_payload}>
