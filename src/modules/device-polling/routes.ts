@@ -10,7 +10,7 @@ const str = { type: 'string' };
 const nstr = { type: ['string', 'null'] };
 const deviceItem = {
   type: 'object',
-  required: ['device_id', 'industry', 'tenant_id', 'site_id', 'unit_id', 'controller_id', 'transport', 'period_ms', 'bus', 'state', 'reason', 'misses', 'last_ok_at', 'last_message'],
+  required: ['device_id', 'industry', 'tenant_id', 'site_id', 'unit_id', 'controller_id', 'transport', 'period_ms', 'bus', 'state', 'reason', 'misses', 'last_ok_at', 'last_message', 'lost_since'],
   properties: {
     device_id: { type: 'string', description: '<industry>:<adapter profile id>' }, industry: { enum: ['poultry', 'swine', 'melioration'] }, tenant_id: str, site_id: nstr,
     unit_id: { type: 'string', description: 'The house or room.' }, controller_id: str, transport: { enum: ['modbus-tcp', 'modbus-rtu', 'bacnet'] }, period_ms: { type: 'integer' },
@@ -18,6 +18,7 @@ const deviceItem = {
     state: { enum: ['unknown', 'ok', 'lost'], description: 'unknown until the first poll (or while no poller runs); lost while its serial bus is lost too.' },
     reason: { enum: ['bus_lost', 'no_answer', null], description: 'Why it is lost: bus_lost while its RS-485 adapter (the bus) is gone and the bus alarm is open (last_message names the bus); no_answer when the controller itself missed loss_after_misses polls; null otherwise.' },
     misses: { type: 'integer' }, last_ok_at: { type: ['string', 'null'], format: 'date-time' }, last_message: nstr,
+    lost_since: { type: ['string', 'null'], format: 'date-time', description: 'While lost: when the poller found it lost (after its missed polls), or when its bus was lost; null otherwise.' },
   },
 };
 

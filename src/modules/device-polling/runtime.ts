@@ -27,6 +27,8 @@ export type LostReason = 'bus_lost' | 'no_answer';
 export type PolledDeviceView = Omit<DeviceState, 'device_id'> & {
   device_id: string; industry: PolledDevice['industry']; tenant_id: string; site_id: string | null; unit_id: string; controller_id: string; transport: PolledDevice['transport']; period_ms: number;
   reason: LostReason | null;
+  /** Since when it is lost (the poller's loss event, or its bus's); null unless lost. */
+  lost_since: string | null;
 };
 
 export interface DevicePolling {
@@ -50,6 +52,8 @@ export function createDevicePolling(services: Services) {
   let known = new Map<string, KnownDevice>();
   /** Buses the poller said are lost (bus_link), by its bus key: what the list says of every device on them. */
   const lostBuses = new Map<string, { message: string | null; at: string }>();
+  /** When the poller said each device is lost (device_link), by device id: a screen says "since". */
+  const lostAt = new Map<string, string>();
   const chains = new Map<string, Promise<void>>();
   /** Runs fn after the earlier work of the same key; failures are logged (the bus must not throw). */
   const inOrder = (key: string, what: string, fn: () => Promise<void>) => {
@@ -65,7 +69,12 @@ export function createDevicePolling(services: Services) {
       const priorities = new Map(rows.map((r) => [r.id, (r.comm_loss_priority ?? 'P1') as Priority]));
       for (const d of toPolledDevices(industry, rows)) next.set(d.id, { device: d, priority: priorities.get(d.id.slice(industry.length + 1)) ?? 'P1' });
     }
-    const gone = [...known.values()].filter((k) => !next.has(k.device.id));
+    // A controller taken off the box, or renamed or moved to another house by a revised profile,
+    // cannot answer again under its old name: its open loss would never clear.
+    const gone = [...known.values()].filter((k) => {
+      const now = next.get(k.device.id)?.device;
+      return !now || now.unit_id !== k.device.unit_id || now.controller_id !== k.device.controller_id;
+    });
     known = next;
     services.poller?.set([...next.values()].map((k) => k.device));
     // A controller taken off the box cannot answer again: its open loss would never clear.
@@ -85,11 +94,12 @@ export function createDevicePolling(services: Services) {
           device_id: d.id, industry: d.industry, tenant_id: d.tenant_id, site_id: d.site_id, unit_id: d.unit_id, controller_id: d.controller_id, transport: d.transport, period_ms: d.period_ms,
           bus: s?.bus ?? '', state: s?.state ?? 'unknown', misses: s?.misses ?? 0, last_ok_at: s?.last_ok_at ?? null, last_message: s?.last_message ?? null,
           reason: s?.state === 'lost' ? 'no_answer' : null,
+          lost_since: s?.state === 'lost' ? (lostAt.get(d.id) ?? null) : null,
         };
         // The poller keeps a device's own state while its bus is gone (it was ok, it will be ok
         // once the adapter is back): the list says what a person needs, that it cannot be read.
         const lostBus = s ? lostBuses.get(s.bus) : undefined;
-        if (lostBus) Object.assign(view, { state: 'lost', reason: 'bus_lost', last_message: `${busName(s!.bus)} lost: ${lostBus.message ?? 'the adapter does not answer'}` });
+        if (lostBus) Object.assign(view, { state: 'lost', reason: 'bus_lost', lost_since: lostBus.at, last_message: `${busName(s!.bus)} lost: ${lostBus.message ?? 'the adapter does not answer'}` });
         return view;
       });
     },
@@ -106,7 +116,11 @@ export function createDevicePolling(services: Services) {
       offs = [
         onAdapterChange(services, reload),
         bus.on('device_readings', (e) => inOrder(e.device_id, 'reading', () => ingestDeviceReading(services, e))),
-        bus.on('device_link', (e) => inOrder(e.device_id, 'link', () => onDeviceLink(services, e, known.get(e.device_id)))),
+        bus.on('device_link', (e) => {
+          if (e.state === 'lost') lostAt.set(e.device_id, e.at);
+          else lostAt.delete(e.device_id);
+          inOrder(e.device_id, 'link', () => onDeviceLink(services, e, known.get(e.device_id)));
+        }),
         bus.on('bus_link', (e) => {
           // At once, not after the alarm is stored: the list answers from memory.
           if (e.state === 'lost') lostBuses.set(e.bus, { message: e.message, at: e.at });
