@@ -36,9 +36,10 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, when: 'The request body exceeds max_body_bytes.' },
   unsupported_media_type: { status: 415, when: 'A request body that is not application/json.' },
   headers_too_large: { status: 431, when: 'The request headers exceed the HTTP parser\'s limit (16 KB), e.g. an oversized Authorization or Cookie header.' },
-  rate_limited: { status: 429, when: 'Too many attempts (login throttling); retry after the time in Retry-After.' },
+  rate_limited: { status: 429, when: 'Too many attempts (login throttling, test messages of a notification channel); retry after the time in Retry-After.' },
   not_on_master: { status: 409, when: 'A command that would make the server connect to an address given in the request (an adapter profile\'s read-now, saving an adapter profile the poller would read) sent to the master cloud (cloud-multi): the master has no field bus and dials nobody\'s address; nothing is sent or stored. Those commands run on the site box.' },
   device_read_failed: { status: 502, when: 'A read from field equipment (an adapter profile\'s read-now) got no value: the device refused, did not answer in time, was not found, or answered with an error; the message is the field service\'s (Connection refused <ip:port> addr:<n>, Timeout ..., Illegal data address).' },
+  notification_test_failed: { status: 502, when: 'A notification channel\'s test message (notification-channels/commands/test) was not accepted: the mail server or webhook receiver could not be reached, did not answer in time, refused the login or the message, or answered with an error; the message says why in words, details[].reason names the cause. Nothing is stored.' },
   internal_error: { status: 500, when: 'An unexpected failure; the body never carries a stack trace. The request id finds it in the log.' },
   service_unavailable: { status: 503, when: 'The database is not open or not migrated yet, or the service is stopping.' },
 } as const satisfies Record<string, { status: number; when: string }>;

@@ -15,7 +15,8 @@ count = [0]
 
 def authenticator(server, session, envelope, mechanism, auth_data):
     ok = isinstance(auth_data, LoginPassword) and auth_data.login.decode() == user and auth_data.password.decode() == password
-    return AuthResult(success=ok, auth_data=auth_data)
+    # handled=False: aiosmtpd answers a refusal with 535 (with its default, True, it answers nothing and the client waits).
+    return AuthResult(success=ok, handled=False, auth_data=auth_data)
 
 class Sink:
     async def handle_DATA(self, server, session, envelope):

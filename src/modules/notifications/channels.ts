@@ -14,6 +14,7 @@ import { shownUrl } from './send.js';
 import { refusePrivateChannel } from '../../runtime/egress.js';
 import { CHANNEL_KINDS, TLS_MODES, channelRecord, type ChannelRow } from './schema.js';
 import { email, httpUrl, ident, int, opt, short } from './inputs.js';
+import { testCommand } from './test.js';
 
 const secret = v.pipe(v.string(), v.minLength(1), v.maxLength(1000));
 const settings = {
@@ -25,6 +26,7 @@ const settings = {
   smtp_user: opt(short(254)),
   smtp_from: opt(email),
   smtp_password: opt(secret),
+  recipients: v.optional(v.pipe(v.array(email), v.maxLength(50))),
   webhook_url: opt(httpUrl),
   webhook_key: opt(v.pipe(v.string(), v.minLength(16, 'a webhook key of at least 16 characters'), v.maxLength(1000))),
   site_name: opt(short(200)),
@@ -49,6 +51,7 @@ function check(row: ChannelRow): void {
     if (row.webhook_url) throw new ApiError('validation_error', 'an e-mail channel has no webhook_url', [{ field: 'item.webhook_url', reason: 'not_allowed' }]);
   } else {
     if (!row.webhook_url) throw missing('webhook_url');
+    if (row.recipients.length) throw new ApiError('validation_error', 'a webhook channel has no recipients (its URL is the recipient)', [{ field: 'item.recipients', reason: 'not_allowed' }]);
     if (row.smtp_host) throw new ApiError('validation_error', 'a webhook channel has no smtp_host', [{ field: 'item.smtp_host', reason: 'not_allowed' }]);
   }
 }
@@ -92,7 +95,7 @@ export const channelResource = defineResource<ChannelRow, v.InferOutput<typeof c
       const b = body.item;
       const row: ChannelRow = {
         id: b.id ?? timeId(), tenant_id: requiredTenant(ctx.caller, b.tenant_id), name: b.name, kind: b.kind, enabled: b.enabled ?? true,
-        smtp_host: null, smtp_port: null, smtp_tls: null, smtp_user: null, smtp_from: null, webhook_url: null, secret_enc: null, has_secret: false,
+        smtp_host: null, smtp_port: null, smtp_tls: null, smtp_user: null, smtp_from: null, webhook_url: null, recipients: [], secret_enc: null, has_secret: false,
         site_name: null, link_url: null, retry_max_attempts: DEFAULT_ATTEMPTS, retry_base_ms: DEFAULT_BASE_MS, updated_at: new Date().toISOString(),
         ...columns(b.kind, b, ctx as HandlerContext<unknown>),
       } as ChannelRow;
@@ -120,4 +123,5 @@ export const channelResource = defineResource<ChannelRow, v.InferOutput<typeof c
     },
   },
   delete: true,
+  commands: { test: testCommand },
 });

@@ -2,7 +2,7 @@
 // restart loses nothing), and the worker sends what is due, retrying with exponential back-off.
 //
 // - Matching: the rule is enabled, of the alarm's tenant, of its site or of every site; its
-//   priorities and severities contain the alarm's (empty: any); raise needs on_raise and level 0
+//   priorities, severities and units contain the alarm's (empty: any); raise needs on_raise and level 0
 //   in [min, max]; an escalation needs on_escalation and the new level in [min, max]; a clear
 //   needs on_clear and min <= the level the alarm reached (those who were told hear it ended);
 //   an acknowledgement likewise needs on_ack.
@@ -42,6 +42,7 @@ export function matches(rule: RuleRow, facts: AlarmFacts): boolean {
   if (rule.site_id !== null && rule.site_id !== facts.site_id) return false;
   if (rule.priorities.length && !(facts.priority !== null && rule.priorities.includes(facts.priority))) return false;
   if (rule.severities.length && !rule.severities.includes(facts.severity)) return false;
+  if (rule.unit_ids.length && !(facts.unit_id !== null && rule.unit_ids.includes(facts.unit_id))) return false;
   const level = facts.event === 'raised' ? 0 : facts.escalation_level;
   const inRange = level >= rule.min_escalation_level && (rule.max_escalation_level === null || level <= rule.max_escalation_level);
   if (facts.event === 'raised') return rule.on_raise && inRange;
@@ -129,7 +130,7 @@ export function createNotifier(services: Services): Notifier {
       const channel = await channels.find({ id: rule.channel_id, tenant_id: rule.tenant_id });
       if (!channel || !channel.enabled) continue;
       const message = compose(facts, { name: channel.site_name ?? facts.site_id ?? facts.tenant_id, link: channel.link_url }, services.config, now);
-      const recipients = channel.kind === 'email' ? rule.recipients : [shownUrl(channel.webhook_url ?? '')];
+      const recipients = channel.kind === 'webhook' ? [shownUrl(channel.webhook_url ?? '')] : rule.recipients.length ? rule.recipients : channel.recipients;
       for (const recipient of recipients) {
         const suppressed = news ? (facts.suppressed ?? null) : await neverTold(rule, facts, recipient);
         const row: DeliveryRow = {

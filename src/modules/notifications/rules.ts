@@ -2,7 +2,8 @@
 // (e-mail addresses; none for a webhook), the priorities and severities it covers and the
 // escalation levels: level 0 is the raise, level n the n-th SLA escalation of an unacknowledged
 // alarm (src/industry/escalator.ts), so "the crew at once, the manager from the first
-// escalation" is two rules.
+// escalation" is two rules. unit_ids narrows a rule to houses, rooms or fields. An e-mail rule
+// without recipients of its own sends to its channel's.
 import * as v from 'valibot';
 import { defineResource } from '../../kernel/resource.js';
 import { ApiError } from '../../kernel/errors.js';
@@ -21,6 +22,7 @@ const settings = {
   recipients: v.optional(v.pipe(v.array(email), v.maxLength(50))),
   priorities: v.optional(v.array(v.picklist(PRIORITIES))),
   severities: v.optional(v.array(v.picklist(INDUSTRY_SEVERITIES))),
+  unit_ids: v.optional(v.pipe(v.array(ident), v.maxLength(200))),
   min_escalation_level: v.optional(int(0, 1000)),
   max_escalation_level: opt(int(0, 1000)),
   on_raise: v.optional(v.boolean()),
@@ -36,7 +38,9 @@ const patchBody = v.strictObject({ item: v.strictObject({ ...settings, name: v.o
 async function check(row: RuleRow, ctx: HandlerContext<unknown>): Promise<void> {
   const channel = await channelResource.kit.store(ctx.services.db).find({ id: row.channel_id, tenant_id: row.tenant_id });
   if (!channel) throw new ApiError('validation_error', `channel ${row.channel_id} not found`, [{ field: 'item.channel_id', reason: 'not_found' }]);
-  if (channel.kind === 'email' && row.recipients.length === 0) throw new ApiError('validation_error', 'an e-mail rule needs recipients', [{ field: 'item.recipients', reason: 'required' }]);
+  if (channel.kind === 'email' && row.recipients.length === 0 && channel.recipients.length === 0) {
+    throw new ApiError('validation_error', 'an e-mail rule needs recipients (its channel has none of its own)', [{ field: 'item.recipients', reason: 'required' }]);
+  }
   if (channel.kind === 'webhook' && row.recipients.length > 0) throw new ApiError('validation_error', 'a webhook rule has no recipients (the channel\'s URL is the recipient)', [{ field: 'item.recipients', reason: 'not_allowed' }]);
   if (row.max_escalation_level !== null && row.max_escalation_level < row.min_escalation_level) {
     throw new ApiError('validation_error', 'max_escalation_level is below min_escalation_level', [{ field: 'item.max_escalation_level', reason: 'below_min' }]);
@@ -63,7 +67,7 @@ export const ruleResource = defineResource<RuleRow, v.InferOutput<typeof createB
       const bound = ctx.caller?.scope_type === 'tenant' ? ctx.caller.site_id : undefined;
       const row: RuleRow = {
         id: b.id ?? timeId(), tenant_id: requiredTenant(ctx.caller, b.tenant_id), site_id: b.site_id ?? bound ?? null, name: b.name, channel_id: b.channel_id,
-        recipients: b.recipients ?? [], priorities: b.priorities ?? [], severities: b.severities ?? [],
+        recipients: b.recipients ?? [], priorities: b.priorities ?? [], severities: b.severities ?? [], unit_ids: b.unit_ids ?? [],
         min_escalation_level: b.min_escalation_level ?? 0, max_escalation_level: b.max_escalation_level ?? null,
         on_raise: b.on_raise ?? true, on_escalation: b.on_escalation ?? true, on_clear: b.on_clear ?? false, on_ack: b.on_ack ?? false, enabled: b.enabled ?? true,
         updated_at: new Date().toISOString(),

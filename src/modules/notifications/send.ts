@@ -1,4 +1,5 @@
-// The two ways out: SMTP (nodemailer) and a signed JSON POST. Each answers nothing on success and
+// The two ways out: SMTP (nodemailer) and a signed JSON POST. Each answers the server's reply on
+// success (the SMTP reply line, the receiver's HTTP status: a test message reports them) and
 // throws with a message fit for the deliveries list on failure; no message ever holds a secret
 // (nodemailer's errors name the server and the SMTP reply, never the password).
 import { createHmac } from 'node:crypto';
@@ -6,7 +7,7 @@ import type { ChannelRow } from './schema.js';
 
 const TIMEOUT_MS = 15_000;
 
-export async function sendEmail(channel: ChannelRow, password: string | null, to: string, subject: string, text: string): Promise<void> {
+export async function sendEmail(channel: ChannelRow, password: string | null, to: string | string[], subject: string, text: string): Promise<string> {
   // Loaded at the first e-mail: in the executable nodemailer is a chunk read only then (build.mjs CHUNKS).
   const { createTransport } = await import('nodemailer');
   const transport = createTransport({
@@ -24,7 +25,8 @@ export async function sendEmail(channel: ChannelRow, password: string | null, to
     debug: false,
   });
   try {
-    await transport.sendMail({ from: channel.smtp_from ?? undefined, to, subject, text });
+    const info = await transport.sendMail({ from: channel.smtp_from ?? undefined, to, subject, text });
+    return String(info.response ?? '');
   } finally {
     transport.close();
   }
@@ -34,7 +36,7 @@ export async function sendEmail(channel: ChannelRow, password: string | null, to
 export const signature = (key: string, timestamp: string, body: string): string =>
   `sha256=${createHmac('sha256', key).update(`${timestamp}.${body}`).digest('hex')}`;
 
-export async function sendWebhook(channel: ChannelRow, key: string, deliveryId: string, payload: Record<string, unknown>, now = new Date()): Promise<void> {
+export async function sendWebhook(channel: ChannelRow, key: string, deliveryId: string, payload: Record<string, unknown>, now = new Date()): Promise<number> {
   const body = JSON.stringify({ delivery_id: deliveryId, ...payload });
   const timestamp = String(Math.floor(now.getTime() / 1000));
   const res = await fetch(channel.webhook_url ?? '', {
@@ -51,7 +53,8 @@ export async function sendWebhook(channel: ChannelRow, key: string, deliveryId: 
     signal: AbortSignal.timeout(TIMEOUT_MS),
   });
   await res.body?.cancel();
-  if (!res.ok) throw new Error(`the webhook answered HTTP ${res.status}`);
+  if (!res.ok) throw Object.assign(new Error(`the webhook answered HTTP ${res.status}`), { status: res.status });
+  return res.status;
 }
 
 /** A URL as the deliveries list shows it: without user info, query or fragment (they may carry tokens). */
