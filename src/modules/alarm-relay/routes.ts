@@ -114,7 +114,32 @@ function relayOf(services: Services): { relay: AlarmRelay; box: BoxIdentity } {
   return { relay, box };
 }
 
+/** The list's items as the shell's fields, so that the menu offers the module (its own screen shows them). */
+const SCHEME_FIELDS = [
+  { name: 'output', type: 'string', label: 'Output', enum: [...OUTPUTS] },
+  { name: 'configured', type: 'boolean', label: 'Set up' },
+  { name: 'enabled', type: 'boolean', label: 'Driven' },
+  { name: 'target', type: 'string', label: 'Where', nullable: true },
+  { name: 'priorities', type: 'array', label: 'Sounds for' },
+  { name: 'period_s', type: 'integer', label: 'Period', nullable: true, unit: 's' },
+  { name: 'energised', type: 'boolean', label: 'Energised', nullable: true },
+  { name: 'failing', type: 'boolean', label: 'Failing' },
+  { name: 'failing_since', type: 'datetime', label: 'Failing since', nullable: true },
+  { name: 'last_error', type: 'string', label: 'Last error', nullable: true },
+  { name: 'last_ok_at', type: 'datetime', label: 'Last answered', nullable: true },
+].map((f) => ({ read_only: true, required: false, nullable: false, sortable: false, searchable: false, ...f }));
+
 export const alarmRelayRoutes: AnyRoute[] = [
+  defineRoute({
+    method: 'get', path: '/api/v1/alarm-relay/scheme', module: 'alarm-relay', tags: TAGS,
+    summary: 'UI metadata of the alarm relay outputs (the fields of alarm-relay/list; no generic operations or commands).',
+    access: { resource: 'alarm-relay', action: 'read' },
+    response: { kind: 'single', item: { type: 'object' } },
+    handler: async () => ({
+      resource: 'alarm-relay', title: 'Alarm relay and watchdog', module: 'alarm-relay', fields: SCHEME_FIELDS, filters: [], sortable: [],
+      search_fields: [], page: { default_limit: 10, max_limit: 10 }, operations: { create: false, patch: false, delete: false }, commands: [],
+    }),
+  }),
   defineRoute({
     method: 'get', path: '/api/v1/alarm-relay/list', module: 'alarm-relay', tags: TAGS,
     summary: 'The box\'s alarm siren relay and watchdog output: their settings and live state.',

@@ -12,12 +12,13 @@ const API = '/api/v1/alarm-relay/commands';
 const LABELS: Record<Field, string> = {
   transport: 'Where is the output?', host: 'I/O module address', port: 'Network port', serial_port: 'Serial port', baud_rate: 'Speed (baud)',
   parity: 'Parity', unit_id: 'Unit (Modbus address of the module)', coil: 'Coil number (the first coil is 0)', device_instance: 'BACnet device number',
-  object_instance: 'Binary output number', priorities: 'Sounds for', period_s: 'Period',
+  object_instance: 'Binary output number', priorities: 'Sounds for', period_s: 'Every (seconds)',
 };
 const HINTS: Partial<Record<Field, string>> = {
   host: 'Four numbers with dots, like 192.168.1.20.', serial_port: 'The RS-485 adapter, like /dev/ttyUSB0.', baud_rate: 'Empty: the box\'s serial setting.',
 };
-const PERIOD_HINT = { siren: 'Seconds between re-sending the siren\'s state (an I/O module that restarted loses its coil).', watchdog: 'Seconds between two toggles while the box is healthy.' };
+const PERIOD_LABEL = { siren: 'Re-send the state every (seconds)', watchdog: 'Toggle every (seconds)' };
+const PERIOD_HINT = { siren: 'An I/O module that restarted has lost its coil: the box sends it again.', watchdog: 'While the box is healthy. Set the dialler to wait longer than this.' };
 
 interface Check { ok: boolean; energised: boolean | null; message: string | null; target: string }
 type Stage = { s: 'edit' } | { s: 'busy'; what: string } | { s: 'checked'; c: Check } | { s: 'unanswered'; c: Check } | { s: 'saved'; o: OutputView };
@@ -87,14 +88,14 @@ export function OutputForm({ o, onSaved }: { o: OutputView; onSaved: (o: OutputV
     const hint = f === 'period_s' ? PERIOD_HINT[o.output] : HINTS[f];
     return (
       <div class="form-row" key={f} data-row={f}>
-        <label for={id(f)}>{LABELS[f]}</label>
+        <label for={id(f)}>{f === 'period_s' ? PERIOD_LABEL[o.output] : LABELS[f]}</label>
         {input}
-        {hint ? <small class="muted" id={`${id(f)}-hint`}>{hint}</small> : null}
+        {hint && !p ? <small class="muted" id={`${id(f)}-hint`}>{hint}</small> : null}
         <span class="field-error" id={`${id(f)}-err`} data-error={f}>{p ?? ''}</span>
       </div>
     );
   };
-  const describedBy = (f: Field) => [HINTS[f] || f === 'period_s' ? `${id(f)}-hint` : '', `${id(f)}-err`].filter(Boolean).join(' ');
+  const describedBy = (f: Field) => [(HINTS[f] || f === 'period_s') && !problemOf(f) ? `${id(f)}-hint` : '', `${id(f)}-err`].filter(Boolean).join(' ');
   const text = (f: Exclude<Field, 'priorities' | 'transport' | 'parity'>, numeric = true) =>
     field(f, <input id={id(f)} name={f} value={d[f]} inputMode={numeric ? 'numeric' : f === 'host' ? 'decimal' : 'text'} autoComplete="off" aria-invalid={problemOf(f) ? 'true' : undefined}
       aria-describedby={describedBy(f)} onInput={(e) => set(f, (e.target as HTMLInputElement).value)} />);
@@ -171,7 +172,7 @@ function Outcome({ stage, onAnyway, onBack }: { stage: Stage; onAnyway: () => vo
     const o = stage.o;
     return o.failing
       ? <p class="error" role="alert" data-field="saved">Saved. The output does not answer: {o.last_error}</p>
-      : <p class="relay-answer" role="status" data-field="saved">Saved. {o.enabled ? `The box wrote the output and read it back: ${holds(o.energised)}.` : 'The box no longer drives this output.'}</p>;
+      : <p class="relay-answer" role="status" data-field="saved">Saved. {!o.enabled ? 'The box no longer drives this output.' : o.energised === null ? 'The box starts driving it now: its state above follows.' : `The box wrote the output and read it back: ${holds(o.energised)}.`}</p>;
   }
   return null;
 }

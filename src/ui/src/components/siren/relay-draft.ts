@@ -66,7 +66,7 @@ export function problems(output: OutputName, d: Draft): Partial<Record<Field, st
   const out: Partial<Record<Field, string>> = {};
   const put = (f: Field, p: string | null) => { if (p) out[f] = p; };
   if (d.transport === 'modbus-tcp') {
-    put('host', d.host.trim() === '' ? 'Needed: the I/O module\'s address.' : IPV4.test(d.host.trim()) ? null : 'Four numbers with dots, like 192.168.1.20.');
+    put('host', d.host.trim() === '' ? 'Needed: the I/O module\'s address.' : IPV4.test(d.host.trim()) ? null : 'Not a network address: four numbers with dots, like 192.168.1.20.');
     put('port', whole(d.port, 1, 65535, 'the port (502 for most modules)'));
     put('unit_id', whole(d.unit_id, 0, 255, 'the unit'));
   }
