@@ -3,7 +3,8 @@
 // {id}, tenant-scoped and site-bound through the kit, newest first, with the range filters
 // from/to on ts; every item says its age_s and whether it is stale (src/industry/stale.ts). And the hourly roll-up a batch chart needs (GET poultry-climate-readings/hourly):
 // one row per hour computed in SQL (GROUP BY the hour; ts is RFC 3339 UTC text in both engines, so
-// substr(ts, 1, 13) is the hour), ~1,000 points for a 42-day batch instead of 60,000 readings.
+// substr(ts, 1, 13) is the hour), ~1,000 points for a 42-day batch instead of 60,000 readings; and
+// the minute roll-up (GET poultry-climate-readings/minutely, substr(ts, 1, 16)) for a batch's first hours.
 import { and, asc, count, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { defineResource } from '../../kernel/resource.js';
 import { defineRoute, type AnyRoute } from '../../kernel/route.js';
@@ -38,65 +39,82 @@ export const readingsResource = defineResource<ReadingRow>({
   toItem: (row) => row,
 });
 
-const hourItem = {
-  type: 'object',
-  required: ['hour', 'n', 'temp_avg', 'temp_min', 'temp_max', 'humidity_avg', 'co2_max', 'nh3_max', 'ventilation_avg'],
-  properties: {
-    hour: { type: 'string', format: 'date-time', description: 'Start of the UTC hour.' },
-    n: { type: 'integer', description: 'Readings in the hour.' },
-    temp_avg: { type: ['number', 'null'] }, temp_min: { type: ['number', 'null'] }, temp_max: { type: ['number', 'null'] },
-    humidity_avg: { type: ['number', 'null'] }, co2_max: { type: ['number', 'null'] }, nh3_max: { type: ['number', 'null'] }, ventilation_avg: { type: ['number', 'null'] },
-  },
+const climateAggregates = {
+  n: { type: 'integer', description: 'Readings in the bucket.' },
+  temp_avg: { type: ['number', 'null'] }, temp_min: { type: ['number', 'null'] }, temp_max: { type: ['number', 'null'] },
+  humidity_avg: { type: ['number', 'null'] }, co2_max: { type: ['number', 'null'] }, nh3_max: { type: ['number', 'null'] }, ventilation_avg: { type: ['number', 'null'] },
 };
 
 const numOrNull = (x: unknown): number | null => (x === null || x === undefined ? null : Number(x));
 
-export const hourlyRoute: AnyRoute = defineRoute({
-  method: 'get',
-  path: '/api/v1/poultry-climate-readings/hourly',
-  module: 'poultry',
-  tags: ['poultry'],
-  summary: `Hourly roll-up of a house's climate readings (UTC hours, oldest first): n, temperature average/min/max, humidity average, CO2 and NH3 maximum, ventilation average. house_id is required; the window from..to (default: the 24 hours before to, which defaults to now) is at most ${HOURLY_MAX_DAYS} days.`,
-  access: { resource: 'poultry-climate', action: 'read', scope: 'tenant' },
-  query: {
-    house_id: { type: 'string', required: true, description: 'The house.' },
-    batch_id: { type: 'string', description: 'Only readings of this batch.' },
-    from: { type: 'string', format: 'date-time', description: 'Start (included; RFC 3339 date-time). Default: 24 hours before `to`.' },
-    to: { type: 'string', format: 'date-time', description: 'End (excluded; RFC 3339 date-time). Default: now.' },
-  },
-  response: { kind: 'single', item: { type: 'object', required: ['house_id', 'from', 'to', 'items'], properties: { house_id: { type: 'string' }, batch_id: { type: ['string', 'null'] }, from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' }, items: { type: 'array', items: hourItem } } } },
-  handler: async (ctx) => {
-    const q = ctx.query as { house_id: string; batch_id?: string; from?: string; to?: string };
-    const to = q.to ?? new Date().toISOString();
-    const from = q.from ?? new Date(Date.parse(to) - 24 * HOUR_MS).toISOString();
-    const span = Date.parse(to) - Date.parse(from);
-    if (span <= 0) throw new ApiError('validation_error', `from (${from}) must be before to (${to})`, [{ field: 'from', reason: 'not_before_to' }]);
-    if (span > HOURLY_MAX_DAYS * 24 * HOUR_MS) throw new ApiError('validation_error', `the window is at most ${HOURLY_MAX_DAYS} days`, [{ field: 'from', reason: 'window_too_long' }]);
-    const { db } = ctx.services;
-    const c = (n: string) => colOf(readingRecord.table, db, n);
-    // The kit's scope: the caller's tenant, and its site when the session is bound to one.
-    const parts: SQL[] = Object.entries(readingsResource.kit.scope(ctx.caller)).map(([k, v]) => eq(c(k), v));
-    parts.push(eq(c('house_id'), q.house_id), gte(c('ts'), from), lt(c('ts'), to));
-    if (q.batch_id !== undefined) parts.push(eq(c('batch_id'), q.batch_id));
-    const hour = sql<string>`substr(${c('ts')}, 1, 13)`;
-    const rows = (await db.orm.select({
-      hour, n: count(),
-      temp_avg: sql`avg(${c('temp')})`, temp_min: sql`min(${c('temp')})`, temp_max: sql`max(${c('temp')})`,
-      humidity_avg: sql`avg(${c('humidity')})`, co2_max: sql`max(${c('co2')})`, nh3_max: sql`max(${c('nh3')})`, ventilation_avg: sql`avg(${c('ventilation')})`,
-    }).from(tableOf(readingRecord.table, db)).where(and(...parts)).groupBy(hour).orderBy(asc(hour))) as Record<string, unknown>[];
-    return {
-      house_id: q.house_id, batch_id: q.batch_id ?? null, from, to,
-      items: rows.map((r) => ({
-        hour: `${String(r.hour)}:00:00.000Z`, n: Number(r.n),
-        temp_avg: numOrNull(r.temp_avg), temp_min: numOrNull(r.temp_min), temp_max: numOrNull(r.temp_max),
-        humidity_avg: numOrNull(r.humidity_avg), co2_max: numOrNull(r.co2_max), nh3_max: numOrNull(r.nh3_max), ventilation_avg: numOrNull(r.ventilation_avg),
-      })),
-    };
-  },
-});
+/** One roll-up route: buckets of an hour or a minute (ts is RFC 3339 UTC text in both engines, so its first 13 or 16 characters are the bucket). */
+function rollupRoute(bucket: 'hour' | 'minute', path: string, maxMs: number, maxWords: string, summary: string): AnyRoute {
+  const width = bucket === 'hour' ? 13 : 16;
+  const suffix = bucket === 'hour' ? ':00:00.000Z' : ':00.000Z';
+  return defineRoute({
+    method: 'get',
+    path,
+    module: 'poultry',
+    tags: ['poultry'],
+    summary: `${summary} house_id is required; the window from..to (default: the 24 hours before to, which defaults to now) is at most ${maxWords}.`,
+    access: { resource: 'poultry-climate', action: 'read', scope: 'tenant' },
+    query: {
+      house_id: { type: 'string', required: true, description: 'The house.' },
+      batch_id: { type: 'string', description: 'Only readings of this batch.' },
+      from: { type: 'string', format: 'date-time', description: 'Start (included; RFC 3339 date-time). Default: 24 hours before `to`.' },
+      to: { type: 'string', format: 'date-time', description: 'End (excluded; RFC 3339 date-time). Default: now.' },
+    },
+    response: {
+      kind: 'single',
+      item: {
+        type: 'object', required: ['house_id', 'from', 'to', 'items'],
+        properties: {
+          house_id: { type: 'string' }, batch_id: { type: ['string', 'null'] }, from: { type: 'string', format: 'date-time' }, to: { type: 'string', format: 'date-time' },
+          items: { type: 'array', items: { type: 'object', required: [bucket, ...Object.keys(climateAggregates)], properties: { [bucket]: { type: 'string', format: 'date-time', description: `Start of the UTC ${bucket}.` }, ...climateAggregates } } },
+        },
+      },
+    },
+    handler: async (ctx) => {
+      const q = ctx.query as { house_id: string; batch_id?: string; from?: string; to?: string };
+      const to = q.to ?? new Date().toISOString();
+      const from = q.from ?? new Date(Date.parse(to) - 24 * HOUR_MS).toISOString();
+      const span = Date.parse(to) - Date.parse(from);
+      if (span <= 0) throw new ApiError('validation_error', `from (${from}) must be before to (${to})`, [{ field: 'from', reason: 'not_before_to' }]);
+      if (span > maxMs) throw new ApiError('validation_error', `the window is at most ${maxWords}`, [{ field: 'from', reason: 'window_too_long' }]);
+      const { db } = ctx.services;
+      const c = (n: string) => colOf(readingRecord.table, db, n);
+      // The kit's scope: the caller's tenant, and its site when the session is bound to one.
+      const parts: SQL[] = Object.entries(readingsResource.kit.scope(ctx.caller)).map(([k, v]) => eq(c(k), v));
+      parts.push(eq(c('house_id'), q.house_id), gte(c('ts'), from), lt(c('ts'), to));
+      if (q.batch_id !== undefined) parts.push(eq(c('batch_id'), q.batch_id));
+      const at = sql<string>`substr(${c('ts')}, 1, ${sql.raw(String(width))})`;
+      const rows = (await db.orm.select({
+        at, n: count(),
+        temp_avg: sql`avg(${c('temp')})`, temp_min: sql`min(${c('temp')})`, temp_max: sql`max(${c('temp')})`,
+        humidity_avg: sql`avg(${c('humidity')})`, co2_max: sql`max(${c('co2')})`, nh3_max: sql`max(${c('nh3')})`, ventilation_avg: sql`avg(${c('ventilation')})`,
+      }).from(tableOf(readingRecord.table, db)).where(and(...parts)).groupBy(at).orderBy(asc(at))) as Record<string, unknown>[];
+      return {
+        house_id: q.house_id, batch_id: q.batch_id ?? null, from, to,
+        items: rows.map((r) => ({
+          [bucket]: `${String(r.at)}${suffix}`, n: Number(r.n),
+          temp_avg: numOrNull(r.temp_avg), temp_min: numOrNull(r.temp_min), temp_max: numOrNull(r.temp_max),
+          humidity_avg: numOrNull(r.humidity_avg), co2_max: numOrNull(r.co2_max), nh3_max: numOrNull(r.nh3_max), ventilation_avg: numOrNull(r.ventilation_avg),
+        })),
+      };
+    },
+  });
+}
 
-/** The roll-up is declared before the resource's {id} so that /hourly is not read as an id. */
-export const readingsRoutes: AnyRoute[] = [hourlyRoute, ...staleAware(readingsResource.routes, '/api/v1/poultry-climate-readings')];
+export const hourlyRoute: AnyRoute = rollupRoute('hour', '/api/v1/poultry-climate-readings/hourly', HOURLY_MAX_DAYS * 24 * HOUR_MS, `${HOURLY_MAX_DAYS} days`,
+  "Hourly roll-up of a house's climate readings (UTC hours, oldest first): n, temperature average/min/max, humidity average, CO2 and NH3 maximum, ventilation average.");
+
+/** The minute roll-up draws a batch's first hours, when the hourly one has a point or two. */
+export const MINUTELY_MAX_HOURS = 24;
+export const minutelyRoute: AnyRoute = rollupRoute('minute', '/api/v1/poultry-climate-readings/minutely', MINUTELY_MAX_HOURS * HOUR_MS, `${MINUTELY_MAX_HOURS} hours`,
+  "Minute roll-up of a house's climate readings (UTC minutes, oldest first), the same aggregates as the hourly one: what a chart draws while a batch's readings span less than a few hours.");
+
+/** The roll-ups are declared before the resource's {id} so that /hourly and /minutely are not read as ids. */
+export const readingsRoutes: AnyRoute[] = [hourlyRoute, minutelyRoute, ...staleAware(readingsResource.routes, '/api/v1/poultry-climate-readings')];
 
 /** Deletes readings taken before `before` (poultry_readings_retention_days, hourly). */
 export async function purgeReadings(services: Services, before: Date): Promise<void> {

@@ -35,6 +35,8 @@ interface Props {
   band?: [number, number];
   /** decimals of the legend's values */
   digits?: number;
+  /** the time axis (seconds), whatever the points span; default: the points' own */
+  span?: [number, number];
 }
 
 const lastOf = (values: (number | null)[]) => {
@@ -42,7 +44,7 @@ const lastOf = (values: (number | null)[]) => {
   return null;
 };
 
-export function Chart({ title, x, series, unit = '', height = 220, name, band, digits = 1 }: Props) {
+export function Chart({ title, x, series, unit = '', height = 220, name, band, digits = 1, span }: Props) {
   const box = useRef<HTMLDivElement>(null);
   const [failed, setFailed] = useState(false);
   useEffect(() => {
@@ -71,12 +73,14 @@ export function Chart({ title, x, series, unit = '', height = 220, name, band, d
               // wide enough for its longest label ("3000 ppm" was cut to "0 ppm" at a fixed width)
               { stroke: fg, font, size: (_u: unknown, values: string[] | null) => Math.max(48, ...(values ?? []).map((v) => String(v).length * 9 + 22)), grid: { stroke: line }, values: (_u: unknown, ticks: number[]) => ticks.map((t) => `${t}${unit ? ` ${unit}` : ''}`) },
             ],
-            series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: s.partial ? 1.5 : 2, dash: s.dash, spanGaps: true, alpha: s.partial ? 0.6 : 1, points: { show: s.partial ? true : undefined } }))],
+            ...(span ? { scales: { x: { time: true, range: (): [number, number] => [span[0], span[1]] } } } : {}),
+            // A series with one value is a dot, never an invisible line of one point.
+            series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: s.partial ? 1.5 : 2, dash: s.dash, spanGaps: true, alpha: s.partial ? 0.6 : 1, points: s.values.filter((v) => v !== null).length === 1 ? { show: true, size: 8, fill: s.color } : { show: s.partial ? true : undefined } }))],
             bands: band ? [{ series: [band[0] + 1, band[1] + 1] as [number, number], fill: 'rgba(46, 125, 50, 0.12)' }] : [],
           },
           // One point (the first day of a batch) would stretch uPlot's time axis over years: a day
-          // without values on each side keeps it to the days around it.
-          x.length === 1
+          // without values on each side keeps it to the days around it, unless the span is given.
+          x.length === 1 && !span
             ? [[x[0]! - 86_400, x[0]!, x[0]! + 86_400], ...series.map((s) => [null, s.values[0] ?? null, null])]
             : [x, ...series.map((s) => s.values)],
           el,
@@ -89,11 +93,11 @@ export function Chart({ title, x, series, unit = '', height = 220, name, band, d
       observer.disconnect();
       plot?.destroy();
     };
-  }, [x, series, height, unit, band]);
+  }, [x, series, height, unit, band, span?.[0], span?.[1]]);
   const fmt = (v: number) => v.toFixed(Math.abs(v) >= 100 ? 0 : digits);
   const legend = series.filter((s) => !s.hideInLegend && s.values.some((v) => v !== null));
   return (
-    <figure class="chart panel" data-chart={name} data-points={x.length}>
+    <figure class="chart panel" data-chart={name} data-points={x.length} data-span-s={span ? span[1] - span[0] : undefined}>
       <figcaption>{title}</figcaption>
       {x.length === 0 ? (
         <p class="empty">No readings yet.</p>

@@ -1,6 +1,7 @@
 // Times on the house screen and its charts: 24-hour clock and day-month dates ("24 Nov 14:05"),
 // whatever the browser's locale would pick (Chromium's default en-US says "11/24/26, 2:05 PM").
 // Kept apart from lib/format so the charts need nothing else; month names come from the locale.
+// And the span of a climate chart and when its points come from the minute roll-up.
 
 const pad = (n: number) => String(n).padStart(2, '0');
 const monthName = new Intl.DateTimeFormat(undefined, { month: 'short' });
@@ -27,5 +28,41 @@ export function timeTicks(ticks: number[], spanS: number): string[] {
   return ticks.map((t) => {
     const d = new Date(t * 1000);
     return spanS <= 2 * 86_400 ? clock(d) : dayMonth(d);
+  });
+}
+
+const HOUR_S = 3_600;
+const DAY_S = 86_400;
+
+/**
+ * The time axis of a climate chart (seconds), whatever the points: "last 24 hours" is exactly the
+ * 24 hours before now (a lone point once stretched it to two days); "this batch" runs from the
+ * first point to now, and a lone point just placed gets the half hour on each side.
+ */
+export function climateSpan(range: 'day' | 'batch', x: number[], nowS: number): [number, number] {
+  if (range === 'day') return [nowS - DAY_S, nowS];
+  const first = x.length ? Math.min(...x) : nowS - HOUR_S;
+  const last = Math.max(nowS, ...x);
+  return last - first >= 60 ? [first, last] : [first - HOUR_S / 2, first + HOUR_S / 2];
+}
+
+/** Hourly points fewer than this: the batch's first hours, drawn from the minute roll-up (one hourly point is a dot, not a line). */
+export const MINUTES_BELOW_HOURS = 3;
+
+/**
+ * The window of the minute roll-up to ask for (ms): from the first hour with readings to the end of
+ * this minute; undefined when the hourly roll-up has points enough, or none (no readings at all).
+ */
+export function minuteWindow(hourStarts: number[], nowMs: number): { from: number; to: number } | undefined {
+  if (hourStarts.length === 0 || hourStarts.length >= MINUTES_BELOW_HOURS) return undefined;
+  const to = Math.ceil((nowMs + 1) / 60_000) * 60_000;
+  return { from: Math.max(Math.min(...hourStarts), to - 24 * HOUR_S * 1000), to };
+}
+
+/** The points of a chart inside its span (the roll-up is loaded for the batch; the 24-hour view keeps its last day). */
+export function inSpan<T>(rows: T[], at: (row: T) => number, span: [number, number]): T[] {
+  return rows.filter((r) => {
+    const t = at(r);
+    return t >= span[0] && t <= span[1];
   });
 }

@@ -3,10 +3,16 @@
 // readings (poultry-climate-readings/hourly), water and feed per bird from the site days of the
 // feed and water line (poultry-feedwater-days). The band of each hour is the one of the age phase
 // the flock was in then. Today's water and feed are a partial day: drawn apart (dashed, lighter) as
-// the day projected from what the line was expected to have used so far, never as a drop.
-import { useMemo, useState } from 'preact/hooks';
+// the day projected from what the line was expected to have used so far, never as a drop. In a
+// batch's first hours (an hourly point or two: a dot, not a line) the climate charts draw the minute
+// roll-up instead. "Last 24 hours" spans exactly that, whatever its points.
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Chart, type Series } from '../components/Chart';
-import { bandOf, METRICS, type House } from './Poultry';
+import { climateSpan, inSpan, minuteWindow } from '../components/chart-time';
+import { getLoaded, query } from '../lib/api';
+import { session } from '../lib/session';
+import { useObservable } from '../lib/store';
+import { bandOf, METRICS, readingsPath, type House } from './Poultry';
 
 type Row = Record<string, unknown>;
 const HOUR = 3_600_000;
@@ -31,14 +37,44 @@ const CLIMATE: ClimateSpec[] = [
   { metric: METRICS[4], field: 'ventilation_avg', what: 'hourly average', color: '#00796b' },
 ];
 
+/** A roll-up row's time (ms): the start of its hour or minute. */
+const rowAt = (r: Row) => Date.parse(String(r.hour ?? r.minute));
+
+/** The minute roll-up while the hourly one has too few points to draw a line; undefined otherwise or when it cannot be had. */
+function useMinutes(house: House, hours: Row[]): Row[] | undefined {
+  const s = useObservable(session);
+  const rp = readingsPath(s);
+  const [minutes, setMinutes] = useState<Row[] | undefined>(undefined);
+  useEffect(() => {
+    const w = minuteWindow(hours.map(rowAt), Date.now());
+    if (!w || !rp) {
+      setMinutes(undefined);
+      return;
+    }
+    let gone = false;
+    const params = { house_id: house.id, ...(house.batch ? { batch_id: house.batch } : {}), from: new Date(w.from).toISOString(), to: new Date(w.to).toISOString() };
+    getLoaded<{ item: { items: Row[] } }>(`/api/v1/${rp}/minutely${query(params)}`)
+      .then((r) => !gone && setMinutes(r.data.item.items))
+      .catch(() => !gone && setMinutes(undefined)); // the hourly points are still drawn
+    return () => {
+      gone = true;
+    };
+  }, [hours, rp, house.id, house.batch]);
+  return minutes;
+}
+
 export function ClimateCharts({ house, hours, phases, range }: { house: House; hours: Row[]; phases: Row[]; range: Range }) {
   const start = typeof house.flock?.start_date === 'string' ? Date.parse(`${house.flock.start_date}T00:00:00Z`) : NaN;
-  const shown = useMemo(() => {
-    const since = range === 'day' ? Date.now() - DAY : -Infinity;
-    return hours.filter((h) => Date.parse(String(h.hour)) >= since);
-  }, [hours, range]);
+  const minutes = useMinutes(house, hours);
+  const byMinute = !!minutes?.length;
+  const rows = byMinute ? minutes! : hours;
+  const { shown, span } = useMemo(() => {
+    const nowS = Math.floor(Date.now() / 1000);
+    const span = climateSpan(range, rows.map((r) => Math.floor(rowAt(r) / 1000)), nowS);
+    return { shown: inSpan(rows, (r) => Math.floor(rowAt(r) / 1000), span), span };
+  }, [rows, range]);
   const charts = useMemo(() => {
-    const at = shown.map((h) => Date.parse(String(h.hour)));
+    const at = shown.map(rowAt);
     const bands = at.map((t) => phaseAt(phases, Number.isFinite(start) ? Math.floor((t - start) / DAY) : undefined, house.climate));
     const x = at.map((t) => Math.floor(t / 1000));
     return CLIMATE.map((c) => {
@@ -46,7 +82,7 @@ export function ClimateCharts({ house, hours, phases, range }: { house: House; h
       const now = bandOf(house.climate, c.metric);
       const reading = house.reading ? c.metric.now.map((k) => num(house.reading![k])).find((v) => v !== null) ?? null : null;
       const series: Series[] = [
-        { label: `${c.metric.label}, ${c.what}`, values: shown.map((h) => num(h[c.field])), color: c.color, ...(reading !== null ? { now: reading, note: 'now' } : { note: 'last hour' }) },
+        { label: `${c.metric.label}, ${byMinute ? c.what.replace('hourly', 'minute') : c.what}`, values: shown.map((h) => num(h[c.field])), color: c.color, ...(reading !== null ? { now: reading, note: 'now' } : { note: byMinute ? 'last minute' : 'last hour' }) },
       ];
       let band: [number, number] | undefined;
       const hasMin = b.some((x) => x.min !== undefined);
@@ -57,14 +93,14 @@ export function ClimateCharts({ house, hours, phases, range }: { house: House; h
       if (b.some((x) => x.target !== undefined)) series.push({ label: 'Target', values: b.map((x) => x.target ?? null), color: BAND, dash: [2, 4], now: now.target ?? null });
       return { c, x, series, band };
     });
-  }, [shown, phases, house.climate, house.reading, start]);
-  const span = range === 'day' ? 'last 24 hours' : 'this batch';
+  }, [shown, phases, house.climate, house.reading, start, byMinute]);
+  const spanWords = range === 'day' ? 'last 24 hours' : 'this batch';
   // One line instead of five empty charts (a house whose controller never answered).
-  if (!hours.length) return <p class="panel empty" data-chart-empty="climate">No climate readings in this batch yet.</p>;
+  if (!rows.length) return <p class="panel empty" data-chart-empty="climate">No climate readings in this batch yet.</p>;
   return (
     <>
       {charts.map(({ c, x, series, band }) => (
-        <Chart key={c.metric.key} name={`climate-${c.metric.key}`} title={`${c.metric.label} (${c.metric.unit}), ${span}`} unit={c.metric.unit} x={x} series={series} band={band} digits={c.metric.key === 'co2' ? 0 : 1} />
+        <Chart key={c.metric.key} name={`climate-${c.metric.key}`} title={`${c.metric.label} (${c.metric.unit}), ${spanWords}`} unit={c.metric.unit} x={x} series={series} band={band} span={span} digits={c.metric.key === 'co2' ? 0 : 1} />
       ))}
     </>
   );
