@@ -1,6 +1,7 @@
 // A module's manifest: what the registry reports about it. Routes and tables are the module's
 // real declarations, so the backend and database circuits are derived, never typed twice; the
 // frontend block is derived from the id (the web shell draws every module with one screen).
+import type { SetupStep } from './setup.js';
 import type { AnyRoute } from './route.js';
 import type { NeutralTable } from '../db/table.js';
 import type { Role, Services } from './context.js';
@@ -107,6 +108,8 @@ export interface ModuleManifest {
   permissions: PermissionRule[];
   /** Background work, if any: what it needs and provides (see defineRuntime). */
   runtime?: RuntimeDeclaration;
+  /** Its lines on the site set-up screen (kernel/setup.ts): what commissioning it means, checked live. */
+  setup?: SetupStep[];
 }
 
 export const defineModule = (m: ModuleManifest): ModuleManifest => m;

@@ -7,6 +7,7 @@ import { defineModule, defineRuntime, managed } from '../../kernel/module.js';
 import { alarmRelayRoutes } from './routes.js';
 import { createAlarmRelay } from './runtime.js';
 import { alarmRelayOutputs } from './schema.js';
+import { alarmRelaySetup } from './setup.js';
 
 export default defineModule({
   id: 'alarm-relay',
@@ -20,6 +21,7 @@ export default defineModule({
   key_entity: 'alarm_output',
   provides_enrichment_for: [],
   routes: alarmRelayRoutes,
+  setup: alarmRelaySetup,
   tables: [alarmRelayOutputs],
   permissions: managed('alarm-relay', 'read'),
   runtime: defineRuntime({

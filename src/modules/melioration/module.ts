@@ -11,6 +11,7 @@ import { alertRoutes } from './alerts.js';
 import { adapterRecord, adapterResource } from './devices.js';
 import { balanceDays, controlModes, irrigationEvents, meliorationFields, soilMoisture, weather } from './schema.js';
 import { createMeliorationService } from './service.js';
+import { industrySetup } from '../../industry/setup-steps.js';
 
 const MANAGE = ['read', 'create', 'update', 'delete', 'execute'] as const;
 
@@ -29,6 +30,7 @@ export default defineModule({
   key_entity: 'field',
   provides_enrichment_for: [],
   routes: [...fieldRoutes, ...irrigationRoutes, ...soilRoutes, ...weatherRoutes, ...controlModeRoutes, ...alertRoutes, ...adapterResource.routes],
+  setup: industrySetup({ industry: 'melioration', unit: 'field', adapters: adapterRecord.table }),
   tables: [meliorationFields, irrigationEvents, soilMoisture, weather, controlModes, balanceDays, adapterRecord.table],
   // As in poultry (docs/alarms.md, Permissions): readings (irrigation events, soil probes, weather
   // and station telemetry), fields (their soil and thresholds) and the stations and probes the box

@@ -8,6 +8,7 @@ import { audited } from './audited.js';
 import { NOTIFICATION_TABLES } from './schema.js';
 import { createNotifier, type Notifier } from './queue.js';
 import { factsOfBus, readSiteEvents, releaseOf } from './sources.js';
+import { notificationSetup } from './setup.js';
 
 /** How often a master reads the sites' pushed alarm events. */
 const MASTER_POLL_MS = 2_000;
@@ -24,6 +25,7 @@ export default defineModule({
   key_entity: 'notification_rule',
   provides_enrichment_for: [],
   routes: [...audited(channelResource.routes, 'notification-channels', 'notification-channel'), ...audited(ruleResource.routes, 'notification-rules', 'notification-rule'), ...deliveryResource.routes],
+  setup: notificationSetup,
   tables: NOTIFICATION_TABLES,
   permissions: [
     // Admins manage channels and rules; operators and security read them (secrets are never in an answer).

@@ -3,6 +3,7 @@ import { defineModule, defineRuntime, grant } from '../../kernel/module.js';
 import { Store } from '../../db/store.js';
 import { passkeys, type PasskeyRow } from './schema.js';
 import { passkeysResource } from './resource.js';
+import { passkeySetup } from './setup.js';
 
 export default defineModule({
   id: 'passkeys',
@@ -16,6 +17,7 @@ export default defineModule({
   key_entity: 'passkey',
   provides_enrichment_for: [],
   routes: passkeysResource.routes,
+  setup: passkeySetup,
   tables: [passkeys],
   permissions: grant('passkeys', { admin: ['read', 'issue', 'revoke'], security: ['read', 'revoke'] }),
   runtime: defineRuntime({

@@ -19,6 +19,7 @@ import { followRoutes } from './follow.js';
 import { followRecord } from './follow-schema.js';
 import { adapterVersionRecord } from './adapter-versions.js';
 import { startCurveFollower } from './follow-service.js';
+import { industrySetup } from '../../industry/setup-steps.js';
 
 // A house's interval is at least 60 s; a pass every 30 s keeps each within half a minute of it.
 const FOLLOW_PASS_MS = 30_000;
@@ -37,6 +38,7 @@ export default defineModule({
   key_entity: 'flock',
   provides_enrichment_for: [],
   routes: [...flockRoutes, ...climateRoutes, ...readingsRoutes, sensorsRoute, ...adapterRoutes, ...poultryAlarmRoutes, ...feedwaterResource.routes, ...feedwaterDaysResource.routes, productionKpiRoute, ...productionResource.routes, ...poultryProfileRoutes, ...followRoutes],
+  setup: industrySetup({ industry: 'poultry', unit: 'house', adapters: adapterRecord.table, flocks: flockRecord.table }),
   tables: [flockRecord.table, climateRecord.table, readingRecord.table, ruleStateRecord.table, adapterRecord.table, feedwaterRecord.table, feedwaterDayRecord.table, productionRecord.table, followRecord.table, adapterVersionRecord.table],
   // As a farm sets them (docs/alarms.md, Permissions): operators acknowledge and shelve alarms,
   // propose and confirm setpoints (as at the controller's own panel) and switch curve following;

@@ -10,6 +10,7 @@ import { productionRecord, productionRoutes } from './production.js';
 import { biosecurityRecord, biosecurityRoutes } from './biosecurity.js';
 import { ruleStateRecord } from './climate-rules.js';
 import { adapterRecord, setpointRecord, setpointRoutes } from './setpoints.js';
+import { industrySetup } from '../../industry/setup-steps.js';
 
 export default defineModule({
   id: 'swine',
@@ -23,6 +24,7 @@ export default defineModule({
   key_entity: 'herd',
   provides_enrichment_for: [],
   routes: [...climateRoutes, ...feedingRoutes, ...waterRoutes, ...productionRoutes, ...biosecurityRoutes, ...setpointRoutes],
+  setup: industrySetup({ industry: 'swine', unit: 'room', adapters: adapterRecord.table }),
   tables: [climateRecord.table, feedingRecord.table, waterRecord.table, productionRecord.table, biosecurityRecord.table, ruleStateRecord.table, setpointRecord.table, adapterRecord.table],
   // As in poultry (docs/alarms.md, Permissions): readings (climate telemetry and sensors, feed and
   // water ingest) are for devices, integrations (admin-role service tokens) and admins; operators
