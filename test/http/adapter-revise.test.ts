@@ -68,6 +68,7 @@ describe.each(DIALECTS)('adapter profile revisions (%s)', (dialect) => {
     const list = await versions();
     expect(list.map((v) => [v.version_id, v.state])).toEqual([[2, 'published'], [1, 'archived']]);
     expect(list[1]!.profile.readings[0].address).toBe(0);
+    expect(list.map((v) => v.changed)).toEqual([['readings'], []]);
     expect((await admin.get(`/api/v1/poultry-adapters/${id}`)).body.item.readings).toEqual([{ key: 'temp', object_type: 'input register', address: 1, scale: 10 }]);
     const audited = (await audit('adapter-profile.revise')).find((a) => a.details.id === id);
     expect(audited).toMatchObject({ actor: 'installer', resource: 'poultry-adapters', result: 'success', details: { version_id: 2, previous_version: 1, changed: ['readings'], change_note: 'temperature probe moved to register 1' } });

@@ -31,7 +31,7 @@ type ReviseBody = v.InferOutput<typeof reviseBody>;
 const versionItem = itemSchema(adapterVersionRecord.fields);
 const revisedItem: JsonSchema = {
   ...versionItem,
-  properties: { ...(versionItem.properties as Record<string, JsonSchema>), changed: { type: 'array', items: { type: 'string' }, description: 'The profile fields this version changed.' } },
+  properties: { ...(versionItem.properties as Record<string, JsonSchema>), changed: { type: 'array', items: { type: 'string' }, description: 'The profile fields this version changed against the one before it (empty for the first).' } },
   required: [...(versionItem.required as string[]), 'changed'],
 };
 
@@ -93,12 +93,14 @@ export function adapterVersionRoutes(kit: ResourceKit<AdapterRow>): AnyRoute[] {
     summary: 'The versions of an adapter profile, newest first: what each saved state of it held, who saved it and when (the one in force is published). The versions of a deleted profile stay.',
     access: { resource: ACCESS, action: 'read', scope: 'tenant' },
     query: { limit: { type: 'integer', min: 1, max: 200, default: 50 }, offset: { type: 'integer', min: 0, default: 0 } },
-    errors: ['not_found'], response: { kind: 'list', item: versionItem },
+    errors: ['not_found'], response: { kind: 'list', item: revisedItem },
     handler: async (ctx) => {
       const id = ctx.params.id as string;
       const rows = await versionsOf(ctx.services, ctx.caller, id);
       if (!rows.length) await kit.load(ctx, id);
-      return pageItems(rows, ctx.query);
+      // Each version with what it changed against the one before it (the first: nothing).
+      const items = rows.map((r, i) => ({ ...r, changed: rows[i + 1] ? changedFields(rows[i + 1]!.profile as unknown as ProfileContent, r.profile as unknown as ProfileContent) : [] }));
+      return pageItems(items, ctx.query);
     },
   });
   return [revise, history];

@@ -41,9 +41,28 @@ function canonical(v: unknown): string {
   return JSON.stringify(v ?? null);
 }
 
-/** The profile fields whose value differs between two contents. */
+const BIT_TABLES = new Set(['coil', 'discrete input']);
+type PointLike = Record<string, unknown>;
+
+/**
+ * A setpoint or reading with the defaults the poller applies written out (register table, data
+ * type, word order, read-back), so a form that sends them explicitly is not a change.
+ */
+function withDefaults(row: PointLike, kind: 'points' | 'readings'): PointLike {
+  const table = (row.object_type as string | undefined) ?? (kind === 'points' ? 'holding register' : 'input register');
+  const bit = BIT_TABLES.has(table);
+  return {
+    ...row, object_type: table, data_type: row.data_type ?? (bit ? 'bool' : 'int16'), order: bit ? undefined : (row.order ?? 'LE'),
+    ...(kind === 'points' ? { read_back: row.read_back ?? true } : {}),
+  };
+}
+
+const comparable = (c: ProfileContent, k: (typeof PROFILE_FIELDS)[number]): unknown =>
+  k === 'points' || k === 'readings' ? ((c[k] ?? []) as PointLike[]).map((r) => withDefaults(r, k)) : c[k];
+
+/** The profile fields whose value differs between two contents (defaults written out or not alike). */
 export function changedFields(before: ProfileContent, after: ProfileContent): string[] {
-  return PROFILE_FIELDS.filter((k) => canonical(before[k]) !== canonical(after[k]));
+  return PROFILE_FIELDS.filter((k) => canonical(comparable(before, k)) !== canonical(comparable(after, k)));
 }
 
 /** Adds `content` as the published version of the profile `row` (its lineage: tenant and profile id). */

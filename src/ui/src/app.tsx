@@ -19,6 +19,7 @@ import { ResourceView } from './components/ResourceView';
 import { HouseScreen } from './screens/PoultryHouse';
 import { AlarmInbox } from './screens/AlarmInbox';
 import { SiteSetup } from './screens/SiteSetup';
+import { RESOURCE_SCREENS } from './screens/module-screens';
 
 function Screen() {
   const r = useObservable(route);
@@ -31,8 +32,10 @@ function Screen() {
       return <Handoff />;
     case 'module':
       return <ModuleScreen key={r.params.id} id={r.params.id ?? ''} />;
-    case 'resource':
-      return <ResourceView key={r.params.path} path={r.params.path ?? ''} />;
+    case 'resource': {
+      const Own = RESOURCE_SCREENS[r.params.path ?? ''];
+      return Own ? <Own key={r.params.path} /> : <ResourceView key={r.params.path} path={r.params.path ?? ''} />;
+    }
     case 'house':
       return <HouseScreen key={r.params.id} id={r.params.id ?? ''} />;
     case 'alarms':

@@ -2,7 +2,9 @@
 // reaches it, then each setpoint it holds and each reading it gives, field by field (register
 // table, address, data type, word order, scale, offset, period), with "Read now" on every row: the
 // live value from the equipment, in engineering units, before anything is saved (the resource's
-// read-now command). A profile file (JSON or YAML) can fill the form; saving asks once.
+// read-now command). A profile file (JSON or YAML) can fill the form; saving asks once. Given a
+// saved profile (`initial`), the form changes it: saving sends commands/revise, which the box keeps
+// as the profile's next version.
 import { useState } from 'preact/hooks';
 import { describeError, post } from '../lib/api';
 import { humanise } from '../lib/format';
@@ -10,10 +12,15 @@ import type { Scheme } from '../lib/types';
 import { blankRow, enumsOf, fromProfile, readNowBody, toProfile, unitOf, type Draft, type Row } from '../lib/adapter-draft';
 import { ProfileFile } from './ProfileFile';
 
+/** What was saved: the controller's name, and the version a change became. */
+export interface Saved { controller_id: string; version?: number }
+
 interface Props {
   path: string;
   scheme: Scheme;
-  onDone: () => void;
+  /** A saved profile to change (its item as the list answers it); absent for a new one. */
+  initial?: Record<string, unknown>;
+  onDone: (saved?: Saved) => void;
   onCancel: () => void;
 }
 
@@ -30,10 +37,12 @@ const keyWords = (k: string) => {
 };
 const TRANSPORT_WORDS: Record<string, string> = { 'modbus-tcp': 'Modbus TCP (network)', 'modbus-rtu': 'Modbus RTU (RS-485 cable)', bacnet: 'BACnet/IP' };
 
-export function AdapterEditor({ path, scheme, onDone, onCancel }: Props) {
+export function AdapterEditor({ path, scheme, initial, onDone, onCancel }: Props) {
   const readNowCmd = scheme.commands?.find((c) => c.name === 'read-now');
   const enums = enumsOf(readNowCmd?.body ?? null);
-  const [draft, setDraft] = useState<Draft>(() => fromProfile(undefined, enums.holdsSetpoints));
+  const [draft, setDraft] = useState<Draft>(() => fromProfile(initial, enums.holdsSetpoints));
+  const [changeNote, setChangeNote] = useState('');
+  const revising = initial !== undefined;
   const [reads, setReads] = useState<Record<string, Reading>>({});
   const [stage, setStage] = useState<'edit' | 'confirm' | 'sending'>('edit');
   const [error, setError] = useState<string | null>(null);
@@ -79,8 +88,15 @@ export function AdapterEditor({ path, scheme, onDone, onCancel }: Props) {
     setStage('sending');
     setError(null);
     try {
-      await post(`/api/v1/${path}`, { item: toProfile(draft, enums.holdsSetpoints) });
-      onDone();
+      const item = toProfile(draft, enums.holdsSetpoints);
+      if (revising) {
+        const note = changeNote.trim();
+        const r = await post<{ version_id: number }>(`/api/v1/${path}/commands/revise`, { id: initial.id, item, ...(note ? { change_note: note } : {}) });
+        onDone({ controller_id: draft.controller_id.trim(), version: r.version_id });
+      } else {
+        await post(`/api/v1/${path}`, { item });
+        onDone({ controller_id: draft.controller_id.trim() });
+      }
     } catch (err) {
       setError(describeError(err));
       setStage('edit');
@@ -193,7 +209,7 @@ export function AdapterEditor({ path, scheme, onDone, onCancel }: Props) {
   };
 
   return (
-    <form class="adapter-editor command-form" aria-label="New controller profile" onSubmit={review}>
+    <form class="adapter-editor command-form" aria-label={revising ? `Change the profile of ${String(initial.controller_id ?? '')}` : 'New controller profile'} data-revising={revising ? 'true' : 'false'} onSubmit={review}>
       <p class="command-summary">Where the controller is and what it holds. Try each row with Read now before saving: the value comes from the equipment.</p>
       <ProfileFile
         onLoad={(profile, name) => {
@@ -257,6 +273,12 @@ export function AdapterEditor({ path, scheme, onDone, onCancel }: Props) {
           Add a reading
         </button>
       ) : null}
+      {revising ? (
+        <div class="form-row">
+          <label for="adp-change_note">What changed and why (kept with the version)</label>
+          <input id="adp-change_note" name="change_note" maxLength={500} value={changeNote} disabled={!editing} onInput={(e) => setChangeNote((e.target as HTMLInputElement).value)} />
+        </div>
+      ) : null}
       {error ? (
         <p class="error" role="alert">
           {error}
@@ -265,7 +287,7 @@ export function AdapterEditor({ path, scheme, onDone, onCancel }: Props) {
       {editing ? (
         <div class="actions">
           <button type="submit" class="btn primary">
-            Save profile
+            {revising ? 'Save the changes' : 'Save profile'}
           </button>
           <button type="button" class="btn" onClick={onCancel}>
             Cancel
@@ -274,8 +296,10 @@ export function AdapterEditor({ path, scheme, onDone, onCancel }: Props) {
       ) : (
         <div class="confirm" role="alertdialog" aria-label="Confirm the profile">
           <p>
-            <strong>Save the profile of {draft.controller_id}?</strong> {draft.points.length} setpoint{draft.points.length === 1 ? '' : 's'}, {draft.readings.length} reading
-            {draft.readings.length === 1 ? '' : 's'}. The box starts reading it at once.
+            <strong>{revising ? `Save the changes to ${draft.controller_id} as its next version?` : `Save the profile of ${draft.controller_id}?`}</strong> {draft.points.length} setpoint
+            {draft.points.length === 1 ? '' : 's'}, {draft.readings.length} reading
+            {draft.readings.length === 1 ? '' : 's'}.{' '}
+            {revising ? 'The box reads the controller with it from its next poll; the version before is kept.' : 'The box starts reading it at once.'}
           </p>
           <div class="actions">
             <button type="button" class="btn primary confirm-yes" disabled={stage === 'sending'} onClick={() => void save()}>

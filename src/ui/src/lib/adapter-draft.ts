@@ -38,7 +38,8 @@ type Obj = Record<string, unknown>;
 const str = (v: unknown) => (v === undefined || v === null ? '' : String(v));
 const ROW_FIELDS = ['key', 'object_type', 'address', 'data_type', 'order', 'scale', 'offset', 'period_s', 'bacnet_object_type', 'property', 'read_back'];
 const LINK_FIELDS = ['unit_id', 'controller_id', 'transport', 'host', 'port', 'serial_path', 'modbus_unit_id', 'device_instance', 'poll_period_s', 'loss_after_misses', 'points', 'readings'];
-const pick = (o: Obj, skip: string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => !skip.includes(k)));
+// A saved profile's empty fields (site_id null) are left out: the body takes them absent, not null.
+const pick = (o: Obj, skip: string[]) => Object.fromEntries(Object.entries(o).filter(([k, v]) => !skip.includes(k) && v !== null));
 
 export function blankRow(list: 'points' | 'readings', transport = 'modbus-tcp'): Row {
   return {

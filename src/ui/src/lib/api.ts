@@ -95,6 +95,13 @@ export async function post<T = Record<string, unknown>>(path: string, body?: unk
   return data?.item as T;
 }
 
+/** DELETE of a record; its last state as the answer's item. */
+export async function del<T = Record<string, unknown>>(path: string): Promise<T> {
+  const data = (await send('DELETE', path)) as { item?: T };
+  emit('reachable', true);
+  return data?.item as T;
+}
+
 /** An error in words for a person at the tablet: the API's message and each field's reason. */
 export function describeError(err: unknown): string {
   if (err instanceof ApiError) {

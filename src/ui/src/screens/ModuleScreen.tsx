@@ -4,7 +4,7 @@ import { ResourceView } from '../components/ResourceView';
 import { humanise } from '../lib/format';
 import { session } from '../lib/session';
 import { useObservable } from '../lib/store';
-import { MODULE_SCREENS } from './module-screens';
+import { MODULE_SCREENS, RESOURCE_SCREENS } from './module-screens';
 
 /** A tab in the module's own words: "Flock", not "Poultry flock" under the Poultry heading. */
 function tabName(module: string, path: string): string {
@@ -28,6 +28,7 @@ export function ModuleScreen({ id }: { id: string }) {
   if (Own) return <Own />;
   const resources = s.resources.get(m.id) ?? [];
   const current = tab && resources.includes(tab) ? tab : resources[0];
+  const OwnTab = current ? RESOURCE_SCREENS[current] : undefined;
   return (
     <div class="module-screen" data-module-screen={m.id}>
       <h1>{m.name}</h1>
@@ -40,7 +41,7 @@ export function ModuleScreen({ id }: { id: string }) {
           ))}
         </div>
       ) : null}
-      {current ? <ResourceView key={current} path={current} /> : <p class="empty">This module has no records to show.</p>}
+      {OwnTab ? <OwnTab key={current} /> : current ? <ResourceView key={current} path={current} /> : <p class="empty">This module has no records to show.</p>}
     </div>
   );
 }

@@ -17,6 +17,7 @@ import { href } from '../lib/router';
 import { session, staleSince, type Session } from '../lib/session';
 import { useObservable } from '../lib/store';
 import { LiveFeed } from '../components/LiveFeed';
+import { AdapterList } from '../components/adapters/AdapterList';
 import { ReadingAge, readingAge, StaleNote } from '../components/StaleNote';
 
 type Row = Record<string, unknown>;
@@ -493,4 +494,12 @@ export function PoultryHouses() {
       <LiveFeed limit={8} />
     </div>
   );
+}
+
+/**
+ * Poultry -> Adapters: the house controllers' adapter profiles, each with whether it answers the
+ * box (components/adapters/AdapterList.tsx).
+ */
+export function PoultryAdapters() {
+  return <AdapterList path="poultry-adapters" industry="poultry" />;
 }
