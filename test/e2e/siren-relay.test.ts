@@ -15,6 +15,7 @@ import type { RunningServer } from '../../src/server.js';
 import { startIoPeer, type IoPeer } from '../field/peers/io-peer.js';
 import { closedTcpPort, stopAll, waitFor } from '../field/helpers.js';
 import { axeSerious, launch, newPage, PORTRAIT, rfidLogin, shoot, smallTargets } from './browser.js';
+import { forbiddenOn } from './farm-words.js';
 
 interface OutputView { output: string; configured: boolean; energised: boolean | null; failing: boolean; target: string | null }
 
@@ -120,6 +121,7 @@ describe('siren and watchdog screen in Chromium', () => {
     expect(await state.textContent()).toContain('sounds for P1 or P2');
     expect(await state.textContent()).toContain('The siren is quiet: no P1 or P2 alarm waits for acknowledgement.');
     expect(await axeSerious(page)).toEqual([]);
+    expect(await forbiddenOn(page)).toEqual([]);
     await shoot(page, 'siren-relay-saved');
 
     // The test pulse: the module's coil goes to 1, the screen says energised, then both go back.
@@ -165,6 +167,8 @@ describe('siren and watchdog screen in Chromium', () => {
     expect(await failing.textContent()).toMatch(/since \d\d:\d\d(:\d\d)? \(under 1 min\): the output does not answer\./);
     expect(await failing.locator('[data-field="last-error"]').textContent()).toMatch(/^The I\/O module's answer: (Connection refused|Timeout) 127\.0\.0\.1:/);
     expect(await axeSerious(page)).toEqual([]);
+    expect(await forbiddenOn(page)).toEqual([]);
+    expect(await smallTargets(page)).toEqual([]);
     await shoot(page, 'siren-relay-failing');
     // Its alarm, one tap away in the inbox.
     await failing.locator('[data-field="alarm-link"]').click();
@@ -197,6 +201,7 @@ describe('siren and watchdog screen in Chromium', () => {
     expect(await sec.page.locator('form.relay-form').count()).toBe(0);
     expect(await sec.page.locator('button[data-action="pulse"], button[data-action="edit"]').count()).toBe(0);
     expect(await axeSerious(sec.page)).toEqual([]);
+    expect(await forbiddenOn(sec.page)).toEqual([]);
     await shoot(sec.page, 'siren-relay-read-only');
     expect([...problems, ...sec.problems]).toEqual([]);
     await sec.page.context().close();

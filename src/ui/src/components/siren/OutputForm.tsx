@@ -15,7 +15,7 @@ const LABELS: Record<Field, string> = {
   object_instance: 'Binary output number', priorities: 'Sounds for', period_s: 'Every (seconds)',
 };
 const HINTS: Partial<Record<Field, string>> = {
-  host: 'Four numbers with dots, like 192.168.1.20.', serial_port: 'The RS-485 adapter, like /dev/ttyUSB0.', baud_rate: 'Empty: the box\'s serial setting.',
+  host: 'Four numbers with dots, like 192.168.1.20.', serial_port: 'The RS485 adapter, like /dev/ttyUSB0.', baud_rate: 'Empty: the box\'s serial setting.',
 };
 const PERIOD_LABEL = { siren: 'Re-send the state every (seconds)', watchdog: 'Toggle every (seconds)' };
 const PERIOD_HINT = { siren: 'An I/O module that restarted has lost its coil: the box sends it again.', watchdog: 'While the box is healthy. Set the dialler to wait longer than this.' };

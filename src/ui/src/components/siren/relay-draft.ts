@@ -29,7 +29,7 @@ export const DEFAULT_PERIOD: Record<OutputName, number> = { siren: 60, watchdog:
 
 export const TRANSPORT_WORDS: Record<Transport, string> = {
   'modbus-tcp': 'I/O module on the network (Modbus TCP)',
-  'modbus-rtu': 'I/O module on an RS-485 cable (Modbus RTU)',
+  'modbus-rtu': 'I/O module on a serial cable (Modbus RTU, RS485)',
   bacnet: 'BACnet binary output',
 };
 
