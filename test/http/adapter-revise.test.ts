@@ -9,6 +9,9 @@ import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
 import { clientAs, type Client } from '../helpers/client.js';
 import { startModbusPeer, stopAll, waitFor, type ModbusPeer } from '../field/helpers.js';
 import type { RunningServer } from '../../src/server.js';
+import { eq } from 'drizzle-orm';
+import { colOf, tableOf } from '../../src/db/sql.js';
+import { adapterVersionRecord } from '../../src/modules/poultry/adapter-versions.js';
 
 type Item = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const REVISE = '/api/v1/poultry-adapters/commands/revise';
@@ -102,6 +105,20 @@ describe.each(DIALECTS)('adapter profile revisions (%s)', (dialect) => {
     expect((await operator.get(`/api/v1/poultry-adapters/${id}/versions`)).status).toBe(200);
     expect((await versions()).length).toBe(2);
     expect((await admin.get('/api/v1/poultry-adapters/no-such-profile/versions')).status).toBe(404);
+  });
+
+  it('a profile saved before versions were kept gets version 1, as it stood, at its first revision', async () => {
+    const old = { ...item, unit_id: '2', controller_id: 'house-2-climate', readings: [], poll_period_s: 3600 };
+    const created = await admin.post('/api/v1/poultry-adapters', { item: old });
+    const oldId = created.body.item.id as string;
+    const db = server.services.db;
+    await db.orm.delete(tableOf(adapterVersionRecord.table, db)).where(eq(colOf(adapterVersionRecord.table, db, 'adapter_id'), oldId));
+    expect((await admin.get(`/api/v1/poultry-adapters/${oldId}/versions`)).body.items).toEqual([]);
+    const r = await admin.post(REVISE, { id: oldId, item: { ...old, poll_period_s: 1800 } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.item).toMatchObject({ version_id: 2, changed: ['poll_period_s'] });
+    const list = (await admin.get(`/api/v1/poultry-adapters/${oldId}/versions`)).body.items as Item[];
+    expect(list.map((v) => [v.version_id, v.state, v.created_by, v.profile.poll_period_s])).toEqual([[2, 'published', 'installer', 1800], [1, 'archived', 'system', 3600]]);
   });
 
   it('a delete is audited and the versions stay', async () => {
