@@ -1,0 +1,22 @@
+// PATCH and DELETE of a channel or rule. The shared client (lib/api) has GET and POST only; these
+// answer the same way: the item, or ApiError with the box's code, message and details.
+import { ApiError } from '../../lib/api';
+
+async function send<T>(method: 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method, credentials: 'same-origin', cache: 'no-store',
+      headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    });
+  } catch {
+    throw new ApiError(0, 'offline', 'The box does not answer (or the network is down).');
+  }
+  const data = (await res.json().catch(() => undefined)) as { item?: T; error?: { code?: string; message?: string; details?: { field: string; reason: string }[] } } | undefined;
+  if (!res.ok) throw new ApiError(res.status, data?.error?.code ?? 'error', data?.error?.message ?? res.statusText, data?.error?.details ?? []);
+  return data?.item as T;
+}
+
+export const patchItem = <T>(path: string, item: Record<string, unknown>) => send<T>('PATCH', path, { item });
+export const deleteItem = <T>(path: string) => send<T>('DELETE', path);
