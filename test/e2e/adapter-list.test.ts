@@ -11,6 +11,7 @@ import { clientAs, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
 import { startModbusPeer, stopAll, type ModbusPeer } from '../field/helpers.js';
 import { axeSerious, launch, newPage, PORTRAIT, rfidLogin, shoot } from './browser.js';
+import { forbiddenOn, labelProblemsOn } from './farm-words.js';
 
 type Item = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -94,6 +95,7 @@ describe('Poultry -> Adapters in Chromium', () => {
     await expect.poll(() => temp.locator('.read-value').textContent()).toBe('23 °C');
     await form.locator('#adp-change_note').fill('Probe moved to register 1');
     expect(await axeSerious(page)).toEqual([]);
+    expect(await forbiddenOn(page)).toEqual([]);
     await shoot(page, 'adapter-list-edit');
     await form.locator('button[type="submit"]').click();
     expect(await form.locator('.confirm').textContent()).toContain('as its next version');
@@ -129,6 +131,8 @@ describe('Poultry -> Adapters in Chromium', () => {
     expect(await card.getAttribute('class')).toContain('tone-edge-alarm');
     expect(await card.textContent()).not.toMatch(/ECONNREFUSED|addr:|comm_loss|bus_lost|no_answer/);
     expect(await axeSerious(page)).toEqual([]);
+    expect(await forbiddenOn(page)).toEqual([]);
+    expect(await labelProblemsOn(page, 'main')).toEqual([]);
     await shoot(page, 'adapter-list-lost');
     expect(problems).toEqual([]);
     await page.context().close();
@@ -147,6 +151,8 @@ describe('Poultry -> Adapters in Chromium', () => {
     const op = await clientAs(env, server, { role: 'operator', scope_type: 'tenant', tenant_id: 'farm-1' }, master.contract);
     expect((await op.post('/api/v1/poultry-adapters/commands/revise', { id: adapterId, item: { unit_id: '1', controller_id: 'x', transport: 'modbus-tcp', host: '127.0.0.1', points: [{ key: 'target_temp_c', address: 0 }] } })).status).toBe(403);
     expect(await axeSerious(page)).toEqual([]);
+    expect(await forbiddenOn(page)).toEqual([]);
+    expect(await labelProblemsOn(page, 'main')).toEqual([]);
     await shoot(page, 'adapter-list-operator');
     expect(problems).toEqual([]);
     await page.context().close();

@@ -15,8 +15,8 @@ describe('a field failure in words', () => {
       ['Timeout 10.0.0.7:502 addr:3', /^No answer in time from 10\.0\.0\.7 port 502: check its power/],
       ['Host unreachable 10.0.0.7:502 addr:3', /^The network does not reach 10\.0\.0\.7 port 502/],
       ['Error read register /dev/ttyUSB0 unit:3 addr:40 Illegal data address', /^Reading \/dev\/ttyUSB0, unit 3 \(address 40\): the controller has no such register/],
-      ['CRC error /dev/ttyUSB0 unit:3 addr:40', /^A garbled answer on the cable from \/dev\/ttyUSB0, unit 3: check the RS-485 wiring/],
-      ['RS-485 bus /dev/serial/by-id/usb-FTDI lost: Port Not Open', /^The RS-485 adapter \/dev\/serial\/by-id\/usb-FTDI does not answer: check that it is plugged in$/],
+      ['CRC error /dev/ttyUSB0 unit:3 addr:40', /^A garbled answer on the cable from \/dev\/ttyUSB0, unit 3: check the RS485 wiring/],
+      ['RS-485 bus /dev/serial/by-id/usb-FTDI lost: Port Not Open', /^The RS485 adapter \/dev\/serial\/by-id\/usb-FTDI does not answer: check that it is plugged in$/],
       ['Something odd ECONNRESET addr:7', /^Something odd address 7$/],
     ];
     for (const [raw, words] of cases) {
@@ -46,7 +46,7 @@ describe('a controller\'s link in words', () => {
 
   it('the bus lost: since when, and the adapter to check', () => {
     const w = linkWords(device({ state: 'lost', reason: 'bus_lost', bus: 'rtu:/dev/ttyUSB0', lost_since: '2026-11-24T10:40:00Z', last_message: 'RS-485 bus /dev/ttyUSB0 lost: Port Not Open' }), { reads: true, priority: 'P1', now: NOW });
-    expect(w).toMatchObject({ kind: 'bus_lost', tone: 'alarm', error: 'The RS-485 adapter /dev/ttyUSB0 does not answer: check that it is plugged in' });
+    expect(w).toMatchObject({ kind: 'bus_lost', tone: 'alarm', error: 'The RS485 adapter /dev/ttyUSB0 does not answer: check that it is plugged in' });
     expect(w.headline).toMatch(/^Bus lost since /);
   });
 

@@ -35,7 +35,7 @@ const keyWords = (k: string) => {
   const depth = /^vwc_pct_(\d+)$/.exec(k)?.[1];
   return READING_WORDS[k] ?? (depth ? `Soil water at ${depth} cm` : humanise(k));
 };
-const TRANSPORT_WORDS: Record<string, string> = { 'modbus-tcp': 'Modbus TCP (network)', 'modbus-rtu': 'Modbus RTU (RS-485 cable)', bacnet: 'BACnet/IP' };
+const TRANSPORT_WORDS: Record<string, string> = { 'modbus-tcp': 'Modbus TCP (network)', 'modbus-rtu': 'Modbus RTU (RS485 cable)', bacnet: 'BACnet/IP' };
 
 export function AdapterEditor({ path, scheme, initial, onDone, onCancel }: Props) {
   const readNowCmd = scheme.commands?.find((c) => c.name === 'read-now');

@@ -28,7 +28,7 @@ const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : 
 export function connectionWords(r: Row): string {
   const unit = r.modbus_unit_id !== null && r.modbus_unit_id !== undefined ? `, unit ${str(r.modbus_unit_id)}` : '';
   if (r.transport === 'modbus-tcp') return `Modbus TCP ${str(r.host)} port ${str(r.port) || '502'}${unit}`;
-  if (r.transport === 'modbus-rtu') return `RS-485 cable ${str(r.serial_path)}${unit}`;
+  if (r.transport === 'modbus-rtu') return `RS485 cable ${str(r.serial_path)}${unit}`;
   if (r.transport === 'bacnet') return `BACnet device ${str(r.device_instance)}`;
   return str(r.transport);
 }

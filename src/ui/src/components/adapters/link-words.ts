@@ -62,7 +62,7 @@ export function errorWords(message: string | null | undefined): string | null {
   const bus = /^(RS-485 bus (\S+)|Bus (\S+)) lost: ?(.*)$/.exec(message);
   if (bus) {
     const path = bus[2] ?? bus[3] ?? '';
-    return path.startsWith('/') || bus[2] ? `The RS-485 adapter ${path} does not answer: check that it is plugged in` : `The line to the controllers (${path.replace(/^tcp:/, '')}) does not answer: check the network`;
+    return path.startsWith('/') || bus[2] ? `The RS485 adapter ${path} does not answer: check that it is plugged in` : `The line to the controllers (${path.replace(/^tcp:/, '')}) does not answer: check the network`;
   }
   const m = /^(.+?) (\S+(?: unit:\d+)?) addr:(\d+)(?: (.*))?$/.exec(message);
   const what = m?.[1] ?? message;
@@ -73,7 +73,7 @@ export function errorWords(message: string | null | undefined): string | null {
   if (/^Host unreachable/i.test(what)) return `The network does not reach ${where}: check the cable or the IP address`;
   if (/^Timeout/i.test(what)) return `No answer in time from ${where || 'the controller'}: check its power, its cable and its unit id`;
   if (/^Connection lost/i.test(what)) return `The connection to ${where || 'the controller'} dropped while reading: check the cable`;
-  if (/^CRC error/i.test(what)) return `A garbled answer on the cable from ${where}: check the RS-485 wiring and the line settings`;
+  if (/^CRC error/i.test(what)) return `A garbled answer on the cable from ${where}: check the RS485 wiring and the line settings`;
   if (/^Queue full/i.test(what)) return 'Too many requests are waiting for this line: the box will try again';
   for (const [re, words] of EXCEPTION_WORDS) if (re.test(suffix) || re.test(what)) return `Reading ${where}${at}: ${words}`;
   // Anything else: the message without its codes.
