@@ -1,7 +1,6 @@
 // What a request carries through the kit, and the services handlers receive.
 // Modules add their own services by augmenting `Services` (declaration merging), so the kernel
 // never imports module code.
-import type { SetupStep } from './setup.js';
 import type { Context } from 'hono';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
@@ -53,8 +52,6 @@ export interface ModuleRoutes {
     module: string;
     access: { public: true } | { resource: string; action: string; scope?: 'master' | 'tenant' | 'any' };
   }[];
-  /** Its lines on the site set-up screen (kernel/setup.ts). */
-  setup?: readonly SetupStep[];
 }
 
 export interface AuditEntry {

@@ -18,13 +18,20 @@ export interface SetupCheck {
   words: string;
 }
 
+// The registry's manifests carry each module's steps (kept out of context.ts, which never imports kernel features).
+declare module './context.js' {
+  interface ModuleRoutes {
+    setup?: readonly SetupStep[];
+  }
+}
+
 export interface SetupStep {
   id: string;
   /** Its place in the list: the order an installer commissions a box in (10 trust, 20 people, ...). */
   order: number;
   title: string;
-  /** Which module's screen sets it up (the shell links there); `screen` names one of the shell's own screens instead. */
-  screen: { module: string } | { screen: 'settings' | 'handoff' };
+  /** Which module's screen sets it up (the shell links there); `screen` names one of the shell's own screens instead; none when no screen does (a setting of the box's configuration). */
+  screen?: { module: string } | { screen: 'settings' | 'handoff' };
   check(services: Services, caller: Caller): Promise<SetupCheck>;
 }
 

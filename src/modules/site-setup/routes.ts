@@ -22,7 +22,7 @@ const ITEM = {
 
 /** A step whose check fails says so as its own line: one broken module never hides the rest. */
 async function checked(step: SetupStep, services: Services, caller: Caller) {
-  const where = 'module' in step.screen ? { module: step.screen.module, screen: null } : { module: null, screen: step.screen.screen };
+  const where = !step.screen ? { module: null, screen: null } : 'module' in step.screen ? { module: step.screen.module, screen: null } : { module: null, screen: step.screen.screen };
   try {
     const r = await step.check(services, caller);
     return { id: step.id, order: step.order, title: step.title, ...r, ...where };

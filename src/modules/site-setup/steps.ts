@@ -10,11 +10,10 @@ export const boxSteps: SetupStep[] = [
     id: 'https',
     order: 10,
     title: 'HTTPS and the tablets\' trust',
-    screen: { screen: 'handoff' },
     async check(services) {
       const port = httpsPortOf(services.config);
       if (port === undefined) {
-        return { state: 'missing', words: 'HTTPS is off: tablets log in over plain HTTP, and their card numbers cross the LAN unprotected. Set https_port to auto.' };
+        return { state: 'missing', words: 'HTTPS is off: tablets log in over plain HTTP, and their card numbers cross the LAN unprotected. Turn it on in the box\'s configuration (https_port = auto) and restart it.' };
       }
       if (!services.tls) {
         return { state: 'attention', words: `HTTPS could not start on port ${port} (the port is taken or the certificate could not be made): the log says why. Tablets use plain HTTP meanwhile.` };

@@ -45,6 +45,13 @@ export function Sidebar({ open, onClose }: { open: boolean; onClose: () => void 
           </li>
           ),
         )}
+        {s.ctx.policy.permissions.api['api:GET /api/v1/site-setup/list'] === true ? (
+          <li data-screen="setup">
+            <a href={href('setup')} onClick={onClose} aria-current={r.name === 'setup' ? 'page' : undefined}>
+              Site set-up
+            </a>
+          </li>
+        ) : null}
         <li>
           <a href={href('handoff')} onClick={onClose}>
             Log in a phone
