@@ -75,12 +75,14 @@ describe('the Notifications screen in Chromium', () => {
     await form.getByLabel('Login', { exact: true }).fill(USER);
     await form.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await form.getByLabel('Sender address', { exact: true }).fill('box@farm-n.test');
+    await form.getByLabel('Site name in messages', { exact: true }).fill('Farm N');
     await form.getByLabel('Recipients', { exact: true }).fill(`${CREW[0]}, ${CREW[1]}\nnot-an-address`);
     await form.locator('button[type="submit"]').click();
     // Checked as typed: nothing is saved while an address is wrong.
     await expect.poll(() => form.locator('[data-row$="-recipients"] .field-error').textContent()).toBe('Not an e-mail address: not-an-address.');
     expect((await admin.get('/api/v1/notification-channels/list')).body.total).toBe(0);
     expect(await axeSerious(page)).toEqual([]);
+    await page.evaluate(`document.querySelector('form[data-channel-form="email"] fieldset').scrollIntoView({ block: 'start' }); window.scrollBy(0, -80)`);
     await shoot(page, 'notifications-email-form');
     await form.getByLabel('Recipients', { exact: true }).fill(`${CREW[0]}, ${CREW[1]}\n${CREW[2]}`);
     await form.locator('button[type="submit"]').click();
@@ -199,7 +201,7 @@ describe('the Notifications screen in Chromium', () => {
     expect(await log.locator('li.delivery').count()).toBe(10);
     expect(await log.locator('.pager').innerText()).toContain('1–10 of 12');
     const first = await log.locator('li.delivery').first().innerText();
-    expect(first).toContain('House 3: Water line pressure lost (3)');
+    expect(first).toContain('House 3: Water line pressure lost (3) [P1 critical]');
     const failed = log.locator('li.delivery[data-delivery-status="failed"]').first();
     expect(await failed.innerText()).toContain('Not sent after 1 attempt: nothing answered at the server (connection refused).');
     expect(await log.locator('li.delivery[data-delivery-status="sent"]').first().innerText()).toMatch(/Sent\s+New alarm, P1/);

@@ -143,6 +143,13 @@ function Secret({ label, kind, pre, d, set, problem, saved }: { label: string; k
     );
   }
   const id = `${pre}-secret`;
+  if (kind === 'email' && !saved) {
+    return (
+      <Row id={id} label="Password" hint="Empty: no password." problem={problem}>
+        <input id={id} name="secret" type="password" autoComplete="new-password" value={d.secret} {...described(id, true, problem)} onInput={(e) => set({ secret: valueOf(e) })} />
+      </Row>
+    );
+  }
   return (
     <fieldset class="choices" data-secret="new">
       <legend>{label}{saved ? ' (replacing the one set)' : ''}</legend>
