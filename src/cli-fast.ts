@@ -3,7 +3,11 @@
 // (test/ship/fast-path.test.ts checks which modules they load). The single executable does not
 // even run its bundle for them: its loader prints the texts this module printed when the build
 // asked the executable (src/runtime/sea-loader.cjs, test/binary/trailer.test.ts).
-import { envOf, flagOf, SETTINGS } from './config.js';
+import { envOf, flagOf, SETTINGS, type Setting } from './config.js';
+
+/** A setting's default as the help shows it (the docs' words where it depends on the machine). */
+const defaultOf = (s: Setting): string =>
+  s.defaultText?.replace(/`/g, '') ?? (s.default === '' ? 'empty' : typeof s.default === 'string' ? s.default : JSON.stringify(s.default));
 import { betterSqlite3Binding } from './runtime/native.js';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -36,7 +40,7 @@ Commands:
   help       this text
 
 Options (each also as an environment variable, and as a key in --config FILE):
-${SETTINGS.map((s) => `  ${flagOf(s.key).padEnd(24)} ${envOf(s.key).padEnd(30)} ${s.description}`).join('\n')}
+${SETTINGS.map((s) => `  ${flagOf(s.key).padEnd(24)} ${envOf(s.key).padEnd(30)} ${s.description} [default: ${defaultOf(s)}]`).join('\n')}
   --config FILE            CABINET_CONFIG                 YAML or JSON file with any of the settings above
 `;
 }
