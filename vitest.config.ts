@@ -7,7 +7,8 @@ export default defineConfig({
     // (.ci/ship.sh: vitest.binary.config.ts), not in the middle of the suite.
     exclude: ['**/node_modules/**', 'test/binary/**'],
     // Builds the web shell (src/ui -> dist/web) once, when it is missing or stale.
-    globalSetup: ['test/helpers/pg-select.setup.ts', 'test/e2e/ui-build.setup.ts'],
+    // tmp-root first: every temporary directory of the run under one, removed at the end.
+    globalSetup: ['test/helpers/tmp-root.setup.ts', 'test/helpers/pg-select.setup.ts', 'test/e2e/ui-build.setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
