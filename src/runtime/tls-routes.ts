@@ -16,15 +16,21 @@ const tlsOf = (services: Services): TlsService => {
 
 const fileName = (tls: TlsService) => `cabinet-ca-${tls.box.material.caFingerprint.replace(/:/g, '').slice(0, 8).toLowerCase()}`;
 
-/** The host a tablet or phone on the farm's network uses: the box's name it asked for, or the box's LAN address (the panel asked on loopback, or a name not the box's); undefined when the box has no LAN address. */
-export function lanHost(hostHeader: string | undefined, names: BoxNames): string | undefined {
+/**
+ * The host a tablet or phone on the farm's network uses: the box's name it asked for, or the LAN
+ * address the box listens on (the panel asked on loopback, or a name not the box's): its first LAN
+ * address when it listens on every address (host 0.0.0.0 or ::), the one address it was told to
+ * listen on, none when that is loopback. Undefined when the box has no LAN address it serves.
+ */
+export function lanHost(hostHeader: string | undefined, names: BoxNames, listenHost = '0.0.0.0'): string | undefined {
   const own = boxNameAsked(hostHeader, names);
   if (own) return own;
-  const lan = lanAddress(names);
+  const bound = listenHost.replace(/^\[|\]$/g, '');
+  const lan = bound === '0.0.0.0' || bound === '::' || bound === '' ? lanAddress(names) : isLoopback(bound) || bound === 'localhost' ? undefined : bound;
   return lan ? (lan.includes(':') ? `[${lan}]` : lan) : undefined;
 }
 
-const tabletHost = (hostHeader: string | undefined, tls: TlsService): string => lanHost(hostHeader, tls.box.material.names) ?? '127.0.0.1';
+const tabletHost = (hostHeader: string | undefined, services: Services, tls: TlsService): string => lanHost(hostHeader, tls.box.material.names, services.config.host) ?? '127.0.0.1';
 
 /**
  * Where a phone opens the shell (the hand-off link): the host /ca.json names, over HTTPS when it
@@ -34,14 +40,15 @@ const tabletHost = (hostHeader: string | undefined, tls: TlsService): string => 
  */
 export function phoneOrigin(services: Services, hostHeader: string | undefined, requestUrl: string): string | undefined {
   const tls = services.tls;
+  const listen = services.config?.host;
   if (tls) {
-    const host = lanHost(hostHeader, tls.box.material.names);
+    const host = lanHost(hostHeader, tls.box.material.names, listen);
     return host && `https://${host}${tls.httpsPort === 443 ? '' : `:${tls.httpsPort}`}`;
   }
   const u = new URL(requestUrl);
   const bare = u.hostname.replace(/^\[|\]$/g, '');
   if (bare !== 'localhost' && !isLoopback(bare)) return u.origin;
-  const host = lanHost(undefined, boxNames());
+  const host = lanHost(undefined, boxNames(), listen);
   return host && `${u.protocol}//${host}${u.port ? `:${u.port}` : ''}`;
 }
 
@@ -89,12 +96,12 @@ export const tlsRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get', path: '/ca.json', module: 'core', tags: ['web'], access: { public: true },
     summary: 'What the login screen shows to trust this box: fingerprint, download link and its QR code',
-    description: 'Links use plain HTTP (http_port) so that a tablet that does not trust the CA yet can fetch it. Asked on loopback (the panel), they name the box\'s first LAN address instead. 404 not_found when https_port is off.',
+    description: 'Links use plain HTTP (http_port) so that a tablet that does not trust the CA yet can fetch it. Asked on loopback (the panel), they name the LAN address the box listens on instead (its first one when it listens on every address). 404 not_found when https_port is off.',
     response: { kind: 'raw', contentType: 'application/json', description: 'CA summary', schema: CA_INFO_SCHEMA }, errors: ['not_found'],
     handler: async ({ c, services }) => {
       const tls = tlsOf(services);
       const m = tls.box.material;
-      const host = tabletHost(c.req.header('host'), tls);
+      const host = tabletHost(c.req.header('host'), services, tls);
       const downloadUrl = `http://${host}:${tls.httpPort}/ca.crt`;
       const qrcode = (await import('qrcode')).default;
       return c.json({

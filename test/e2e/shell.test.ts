@@ -29,7 +29,8 @@ describe('web shell in Chromium', () => {
 
   beforeAll(async () => {
     env = await createTestEnv('sqlite');
-    server = await env.start({ mqtt_broker: 'off', status_heartbeat_ms: '1000', shutdown_timeout_ms: '1000' });
+    // Every address: the phone opens the hand-off link by the box's LAN address, never loopback.
+    server = await env.start({ host: '0.0.0.0', mqtt_broker: 'off', status_heartbeat_ms: '1000', shutdown_timeout_ms: '1000' });
     master = await clientAs(env, server);
     farm1 = await clientAs(env, server, { role: 'admin', scope_type: 'tenant', tenant_id: 'farm-1' }, master.contract);
     farm2 = await clientAs(env, server, { role: 'admin', scope_type: 'tenant', tenant_id: 'farm-2' }, master.contract);

@@ -22,7 +22,8 @@ describe.each(DIALECTS)('login (%s)', (dialect) => {
 
   beforeAll(async () => {
     env = await createTestEnv(dialect);
-    server = await env.start();
+    // Every address: a hand-off link names the box's LAN address, which a loopback-only box has not.
+    server = await env.start({ host: '0.0.0.0' });
     admin = await clientAs(env, server);
     anon = await createClient(server.url, {}, admin.contract);
   });

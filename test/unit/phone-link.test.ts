@@ -23,6 +23,13 @@ describe('the hand-off link names the box on the LAN', () => {
     expect(lanHost('127.0.0.1:8080', LOOPBACK_ONLY)).toBeUndefined();
     expect(phoneOrigin(withTls(LOOPBACK_ONLY), '127.0.0.1:8080', 'http://127.0.0.1:8080/x')).toBeUndefined();
   });
+  it('the address the box listens on: the one it was told, none when that is loopback', () => {
+    const listening = (host: string) => ({ ...withTls(ON_LAN), config: { host } }) as unknown as Services;
+    expect(phoneOrigin(listening('192.168.4.20'), '127.0.0.1:8080', 'http://127.0.0.1:8080/x')).toBe('https://192.168.4.20:8443');
+    expect(phoneOrigin(listening('127.0.0.1'), '127.0.0.1:8080', 'http://127.0.0.1:8080/x')).toBeUndefined();
+    expect(phoneOrigin(listening('::'), '127.0.0.1:8080', 'http://127.0.0.1:8080/x')).toBe('https://192.168.4.20:8443');
+    expect(phoneOrigin({ config: { host: '127.0.0.1' } } as unknown as Services, '127.0.0.1:8080', 'http://127.0.0.1:8080/x')).toBeUndefined();
+  });
   it('IPv6-only LAN: the address in brackets', () => {
     expect(phoneOrigin(withTls({ dns: ['localhost'], ips: ['127.0.0.1', '::1', 'fd00::20'] }), undefined, 'http://127.0.0.1:8080/x')).toBe('https://[fd00::20]:8443');
   });
