@@ -124,7 +124,7 @@ describe('commissioning forms in Chromium', () => {
     await expect.poll(() => page.locator('[data-resource="poultry-production"] .count').textContent()).toBe(' (2)');
     await filter.fill('2026-11-22');
     await expect.poll(() => page.locator('[data-resource="poultry-production"] .count').textContent()).toBe(' (1)');
-    await page.locator('.resource-actions button', { hasText: 'Ingest' }).click();
+    await page.locator('.resource-actions button', { hasText: 'Record a day' }).click();
     expect(await page.locator('form[data-command="ingest"] input[name="metric_date"]').getAttribute('type')).toBe('date');
     expect(problems).toEqual([]);
     await page.context().close();

@@ -1,9 +1,16 @@
 // A command of a resource as an action: a form derived from the command's body JSON schema, a
 // confirmation step that says what will happen, then the API's answer (or its error in words).
-import { useMemo, useState } from 'preact/hooks';
+// Every label, unit and choice is in farm words (lib/field-words.ts); the farm and the site come
+// from the session and are not asked; a house or a profile is chosen by its name; the answer says
+// what happened without the record's internal ids.
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { describeError, post } from '../lib/api';
 import { formatDay, formatTime, humanise, toLocalInput } from '../lib/format';
+import { askedFromSession, choicesFor, choiceWords, durationWords, FIELD_DEFAULTS, fieldWords, foreignOf, loadChoices, scopeWords, sessionValues, type Choice } from '../lib/field-words';
+import { session, type Session } from '../lib/session';
+import { useObservable } from '../lib/store';
 import type { JsonSchema, SchemeField } from '../lib/types';
+import { commandLabel } from '../lib/words';
 import { isIssuedCredential, OneTimeCredential } from './OneTimeCredential';
 
 export interface CommandSpec {
@@ -16,6 +23,8 @@ export interface CommandSpec {
 
 interface Props {
   command: CommandSpec;
+  /** the resource (below /api/v1/) the command is of, for its words and its lists of names; default: from the path */
+  resource?: string;
   /** Values filled in from the context (the item's id, the person's name) */
   initial?: Record<string, unknown>;
   /** Labels of the resource's fields, for properties with the same name */
@@ -72,7 +81,7 @@ export function propertiesOf(body: JsonSchema | null): [string, JsonSchema][] {
 }
 
 /** The JSON body from the form's text values; throws a message naming the field on bad input. */
-function toBody(body: JsonSchema | null, values: Record<string, string | boolean>): Record<string, unknown> {
+function toBody(body: JsonSchema | null, values: Record<string, string | boolean>, label: (name: string) => string = humanise): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const required = new Set(body?.required ?? []);
   for (const [name, raw] of propertiesOf(body)) {
@@ -84,24 +93,24 @@ function toBody(body: JsonSchema | null, values: Record<string, string | boolean
       continue;
     }
     if (v === undefined || v === '' || v === false) {
-      if (required.has(name)) throw new Error(`${humanise(name)} is required.`);
+      if (required.has(name)) throw new Error(`${label(name)} is required.`);
       continue;
     }
     const text = String(v);
     if (kind === 'integer' || kind === 'number') {
       const n = Number(text);
-      if (!Number.isFinite(n) || (kind === 'integer' && !Number.isInteger(n))) throw new Error(`${humanise(name)} must be ${kind === 'integer' ? 'a whole number' : 'a number'}.`);
+      if (!Number.isFinite(n) || (kind === 'integer' && !Number.isInteger(n))) throw new Error(`${label(name)} must be ${kind === 'integer' ? 'a whole number' : 'a number'}.`);
       out[name] = n;
     } else if (kind === 'datetime') {
       // the tablet's local time as an instant
       const d = new Date(text);
-      if (Number.isNaN(d.getTime())) throw new Error(`${humanise(name)} must be a date and time.`);
+      if (Number.isNaN(d.getTime())) throw new Error(`${label(name)} must be a date and time.`);
       out[name] = d.toISOString();
     } else if (kind === 'json') {
       try {
         out[name] = JSON.parse(text);
       } catch {
-        throw new Error(`${humanise(name)} must be JSON (for example {"key": "value"}).`);
+        throw new Error(`${label(name)} must be JSON (for example {"key": "value"}).`);
       }
     } else {
       out[name] = text;
@@ -110,35 +119,64 @@ function toBody(body: JsonSchema | null, values: Record<string, string | boolean
   return out;
 }
 
-function initialValues(body: JsonSchema | null, initial: Record<string, unknown>): Record<string, string | boolean> {
+/** The resource of a command's path: /api/v1/<resource>/commands/<name>, or /api/v1/<resource> (create). */
+export function resourceOfPath(path: string): string {
+  return path.replace(/^\/api\/v1\//, '').replace(/\/commands\/[^/]+$/, '');
+}
+
+function initialValues(body: JsonSchema | null, initial: Record<string, unknown>, s: Session | null | undefined): Record<string, string | boolean> {
   const out: Record<string, string | boolean> = {};
+  const required = new Set(body?.required ?? []);
   for (const [name, raw] of propertiesOf(body)) {
     const { schema } = simplify(raw);
-    const v = initial[name] ?? schema.default;
+    // one choice left to this person (a site admin's cards are for site staff): it is the answer
+    const only = schema.enum && required.has(name) ? choicesFor(name, schema.enum.map(String), s) : [];
+    const v = initial[name] ?? schema.default ?? FIELD_DEFAULTS[name] ?? (only.length === 1 ? only[0] : undefined);
     if (v === undefined || v === null) continue;
     out[name] = kindOf(schema) === 'datetime' && typeof v === 'string' ? toLocalInput(v) : typeof v === 'boolean' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
   }
   return out;
 }
 
-export function CommandForm({ command: given, initial = {}, fields = [], fixed = [], submitLabel, onDone, onCancel }: Props) {
+export function CommandForm({ command: given, resource: givenResource, initial = {}, fields = [], fixed = [], submitLabel, onDone, onCancel }: Props) {
+  const s = useObservable(session);
   const command = useMemo(() => ({ ...given, body: withFieldFormats(given.body, fields) }), [given, fields]);
-  const [values, setValues] = useState(() => initialValues(command.body, initial));
+  const resource = givenResource ?? resourceOfPath(command.path);
+  const required = new Set(command.body?.required ?? []);
+  // the farm and the site are the session's: filled in, not asked
+  const fromSession = sessionValues(s);
+  const hidden = new Set([...fixed, ...propertiesOf(command.body).filter(([n]) => !askedFromSession(n, s, required.has(n))).map(([n]) => n)]);
+  const [values, setValues] = useState(() => initialValues(command.body, { ...fromSession, ...initial }, s));
   const [stage, setStage] = useState<'edit' | 'confirm' | 'sending' | 'done'>('edit');
   const [error, setError] = useState<string | null>(null);
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [result, setResult] = useState<unknown>(null);
-  const required = new Set(command.body?.required ?? []);
-  const labelOf = (name: string) => fields.find((f) => f.name === name)?.label ?? humanise(name);
+  const [choices, setChoices] = useState<Record<string, Choice[]>>({});
+  const [typed, setTyped] = useState<Record<string, boolean>>({});
+  const wordsOf = (name: string) => fieldWords(name, resource, fields, command.body?.properties?.[name] ? simplify(command.body.properties[name]!).schema : undefined);
+  const labelOf = (name: string) => wordsOf(name).label;
   const idBase = `cmd-${command.path.replace(/[^a-z0-9]+/gi, '-')}`;
-  const props = propertiesOf(command.body).filter(([name]) => !fixed.includes(name));
-  const title = humanise(command.name);
+  const props = propertiesOf(command.body).filter(([name]) => !hidden.has(name));
+  const title = commandLabel(command.name, resource);
+  const propNames = props.map(([n]) => n).join(',');
+
+  // A field naming another record (a house, a profile) is chosen from their names.
+  useEffect(() => {
+    let gone = false;
+    for (const name of propNames.split(',')) {
+      if (!name || !foreignOf(name, resource)) continue;
+      void loadChoices(name, resource, s).then((list) => !gone && list.length && setChoices((c) => ({ ...c, [name]: list })));
+    }
+    return () => {
+      gone = true;
+    };
+  }, [propNames, resource, s]);
 
   const review = (e: Event) => {
     e.preventDefault();
     setError(null);
     try {
-      toBody(command.body, values);
+      toBody(command.body, values, labelOf);
       setStage('confirm');
     } catch (err) {
       setError((err as Error).message);
@@ -150,7 +188,7 @@ export function CommandForm({ command: given, initial = {}, fields = [], fixed =
     setError(null);
     setFieldErrors({});
     try {
-      const r = await post(command.path, toBody(command.body, values));
+      const r = await post(command.path, toBody(command.body, values, labelOf));
       setResult(r);
       setStage('done');
       onDone?.(r);
@@ -182,7 +220,7 @@ export function CommandForm({ command: given, initial = {}, fields = [], fixed =
         <p>
           <strong>{title}</strong>: done.
         </p>
-        {result && typeof result === 'object' ? <ResultSummary value={result as Record<string, unknown>} /> : null}
+        {result && typeof result === 'object' ? <ResultSummary value={result as Record<string, unknown>} words={(k) => wordsOf(k).label} fields={fields} s={s} /> : null}
         {onCancel ? (
           <button type="button" class="btn" onClick={onCancel}>
             Close
@@ -191,6 +229,18 @@ export function CommandForm({ command: given, initial = {}, fields = [], fixed =
       </div>
     );
   }
+
+  /** A value as the confirmation says it: choices and names in words, days and times the site's way. */
+  const said = (name: string, v: unknown): string => {
+    const named = choices[name]?.find((c) => c.value === v);
+    if (named) return named.label;
+    const kind = kindIn(command.body, name);
+    if (kind === 'enum' && typeof v === 'string') return choiceWords(name, v);
+    if (kind === 'boolean') return v ? 'Yes' : 'No';
+    const unit = wordsOf(name).unit;
+    const shown = showValue(kind, v);
+    return unit && (kind === 'integer' || kind === 'number') ? `${shown} ${unit}${unit === 'minutes' ? ` (${durationWords(Number(v))})` : ''}` : shown;
+  };
 
   return (
     <form class="command-form" onSubmit={review} data-command={command.name} aria-label={title}>
@@ -202,30 +252,75 @@ export function CommandForm({ command: given, initial = {}, fields = [], fixed =
         const value = values[name];
         const set = (v: string | boolean) => setValues({ ...values, [name]: v });
         const disabled = stage !== 'edit';
+        const words = wordsOf(name);
+        const hintId = words.hint ? `${id}-hint` : undefined;
+        const named = choices[name];
+        const other = foreignOf(name, resource)?.other;
+        // typing a new one: asked for, or a value that is none of the names
+        const typing = !!named && (typed[name] === true || (typeof value === 'string' && value !== '' && !named.some((c) => c.value === value)));
+        const unit = words.unit ? (
+          <span class="field-unit" id={`${id}-unit`}>
+            {words.unit}
+            {words.unit === 'minutes' && value ? ` (${durationWords(Number(value))})` : ''}
+          </span>
+        ) : null;
+        const described = [hintId, words.unit ? `${id}-unit` : undefined].filter(Boolean).join(' ') || undefined;
         return (
           <div class="form-row" key={name}>
             {kind === 'boolean' ? (
               <label class="check" for={id}>
                 <input id={id} name={name} type="checkbox" checked={value === true} disabled={disabled} onChange={(e) => set((e.target as HTMLInputElement).checked)} />
-                {labelOf(name)}
+                {words.label}
               </label>
             ) : (
               <label for={id}>
-                {labelOf(name)}
+                {words.label}
                 {required.has(name) ? <span aria-hidden="true"> *</span> : null}
               </label>
             )}
-            {kind === 'enum' ? (
-              <select id={id} name={name} value={String(value ?? '')} disabled={disabled} required={required.has(name)} onChange={(e) => set((e.target as HTMLSelectElement).value)}>
+            {words.hint ? (
+              <span class="field-hint" id={hintId}>
+                {words.hint}
+              </span>
+            ) : null}
+            {named ? (
+              <span class="choice-field">
+                <select
+                  id={id}
+                  name={name}
+                  value={typing ? '__new' : String(value ?? '')}
+                  disabled={disabled}
+                  required={required.has(name)}
+                  aria-describedby={described}
+                  onChange={(e) => {
+                    const v = (e.target as HTMLSelectElement).value;
+                    setTyped({ ...typed, [name]: v === '__new' });
+                    set(v === '__new' ? '' : v);
+                  }}
+                >
+                  <option value="">{required.has(name) ? 'Choose...' : '(none)'}</option>
+                  {named.map((c) => (
+                    <option value={c.value} key={c.value}>
+                      {c.label}
+                    </option>
+                  ))}
+                  {other ? <option value="__new">{other}...</option> : null}
+                </select>
+                {typing ? (
+                  <input name={`${name}-new`} aria-label={`${words.label}: new`} value={String(value ?? '')} disabled={disabled} required={required.has(name)} onInput={(e) => set((e.target as HTMLInputElement).value)} />
+                ) : null}
+              </span>
+            ) : kind === 'enum' ? (
+              <select id={id} name={name} value={String(value ?? '')} disabled={disabled} required={required.has(name)} aria-describedby={described} onChange={(e) => set((e.target as HTMLSelectElement).value)}>
                 <option value="">{required.has(name) ? 'Choose...' : '(none)'}</option>
-                {(schema.enum ?? []).map((o) => (
-                  <option value={String(o)} key={String(o)}>
-                    {humanise(String(o))}
+                {choicesFor(name, (schema.enum ?? []).map(String), s).map((o) => (
+                  <option value={o} key={o}>
+                    {choiceWords(name, o)}
                   </option>
                 ))}
               </select>
             ) : kind === 'json' ? (
-              <textarea id={id} name={name} rows={3} value={String(value ?? '')} disabled={disabled} placeholder="{}" onInput={(e) => set((e.target as HTMLTextAreaElement).value)} />
+              <textarea id={id} name={name} rows={3} value={String(value ?? '')} disabled={disabled} placeholder="{}" aria-describedby={described} onInput={(e) => set((e.target as HTMLTextAreaElement).value)} />
             ) : kind === 'date' || kind === 'datetime' ? (
               <span class="date-field">
                 <input
@@ -236,7 +331,7 @@ export function CommandForm({ command: given, initial = {}, fields = [], fixed =
                   required={required.has(name)}
                   disabled={disabled}
                   aria-invalid={fieldErrors[name] ? true : undefined}
-                  aria-describedby={value ? `${id}-read` : undefined}
+                  aria-describedby={[value ? `${id}-read` : undefined, hintId].filter(Boolean).join(' ') || undefined}
                   onInput={(e) => set((e.target as HTMLInputElement).value)}
                 />
                 {/* the picker follows the browser's language; this is how the site writes it */}
@@ -247,18 +342,22 @@ export function CommandForm({ command: given, initial = {}, fields = [], fixed =
                 ) : null}
               </span>
             ) : kind !== 'boolean' ? (
-              <input
-                id={id}
-                name={name}
-                type={kind === 'text' ? 'text' : 'number'}
-                inputMode={kind === 'integer' ? 'numeric' : kind === 'number' ? 'decimal' : undefined}
-                step={kind === 'number' ? 'any' : undefined}
-                value={String(value ?? '')}
-                required={required.has(name)}
-                disabled={disabled}
-                aria-invalid={fieldErrors[name] ? true : undefined}
-                onInput={(e) => set((e.target as HTMLInputElement).value)}
-              />
+              <span class={unit ? 'unit-field' : undefined}>
+                <input
+                  id={id}
+                  name={name}
+                  type={kind === 'text' ? 'text' : 'number'}
+                  inputMode={kind === 'integer' ? 'numeric' : kind === 'number' ? 'decimal' : undefined}
+                  step={kind === 'number' ? 'any' : undefined}
+                  value={String(value ?? '')}
+                  required={required.has(name)}
+                  disabled={disabled}
+                  aria-invalid={fieldErrors[name] ? true : undefined}
+                  aria-describedby={described}
+                  onInput={(e) => set((e.target as HTMLInputElement).value)}
+                />
+                {unit}
+              </span>
             ) : null}
             {fieldErrors[name] ? <span class="field-error">{fieldErrors[name]}</span> : null}
           </div>
@@ -284,16 +383,18 @@ export function CommandForm({ command: given, initial = {}, fields = [], fixed =
         <div class="confirm" role="alertdialog" aria-label={`Confirm ${title}`}>
           <p>
             <strong>Confirm: {title}</strong>
-            {Object.entries(safeBody(command.body, values)).map(([k, v]) => (
-              <span class="confirm-field" key={k}>
-                {' '}
-                {labelOf(k)}: {showValue(kindIn(command.body, k), v)};
-              </span>
-            ))}
+            {Object.entries(safeBody(command.body, values))
+              .filter(([k]) => !hidden.has(k))
+              .map(([k, v]) => (
+                <span class="confirm-field" key={k}>
+                  {' '}
+                  {labelOf(k)}: {said(k, v)};
+                </span>
+              ))}
           </p>
           <div class="actions">
             <button type="button" class="btn primary confirm-yes" disabled={stage === 'sending'} onClick={() => void send()}>
-              {stage === 'sending' ? 'Sending...' : `Yes, ${title.toLowerCase()}`}
+              {stage === 'sending' ? 'Sending...' : `Yes, ${title.charAt(0).toLowerCase()}${title.slice(1)}`}
             </button>
             <button type="button" class="btn" disabled={stage === 'sending'} onClick={() => setStage('edit')}>
               Back
@@ -325,25 +426,47 @@ function safeBody(body: JsonSchema | null, values: Record<string, string | boole
   }
 }
 
-function ResultSummary({ value }: { value: Record<string, unknown> }) {
-  const entries = Object.entries(value).filter(([, v]) => v !== null && v !== undefined && typeof v !== 'object').slice(0, 8);
-  const nested = Object.entries(value).filter(([, v]) => v && typeof v === 'object' && !Array.isArray(v));
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+/** The box's bookkeeping in an answer: never shown. */
+const BOOKKEEPING = /^(id|tenant_id|site_id|correlation_id|request_id|content_sha256|content|version_id|rollback_of|scope_type|idempotency_key|.*_hash|.*_digest)$/;
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** One value of the answer in words, or null when it is an internal id. */
+function resultWords(key: string, v: unknown, fields: SchemeField[], s: Session | null | undefined): string | null {
+  if (typeof v === 'boolean') return v ? 'Yes' : 'No';
+  if (typeof v === 'number') {
+    const unit = fields.find((f) => f.name === key)?.unit;
+    return unit ? `${v} ${String(unit)}` : String(v);
+  }
+  if (typeof v !== 'string' || v === '') return null;
+  if (key === 'scope') return scopeWords(v, s);
+  if (UUID.test(v) || /^tenant:/.test(v) || /^(PK|RF|QR|DC)-/.test(v)) return null;
+  if (INSTANT.test(v)) return formatTime(v);
+  if (DAY.test(v)) return formatDay(v);
+  if (fields.find((f) => f.name === key)?.enum || /^[a-z0-9]+(?:[_-][a-z0-9]+)*$/.test(v) && /[_-]/.test(v)) return choiceWords(key, v);
+  if (key === 'house_id' || key === 'unit_id') return `House ${v}`;
+  return v;
+}
+
+/** What happened, in words: the answer's values a person knows, without the record's internal ids. */
+function ResultSummary({ value, words, fields, s }: { value: Record<string, unknown>; words: (key: string) => string; fields: SchemeField[]; s: Session | null | undefined }) {
+  const shown: [string, string][] = [];
+  const add = (k: string, v: unknown) => {
+    if (BOOKKEEPING.test(k) || shown.length >= 8) return;
+    const w = resultWords(k, v, fields, s);
+    if (w !== null) shown.push([k, w]);
+  };
+  for (const [k, v] of Object.entries(value)) if (v === null || typeof v !== 'object') add(k, v);
+  // an answer wrapping its record ({item}, {flock}): the record's values, one level down
+  for (const [, v] of Object.entries(value)) if (v && typeof v === 'object' && !Array.isArray(v)) for (const [k2, v2] of Object.entries(v as Record<string, unknown>)) if (v2 === null || typeof v2 !== 'object') add(k2, v2);
+  if (!shown.length) return null;
   return (
     <dl class="result">
-      {entries.map(([k, v]) => (
-        <div key={k}>
-          <dt>{humanise(k)}</dt>
-          <dd>{String(v)}</dd>
-        </div>
-      ))}
-      {nested.map(([k, v]) => (
+      {shown.map(([k, w]) => (
         <div key={k} data-result={k}>
-          <dt>{humanise(k)}</dt>
-          <dd>
-            {Object.entries(v as Record<string, unknown>)
-              .map(([a, b]) => `${humanise(a)}: ${String(b)}`)
-              .join(', ')}
-          </dd>
+          <dt>{words(k)}</dt>
+          <dd>{w}</dd>
         </div>
       ))}
     </dl>

@@ -7,6 +7,7 @@ import { countdown, formatValue, toLocalInput, humanise, isAlarmRow, titleField,
 import { alarmRecordOf } from '../lib/inbox';
 import { loadPeople, nameOf, people } from '../lib/people';
 import { commandLabel, commandWords } from '../lib/words';
+import { choiceWords, fieldLabel, scopeWords } from '../lib/field-words';
 import { AlarmAccount } from './AlarmAccount';
 import { dataTick } from '../lib/live';
 import { session, staleSince } from '../lib/session';
@@ -45,18 +46,32 @@ export function Value({ field, value, row }: { field?: SchemeField; value: unkno
   const tone = field?.enum || field?.name === 'status' || field?.name === 'priority' ? toneIn(field.name, value, row) : undefined;
   // Who did something, by name (a card's holder), never the passkey id.
   const person = field && PERSON_FIELDS.has(field.name) && typeof value === 'string';
-  const text = person ? nameOf(value as string, names) : field?.enum && typeof value === 'string' ? (ENUM_WORDS[value] ?? humanise(value)) : formatValue(field, value);
+  // A login's reach in words ("This site", "Farm farm-1"), never "tenant:farm-1".
+  const scope = field?.name === 'scope' && typeof value === 'string' && /^(master$|tenant:)/.test(value);
+  const text = person
+    ? nameOf(value as string, names)
+    : scope
+      ? scopeWords(value as string, session.get())
+      : field?.enum && typeof value === 'string'
+        ? (ENUM_WORDS[value] ?? choiceWords(field.name, value))
+        : formatValue(field, value);
   return tone ? <span class={`badge tone-${tone}`}>{text}</span> : <span>{text}</span>;
 }
 
 /** Enum values whose humanised form is still jargon. */
 const ENUM_WORDS: Record<string, string> = { acked: 'Acknowledged', p1: 'P1', p2: 'P2' };
-const PERSON_FIELDS = new Set(['acked_by', 'acknowledged_by', 'assignee', 'created_by', 'updated_by', 'actor', 'issued_by']);
+const PERSON_FIELDS = new Set(['acked_by', 'acknowledged_by', 'assignee', 'created_by', 'updated_by', 'actor', 'issued_by', 'subject', 'recorded_by', 'shelved_by']);
 /** Fields that are the box's bookkeeping: an admin sees them behind "Details", nobody in the list. */
 const TECHNICAL = /^(id|tenant_id|site_id|correlation_id|bridged_to_status|sla_breached|escalated_at|sla_target_sec|details|version_id|session_id)$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A record's field worth a person's eye: no bookkeeping, no bare UUIDs. */
 const plainField = (f: SchemeField, value?: unknown) => !TECHNICAL.test(f.name) && !(typeof value === 'string' && UUID.test(value));
+
+/** A record's name on its card and its detail: an event's "alarm_changed" read as "Alarm changed". */
+function titleText(field: SchemeField | undefined, value: unknown): string {
+  if ((field?.name === 'house_id' || field?.name === 'unit_id') && typeof value === 'string' && value) return `House ${value}`;
+  return typeof value === 'string' && /^[a-z0-9]+(?:_[a-z0-9]+)+$/.test(value) ? choiceWords(field?.name ?? '', value) : formatValue(field, value);
+}
 
 /** An alarm someone already acknowledged: its Acknowledge button would only be refused. */
 const acknowledged = (r: Row) => Boolean(r.acked_at || r.acknowledged_at) || r.status === 'acked' || r.state === 'acknowledged';
@@ -164,7 +179,9 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
   const fields = scheme.fields;
   const byName = new Map(fields.map((f) => [f.name, f]));
   const admin = s?.user.role === 'admin';
-  const visible = fields.filter((f) => !f.hidden && plainField(f) && f.type !== 'object' && f.type !== 'array');
+  // a column whose values on this page are internal ids (a profile version's UUID) is left out
+  const idColumn = (f: SchemeField) => !!list?.items.some((r) => typeof r[f.name] === 'string' && UUID.test(r[f.name] as string));
+  const visible = fields.filter((f) => !f.hidden && plainField(f) && f.type !== 'object' && f.type !== 'array' && !idColumn(f));
   const tField = titleField(visible.length ? visible : fields);
   // What a card or row shows first: badges and countdowns (ui hints), then enums, values, times.
   const rank = (f: SchemeField) => (f.badge || f.countdown ? 0 : f.enum ? 1 : f.type === 'datetime' ? 3 : 2);
@@ -174,9 +191,11 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
     .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
     .map((x) => x.f)
     .slice(0, wide ? 7 : 5);
-  // Only the commands this person may run: an operator is not offered publish or evaluate to be refused.
+  // Only the commands this person may run (the policy matrix says true): an operator is not
+  // offered publish or evaluate to be refused, nor a command the matrix does not name.
   const allowed = s?.ctx.policy.permissions.api ?? {};
-  const commands = (scheme.commands ?? []).filter((c) => allowed[`api:POST ${API}/${path}/commands/${c.name}`] !== false);
+  const commands = (scheme.commands ?? []).filter((c) => allowed[`api:POST ${API}/${path}/commands/${c.name}`] === true);
+  const mayCreate = scheme.operations?.create === true && allowed[`api:POST ${API}/${path}`] === true;
   const itemCommands = commands.filter(isCommandOnItem);
   // An adapter profile (it can read a point now) is made in its own editor, Read now included.
   const adapterProfiles = commands.some((c) => c.name === 'read-now');
@@ -215,11 +234,11 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
         </H>
         <div class="resource-actions">
           {newCommands.map((c) => (
-            <button type="button" class="btn" key={c.name} onClick={() => setAction({ command: c })}>
-              {commandLabel(c.name)}
+            <button type="button" class="btn" key={c.name} data-command={c.name} onClick={() => setAction({ command: c })}>
+              {commandLabel(c.name, path)}
             </button>
           ))}
-          {scheme.operations?.create ? (
+          {mayCreate ? (
             <button type="button" class="btn" onClick={() => setAction('create')}>
               New
             </button>
@@ -245,8 +264,9 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
             command={
               action === 'create'
                 ? { path: `${API}/${path}`, name: 'create', summary: `Create a new ${scheme.title.toLowerCase()} record.`, body: { type: 'object', properties: { item: createSchema(fields) } } }
-                : { path: `${API}/${path}/commands/${action.command.name}`, name: action.command.name, summary: commandWords(action.command.name, action.command.summary), body: action.command.body }
+                : { path: `${API}/${path}/commands/${action.command.name}`, name: action.command.name, summary: commandWords(action.command.name, action.command.summary, path), body: action.command.body }
             }
+            resource={path}
             fields={fields}
             onDone={done}
             onCancel={() => setAction(null)}
@@ -259,7 +279,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
             <span class="sr-only">Search {title}</span>
             <input
               type="search"
-              placeholder={`Search ${scheme.search_fields!.map((n) => byName.get(n)?.label ?? n).join(', ').toLowerCase()}`}
+              placeholder={`Search ${scheme.search_fields!.map((n) => byName.get(n)?.label ?? fieldLabel(n, path, fields)).join(', ').toLowerCase()}`}
               value={q}
               onInput={(e) => {
                 setQ((e.target as HTMLInputElement).value);
@@ -269,7 +289,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
           </label>
         ) : null}
         {filterDefs.map((f) => {
-          const label = byName.get(f.name)?.label ?? humanise(f.name);
+          const label = fieldLabel(f.name, path, fields);
           const value = filters[f.name] ?? '';
           const set = (v: string) => {
             setFilters({ ...filters, [f.name]: v });
@@ -282,7 +302,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
                 <option value="">All</option>
                 {(f.enum ?? ['true', 'false']).map((o) => (
                   <option key={o} value={o}>
-                    {f.type === 'boolean' ? (o === 'true' ? 'Yes' : 'No') : humanise(o)}
+                    {f.type === 'boolean' ? (o === 'true' ? 'Yes' : 'No') : choiceWords(f.name, o)}
                   </option>
                 ))}
               </select>
@@ -320,7 +340,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
             >
               {scheme.sortable!.map((n) => (
                 <option key={n} value={n}>
-                  {byName.get(n)?.label ?? humanise(n)}
+                  {fieldLabel(n, path, fields)}
                 </option>
               ))}
             </select>
@@ -346,7 +366,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
         </p>
       ) : null}
       {!list ? (
-        <p class="loading">Loading...</p>
+        error ? null : <p class="loading">Loading...</p>
       ) : list.items.length === 0 ? (
         <p class="empty">Nothing here{q || Object.values(filters).some(Boolean) ? ' for this search' : ''}.</p>
       ) : wide ? (
@@ -356,7 +376,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
               <tr>
                 {[byName.get(tField)!, ...summaryFields].filter(Boolean).map((f) => (
                   <th key={f.name} scope="col">
-                    {f.label}
+                    {fieldLabel(f.name, path, fields)}
                   </th>
                 ))}
                 <th scope="col">
@@ -387,12 +407,12 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
           {list.items.map((r) => (
             <li key={idOf(r)} data-id={idOf(r)} class={`card tone-edge-${toneOf(r.severity ?? r.status ?? r.priority) ?? 'none'}`}>
               <button type="button" class="card-open" onClick={() => open(r)}>
-                <span class="card-title">{formatValue(byName.get(tField), r[tField])}</span>
+                <span class="card-title">{titleText(byName.get(tField), r[tField])}</span>
                 <dl class="card-fields">
                   {/* a card leaves out what a record does not have (the table keeps its columns) */}
                   {summaryFields.filter((f) => r[f.name] !== null && r[f.name] !== undefined && r[f.name] !== '').map((f) => (
                     <div key={f.name}>
-                      <dt>{f.label}</dt>
+                      <dt>{fieldLabel(f.name, path, fields)}</dt>
                       <dd>
                         <Value field={f} value={r[f.name]} row={r} />
                       </dd>
@@ -420,7 +440,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
       {selected ? (
         <div class="detail panel" key="detail" role="region" aria-label={`Details of ${String(selected[tField] ?? selected.id)}`}>
           <div class="detail-head">
-            <h3>{formatValue(byName.get(tField), selected[tField])}</h3>
+            <h3>{titleText(byName.get(tField), selected[tField])}</h3>
             <button type="button" class="btn" onClick={() => setSelected(null)}>
               Close
             </button>
@@ -428,14 +448,14 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
           {isAlarmRow(selected) ? (
             <AlarmAccount alarm={alarmRecordOf(path, selected)} />
           ) : (
-            <RecordFields fields={fields} row={selected} admin={admin} />
+            <RecordFields fields={fields} row={selected} admin={admin} path={path} />
           )}
           {itemCommands.length ? (
             <div class="detail-actions">
               {itemCommands.map((c) =>
                 (action && action !== 'create' && action.item && action.command.name === c.name) || (c.name === 'ack' && acknowledged(selected)) ? null : (
-                  <button type="button" class="btn primary" key={c.name} onClick={() => setAction({ command: c, item: selected })}>
-                    {commandLabel(c.name)}
+                  <button type="button" class="btn primary" key={c.name} data-command={c.name} onClick={() => setAction({ command: c, item: selected })}>
+                    {commandLabel(c.name, path)}
                   </button>
                 ),
               )}
@@ -444,7 +464,8 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
           {action && action !== 'create' && action.item ? (
             <CommandForm
               key={`${action.command.name}-${idOf(action.item)}`}
-              command={{ path: `${API}/${path}/commands/${action.command.name}`, name: action.command.name, summary: commandWords(action.command.name, action.command.summary), body: action.command.body }}
+              command={{ path: `${API}/${path}/commands/${action.command.name}`, name: action.command.name, summary: commandWords(action.command.name, action.command.summary, path), body: action.command.body }}
+              resource={path}
               initial={{ id: action.item.id }}
               // who acknowledges or takes it is the person logged in (the box's default), not a field to type
               fixed={['id', 'acknowledged_by', 'assignee']}
@@ -461,7 +482,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
 }
 
 /** A record's fields for a person; the bookkeeping (ids, tenant, raw values) only for admins, behind "Details". */
-function RecordFields({ fields, row, admin }: { fields: SchemeField[]; row: Row; admin: boolean }) {
+function RecordFields({ fields, row, admin, path }: { fields: SchemeField[]; row: Row; admin: boolean; path: string }) {
   const [raw, setRaw] = useState(false);
   const byName = new Map(fields.map((f) => [f.name, f]));
   const plain = fields.filter((f) => row[f.name] !== undefined && !f.hidden && plainField(f, row[f.name]) && f.type !== 'object' && f.type !== 'array');
@@ -470,7 +491,7 @@ function RecordFields({ fields, row, admin }: { fields: SchemeField[]; row: Row;
       <dl class="detail-fields">
         {plain.map((f) => (
           <div key={f.name}>
-            <dt>{f.label}</dt>
+            <dt>{fieldLabel(f.name, path, fields)}</dt>
             <dd>
               <Value field={f} value={row[f.name]} row={row} />
             </dd>

@@ -49,20 +49,55 @@ export function offeredTo(role: string, m: ModuleRecord): boolean {
 const COMMANDS: Record<string, string> = {
   ack: 'Acknowledge this alarm: you have seen it and take it on; it stops escalating.',
   escalate: 'Escalate this alarm to the next person on call now.',
+  'passkeys:issue': 'A login card or QR badge for one person. Its code is shown once, to print or to hand over.',
+  'passkeys:revoke': 'This card or badge no longer logs in, and whoever is logged in with it is logged out.',
+  'poultry-flock:place': 'Place a flock in a house: its climate targets by age come from the climate curve you choose.',
+  'poultry-flock:close': 'The flock has left the house (depletion). Its records are kept.',
+  'poultry-climate:telemetry': 'A climate reading of a house, typed in: it is checked against the targets for the flock\'s age.',
+  'poultry-production:ingest': 'A house\'s day: dead and culled birds, weight, feed and water. A second record of the same day replaces the first.',
+  'poultry-feedwater:ingest': 'The feed and water meters of a house, read now: today\'s use is checked against what the birds should use at their age.',
+  'poultry-feedwater:set-thresholds': 'When feed and water use, line pressure and their ratio warn or raise an alarm, for a house and batch.',
 };
 
-/** A command's button label: "Acknowledge", not "Ack". */
-export function commandLabel(name: string): string {
-  const s = ({ ack: 'acknowledge' } as Record<string, string>)[name] ?? name.replace(/[_-]+/g, ' ');
+/** Command buttons in farm words, by "<resource>:<command>" or by command: "Record a day", not "Ingest". */
+const LABELS: Record<string, string> = {
+  ack: 'Acknowledge',
+  'passkeys:issue': 'Issue a card or badge',
+  'passkeys:revoke': 'Revoke',
+  'device-credentials:issue': 'Issue a device login',
+  'poultry-flock:place': 'Place a flock',
+  'poultry-flock:close': 'Close the flock',
+  'poultry-climate:setpoint': 'Propose new targets',
+  'poultry-climate:ack': 'Confirm and send to the controller',
+  'poultry-climate:telemetry': 'Enter a reading',
+  'poultry-feedwater:ingest': 'Enter meter readings',
+  'poultry-feedwater:set-thresholds': 'Set the warning limits',
+  'poultry-production:ingest': 'Record a day',
+  'poultry-profiles:import-yaml': 'Import a profile',
+  'poultry-profiles:export-yaml': 'Export a profile',
+  'industry-profiles:import': 'Import a profile',
+  'industry-profiles:export': 'Export a profile',
+  'devices/telemetry:ingest': 'Enter readings',
+  'audit:log': 'Add an entry',
+  'status:publish': 'Report a status',
+  'alarms:raise': 'Raise an alarm',
+  'tasks:transition': 'Move the task',
+  'out-of-service': 'Take out of service',
+  'return-to-service': 'Return to service',
+};
+
+/** A command's button label: "Acknowledge", not "Ack"; "Record a day", not "Ingest". */
+export function commandLabel(name: string, resource?: string): string {
+  const s = (resource ? LABELS[`${resource}:${name}`] : undefined) ?? LABELS[name] ?? name.replace(/[_-]+/g, ' ');
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-/** A command's summary in farm words: the known commands' own, else the API's without codes. */
-export function commandWords(name: string, summary: string): string {
-  return COMMANDS[name] ?? plainSummary(summary);
+/** A command's summary in farm words: the known commands' own, else the API's without codes or field names. */
+export function commandWords(name: string, summary: string, resource?: string): string {
+  return (resource ? COMMANDS[`${resource}:${name}`] : undefined) ?? COMMANDS[name] ?? plainSummary(summary);
 }
 
-const CODE = /\b[1-5]\d\d\s+[a-z]+(?:_[a-z]+)+\b|\bcontract\s+\d+(?:\.\d+)*|\bkernel\b/i;
+const CODE = /\b[1-5]\d\d\s+[a-z]+(?:_[a-z]+)+\b|\bcontract\b|\bkernel\b|\b[a-z0-9]+_[a-z0-9_]+\b|\btenant:/i;
 
 /** A command's summary without HTTP codes, error codes or contract sections: the clauses that carry them are left out. */
 export function plainSummary(text: string): string {
