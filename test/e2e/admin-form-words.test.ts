@@ -116,6 +116,7 @@ describe('farm words on every admin form', () => {
       await page.goto(`${server.url}/#/r/${path}`);
       await settled(page);
       await check(`#/r/${path}`);
+      for (const v of await axeSerious(page)) found.push(`#/r/${path} — axe: ${JSON.stringify(v).slice(0, 200)}`);
       const view = page.locator(`[data-resource="${path}"]`);
       if (!(await view.count())) continue; // a screen of its own (the adapters' list)
       const listButtons = view.locator('.resource-actions button');
@@ -125,6 +126,7 @@ describe('farm words on every admin form', () => {
         await page.locator('.action-panel form, .action-panel .adapter-editor, .action-panel section').first().waitFor();
         await page.waitForTimeout(200); // the names of houses and profiles
         await check(`#/r/${path} form "${name}"`);
+        if (i === 0) for (const v of await axeSerious(page)) found.push(`#/r/${path} form "${name}" — axe: ${JSON.stringify(v).slice(0, 200)}`);
         forms++;
         const cancel = page.locator('.action-panel button', { hasText: 'Cancel' });
         if (await cancel.count()) await cancel.first().click();
@@ -147,6 +149,11 @@ describe('farm words on every admin form', () => {
         await page.locator('.detail form.command-form button', { hasText: 'Cancel' }).click();
       }
     }
+    await page.goto(`${server.url}/#/r/poultry-feedwater`);
+    await settled(page);
+    await page.locator('.resource-actions button[data-command="set-thresholds"]').click();
+    await page.locator('form[data-command="set-thresholds"]').waitFor();
+    await shoot(page, 'admin-form-thresholds');
     console.log(`admin walk: ${screens.length} menu screens, ${resources.length} record screens, ${forms} command forms; still loading after 10 s: ${JSON.stringify(stuck)}`);
     expect(forms).toBeGreaterThan(15);
     expect(found).toEqual([]);
