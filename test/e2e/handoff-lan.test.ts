@@ -87,4 +87,26 @@ describe('phone hand-off over the LAN in Chromium', () => {
     await context.close();
     await panel.context.close();
   });
+
+  it('a box listening on loopback only has no link for a phone: the panel says so and gives the code', async () => {
+    const alone = await env.start({ host: '127.0.0.1', mqtt_broker: 'off', rpc_port: 'off' });
+    const master = await clientAs(env, alone);
+    const r = await master.post('/api/v1/passkeys/commands/issue', { type: 'rfid', holder: 'Site admin', scope: 'tenant', tenant_id: 'farm-1', role: 'admin', ttl_minutes: 60, card_uid: '04E0000002' });
+    const panel = await newPage(browser);
+    await rfidLogin(panel.page, alone.url, r.body.item.credential as string);
+    await panel.page.goto(`${alone.url}/#/handoff`);
+    await panel.page.locator('#handoff').click();
+    await panel.page.locator('#handoff-no-link').waitFor();
+    expect(await panel.page.locator('#handoff-qr, #handoff-link').count()).toBe(0);
+    expect(await panel.page.locator('#handoff-code').textContent()).toMatch(/^\d{4}$/);
+    expect(await forbiddenOn(panel.page)).toEqual([]);
+    expect(await axeSerious(panel.page)).toEqual([]);
+    await shoot(panel.page, 'handoff-no-lan');
+    // the code still logs a phone in
+    const code = (await panel.page.locator('#handoff-code').textContent())!;
+    const done = await fetch(`${alone.url}/api/v1/auth/passkey/commands/complete`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
+    expect(done.status).toBe(200);
+    expect(panel.problems).toEqual([]);
+    await panel.context.close();
+  });
 });
