@@ -25,7 +25,12 @@ export function ModuleScreen({ id }: { id: string }) {
     );
   }
   const Own = MODULE_SCREENS[m.id];
-  if (Own) return <Own />;
+  if (Own)
+    return (
+      <div class="module-screen" data-module-screen={m.id}>
+        <Own />
+      </div>
+    );
   const resources = s.resources.get(m.id) ?? [];
   const current = tab && resources.includes(tab) ? tab : resources[0];
   const OwnTab = current ? RESOURCE_SCREENS[current] : undefined;
