@@ -25,7 +25,7 @@ const LABEL_SELECTOR = 'main label, main legend, main h1, main h2, main h3, main
 /** Each label-like text on the page that breaks LABEL_FORBIDDEN, as "<what>: <text>". */
 export async function labelProblemsOn(page: Page, within = 'body'): Promise<string[]> {
   const texts = (await page.locator(within).first().evaluate(
-    (root, sel) => [...root.querySelectorAll(sel as string)].map((e) => (e as HTMLElement).innerText ?? e.textContent ?? '').filter((t) => t.trim() !== ''),
+    (root, sel) => [...root.querySelectorAll(sel as string)].map((e) => (e as unknown as { innerText?: string }).innerText ?? e.textContent ?? '').filter((t) => t.trim() !== ''),
     LABEL_SELECTOR.replace(/main /g, ''),
   )) as string[];
   const out: string[] = [];
