@@ -7,10 +7,11 @@
 //  - the load generator: autocannon, 16 connections, `GET /api/v1/tables/list?limit=50`.
 // The two servers are loaded in turn, several rounds alternated. Each server's CPU time comes from
 // /proc/<pid>/stat (utime + stime, all its threads) before and after its load.
-// Usage: npx tsx bench/overhead.ts [--rounds 4] [--seconds 8] [--connections 16] [--cpu-prof DIR]
+// Usage: npx tsx bench/overhead.ts [--rounds 4] [--seconds 8] [--connections 16] [--threads] [--cpu-prof DIR]
+// (--threads: each server's CPU by thread)
 // (--cpu-prof: both servers write V8 CPU profiles, DIR/kit and DIR/bare, when they stop)
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -52,6 +53,20 @@ function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100; // fields 14 and 15 of proc(5); CLK_TCK is 100 on Linux
+}
+
+/** CPU seconds of each thread of a process, by thread name (/proc/<pid>/task/<tid>/comm). */
+function threadSeconds(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) / 100);
+    } catch { /* the thread ended */ }
+  }
+  return out;
 }
 
 /** Starts a process and resolves with it once a stdout line matches; the rest of stdout is drained and counted. */
@@ -96,15 +111,17 @@ async function until(ok: () => Promise<boolean>, ms = 60_000): Promise<void> {
   }
 }
 
-interface Load { rps: number; p50: number; p99: number; non2xx: number; errors: number; cpuUs: number }
+interface Load { rps: number; p50: number; p99: number; non2xx: number; errors: number; cpuUs: number; threads: string }
 
 async function load(url: string, pid: number, seconds: number, connections: number, headers: Record<string, string>): Promise<Load> {
   const args = ['-j', '-d', String(seconds), '-c', String(connections), ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}=${v}`]), url];
   const before = cpuSeconds(pid);
+  const threadsBefore = threadSeconds(pid);
   const { stdout } = await promisify(execFile)(join(ROOT, 'node_modules', '.bin', 'autocannon'), args, { encoding: 'utf8', maxBuffer: 1 << 26 });
   const used = cpuSeconds(pid) - before;
+  const threads = [...threadSeconds(pid)].map(([name, sec]) => [name, sec - (threadsBefore.get(name) ?? 0)] as const).filter(([, sec]) => sec > 0).sort((a, b) => b[1] - a[1]);
   const r = JSON.parse(stdout) as { requests: { average: number; total: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, cpuUs: (used * 1e6) / Math.max(r.requests.total, 1) };
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, cpuUs: (used * 1e6) / Math.max(r.requests.total, 1), threads: threads.map(([n, sec]) => `${n} ${Math.round((sec / used) * 100)}%`).join(', ') };
 }
 
 async function main(): Promise<void> {
@@ -158,13 +175,14 @@ async function main(): Promise<void> {
       console.log(`round ${round} (load average ${loadavg()[0]!.toFixed(1)})`);
       console.log(`  cabinet serve : ${fmt(k)}`);
       console.log(`  bare Hono     : ${fmt(b)}`);
+      if (process.argv.includes('--threads')) console.log(`  threads: kit ${k.threads}; bare ${b.threads}`);
       console.log(`  kit / bare    : ${(k.rps / b.rps).toFixed(2)}x throughput, ${(b.cpuUs / k.cpuUs).toFixed(2)}x by CPU per request (bare CPU / kit CPU)`);
     }
     const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     console.log(`throughput ratio ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}x (median ${med(ratios).toFixed(2)}x); CPU per request ${Math.min(...cpuRatios).toFixed(2)}-${Math.max(...cpuRatios).toFixed(2)}x the bare handler's (median ${med(cpuRatios).toFixed(2)}x); server stdout ${kit.bytes()} bytes`);
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-    await Promise.all(children.map((c) => (c.exitCode !== null ? undefined : new Promise((r) => c.once('exit', r)))));
+    await Promise.all(children.map((c) => (c.exitCode !== null ? Promise.resolve() : new Promise((r) => c.once('exit', r)))));
     rmSync(dir, { recursive: true, force: true });
   }
 }
