@@ -217,9 +217,7 @@ async function applyPush(db: Database, site: SyncSiteRow, body: PushBody, mode: 
     const fresh = [...body.events].sort((a, b) => a.seq - b.seq).filter((e) => e.seq > applied);
     const duplicates = body.events.length - fresh.length;
     if (fresh.length) {
-      const rows = fresh.map((e) => ({ ...key, seq: e.seq, kind: e.kind, created_at: e.created_at, received_at: now, payload: e.payload }));
-      const per = rowsPerInsert(7);
-      for (let i = 0; i < rows.length; i += per) await db.orm.insert(tableOf(syncInbox, db)).values(rows.slice(i, i + per) as never);
+      await insertInbox(db, key, fresh, now);
       const beat = await project(db, site, fresh, now);
       applied = fresh[fresh.length - 1]!.seq;
       // The newest heartbeat is kept on the site row, so the fleet view reads no heartbeat table.
@@ -232,6 +230,27 @@ async function applyPush(db: Database, site: SyncSiteRow, body: PushBody, mode: 
 }
 
 type Fresh = PushBody['events'];
+
+/**
+ * The rows of a JSON array parameter, one per element (`r`), on either engine: a statement with a
+ * few parameters instead of one per value. A push's rows built as bound values cost the master
+ * more CPU than everything else it does for them (the query builder visits each value; 3,500
+ * for a push of 500 events), and more than the rows' own insert (docs/request-overhead.md).
+ */
+const jsonRows = (db: Database, json: string, fields: Record<string, 'text' | 'int' | 'real' | 'json'>) => {
+  const pgCast = { text: '', int: '::bigint', real: '::double precision', json: '' };
+  const cols = Object.entries(fields).map(([f, kind]) => (db.dialect === 'postgres'
+    ? (kind === 'json' ? `r->'${f}'` : `(r->>'${f}')${pgCast[kind]}`)
+    : `json_extract(r.value, '$.${f}')`));
+  return { cols: sql.raw(cols.join(', ')), from: db.dialect === 'postgres' ? sql`jsonb_array_elements(${json}::jsonb) r` : sql`json_each(${json}) r` };
+};
+
+async function insertInbox(db: Database, key: { tenant_id: string; site_id: string }, events: Fresh, now: string): Promise<void> {
+  const json = JSON.stringify(events.map((e) => ({ seq: e.seq, kind: e.kind, created_at: e.created_at, payload: e.payload })));
+  const { cols, from } = jsonRows(db, json, { seq: 'int', kind: 'text', created_at: 'text', payload: 'json' });
+  await db.run(sql`insert into ${tableOf(syncInbox, db)} ("tenant_id", "site_id", "seq", "kind", "created_at", "payload", "received_at")
+    select ${key.tenant_id}, ${key.site_id}, ${cols}, ${now} from ${from}`);
+}
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
@@ -262,8 +281,8 @@ function merge(into: Map<string, Aggregate>, g: Aggregate): void {
 }
 
 /**
- * One multi-row upsert per chunk, the same SQL on both engines: a minute already stored (from
- * an earlier push) gets the new points added. The CASE keeps min/max right when either is null.
+ * One upsert of the push's rows, the same SQL on both engines: a minute already stored (from an
+ * earlier push) gets the new points added. The CASE keeps min/max right when either is null.
  */
 async function upsertTelemetry(db: Database, site: SyncSiteRow, rows: Aggregate[], rollups: RollupBatch): Promise<void> {
   if (!rows.length) return;
@@ -277,18 +296,20 @@ async function upsertTelemetry(db: Database, site: SyncSiteRow, rows: Aggregate[
     max: sql`case when ${c('max')} is null or ${ex('max')} > ${c('max')} then ${ex('max')} else ${c('max')} end`,
     last_status: ex('last_status'),
   };
-  const target = ['tenant_id', 'site_id', 'device_id', 'metric', 'bucket'].map(c);
-  const per = rowsPerInsert(10);
-  for (let i = 0; i < rows.length; i += per) {
-    const chunk = rows.slice(i, i + per).map((r) => ({ tenant_id: site.tenant_id, site_id: site.site_id, ...r }));
-    const stored = (await db.orm.insert(t).values(chunk as never).onConflictDoUpdate({ target: target as never, set: set as never })
-      .returning({ device_id: c('device_id'), metric: c('metric'), bucket: c('bucket'), points: c('points') })) as { device_id: string; metric: string; bucket: string; points: number }[];
-    // A row whose stored points are exactly this push's was new: an existing minute already held points.
-    const pushed = new Map(chunk.map((r) => [`${r.device_id}\n${r.metric}\n${r.bucket}`, r.points]));
-    for (const r of stored) {
-      const points = pushed.get(`${r.device_id}\n${r.metric}\n${r.bucket}`) ?? 0;
-      rollups.telemetry(r.bucket, points, Number(r.points) === points);
-    }
+  const target = sql.raw(['tenant_id', 'site_id', 'device_id', 'metric', 'bucket'].map((n) => `"${n}"`).join(', '));
+  const { cols, from } = jsonRows(db, JSON.stringify(rows), { device_id: 'text', metric: 'text', bucket: 'text', points: 'int', sum: 'real', min: 'real', max: 'real', last_status: 'text' });
+  // One statement per push (merge() made the keys unique within it); `where true` tells SQLite's
+  // parser that the ON CONFLICT belongs to the INSERT, not to a join.
+  const stored = await db.rows<{ device_id: string; metric: string; bucket: string; points: number | string }>(sql`insert into ${t}
+      ("tenant_id", "site_id", "device_id", "metric", "bucket", "points", "sum", "min", "max", "last_status")
+      select ${site.tenant_id}, ${site.site_id}, ${cols} from ${from} where true
+      on conflict (${target}) do update set "points" = ${set.points}, "sum" = ${set.sum}, "min" = ${set.min}, "max" = ${set.max}, "last_status" = ${set.last_status}
+      returning "device_id", "metric", "bucket", "points"`);
+  // A row whose stored points are exactly this push's was new: an existing minute already held points.
+  const pushed = new Map(rows.map((r) => [`${r.device_id}\n${r.metric}\n${r.bucket}`, r.points]));
+  for (const r of stored) {
+    const points = pushed.get(`${r.device_id}\n${r.metric}\n${r.bucket}`) ?? 0;
+    rollups.telemetry(r.bucket, points, Number(r.points) === points);
   }
 }
 
