@@ -1,76 +1,122 @@
-// Benchmark (not a test): what a whole poultry site hands to the box's storage in a day. Run:
-// `npx tsx bench/flash-site.ts [houses] [seconds] [requests_per_s]` (defaults 10 60 2).
-// The real server (SQLite file, embedded MQTT broker) with `houses` houses, each placed with a
-// flock and polled every 10 s from the simulated house controller (`cabinet simulate`'s Modbus TCP
-// server, its own adapter profile), while a tablet asks `requests_per_s` API reads a second.
-// Measured from /proc/self/io over `seconds` after a warm-up: `write_bytes`, what the kernel sent
-// (or will send) to the block device for the process: the WAL, the checkpoints into the database
-// file; as bytes per second and GiB a day; beside `wchar`, every write(2) including sockets (the
-// HTTP answers, Modbus requests); and the commits of the readings' group commit and of the
-// telemetry writer. The
-// simulator runs in this process too, but writes nothing. Baseline, same run: the same process
-// idle (no houses polled, no tablet) for the same time.
+// Benchmark (not a test): what a whole poultry site hands to the box's storage in a day, before
+// and after the flash-wear settings, in one run. Run:
+// `npx tsx bench/flash-site.ts [houses] [seconds] [requests_per_s] [phases]` (defaults 10 60 2
+// before,after; `after` alone skips the baseline).
+// Each phase is a fresh server (SQLite file, embedded MQTT broker) with `houses` houses, each
+// placed with a flock and polled every 10 s from the simulated house controller (`cabinet
+// simulate`'s Modbus TCP server, its own adapter profile), while a tablet asks `requests_per_s`
+// API reads a second (the readings list, as the house screen does). `before` runs the server with
+// the settings that give the old write path (telemetry_hold_ms 0: roll-ups merged by every
+// commit, polled values committed within telemetry_flush_ms; sqlite_page_size 4096;
+// sqlite_wal_checkpoint_bytes 4M); `after` with the defaults.
+// Measured over `seconds` after a warm-up, between a checkpoint at its start and one at its end
+// (so the window pays for copying its own log into the database file): `write_bytes` from
+// /proc/self/io, what the kernel sent (or will send) to the block device for the process, as
+// bytes per second, a day and per reading; beside the readings' own bytes, the record payload the
+// window added to the climate readings' and the telemetry points' tables (dbstat, no indexes), and
+// where the log's frames went (by table or index). The simulator runs in this process too, but
+// writes nothing. Idle line, same run: the same box with its flocks, nothing polled, nobody reading.
+import { join } from 'node:path';
 import { createTestEnv } from '../test/helpers/server.js';
 import { clientAs } from '../test/helpers/client.js';
 import { adapterProfile } from '../src/simulate/profile.js';
 import { startTcpServer } from '../src/simulate/server.js';
 import { Simulation } from '../src/simulate/simulation.js';
 import { groupCommits as groupCommitCount } from '../src/db/group-commit.js';
-import { procIo as io, type ProcIo } from './lib/proc-io.js';
+import { openWindow, walLine, type FlashWindow } from './lib/flash-window.js';
+import { FLASH_BEFORE } from './lib/flash-settings.js';
 
 const HOUSES = Number(process.argv[2] ?? 10);
 const SECONDS = Number(process.argv[3] ?? 60);
 const REQUESTS_PER_S = Number(process.argv[4] ?? 2);
-const line = (label: string, value: string) => console.log(`${label.padEnd(58)} ${value}`);
-const minus = (a: ProcIo, b: ProcIo) => ({ disk: a.writeBytes - b.writeBytes, all: a.wchar - b.wchar });
+// A phase is `before` or `after`, optionally with settings of its own: `after+sqlite_page_size=4096`.
+const PHASES = (process.argv[5] ?? 'before,after').split(',').map((spec) => {
+  const [name, ...sets] = spec.split('+');
+  return { name: name === 'before' ? 'before' : 'after', label: spec, settings: Object.fromEntries(sets.map((kv) => kv.split('=') as [string, string])) };
+});
+const TABLES = ['poultry_climate_readings', 'telemetry_points'] as const;
+const line = (label: string, value: string) => console.log(`${label.padEnd(60)} ${value}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const day = (bytes: number, s: number) => `${((bytes / s) / 1024).toFixed(1)} KiB/s, ${((bytes / s) * 86_400 / 1024 ** 3).toFixed(2)} GiB/day`;
+const kib = (bytes: number, s: number) => `${((bytes / s) / 1024).toFixed(2)} KiB/s`;
+const perDay = (bytes: number, s: number) => (bytes / s) * 86_400;
+const mib = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+
+interface PhaseResult {
+  phase: string;
+  idle: FlashWindow;
+  site: FlashWindow;
+  readings: number;
+  points: number;
+  commits: { group: number; telemetry: number };
+  requests: number;
+}
 
 const sim = new Simulation({ houses: HOUSES, age_days: 12, birds: 20_000, speed: 1, seed: 7, noise: 1 });
 const simServer = await startTcpServer(sim, '127.0.0.1', 0);
-const env = await createTestEnv('sqlite');
-const server = await env.start({ mqtt_broker: 'embedded', mqtt_port: '0', mqtt_host: '127.0.0.1', rpc_port: 'off', log_level: 'error' });
-const master = await clientAs(env, server);
-const admin = await clientAs(env, server, { subject: 'site-admin', role: 'admin', scope_type: 'tenant', tenant_id: 'tS', site_id: 'farm-s' }, master.contract);
-const start = new Date(Date.now() - 12 * 86_400_000).toISOString().slice(0, 10);
 
-// Baseline first: the box with its flocks but nothing polled and nobody reading.
-for (let h = 1; h <= HOUSES; h++) {
-  const placed = await admin.post('/api/v1/poultry-flock/commands/place', { house_id: `house-${h}`, batch_id: `B${h}`, subtype: 'broiler', start_date: start, birds_placed: 20_000 });
-  if (placed.status !== 201) throw new Error(`place house-${h}: ${placed.status} ${JSON.stringify(placed.body)}`);
+async function runPhase(phase: (typeof PHASES)[number]): Promise<PhaseResult> {
+  const env = await createTestEnv('sqlite');
+  const server = await env.start({ mqtt_broker: 'embedded', mqtt_port: '0', mqtt_host: '127.0.0.1', rpc_port: 'off', log_level: 'error', ...(phase.name === 'before' ? FLASH_BEFORE : {}), ...phase.settings });
+  const file = join(env.dataDir, 'cabinet.sqlite');
+  const master = await clientAs(env, server);
+  const admin = await clientAs(env, server, { subject: 'site-admin', role: 'admin', scope_type: 'tenant', tenant_id: 'tS', site_id: 'farm-s' }, master.contract);
+  const start = new Date(Date.now() - 12 * 86_400_000).toISOString().slice(0, 10);
+  for (let h = 1; h <= HOUSES; h++) {
+    const placed = await admin.post('/api/v1/poultry-flock/commands/place', { house_id: `house-${h}`, batch_id: `B${h}`, subtype: 'broiler', start_date: start, birds_placed: 20_000 });
+    if (placed.status !== 201) throw new Error(`place house-${h}: ${placed.status} ${JSON.stringify(placed.body)}`);
+  }
+  await sleep(2000);
+  let w = openWindow(file, TABLES);
+  await sleep(Math.min(SECONDS, 30) * 1000);
+  const idle = w.end();
+  const idleSeconds = Math.min(SECONDS, 30);
+
+  for (let h = 1; h <= HOUSES; h++) {
+    const created = await admin.post('/api/v1/poultry-adapters', adapterProfile({ house: h, port: simServer.where as number, unit_id: `house-${h}`, poll_period_s: 10 }));
+    if (created.status !== 201) throw new Error(`adapter house-${h}: ${created.status} ${JSON.stringify(created.body)}`);
+  }
+  let requests = 0;
+  const tablet = REQUESTS_PER_S > 0 ? setInterval(() => {
+    requests++;
+    void admin.get('/api/v1/poultry-climate-readings/list?limit=20');
+  }, 1000 / REQUESTS_PER_S) : undefined;
+  await sleep(12_000); // every house polled at least once, the first series and states created
+  const writer = server.services.telemetry!.writer;
+  const c0 = { group: groupCommitCount(server.services.db), telemetry: writer.stats.batches };
+  const readings0 = (await admin.get('/api/v1/poultry-climate-readings/list?limit=1')).body.total as number;
+  const points0 = writer.stats.received;
+  requests = 0;
+  w = openWindow(file, TABLES);
+  await sleep(SECONDS * 1000);
+  // What the window took in is stored before the window closes: its last minute is not left for the next.
+  await server.services.telemetry!.writer.flush();
+  const site = w.end();
+  const readings = ((await admin.get('/api/v1/poultry-climate-readings/list?limit=1')).body.total as number) - readings0;
+  const points = writer.stats.received - points0;
+  const commits = { group: groupCommitCount(server.services.db) - c0.group, telemetry: writer.stats.batches - c0.telemetry };
+  clearInterval(tablet);
+  await env.cleanup();
+  return { phase: phase.label, idle: { ...idle, disk: (idle.disk / idleSeconds) * SECONDS, all: (idle.all / idleSeconds) * SECONDS }, site, readings, points, commits, requests };
 }
-await sleep(10_000); // the placements' commits and checkpoints done
-let w0 = io();
-await sleep(SECONDS * 1000);
-const idleBytes = minus(io(), w0);
 
-for (let h = 1; h <= HOUSES; h++) {
-  const created = await admin.post('/api/v1/poultry-adapters', adapterProfile({ house: h, port: simServer.where as number, unit_id: `house-${h}`, poll_period_s: 10 }));
-  if (created.status !== 201) throw new Error(`adapter house-${h}: ${created.status} ${JSON.stringify(created.body)}`);
-}
-let requests = 0;
-const tablet = REQUESTS_PER_S > 0 ? setInterval(() => {
-  requests++;
-  void admin.get('/api/v1/poultry-climate-readings/list?limit=20');
-}, 1000 / REQUESTS_PER_S) : undefined;
-await sleep(12_000); // every house polled at least once, the first series and states created
-const writer = server.services.telemetry!.writer;
-const c0 = { group: groupCommitCount(server.services.db), telemetry: writer.stats.batches, points: writer.stats.written };
-const readings0 = (await admin.get('/api/v1/poultry-climate-readings/list?limit=1')).body.total as number;
-w0 = io();
-await sleep(SECONDS * 1000);
-const siteBytes = minus(io(), w0);
-const readings = ((await admin.get('/api/v1/poultry-climate-readings/list?limit=1')).body.total as number) - readings0;
-const commits = { group: groupCommitCount(server.services.db) - c0.group, telemetry: writer.stats.batches - c0.telemetry, points: writer.stats.written - c0.points };
-clearInterval(tablet);
-
-line('site', `${HOUSES} houses polled every 10 s, a tablet at ${REQUESTS_PER_S} reads/s (${requests} reads), ${SECONDS} s`);
-line('climate readings stored; readings group commits', `${readings}; ${commits.group}`);
-line('telemetry points (other polled values); telemetry commits', `${commits.points}; ${commits.telemetry}`);
-line('site: to storage (write_bytes)', day(siteBytes.disk, SECONDS));
-line('site: to storage per climate reading', `${(siteBytes.disk / Math.max(1, readings) / 1024).toFixed(1)} KiB`);
-line('site: every write(2), sockets included (wchar)', day(siteBytes.all, SECONDS));
-line('baseline: the same box idle (flocks placed, nothing polled)', `${day(idleBytes.disk, SECONDS)} to storage; ${day(idleBytes.all, SECONDS)} wchar`);
-await env.cleanup();
+const results: PhaseResult[] = [];
+for (const p of PHASES) results.push(await runPhase(p));
 await simServer.close();
+
+line('site', `${HOUSES} houses polled every 10 s, a tablet at ${REQUESTS_PER_S} reads/s, ${SECONDS} s a phase`);
+for (const r of results) {
+  const n = r.readings + r.points;
+  console.log(`-- ${r.phase}`);
+  line('climate readings; telemetry points; tablet reads', `${r.readings}; ${r.points}; ${r.requests}`);
+  line('readings group commits; telemetry commits', `${r.commits.group}; ${r.commits.telemetry}`);
+  line('to storage (write_bytes), a checkpoint at each end', `${kib(r.site.disk, SECONDS)}, ${mib(perDay(r.site.disk, SECONDS))} a day`);
+  line('readings\' own bytes (record payload, no index)', `${kib(r.site.own, SECONDS)}, ${mib(perDay(r.site.own, SECONDS))} a day`);
+  line('written / own bytes', `${(r.site.disk / Math.max(1, r.site.own)).toFixed(1)}x`);
+  line('per reading (climate reading or telemetry point)', `${(r.site.disk / Math.max(1, n)).toFixed(0)} B written, ${(r.site.own / Math.max(1, n)).toFixed(0)} B own`);
+  line('every write(2), sockets included (wchar)', `${kib(r.site.all, SECONDS)}`);
+  line('log frames by table/index', walLine(r.site.wal, 8));
+  line('idle box (flocks placed, nothing polled), same phase', `${kib(r.idle.disk, SECONDS)} to storage`);
+}
+const [b, a] = [results.find((r) => r.phase === 'before'), results.find((r) => r.phase === 'after')];
+if (b && a) line('after / before, bytes to storage a day', `${(a.site.disk / b.site.disk).toFixed(3)}x (${mib(perDay(a.site.disk, SECONDS))} against ${mib(perDay(b.site.disk, SECONDS))})`);
 process.exit(0);

@@ -83,6 +83,9 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'status_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 30, description: 'Status events older than this are purged (hourly).' },
   { key: 'telemetry_flush_ms', schema: int(1, 60_000), allowed: 'an integer from 1 to 60000', default: 2000, description: 'Longest time a telemetry point from MQTT or a device poll waits before its batch is written (and the MQTT message is acknowledged). A trickle is gathered into few commits: each commit writes every page it touched to the flash, so 200 ms wrote about 7x more per point than 2000 at a site\'s 10 points/s (docs/storage-and-reads.md). Floods are written as they fill batches; HTTP pushes at the end of their turn.' },
   { key: 'telemetry_batch_max', schema: int(1, 50_000), allowed: 'an integer from 1 to 50000', default: 500, description: 'Points that trigger an immediate batch write (one transaction per batch).' },
+  { key: 'telemetry_hold_ms', schema: int(0, 60_000), allowed: 'an integer from 0 to 60000', default: 60_000, description: 'Flash wear: values nobody waits for (a device poll\'s telemetry and climate readings, climate readings over MQTT) are committed together at most this long after they arrive, on the whole minute, and the minute and hour roll-ups are kept in memory until their bucket closes; reads include what is held. A power cut loses at most this long of them (roll-ups are rebuilt from the stored points). 0: committed within telemetry_flush_ms and roll-ups merged by every commit, as before. See docs/storage-and-reads.md.' },
+  { key: 'sqlite_page_size', schema: v.pipe(int(512, 65_536), v.check((n) => (n & (n - 1)) === 0, 'a power of two')), allowed: 'a power of two from 512 to 65536', default: 1024, description: 'SQLite page size of a database file made from now on (an existing file keeps its own): every commit writes whole pages to the log and again at the checkpoint, so smaller pages write fewer bytes to the flash for the few rows a commit appends (docs/storage-and-reads.md).' },
+  { key: 'sqlite_checkpoint_bytes', schema: bytes(64 * 1024), allowed: 'bytes, or a number with K, M or G (binary), at least 64K', default: 4 * 2 ** 20, defaultText: '4M (4 MiB)', description: 'The SQLite log is copied into the database file once it has grown past this (in a thread of its own). A larger log writes a page changed many times once per checkpoint.' },
   { key: 'telemetry_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 30, description: 'Raw telemetry points older than this are purged (hourly); their minute and hour roll-ups stay longer.' },
   { key: 'telemetry_minute_retention_days', schema: int(1, 3650), allowed: 'an integer from 1 to 3650', default: 90, description: 'Per-minute telemetry roll-ups (count, sum, min, max, last per series) older than this are purged (hourly).' },
   { key: 'telemetry_hour_retention_days', schema: int(1, 36500), allowed: 'an integer from 1 to 36500', default: 1825, description: 'Per-hour telemetry roll-ups older than this are purged (hourly); 1825 days keep five years of charts.' },
@@ -138,6 +141,9 @@ export interface Config {
   status_retention_days: number;
   telemetry_flush_ms: number;
   telemetry_batch_max: number;
+  telemetry_hold_ms: number;
+  sqlite_page_size: number;
+  sqlite_checkpoint_bytes: number;
   telemetry_retention_days: number;
   telemetry_minute_retention_days: number;
   telemetry_hour_retention_days: number;

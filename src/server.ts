@@ -2,7 +2,7 @@
 // 503 while starting), open and migrate the database, start the module runtimes in dependency
 // order, then report ready. close() stops accepting, lets in-flight requests finish within
 // shutdown_timeout_ms, stops the runtimes in reverse and closes the database.
-import { flushGrouped } from './db/group-commit.js';
+import { configureGroupCommit, flushGrouped } from './db/group-commit.js';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
@@ -141,7 +141,9 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
       dataDir: config.data_dir,
       onIdleError: (err) => log.warn('database connection lost; it will reconnect', { error: err.message }),
       cleanStop: { onCheck: ({ ms }) => log.warn('the last run did not stop cleanly: the database was checked whole', { result: 'ok', ms }) },
+      sqlite: { pageSize: config.sqlite_page_size, checkpointBytes: config.sqlite_checkpoint_bytes },
     });
+    configureGroupCommit(db, { holdMs: config.telemetry_hold_ms });
     // Whoever made the data directory and its files, they are the service's alone from here on.
     const tightened = tightenDataDir(config.data_dir);
     if (tightened.changed.length) log.warn('made files in the data directory owner-only', { changed: tightened.changed.slice(0, 20), count: tightened.changed.length, dir_mode: '0700', file_mode: '0600' });

@@ -9,7 +9,7 @@ import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { betterSqlite3Binding } from '../runtime/native.js';
 import { makeDataDir } from '../runtime/data-dir.js';
 import { readWorker } from './read-worker.js';
-import { offloadWalCheckpoints } from './wal-checkpoint.js';
+import { autocheckpointPages, offloadWalCheckpoints, WAL_CHECKPOINT_BYTES } from './wal-checkpoint.js';
 import { routedStatement, type RoutedStatement } from './routed-statement.js';
 
 /** Page cache of the read worker's connection: it reads the big tables (lists, KPI, charts). */
@@ -43,6 +43,11 @@ export interface Database {
   readonly readPath?: () => { mode: 'thread' | 'main'; workerReads: number; checkpoints: number };
   /** Where the data lives, safe to show (no password). */
   readonly location: string;
+  /**
+   * SQLite only: the last run of the serving process did not stop cleanly (power cut, crash,
+   * SIGKILL), so what it kept in memory (the open telemetry roll-ups) is to be rebuilt.
+   */
+  readonly uncleanStop?: boolean;
   exec(statement: string): Promise<void>;
   rows<T = Record<string, unknown>>(query: SQL): Promise<T[]>;
   /**
@@ -116,7 +121,15 @@ export interface CleanStopTracking {
   onCheck(result: { reason: 'unclean_stop'; ms: number }): void;
 }
 
-async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promise<Database> {
+/** How a SQLite file is made and checkpointed (flash wear: docs/storage-and-reads.md). */
+export interface SqliteTuning {
+  /** Page size of a file made now (an existing file keeps its own). */
+  pageSize?: number;
+  /** The log is copied into the database once it has grown past this. */
+  checkpointBytes?: number;
+}
+
+async function openSqlite(dataDir: string, tracking?: CleanStopTracking, tuning: SqliteTuning = {}): Promise<Database> {
   const { default: BetterSqlite3 } = await import('better-sqlite3');
   const { drizzle } = await import('drizzle-orm/better-sqlite3');
   try {
@@ -149,10 +162,15 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
     }
   }
   const fresh = !existsSync(file);
+  const uncleanStop = Boolean(tracking) && !fresh && existsSync(marker);
   const raw = new BetterSqlite3(file, options);
   // Credential digests and the security log live here: owner-only, like the session key.
   // SQLite gives the -wal and -shm files the same mode as the database file.
   if (fresh) chmodSync(file, 0o600);
+  // Before auto_vacuum, which fixes the page size: a commit writes whole pages to the log (and
+  // the checkpoint writes them again), so a smaller page writes fewer bytes for the few rows a
+  // commit appends.
+  if (fresh && tuning.pageSize) raw.pragma(`page_size = ${tuning.pageSize}`);
   // Before the first table: freed pages can be given back (src/modules/storage/space.ts).
   if (fresh) raw.pragma('auto_vacuum = INCREMENTAL');
   if (tracking) writeFileSync(marker, `${process.pid}\n`, { mode: 0o600 });
@@ -177,7 +195,9 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
   // cores are busy: a checkpoint may take longer, an answer may not.
   const checkpointer = worker ? readWorker(file, { cacheKiB: 64, nice: 10 }) : undefined;
   const lock = createLock();
-  const checkpoints = checkpointer ? offloadWalCheckpoints(file, raw, checkpointer, { idleCloseMs: 60_000, exclusive: lock }) : undefined;
+  // Without a checkpoint thread the writer checkpoints, at the same size of log whatever the page size.
+  if (!checkpointer) raw.pragma(`wal_autocheckpoint = ${autocheckpointPages(raw, tuning.checkpointBytes ?? WAL_CHECKPOINT_BYTES)}`);
+  const checkpoints = checkpointer ? offloadWalCheckpoints(file, raw, checkpointer, { idleCloseMs: 60_000, exclusive: lock, ...(tuning.checkpointBytes ? { bytes: tuning.checkpointBytes } : {}) }) : undefined;
   // Which async context owns the open transaction: a caller nested in it runs inside it; any other
   // caller (another request, or work a transaction started and left running after it committed)
   // waits for the lock. A counter shared by everyone let another request's writes join an open
@@ -220,6 +240,7 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking): Promis
     offloadSqlite: offload,
     readPath: () => ({ mode: worker ? 'thread' : 'main', workerReads: worker?.reads ?? 0, checkpoints: checkpointer?.checkpoints ?? 0 }),
     location: file,
+    uncleanStop,
     async exec(statement) {
       raw.exec(statement);
     },
@@ -385,10 +406,10 @@ async function openPglite(url: string): Promise<Database> {
 }
 
 /** `cleanStop`: only the serving process tracks its stops (a CLI command beside it must not). */
-export async function openDatabase(opts: { databaseUrl?: string; dataDir: string; onIdleError?: (err: Error) => void; cleanStop?: CleanStopTracking }): Promise<Database> {
+export async function openDatabase(opts: { databaseUrl?: string; dataDir: string; onIdleError?: (err: Error) => void; cleanStop?: CleanStopTracking; sqlite?: SqliteTuning }): Promise<Database> {
   const url = opts.databaseUrl?.trim();
   if (!url || url.startsWith('sqlite:')) {
-    return openSqlite(url?.startsWith('sqlite:') ? url.slice('sqlite:'.length) || opts.dataDir : opts.dataDir, opts.cleanStop);
+    return openSqlite(url?.startsWith('sqlite:') ? url.slice('sqlite:'.length) || opts.dataDir : opts.dataDir, opts.cleanStop, opts.sqlite);
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgres(url, opts.onIdleError ?? (() => undefined));
   if (url.startsWith('pglite:')) return openPglite(url);

@@ -15,8 +15,16 @@
 // row by row, so one bad row fails alone. A caller inside a transaction appends in it: the row
 // commits (or rolls back) with the caller's transaction, and waiting for the group could not end
 // (the group needs the writer that transaction holds).
+//
+// Held rows (telemetry_hold_ms, configureGroupCommit): a row that may wait, of a table whose reads
+// add the rows not yet committed (holdRowsOf, pendingRows: the poultry climate readings), waits
+// for the whole minute's commit instead of telemetry_flush_ms: one commit a minute for a site's
+// polled readings instead of one per poll round. A power cut loses at most that minute of them.
 import type { Database } from './client.js';
 import type { Store } from './store.js';
+
+/** A minute's last seconds still join its commit: a poll round that straddles the minute goes in one commit. */
+const HOLD_GRACE_MS = 2000;
 
 /** At most this many rows per transaction: a burst is several commits, not one that holds the writer long. */
 export const GROUP_COMMIT_MAX_ROWS = 256;
@@ -30,9 +38,12 @@ interface Pending {
 
 interface Group {
   queue: Pending[];
+  /** The rows of the commit under way (pendingRows still shows them). */
+  committing: Pending[];
   scheduled: boolean;
-  /** The gather timer, while the queue holds only rows that may wait. */
+  /** The gather timer, while the queue holds only rows that may wait; timerAt: when it fires. */
   timer: NodeJS.Timeout | undefined;
+  timerAt: number;
   running: boolean;
   /** Transactions committed by this group (tests and benchmarks read it). */
   commits: number;
@@ -41,9 +52,34 @@ interface Group {
 const groups = new WeakMap<Database, Group>();
 const groupOf = (db: Database): Group => {
   let g = groups.get(db);
-  if (!g) groups.set(db, (g = { queue: [], scheduled: false, timer: undefined, running: false, commits: 0 }));
+  if (!g) groups.set(db, (g = { queue: [], committing: [], scheduled: false, timer: undefined, timerAt: 0, running: false, commits: 0 }));
   return g;
 };
+
+const holds = new WeakMap<Database, number>();
+const heldTables = new Set<string>();
+
+/** How long rows that may wait, of the tables that allow it, are held on `db` (telemetry_hold_ms; 0: they gather for their gatherMs). */
+export function configureGroupCommit(db: Database, opts: { holdMs: number }): void {
+  holds.set(db, opts.holdMs);
+}
+
+/** The reads of `table` add its rows not yet committed (pendingRows), so its rows that may wait can be held. */
+export function holdRowsOf(table: string): void {
+  heldTables.add(table);
+}
+
+/** Rows of `table` appended on `db` and not yet committed, oldest first. */
+export function pendingRows<Row extends Record<string, unknown>>(db: Database, table: string): Row[] {
+  const g = groups.get(db);
+  if (!g) return [];
+  const out: Row[] = [];
+  for (const p of [...g.committing, ...g.queue]) if (p.store.table.name === table) out.push(p.row as Row);
+  return out;
+}
+
+/** When a row held now is committed: the next whole period, plus the grace. */
+const holdUntil = (now: number, period: number) => (Math.floor((now - HOLD_GRACE_MS) / period) + 1) * period + HOLD_GRACE_MS;
 
 /** How many group transactions have committed on `db` (for tests and benchmarks). */
 export const groupCommits = (db: Database): number => groups.get(db)?.commits ?? 0;
@@ -60,9 +96,15 @@ export function appendGrouped<Row extends Record<string, unknown>>(db: Database,
     if (g.running) return; // the commit under way takes it next
     const gather = opts.gatherMs ?? 0;
     if (gather > 0) {
-      if (!g.scheduled) {
+      const hold = heldTables.has(store.table.name) ? (holds.get(db) ?? 0) : 0;
+      const now = Date.now();
+      const at = hold > 0 ? holdUntil(now, hold) : now + gather;
+      // A row that may wait less than the timer set brings it forward (a gathered row behind held ones).
+      if (!g.scheduled || (g.timer && at < g.timerAt)) {
+        if (g.timer) clearTimeout(g.timer);
         g.scheduled = true;
-        g.timer = setTimeout(() => { g.timer = undefined; void run(db, g); }, gather);
+        g.timerAt = at;
+        g.timer = setTimeout(() => { g.timer = undefined; void run(db, g); }, at - now);
       }
       return;
     }
@@ -101,9 +143,14 @@ async function run(db: Database, g: Group): Promise<void> {
   g.scheduled = false;
   g.running = true;
   try {
-    while (g.queue.length) await commit(db, g, g.queue.splice(0, GROUP_COMMIT_MAX_ROWS));
+    while (g.queue.length) {
+      g.committing = g.queue.splice(0, GROUP_COMMIT_MAX_ROWS);
+      await commit(db, g, g.committing);
+      g.committing = [];
+    }
   } finally {
     g.running = false;
+    g.committing = [];
   }
 }
 

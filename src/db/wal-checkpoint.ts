@@ -16,8 +16,13 @@ import type { ReadWorker } from './read-worker.js';
 /** Runs fn while this process's writer has no transaction open and opens none (the writer's transaction lock). */
 export type Exclusive = <T>(fn: () => Promise<T>) => Promise<T>;
 
-/** SQLite's own threshold: 1000 pages of 4 KiB. */
+/** SQLite's own threshold with 4 KiB pages (1000 pages); the default of sqlite_checkpoint_bytes. */
 export const WAL_CHECKPOINT_BYTES = 4 * 1024 * 1024;
+
+/** SQLite's own checkpoint threshold, in pages of this file, for a log of `bytes`. */
+export function autocheckpointPages(db: BetterSqlite3.Database, bytes: number): number {
+  return Math.max(1, Math.round(bytes / Number(db.pragma('page_size', { simple: true }))));
+}
 
 export interface WalCheckpoints {
   stop(): void;
@@ -57,7 +62,7 @@ export function offloadWalCheckpoints(
         // checkpoints again, as SQLite does by default, rather than let the log grow.
         if (stopped) return;
         clearInterval(timer);
-        if (writer.open) writer.pragma('wal_autocheckpoint = 1000');
+        if (writer.open) writer.pragma(`wal_autocheckpoint = ${autocheckpointPages(writer, bytes)}`);
         opts.onFallback?.(err);
       })
       .finally(() => { running = false; });

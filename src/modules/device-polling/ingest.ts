@@ -67,9 +67,10 @@ export async function ingestDeviceReading(services: Services, e: DeviceReadingEv
   } catch (err) {
     services.log.warn('device reading not ingested', { device_id: e.device_id, unit_id: e.unit_id, error: (err as Error).message });
   }
-  // Not awaited: the points wait up to telemetry_flush_ms for their batch, and the device's next
-  // reading must not wait behind it (the writer keeps their order).
+  // Not awaited, and nobody waits for them: the points are committed with the whole minute's
+  // (telemetry_hold_ms; within telemetry_flush_ms when it is 0), and the device's next reading
+  // must not wait behind them (the writer keeps their order).
   if (points.length && services.telemetry) {
-    services.telemetry.ingest(points).catch((err: Error) => services.log.warn('device telemetry not stored', { device_id: e.device_id, error: err.message }));
+    services.telemetry.ingest(points, { hold: true }).catch((err: Error) => services.log.warn('device telemetry not stored', { device_id: e.device_id, error: err.message }));
   }
 }

@@ -4,6 +4,7 @@ import { deviceCredentials } from './credentials.js';
 import { deviceCredentialsResource } from './credential-resource.js';
 import { telemetryPoints, telemetryRollups, telemetrySeries } from './schema.js';
 import { createTelemetryService, type TelemetryService } from './service.js';
+import { recoverRollups } from './storage.js';
 
 
 export default defineModule({
@@ -34,6 +35,18 @@ export default defineModule({
           // Retention of points and roll-ups is the storage module's (src/modules/storage): by
           // their retention days, capped by the data's own newest time, and to the storage budget.
           const t = (telemetry = createTelemetryService(services));
+          // The open roll-ups of a run that did not stop cleanly were in its memory only: rebuilt
+          // from the stored points (PostgreSQL keeps no marker of a clean stop: always).
+          const { db } = services;
+          if (services.config.telemetry_hold_ms > 0 && (db.uncleanStop || db.dialect === 'postgres')) {
+            try {
+              const rows = await db.transaction(() => recoverRollups(db, Date.now()));
+              if (rows) services.log.info('telemetry roll-ups rebuilt from the stored points after an unclean stop', { rows });
+            } catch (err) {
+              // Telemetry goes on: the charts then lack the buckets that were open when the run stopped.
+              services.log.error('telemetry roll-ups could not be rebuilt after an unclean stop', { error: (err as Error).message });
+            }
+          }
           return { telemetry: t };
         },
         async stop() {

@@ -49,6 +49,8 @@ export const telemetryResource = defineResource<PointRow>({
   defaultSort: { field: 'ts', order: 'desc' },
   search: ['device_id', 'metric', 'site_id'],
   toItem: (row) => ({ ...row, id: String(row.id), ts: iso(row.ts), received_at: iso(row.received_at) }),
+  // Points held for the whole minute's commit (telemetry_hold_ms) are written first: a list shows every point taken in.
+  beforeRead: async (ctx) => { await ctx.services.telemetry?.writer.flushHeld(); },
   commands: {
     ingest: command({
       summary: 'Ingest telemetry points (batched with MQTT intake; answers once they are stored)',

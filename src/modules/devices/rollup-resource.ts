@@ -5,6 +5,7 @@
 import { defineResource } from '../../kernel/resource.js';
 import type { AnyRoute } from '../../kernel/route.js';
 import { RESOLUTIONS, telemetryRollupsView, type Resolution } from './schema.js';
+import { withOpenBuckets } from './open-rollup-list.js';
 
 type RollupRow = {
   series_id: number; tenant_id: string; site_id: string | null; device_id: string; metric: string; unit: string | null;
@@ -60,5 +61,8 @@ export const rollupResource = defineResource<RollupRow>({
   }),
 });
 
-/** Roll-ups are not addressable one by one: the /{id} route is left out. */
-export const rollupRoutes: AnyRoute[] = rollupResource.routes.filter((r) => !(r.method === 'get' && r.path.endsWith('/{id}')));
+/** Roll-ups are not addressable one by one: the /{id} route is left out; the list adds the open buckets. */
+export const rollupRoutes: AnyRoute[] = rollupResource.routes
+  .filter((r) => !(r.method === 'get' && r.path.endsWith('/{id}')))
+  .map((r) => (r.method === 'get' && r.path.endsWith('/list') ? withOpenBuckets(r) : r));
+

@@ -7,6 +7,7 @@ import type { TelemetryPoint } from '../../realtime/bus.js';
 import { RESOLUTIONS, STATUS_CODE, type DeviceStatus, type Resolution } from './schema.js';
 import { TelemetryWriter } from './writer.js';
 import { HOUR_MS } from './rollups.js';
+import { seriesMatches } from './open-rollups.js';
 
 export interface TelemetryFilter {
   tenant_id?: string;
@@ -28,8 +29,12 @@ export interface TelemetryKpi {
 
 export interface TelemetryService {
   writer: TelemetryWriter;
-  /** Queues stored-ready points; resolves when their batch is written (`now`: at the end of this turn, not within telemetry_flush_ms). */
-  ingest(points: TelemetryPoint[], opts?: { now?: boolean }): Promise<void>;
+  /**
+   * Queues stored-ready points; resolves when their batch is written (`now`: at the end of this
+   * turn, not within telemetry_flush_ms; `hold`: nobody waits for them, committed with the
+   * whole minute's, telemetry_hold_ms).
+   */
+  ingest(points: TelemetryPoint[], opts?: { now?: boolean; hold?: boolean }): Promise<void>;
   kpi(filter: TelemetryFilter): Promise<TelemetryKpi>;
   /** Deletes raw points measured before `before`; resolves with how many. */
   purge(before: Date): Promise<number>;
@@ -104,7 +109,7 @@ const escapeLike = (term: string) => `%${term.toLowerCase().replace(/[\\%_]/g, (
 
 export function createTelemetryService(services: Services): TelemetryService {
   const { config } = services;
-  const writer = new TelemetryWriter(services, { flushMs: config.telemetry_flush_ms, batchMax: config.telemetry_batch_max });
+  const writer = new TelemetryWriter(services, { flushMs: config.telemetry_flush_ms, batchMax: config.telemetry_batch_max, holdMs: config.telemetry_hold_ms });
   return {
     writer,
     ingest: (points, opts) => writer.enqueue(points, opts),
@@ -113,6 +118,9 @@ export function createTelemetryService(services: Services): TelemetryService {
       // last point (matching status) is one step back along its (series_id, ts) index, so the KPI
       // costs a lookup per series and a sum of roll-ups, not a sort or count of every point.
       const { db } = services;
+      // Points held for the whole minute's commit are written first: the devices' last states
+      // are read from the stored points.
+      await writer.flushHeld();
       const parts: SQL[] = [];
       if (f.tenant_id !== undefined) parts.push(sql`tenant_id = ${f.tenant_id}`);
       if (f.device_id !== undefined) parts.push(sql`device_id = ${f.device_id}`);
@@ -152,12 +160,19 @@ export function createTelemetryService(services: Services): TelemetryService {
           coalesce(sum(case when status = 0 then 1 else 0 end), 0) as online,
           coalesce(sum(case when status = 1 then 1 else 0 end), 0) as warn,
           coalesce(sum(case when status = 2 then 1 else 0 end), 0) as error,
-          avg(latency_ms) as average_latency_ms
+          avg(latency_ms) as average_latency_ms,
+          (select h from edge) as edge_h
         from ranked where rn = 1`);
       const n = (k: string) => Number(row?.[k] ?? 0);
+      // The open hour roll-ups (in memory until their hour closes) count like the stored ones.
+      let open = 0;
+      if (code === undefined) {
+        const edge = n('edge_h');
+        for (const b of writer.openBuckets(RESOLUTIONS.hour)) if (b.bucket >= edge && seriesMatches(b.series, f)) open += b.count;
+      }
       const avg = row?.average_latency_ms;
       return {
-        devices: n('devices'), online: n('online'), warn: n('warn'), error: n('error'), total_points: n('total_points'),
+        devices: n('devices'), online: n('online'), warn: n('warn'), error: n('error'), total_points: n('total_points') + open,
         average_latency_ms: avg === null || avg === undefined ? null : Math.round(Number(avg) * 1000) / 1000,
       };
     },

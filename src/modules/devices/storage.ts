@@ -7,7 +7,8 @@ import { sql } from 'drizzle-orm';
 import type { Database, SqliteStatement } from '../../db/client.js';
 import type { TelemetryPoint } from '../../realtime/bus.js';
 import { rollup, rollupConflictClause, ROLLUP_COLUMNS, type Rollup, type RollupInput } from './rollups.js';
-import { STATUS_CODE } from './schema.js';
+import { RESOLUTIONS, STATUS_CODE } from './schema.js';
+import type { OpenBucket } from './open-rollups.js';
 
 const POINT_COLUMNS = ['series_id', 'ts', 'value', 'status', 'latency_ms', 'received_at'] as const;
 /** Rows per prepared SQLite statement: big enough to amortise the call, small enough to prepare once. */
@@ -41,13 +42,16 @@ interface Engine {
   /** The id of a series, creating it (inside the caller's transaction). */
   seriesId(key: SeriesKey): Promise<number>;
   insertPoints(flat: (number | null)[], rows: number): Promise<void>;
-  mergeRollups(rollups: Rollup[]): Promise<void>;
+  mergeRollups(rollups: readonly Rollup[]): Promise<void>;
 }
 
 export interface BatchResult {
   /** Call once the transaction committed: the new series ids become known to later batches. */
   commit(): void;
 }
+
+/** Which roll-ups a batch writes, given its own: all of them (the default), or what the open buckets call for. */
+export type RollupChoice = (batch: OpenBucket[]) => readonly Rollup[];
 
 export class TelemetryStorage {
   private readonly series = new Map<string, number>();
@@ -57,9 +61,10 @@ export class TelemetryStorage {
     this.engine = db.prepareSqlite ? sqliteEngine(db.prepareSqlite) : postgresEngine(db);
   }
 
-  /** Writes the points and their roll-ups; run it inside the batch's transaction. */
-  async write(points: readonly TelemetryPoint[]): Promise<BatchResult> {
+  /** Writes the points and the roll-ups `choose` picks; run it inside the batch's transaction. */
+  async write(points: readonly TelemetryPoint[], choose: RollupChoice = (all) => all): Promise<BatchResult> {
     const fresh = new Map<string, number>();
+    const keys = new Map<number, SeriesKey>();
     const flat: (number | null)[] = new Array(points.length * POINT_COLUMNS.length);
     const inputs: RollupInput[] = new Array(points.length);
     const tsMs = msParser();
@@ -74,6 +79,7 @@ export class TelemetryStorage {
         id = await this.engine.seriesId(seriesOf(p));
         fresh.set(key, id);
       }
+      if (key !== lastKey && !keys.has(id)) keys.set(id, seriesOf(p));
       lastKey = key;
       lastId = id;
       const ts = tsMs(p.ts);
@@ -86,8 +92,9 @@ export class TelemetryStorage {
       flat[o + 5] = receivedMs(p.received_at);
       inputs[i] = { series_id: id, ts, value: p.value };
     }
-    await this.engine.insertPoints(flat, points.length);
-    await this.engine.mergeRollups(rollup(inputs));
+    if (points.length) await this.engine.insertPoints(flat, points.length);
+    const rollups = choose(rollup(inputs).map((r) => ({ ...r, series: keys.get(r.series_id)! })));
+    if (rollups.length) await this.engine.mergeRollups(rollups);
     return {
       commit: () => {
         if (this.series.size + fresh.size > SERIES_CACHE_MAX) this.series.clear();
@@ -159,4 +166,36 @@ function postgresEngine(db: Database): Engine {
           ${c('sum')}::float8[], ${c('min')}::float8[], ${c('max')}::float8[], ${c('last')}::float8[], ${c('last_ts')}::bigint[]) ${conflict}`);
     },
   };
+}
+
+/**
+ * After an unclean stop: the roll-ups of the last two hours (by the newest stored point not ahead
+ * of `now`), recomputed from the raw points and stored in place of what was stored. The open
+ * buckets of the run that stopped were in its memory only; every other bucket was written in the
+ * transaction of its points, and the points are the truth, so rows that agree are left alone.
+ * Resolves with the rows written.
+ */
+export async function recoverRollups(db: Database, now: number): Promise<number> {
+  const [row] = await db.rows<{ t: number | string | null }>(sql`select max(ts) as t from telemetry_points where ts <= ${sql.raw(String(Math.floor(now)))}`);
+  if (row?.t === null || row?.t === undefined) return 0;
+  const hour = RESOLUTIONS.hour * 1000;
+  const since = (Math.floor(Number(row.t) / hour) - 1) * hour;
+  let written = 0;
+  for (const seconds of [RESOLUTIONS.minute, RESOLUTIONS.hour]) {
+    const w = sql.raw(String(seconds * 1000));
+    const rows = await db.rows<{ n: number }>(sql`insert into telemetry_rollups (series_id, resolution, bucket, count, value_count, sum, min, max, last, last_ts)
+      select g.series_id, ${sql.raw(String(seconds))}, g.b, g.n, g.vn, g.s, g.lo, g.hi,
+        (select q.value from telemetry_points q where q.series_id = g.series_id and q.ts >= g.b and q.ts < g.b + ${w} order by q.ts desc, q.id desc limit 1),
+        g.last_ts
+      from (select p.series_id, (p.ts / ${w}) * ${w} as b, count(*) as n, count(p.value) as vn, coalesce(sum(p.value), 0) as s,
+          min(p.value) as lo, max(p.value) as hi, max(p.ts) as last_ts
+        from telemetry_points p where p.ts >= ${sql.raw(String(since))} group by p.series_id, (p.ts / ${w}) * ${w}) g
+      where true
+      on conflict (series_id, resolution, bucket) do update set count = excluded.count, value_count = excluded.value_count, sum = excluded.sum,
+        min = excluded.min, max = excluded.max, last = excluded.last, last_ts = excluded.last_ts
+      where telemetry_rollups.count <> excluded.count or telemetry_rollups.sum <> excluded.sum or telemetry_rollups.last_ts <> excluded.last_ts
+      returning 1 as n`);
+    written += rows.length;
+  }
+  return written;
 }

@@ -10,11 +10,23 @@
 // 8.1 GiB a day; every 2 s, 1.5 KiB and 1.15 GiB (bench/flash-writes.ts, docs/storage-and-reads.md).
 // A caller that waits for its answer (an HTTP push) asks for `now`: its batch is written at the
 // end of the turn.
+//
+// With telemetry_hold_ms (a minute by default), points nobody waits for (`hold`: a device poll's)
+// are committed on the whole minute, and the roll-ups stay in memory until their bucket closes
+// (open-rollups.ts): a minute's points are one commit, and a roll-up row is written once instead
+// of by every commit. Points acknowledged to an MQTT client are still committed within
+// telemetry_flush_ms (its PUBACK means stored, and the broker reads its next packets only then).
 import { ApiError } from '../../kernel/errors.js';
 import type { Services } from '../../kernel/context.js';
 import { need } from '../../kernel/context.js';
 import type { TelemetryPoint } from '../../realtime/bus.js';
 import { TelemetryStorage } from './storage.js';
+import { CLOSE_GRACE_MS, mergeRollup, OpenRollups, type OpenBucket } from './open-rollups.js';
+import { rollup } from './rollups.js';
+
+type SeriesKeyOf = OpenBucket['series'];
+const seriesText = (p: { tenant_id: string; site_id: string | null; device_id: string; metric: string; unit: string | null }) =>
+  `${p.tenant_id}\u0000${p.site_id ?? ''}\u0000${p.device_id}\u0000${p.metric}\u0000${p.unit ?? ''}`;
 
 /** Points waiting beyond this are refused (HTTP 503, MQTT dropped and counted). */
 export const MAX_QUEUED = 200_000;
@@ -35,6 +47,8 @@ function newBatch(): Batch {
 }
 
 export interface TelemetryWriterStats {
+  /** Points taken in (queued or refused). */
+  received: number;
   queued: number;
   written: number;
   batches: number;
@@ -50,25 +64,33 @@ export class TelemetryWriter {
   private writing: Promise<void> | undefined;
   /** A batch waits that must not wait for the timer (an HTTP push, a burst): written as soon as the running write ends. */
   private urgent = false;
+  /** Some waiting point is not held (an MQTT point): the waiting batches go within flushMs. */
+  private unheld = false;
+  /** The next whole-minute commit of held points and closed roll-ups (telemetry_hold_ms). */
+  private tick: NodeJS.Timeout | undefined;
+  /** The open minute and hour roll-ups; undefined when telemetry_hold_ms is 0 (merged by every commit). */
+  private readonly open: OpenRollups | undefined;
   private stopped = false;
   private readonly storage: TelemetryStorage;
-  readonly stats: TelemetryWriterStats = { queued: 0, written: 0, batches: 0, dropped: 0 };
+  readonly stats: TelemetryWriterStats = { received: 0, queued: 0, written: 0, batches: 0, dropped: 0 };
 
   constructor(
     private readonly services: Services,
-    private readonly opts: { flushMs: number; batchMax: number },
+    private readonly opts: { flushMs: number; batchMax: number; holdMs?: number },
   ) {
     this.storage = new TelemetryStorage(services.db);
+    if (opts.holdMs) this.open = new OpenRollups();
   }
 
   /**
    * Queues points; the promise settles when their batch is stored (or failed). `now`: the
    * batch is written at the end of this turn instead of within telemetry_flush_ms.
    */
-  enqueue(points: TelemetryPoint[], opts: { now?: boolean } = {}): Promise<void> {
+  enqueue(points: TelemetryPoint[], opts: { now?: boolean; hold?: boolean } = {}): Promise<void> {
+    this.stats.received += points.length;
     const refused = this.refusal(points.length);
     if (refused) return Promise.reject(refused);
-    return this.add(points, opts.now === true).done;
+    return this.add(points, opts.now === true, opts.hold === true && this.open !== undefined).done;
   }
 
   private refusal(count: number): ApiError | undefined {
@@ -86,18 +108,37 @@ export class TelemetryWriter {
    * batchMax, not in one that grows with the flood: a transaction of 40,000 points held the event
    * loop for a second (bench/soak-reads.ts).
    */
-  private add(points: TelemetryPoint[], now: boolean): Batch {
+  private add(points: TelemetryPoint[], now: boolean, hold: boolean): Batch {
     let batch = this.waiting[this.waiting.length - 1];
     if (!batch || batch.points.length >= this.opts.batchMax) this.waiting.push((batch = newBatch()));
     for (const p of points) batch.points.push(p);
     this.stats.queued += points.length;
+    if (!hold) this.unheld = true;
     if (this.full()) this.kick();
-    else if (now || batch.points.length >= this.burst()) {
+    else if (now || (!hold && batch.points.length >= this.burst())) {
       this.urgent = true;
       this.soon ??= setImmediate(() => { this.soon = undefined; this.kick(); });
     }
+    else if (hold) this.armTick();
     else this.timer ??= setTimeout(() => this.kick(), this.opts.flushMs);
     return batch;
+  }
+
+  /**
+   * The commit of held points and closed roll-ups: on the next whole period of telemetry_hold_ms
+   * (the whole minute by default) plus the grace that lets a minute's last points join it.
+   */
+  private armTick(): void {
+    const period = this.opts.holdMs;
+    if (this.tick || !period || this.stopped) return;
+    const now = Date.now();
+    const at = (Math.floor((now - CLOSE_GRACE_MS) / period) + 1) * period + CLOSE_GRACE_MS;
+    this.tick = setTimeout(() => {
+      this.tick = undefined;
+      if (this.waiting.length) this.kick();
+      else if (!this.writing && this.open?.hasClosed(Date.now())) this.writeNext(newBatch());
+      if (this.open?.size || this.waiting.length) this.armTick();
+    }, Math.max(0, at - now));
   }
 
   /**
@@ -125,29 +166,46 @@ export class TelemetryWriter {
     const batch = this.waiting.shift();
     if (!batch) return;
     // Points join the last batch, so an urgent batch is the last: once it is taken, none waits.
-    if (this.waiting.length === 0) this.urgent = false;
+    if (this.waiting.length === 0) {
+      this.urgent = false;
+      this.unheld = false;
+    }
+    this.writeNext(batch);
+  }
+
+  private writeNext(batch: Batch, all = false): void {
     // The next batch starts after a turn of the event loop: batches chained in microtasks would
     // hold HTTP, MQTT acknowledgements and the status stream for as long as a flood of points
     // lasts (measured: auth/me p50 0.6 s under MQTT ingest at full rate; bench/soak-reads.ts).
-    this.writing = this.write(batch).then(() => new Promise<void>((resolve) => setImmediate(resolve))).finally(() => {
+    this.writing = this.write(batch, all).then(() => new Promise<void>((resolve) => setImmediate(resolve))).finally(() => {
       this.writing = undefined;
       if (this.full() || this.urgent) this.kick();
-      else if (this.waiting.length) this.timer ??= setTimeout(() => this.kick(), this.opts.flushMs);
+      else if (this.waiting.length && this.unheld) this.timer ??= setTimeout(() => this.kick(), this.opts.flushMs);
+      if (this.waiting.length || this.open?.size) this.armTick();
     });
   }
 
-  private async write(batch: Batch): Promise<void> {
+  /** `all`: every open roll-up is written too (a stop, a flush), not only the closed ones. */
+  private async write(batch: Batch, all = false): Promise<void> {
     try {
+      const now = Date.now();
+      let keep: Map<string, OpenBucket> | undefined;
+      const open = this.open;
       const written = await this.services.db.transaction(async () => {
-        const w = await this.storage.write(batch.points);
-        await need(this.services, 'bus').stage('telemetry', batch.points);
+        const w = await this.storage.write(batch.points, open && ((rollups) => {
+          const plan = open.plan(rollups, now, all);
+          keep = plan.keep;
+          return plan.write;
+        }));
+        if (batch.points.length) await need(this.services, 'bus').stage('telemetry', batch.points);
         return w;
       });
       written.commit();
+      if (keep) open?.commit(keep);
       this.stats.written += batch.points.length;
       this.stats.batches++;
       batch.resolve();
-      need(this.services, 'bus').emit('telemetry', batch.points);
+      if (batch.points.length) need(this.services, 'bus').emit('telemetry', batch.points);
     } catch (err) {
       this.services.log.error('telemetry batch could not be stored', { points: batch.points.length, error: (err as Error).message });
       batch.reject(err as Error);
@@ -156,8 +214,8 @@ export class TelemetryWriter {
     }
   }
 
-  /** Writes everything queued (used at stop and by tests). */
-  async flush(): Promise<void> {
+  /** Writes every held point, leaving the roll-ups open (a read of raw points calls it first). */
+  async flushHeld(): Promise<void> {
     for (;;) {
       if (this.writing) await this.writing.catch(() => undefined);
       else if (this.waiting.length) this.kick();
@@ -165,8 +223,52 @@ export class TelemetryWriter {
     }
   }
 
+  /** Writes everything queued and every open roll-up (used at stop, by the storage run and by tests). */
+  async flush(): Promise<void> {
+    await this.flushHeld();
+    if (!this.open?.size) return;
+    this.writeNext(newBatch(), true);
+    await this.flushHeld();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.tick) { clearTimeout(this.tick); this.tick = undefined; }
     await this.flush();
+  }
+
+  /**
+   * The roll-ups not yet stored of a resolution: the open buckets, and those of the points still
+   * waiting to be written (keyed by series; `series_id` -1 for a series not stored yet). Reads
+   * add them to the stored rows.
+   */
+  openBuckets(resolution: number): OpenBucket[] {
+    const open = this.open?.list(resolution) ?? [];
+    if (!this.waiting.length) return open;
+    const byKey = new Map<string, OpenBucket>();
+    const keyOf = (b: OpenBucket) => `${seriesText(b.series)}\u0000${b.bucket}`;
+    for (const b of open) byKey.set(keyOf(b), b);
+    const ids = new Map<string, number>();
+    const inputs: { series_id: number; ts: number; value: number | null }[] = [];
+    const series: SeriesKeyOf[] = [];
+    for (const batch of this.waiting) {
+      for (const p of batch.points) {
+        const k = seriesText(p);
+        let i = ids.get(k);
+        if (i === undefined) {
+          ids.set(k, (i = series.length));
+          series.push({ tenant_id: p.tenant_id, site_id: p.site_id ?? '', device_id: p.device_id, metric: p.metric, unit: p.unit ?? '' });
+        }
+        inputs.push({ series_id: i, ts: Date.parse(p.ts), value: p.value });
+      }
+    }
+    for (const r of rollup(inputs)) {
+      if (r.resolution !== resolution) continue;
+      const b: OpenBucket = { ...r, series_id: -1, series: series[r.series_id]! };
+      const had = byKey.get(keyOf(b));
+      if (had) mergeRollup(had, b);
+      else byKey.set(keyOf(b), b);
+    }
+    return [...byKey.values()];
   }
 }

@@ -13,6 +13,8 @@ import type { Services } from '../../kernel/context.js';
 import { colOf, tableOf } from '../../db/sql.js';
 import { readingRecord, type ReadingRow } from './climate-schema.js';
 import { staleAware, staleFields } from '../../industry/stale.js';
+import { holdRowsOf, pendingRows } from '../../db/group-commit.js';
+import { withHeldRows } from './held-rows.js';
 
 const HOUR_MS = 3_600_000;
 /** The longest window of the hourly roll-up: a batch with room to spare (2,880 hours). */
@@ -46,6 +48,31 @@ const climateAggregates = {
 };
 
 const numOrNull = (x: unknown): number | null => (x === null || x === undefined ? null : Number(x));
+
+/** A bucket's aggregates kept as sums and counts, so readings not yet stored can be added to it. */
+interface Bucket {
+  n: number;
+  temp: { sum: number; n: number }; humidity: { sum: number; n: number }; ventilation: { sum: number; n: number };
+  temp_min: number | null; temp_max: number | null; co2_max: number | null; nh3_max: number | null;
+}
+const emptyBucket = (): Bucket => ({ n: 0, temp: { sum: 0, n: 0 }, humidity: { sum: 0, n: 0 }, ventilation: { sum: 0, n: 0 }, temp_min: null, temp_max: null, co2_max: null, nh3_max: null });
+const bucketOf = (r: Record<string, unknown>): Bucket => ({
+  n: Number(r.n),
+  temp: { sum: Number(r.temp_sum ?? 0), n: Number(r.temp_n) }, humidity: { sum: Number(r.humidity_sum ?? 0), n: Number(r.humidity_n) },
+  ventilation: { sum: Number(r.ventilation_sum ?? 0), n: Number(r.ventilation_n) },
+  temp_min: numOrNull(r.temp_min), temp_max: numOrNull(r.temp_max), co2_max: numOrNull(r.co2_max), nh3_max: numOrNull(r.nh3_max),
+});
+const avgOf = (a: { sum: number; n: number }) => (a.n > 0 ? a.sum / a.n : null);
+const lower = (a: number | null, x: number) => (a === null || x < a ? x : a);
+const higher = (a: number | null, x: number) => (a === null || x > a ? x : a);
+function addReading(b: Bucket, r: ReadingRow): void {
+  b.n++;
+  if (r.temp !== null && r.temp !== undefined) { b.temp.sum += r.temp; b.temp.n++; b.temp_min = lower(b.temp_min, r.temp); b.temp_max = higher(b.temp_max, r.temp); }
+  if (r.humidity !== null && r.humidity !== undefined) { b.humidity.sum += r.humidity; b.humidity.n++; }
+  if (r.ventilation !== null && r.ventilation !== undefined) { b.ventilation.sum += r.ventilation; b.ventilation.n++; }
+  if (r.co2 !== null && r.co2 !== undefined) b.co2_max = higher(b.co2_max, r.co2);
+  if (r.nh3 !== null && r.nh3 !== undefined) b.nh3_max = higher(b.nh3_max, r.nh3);
+}
 
 /** One roll-up route: buckets of an hour or a minute (ts is RFC 3339 UTC text in both engines, so its first 13 or 16 characters are the bucket). */
 function rollupRoute(bucket: 'hour' | 'minute', path: string, maxMs: number, maxWords: string, summary: string): AnyRoute {
@@ -90,15 +117,27 @@ function rollupRoute(bucket: 'hour' | 'minute', path: string, maxMs: number, max
       const at = sql<string>`substr(${c('ts')}, 1, ${sql.raw(String(width))})`;
       const rows = (await db.orm.select({
         at, n: count(),
-        temp_avg: sql`avg(${c('temp')})`, temp_min: sql`min(${c('temp')})`, temp_max: sql`max(${c('temp')})`,
-        humidity_avg: sql`avg(${c('humidity')})`, co2_max: sql`max(${c('co2')})`, nh3_max: sql`max(${c('nh3')})`, ventilation_avg: sql`avg(${c('ventilation')})`,
+        temp_sum: sql`sum(${c('temp')})`, temp_n: count(c('temp')), temp_min: sql`min(${c('temp')})`, temp_max: sql`max(${c('temp')})`,
+        humidity_sum: sql`sum(${c('humidity')})`, humidity_n: count(c('humidity')), co2_max: sql`max(${c('co2')})`, nh3_max: sql`max(${c('nh3')})`,
+        ventilation_sum: sql`sum(${c('ventilation')})`, ventilation_n: count(c('ventilation')),
       }).from(tableOf(readingRecord.table, db)).where(and(...parts)).groupBy(at).orderBy(asc(at))) as Record<string, unknown>[];
+      // The readings held for the whole minute's commit (telemetry_hold_ms) count as stored ones.
+      const scope = readingsResource.kit.scope(ctx.caller) as Record<string, unknown>;
+      const held = pendingRows<ReadingRow>(db, readingRecord.table.name).filter((r) =>
+        Object.entries(scope).every(([k, v]) => (r as Record<string, unknown>)[k] === v) && r.house_id === q.house_id && r.ts >= from && r.ts < to && (q.batch_id === undefined || r.batch_id === q.batch_id));
+      const buckets = new Map<string, Bucket>(rows.map((r) => [String(r.at), bucketOf(r)]));
+      for (const r of held) {
+        const key = r.ts.slice(0, width);
+        const b = buckets.get(key) ?? emptyBucket();
+        addReading(b, r);
+        buckets.set(key, b);
+      }
       return {
         house_id: q.house_id, batch_id: q.batch_id ?? null, from, to,
-        items: rows.map((r) => ({
-          [bucket]: `${String(r.at)}${suffix}`, n: Number(r.n),
-          temp_avg: numOrNull(r.temp_avg), temp_min: numOrNull(r.temp_min), temp_max: numOrNull(r.temp_max),
-          humidity_avg: numOrNull(r.humidity_avg), co2_max: numOrNull(r.co2_max), nh3_max: numOrNull(r.nh3_max), ventilation_avg: numOrNull(r.ventilation_avg),
+        items: [...buckets.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, b]) => ({
+          [bucket]: `${key}${suffix}`, n: b.n,
+          temp_avg: avgOf(b.temp), temp_min: b.temp_min, temp_max: b.temp_max,
+          humidity_avg: avgOf(b.humidity), co2_max: b.co2_max, nh3_max: b.nh3_max, ventilation_avg: avgOf(b.ventilation),
         })),
       };
     },
@@ -113,8 +152,10 @@ export const MINUTELY_MAX_HOURS = 24;
 export const minutelyRoute: AnyRoute = rollupRoute('minute', '/api/v1/poultry-climate-readings/minutely', MINUTELY_MAX_HOURS * HOUR_MS, `${MINUTELY_MAX_HOURS} hours`,
   "Minute roll-up of a house's climate readings (UTC minutes, oldest first), the same aggregates as the hourly one: what a chart draws while a batch's readings span less than a few hours.");
 
-/** The roll-ups are declared before the resource's {id} so that /hourly and /minutely are not read as ids. */
-export const readingsRoutes: AnyRoute[] = [hourlyRoute, minutelyRoute, ...staleAware(readingsResource.routes, '/api/v1/poultry-climate-readings')];
+/** The roll-ups are declared before the resource's {id} so that /hourly and /minutely are not read as ids; the list adds the held readings. */
+export const readingsRoutes: AnyRoute[] = [hourlyRoute, minutelyRoute, ...staleAware(readingsResource.routes.map((r) =>
+  (r.method === 'get' && r.path.endsWith('/list') ? withHeldRows(r, readingsResource, readingRecord.table.name) : r)), '/api/v1/poultry-climate-readings')];
+holdRowsOf(readingRecord.table.name);
 
 /** Deletes readings taken before `before` (poultry_readings_retention_days, hourly). */
 export async function purgeReadings(services: Services, before: Date): Promise<void> {

@@ -1,0 +1,65 @@
+// One measured window of the flash benchmarks: what the process hands its storage between a
+// checkpoint at the start and a checkpoint at the end, so that a window pays for the copy of its
+// own log into the database file (a window shorter than the server's checkpoint threshold would
+// otherwise leave that copy out), beside the readings' own bytes: the record payload (SQLite's
+// dbstat) that the window added to the tables holding the readings, without indexes or roll-ups.
+import BetterSqlite3 from 'better-sqlite3';
+import { procIo } from './proc-io.js';
+import { walMark, walPagesSince, type WalMark, type WalPages } from './wal-pages.js';
+
+export interface FlashWindow {
+  /** write_bytes between the two checkpoints (the end checkpoint included). */
+  disk: number;
+  /** wchar over the same span (sockets included). */
+  all: number;
+  /** Record bytes added to the readings' tables. */
+  own: number;
+  wal: WalPages | undefined;
+}
+
+function payload(file: string, tables: readonly string[]): number {
+  const db = new BetterSqlite3(file, { readonly: true });
+  try {
+    const q = db.prepare('select coalesce(sum(payload), 0) as n from dbstat where name = ? and aggregate = 1');
+    return tables.reduce((sum, t) => sum + Number((q.get(t) as { n: number }).n), 0);
+  } finally {
+    db.close();
+  }
+}
+
+/** Copies the whole log into the database file from a connection of this process (its bytes count). */
+export function checkpoint(file: string): void {
+  const db = new BetterSqlite3(file);
+  try {
+    db.pragma('busy_timeout = 5000');
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    db.close();
+  }
+}
+
+export interface OpenWindow {
+  end(): FlashWindow;
+}
+
+export function openWindow(file: string, tables: readonly string[]): OpenWindow {
+  checkpoint(file);
+  const own0 = payload(file, tables);
+  const mark: WalMark = walMark(file);
+  const io0 = procIo();
+  return {
+    end() {
+      const wal = walPagesSince(file, mark);
+      checkpoint(file);
+      const io1 = procIo();
+      return { disk: io1.writeBytes - io0.writeBytes, all: io1.wchar - io0.wchar, own: payload(file, tables) - own0, wal };
+    },
+  };
+}
+
+/** Where a window's log frames went, as one line. */
+export function walLine(w: WalPages | undefined, top = 6): string {
+  if (!w) return 'no log';
+  const trees = w.byTree.slice(0, top).map(([name, n]) => `${name} ${n}`).join(', ');
+  return `${w.frames} frames of ${w.pageSize} B in ${w.commits} commits${w.restarted ? ' (log restarted: lower bound)' : ''}: ${trees}`;
+}
