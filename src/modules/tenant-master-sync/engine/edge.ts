@@ -210,15 +210,18 @@ export class EdgeSync {
       this.st.state = 'stopped';
       return;
     }
+    let next = await this.nextBatch(0);
     for (;;) {
-      const batch = await this.outbox.peek(this.cfg.sync_batch_max, PUSH_MAX_BYTES);
-      const last = batch[batch.length - 1]?.seq ?? 0;
-      const left = await this.outbox.stats();
-      const remaining = Math.max(0, left.pending - batch.length);
-      const after = remaining > 0 ? await this.oldestAfter(last) : null;
-      const answer = await this.call<PushAnswer>('/api/v1/site-sync/commands/push', { events: batch, ...this.report(remaining, after) });
+      const { batch, last, remaining, oldest } = next;
+      const sent = this.call<PushAnswer>('/api/v1/site-sync/commands/push', { events: batch, ...this.report(remaining, oldest) });
+      // While the master applies this batch, the next one is read. It is sent only if the master
+      // took this one whole: a batch after a gap would be taken past the events missing before it.
+      const ahead = remaining > 0 ? this.nextBatch(last) : undefined;
+      ahead?.catch(() => undefined);
+      const answer = await sent;
       if (answer.applied_seq > 0) await this.outbox.ack(answer.applied_seq);
       if (!batch.length || remaining === 0) break;
+      next = ahead && answer.applied_seq >= last ? await ahead : await this.nextBatch(0);
     }
     if (forced) {
       this.lastRun = pulled.run_requested_at;
@@ -259,9 +262,13 @@ export class EdgeSync {
     }
   }
 
-  private async oldestAfter(seq: number): Promise<string | null> {
-    const next = await this.outbox.peek(1, PUSH_MAX_BYTES);
-    return next[0] && next[0].seq > seq ? next[0].created_at : (await this.outbox.stats()).oldest_at;
+  /** The events to push after `after` (0: the oldest), how many wait behind them, and the oldest of those. */
+  private async nextBatch(after: number) {
+    const batch = await this.outbox.peek(this.cfg.sync_batch_max, PUSH_MAX_BYTES, after);
+    const last = batch[batch.length - 1]?.seq ?? after;
+    const remaining = batch.length ? await this.outbox.countAfter(last) : 0;
+    const oldest = remaining > 0 ? ((await this.outbox.peek(1, PUSH_MAX_BYTES, last))[0]?.created_at ?? null) : null;
+    return { batch, last, remaining, oldest };
   }
 
   private report(remaining: number, oldest: string | null) {

@@ -2,7 +2,7 @@
 // transaction as the insert, so sequence numbers only grow, across restarts and after delivered
 // rows are deleted (a rowid would be reused, and the master would take the new event for a
 // duplicate). Rows are deleted only after the master has answered that it applied them.
-import { asc, count, eq, lte, min, sql } from 'drizzle-orm';
+import { asc, count, eq, gt, lte, min, sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
 import { colOf, tableOf } from '../../../db/sql.js';
 import { syncOutbox, syncState } from '../schema.js';
@@ -49,10 +49,11 @@ export class Outbox {
     });
   }
 
-  /** The oldest events, at most `max` of them and about `maxBytes` of JSON (always at least one). */
-  async peek(max: number, maxBytes: number): Promise<WireEvent[]> {
+  /** The oldest events (after `after`), at most `max` of them and about `maxBytes` of JSON (always at least one). */
+  async peek(max: number, maxBytes: number, after = 0): Promise<WireEvent[]> {
     const db = this.db;
-    const rows = (await db.orm.select().from(tableOf(syncOutbox, db)).orderBy(asc(colOf(syncOutbox, db, 'seq'))).limit(max)) as OutboxEvent[];
+    const seq = colOf(syncOutbox, db, 'seq');
+    const rows = (await db.orm.select().from(tableOf(syncOutbox, db)).where(after > 0 ? gt(seq, after) : undefined).orderBy(asc(seq)).limit(max)) as OutboxEvent[];
     const out: WireEvent[] = [];
     let bytes = 0;
     for (const r of rows) {
@@ -70,6 +71,13 @@ export class Outbox {
     await db.transaction(async () => {
       await db.orm.delete(tableOf(syncOutbox, db)).where(lte(colOf(syncOutbox, db, 'seq'), upTo));
     });
+  }
+
+  /** How many events come after `seq`: along the key, without reading the rows before it. */
+  async countAfter(seq: number): Promise<number> {
+    const db = this.db;
+    const [r] = (await db.orm.select({ n: count() }).from(tableOf(syncOutbox, db)).where(gt(colOf(syncOutbox, db, 'seq'), seq))) as { n: number | string }[];
+    return Number(r?.n ?? 0);
   }
 
   async stats(): Promise<{ pending: number; oldest_at: string | null }> {
