@@ -45,7 +45,9 @@ describe('poller on Modbus RTU', () => {
   it('every data type and order arrives with its value, scale and offset applied', async () => {
     peer = await startModbusPeer('rtu', pty.b);
     const points = [...(await placeCases(peer, 'hr')), ...(await placeCases(peer, 'ir')).map((p) => ({ ...p, key: `ir.${p.key}` }))];
-    const { poller, spy } = start();
+    // 109 registers at 19200 baud take about 130 ms on the wire: a generous timeout, so that a
+    // loaded machine's late answer is not a timeout and a retry (this test is about the values).
+    const { poller, spy } = start(2000);
     poller.set([device('r1', { transport: 'modbus-rtu', serial_path: pty.a, host: undefined, points })]);
     await waitFor(() => events.readings.length > 0, 5000, 'readings');
     const want = expectedValues();
@@ -64,16 +66,19 @@ describe('poller on Modbus RTU', () => {
       device('silent', { transport: 'modbus-rtu', serial_path: pty.a, modbus_unit_id: 2, period_ms: period, points: [hr('t', 0), hr('u', 50), hr('w', 100)] }),
       device('alive', { transport: 'modbus-rtu', serial_path: pty.a, modbus_unit_id: 1, period_ms: period, points: [hr('t', 0, { scale: 10 })] }),
     ]);
-    await new Promise((r) => setTimeout(r, 3500));
+    // six polls of the alive unit (about 3.6 s), however long a loaded machine takes to get there
+    await waitFor(() => events.readings.filter((r) => r.device_id === 'alive').length >= 6, 15_000, 'six readings of the alive unit');
     const alive = events.readings.filter((r) => r.device_id === 'alive');
-    expect(alive.length).toBeGreaterThanOrEqual(5);
     expect(alive.every((r) => r.values.t === 21.5)).toBe(true);
-    // each poll of the alive unit waits at most for the silent unit's one request on the wire
-    const gaps = alive.slice(1).map((r, i) => r.t - alive[i]!.t);
-    for (const g of gaps) expect(Math.abs(g - period)).toBeLessThan(timeout + 100);
+    // each poll of the alive unit waits at most for the silent unit's one request on the wire: the
+    // typical gap is the period give or take one timeout, and none is late by the silent unit's
+    // three planned runs (3 x 200 ms). A loaded machine delays single polls, not the median.
+    const off = alive.slice(1).map((r, i) => Math.abs(r.t - alive[i]!.t - period)).sort((a, b) => a - b);
+    expect(off[Math.floor(off.length / 2)]!).toBeLessThan(timeout + 100);
+    expect(off[off.length - 1]!).toBeLessThan(3 * timeout);
     // the silent unit's poll stops at its first unanswered request: three runs planned, one sent
-    const silent = spy.reads.filter((r) => r.unitId === 2);
-    expect(silent.every((r) => r.address === 0 && r.kind === 'timeout')).toBe(true);
+    const silent = spy.reads.filter((r) => r.unitId === 2 && r.end > 0); // the last may still be on the wire
+    expect(silent.filter((r) => !(r.address === 0 && r.kind === 'timeout')).map((r) => [r.address, r.kind, r.end - r.start])).toEqual([]);
     for (const r of silent) expect(r.end - r.start).toBeLessThan(timeout * 2 + 250);
     expect(events.links.filter((l) => l.state === 'lost').map((l) => [l.device_id, l.misses])).toEqual([['silent', 3]]);
     expect(events.buses).toEqual([]);
