@@ -7,7 +7,9 @@
 //  - the load generator: autocannon, 16 connections, `GET /api/v1/tables/list?limit=50`.
 // The two servers are loaded in turn, several rounds alternated. Each server's CPU time comes from
 // /proc/<pid>/stat (utime + stime, all its threads) before and after its load.
-// Usage: npx tsx bench/overhead.ts [--rounds 4] [--seconds 8] [--connections 16] [--threads] [--cpu-prof DIR]
+// Usage: npx tsx bench/overhead.ts [--rounds 4] [--seconds 8] [--connections 16] [--threads] [--cpu-prof DIR] [--before DIR]
+// (--before DIR: also a server from another tree, e.g. `git archive <rev> | tar -x -C DIR` with
+// node_modules and dist linked in, measured in the same rounds: before and after in one run)
 // (--threads: each server's CPU by thread)
 // (--cpu-prof: both servers write V8 CPU profiles, DIR/kit and DIR/bare, when they stop)
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -70,8 +72,8 @@ function threadSeconds(pid: number): Map<string, number> {
 }
 
 /** Starts a process and resolves with it once a stdout line matches; the rest of stdout is drained and counted. */
-function startUntil(cmd: string, args: string[], ready?: RegExp): Promise<{ proc: ChildProcess; match: RegExpExecArray; bytes: () => number }> {
-  const proc = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+function startUntil(cmd: string, args: string[], ready?: RegExp, cwd = ROOT): Promise<{ proc: ChildProcess; match: RegExpExecArray; bytes: () => number }> {
+  const proc = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
   let bytes = 0;
   let pending = '';
   return new Promise((resolve, reject) => {
@@ -124,65 +126,71 @@ async function load(url: string, pid: number, seconds: number, connections: numb
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, cpuUs: (used * 1e6) / Math.max(r.requests.total, 1), threads: threads.map(([n, sec]) => `${n} ${Math.round((sec / used) * 100)}%`).join(', ') };
 }
 
+interface Kit { name: string; proc: ChildProcess; url: string; auth: Record<string, string>; bytes: () => number; dir: string }
+
+/** A cabinet server from `tree` (this checkout, or another revision's), on a data directory of its own with 200 rows. */
+async function startKit(name: string, tree: string, extra: string[], profile: string[]): Promise<Kit> {
+  const dir = mkdtempSync(join(tmpdir(), 'cabinet-overhead-'));
+  const httpPort = await freePort();
+  const ports = [...extra, '--http-port', String(httpPort), '--https-port', '0', '--rpc-port', '0', '--mqtt-port', '0', '--mqtt-tls-port', '0', '--host', '127.0.0.1', '--data-dir', dir];
+  const started = await startUntil(process.execPath, [...profile, '--import', 'tsx', 'src/main.ts', 'serve', ...ports], undefined, tree);
+  const url = `http://127.0.0.1:${httpPort}`;
+  await until(async () => (await fetch(`${url}/ready`).catch(() => undefined))?.status === 200);
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main.ts', 'token', '--role', 'admin', '--scope-type', 'master', '--data-dir', dir], { cwd: tree, encoding: 'utf8' });
+  const auth = { authorization: `Bearer ${stdout.trim()}` };
+  for (let i = 0; i < 200; i++) {
+    const res = await fetch(`${url}/api/v1/tables`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ item: { id: `row-${i}`, name: `House ${i}`, temp: 20 + (i % 7) } }) });
+    if (res.status !== 201) throw new Error(`seeding: ${res.status} ${await res.text()}`);
+  }
+  return { name, proc: started.proc, url, auth, bytes: started.bytes, dir };
+}
+
 async function main(): Promise<void> {
   const rounds = Number(arg('rounds', '4'));
   const seconds = Number(arg('seconds', '8'));
   const connections = Number(arg('connections', '16'));
+  const beforeTree = process.argv.includes('--before') ? arg('before', '') : undefined;
   const profDir = process.argv.includes('--cpu-prof') ? arg('cpu-prof', join(ROOT, 'prof')) : undefined;
-  const dir = mkdtempSync(join(tmpdir(), 'cabinet-overhead-'));
-  const node = process.execPath;
   const prof = (who: string) => (profDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profDir, who)}`] : []);
-  const cli = (...a: string[]) => [...prof('kit'), '--import', 'tsx', 'src/main.ts', ...a];
   // Anything after `--` goes to `serve` (e.g. `-- --log-level warn`), to see what a setting costs.
   const extra = process.argv.includes('--') ? process.argv.slice(process.argv.indexOf('--') + 1) : [];
-  const httpPort = await freePort();
-  const ports = [...extra, '--http-port', String(httpPort), '--https-port', '0', '--rpc-port', '0', '--mqtt-port', '0', '--mqtt-tls-port', '0', '--host', '127.0.0.1', '--data-dir', dir];
   const children: ChildProcess[] = [];
+  const kits: Kit[] = [];
   try {
-    const kit = await startUntil(node, cli('serve', ...ports));
-    children.push(kit.proc);
-    const url = `http://127.0.0.1:${httpPort}`;
-    await until(async () => (await fetch(`${url}/ready`).catch(() => undefined))?.status === 200);
-    const { stdout: tokenOut } = await promisify(execFile)(node, ['--import', 'tsx', 'src/main.ts', 'token', '--role', 'admin', '--scope-type', 'master', '--data-dir', dir], { cwd: ROOT, encoding: 'utf8' });
-    const auth = { authorization: `Bearer ${tokenOut.trim()}` };
-    for (let i = 0; i < 200; i++) {
-      const res = await fetch(`${url}/api/v1/tables`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ item: { id: `row-${i}`, name: `House ${i}`, temp: 20 + (i % 7) } }) });
-      if (res.status !== 201) throw new Error(`seeding: ${res.status} ${await res.text()}`);
-    }
-    const bare = await startUntil(node, [...prof('bare'), '--import', 'tsx', join('bench', 'overhead.ts'), '--bare', join(dir, 'cabinet.sqlite')], /listening (\d+)/);
+    kits.push(await startKit('cabinet serve', ROOT, extra, prof('kit')));
+    if (beforeTree) kits.push(await startKit('same, before ', beforeTree, extra, prof('before')));
+    children.push(...kits.map((k) => k.proc));
+    const bare = await startUntil(process.execPath, [...prof('bare'), '--import', 'tsx', join('bench', 'overhead.ts'), '--bare', join(kits[0]!.dir, 'cabinet.sqlite')], /listening (\d+)/);
     children.push(bare.proc);
-    const bareUrl = `http://127.0.0.1:${bare.match[1]}/api/v1/tables/list?limit=50`;
-    const kitUrl = `${url}/api/v1/tables/list?limit=50`;
-    // Warm both (JIT, statement caches) before anything is counted.
-    await load(kitUrl, kit.proc.pid!, 2, connections, auth);
-    await load(bareUrl, bare.proc.pid!, 2, connections, {});
+    const sides = [...kits.map((k) => ({ name: k.name, url: `${k.url}/api/v1/tables/list?limit=50`, pid: k.proc.pid!, headers: k.auth })),
+      { name: 'bare Hono    ', url: `http://127.0.0.1:${bare.match[1]}/api/v1/tables/list?limit=50`, pid: bare.proc.pid!, headers: {} }];
+    // Warm each (JIT, statement caches) before anything is counted.
+    for (const side of sides) await load(side.url, side.pid, 2, connections, side.headers);
 
-    console.log(`GET /api/v1/tables/list?limit=50 (200 rows), ${rounds} rounds of ${seconds} s x ${connections} connections, each server in its own process, autocannon in a third; node ${process.version}`);
+    console.log(`GET /api/v1/tables/list?limit=50 (200 rows), ${rounds} rounds of ${seconds} s x ${connections} connections, each server in its own process, autocannon in a third; node ${process.version}${beforeTree ? `; "before" is the tree in ${beforeTree}` : ''}`);
     const fmt = (r: Load) => `${Math.round(r.rps).toString().padStart(6)} req/s  p50 ${String(r.p50).padStart(2)} ms  p99 ${String(r.p99).padStart(3)} ms  CPU ${Math.round(r.cpuUs).toString().padStart(4)} us/req${r.non2xx || r.errors ? `  non-2xx ${r.non2xx} errors ${r.errors}` : ''}`;
-    const ratios: number[] = [];
-    const cpuRatios: number[] = [];
+    const ratios = new Map<string, { rps: number[]; cpu: number[] }>(kits.map((k) => [k.name, { rps: [], cpu: [] }]));
     for (let round = 1; round <= rounds; round++) {
-      // Alternate which goes first, so a drift of the machine's load does not favour one side.
-      const order = round % 2 ? ['kit', 'bare'] as const : ['bare', 'kit'] as const;
-      const got: Partial<Record<'kit' | 'bare', Load>> = {};
-      for (const which of order) {
-        got[which] = which === 'kit' ? await load(kitUrl, kit.proc.pid!, seconds, connections, auth) : await load(bareUrl, bare.proc.pid!, seconds, connections, {});
-      }
-      const k = got.kit!;
-      const b = got.bare!;
-      ratios.push(k.rps / b.rps);
-      cpuRatios.push(k.cpuUs / b.cpuUs);
+      // The order turns every round, so a drift of the machine's load does not favour one side.
+      const order = sides.map((_, i) => sides[(i + round) % sides.length]!);
+      const got = new Map<string, Load>();
+      for (const side of order) got.set(side.name, await load(side.url, side.pid, seconds, connections, side.headers));
+      const b = got.get('bare Hono    ')!;
       console.log(`round ${round} (load average ${loadavg()[0]!.toFixed(1)})`);
-      console.log(`  cabinet serve : ${fmt(k)}`);
-      console.log(`  bare Hono     : ${fmt(b)}`);
-      if (process.argv.includes('--threads')) console.log(`  threads: kit ${k.threads}; bare ${b.threads}`);
-      console.log(`  kit / bare    : ${(k.rps / b.rps).toFixed(2)}x throughput, ${(b.cpuUs / k.cpuUs).toFixed(2)}x by CPU per request (bare CPU / kit CPU)`);
+      for (const side of sides) console.log(`  ${side.name} : ${fmt(got.get(side.name)!)}${process.argv.includes('--threads') ? `  [${got.get(side.name)!.threads}]` : ''}`);
+      for (const k of kits) {
+        const r = got.get(k.name)!;
+        ratios.get(k.name)!.rps.push(r.rps / b.rps);
+        ratios.get(k.name)!.cpu.push(r.cpuUs / b.cpuUs);
+        console.log(`  ${k.name} / bare : ${(r.rps / b.rps).toFixed(2)}x throughput, ${(r.cpuUs / b.cpuUs).toFixed(2)}x the CPU per request`);
+      }
     }
     const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    console.log(`throughput ratio ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}x (median ${med(ratios).toFixed(2)}x); CPU per request ${Math.min(...cpuRatios).toFixed(2)}-${Math.max(...cpuRatios).toFixed(2)}x the bare handler's (median ${med(cpuRatios).toFixed(2)}x); server stdout ${kit.bytes()} bytes`);
+    const span = (xs: number[]) => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}x (median ${med(xs).toFixed(2)}x)`;
+    for (const k of kits) console.log(`${k.name.trim()}: throughput ${span(ratios.get(k.name)!.rps)} of the bare handler's; CPU per request ${span(ratios.get(k.name)!.cpu)}; stdout ${k.bytes()} bytes`);
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
     await Promise.all(children.map((c) => (c.exitCode !== null ? Promise.resolve() : new Promise((r) => c.once('exit', r)))));
-    rmSync(dir, { recursive: true, force: true });
+    for (const k of kits) rmSync(k.dir, { recursive: true, force: true });
   }
 }
