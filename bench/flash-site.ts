@@ -110,6 +110,7 @@ for (const r of results) {
   line('climate readings; telemetry points; tablet reads', `${r.readings}; ${r.points}; ${r.requests}`);
   line('readings group commits; telemetry commits', `${r.commits.group}; ${r.commits.telemetry}`);
   line('to storage (write_bytes), a checkpoint at each end', `${kib(r.site.disk, SECONDS)}, ${mib(perDay(r.site.disk, SECONDS))} a day`);
+  line('of which the end checkpoint (the window\'s pages into the file)', `${kib(r.site.checkpointDisk, SECONDS)}`);
   line('readings\' own bytes (record payload, no index)', `${kib(r.site.own, SECONDS)}, ${mib(perDay(r.site.own, SECONDS))} a day`);
   line('written / own bytes', `${(r.site.disk / Math.max(1, r.site.own)).toFixed(1)}x`);
   line('per reading (climate reading or telemetry point)', `${(r.site.disk / Math.max(1, n)).toFixed(0)} B written, ${(r.site.own / Math.max(1, n)).toFixed(0)} B own`);

@@ -10,6 +10,8 @@ import { walMark, walPagesSince, type WalMark, type WalPages } from './wal-pages
 export interface FlashWindow {
   /** write_bytes between the two checkpoints (the end checkpoint included). */
   disk: number;
+  /** Of which the end checkpoint: the window's distinct pages copied into the database file. */
+  checkpointDisk: number;
   /** wchar over the same span (sockets included). */
   all: number;
   /** Record bytes added to the readings' tables. */
@@ -50,9 +52,10 @@ export function openWindow(file: string, tables: readonly string[]): OpenWindow 
   return {
     end() {
       const wal = walPagesSince(file, mark);
+      const before = procIo();
       checkpoint(file);
       const io1 = procIo();
-      return { disk: io1.writeBytes - io0.writeBytes, all: io1.wchar - io0.wchar, own: payload(file, tables) - own0, wal };
+      return { disk: io1.writeBytes - io0.writeBytes, checkpointDisk: io1.writeBytes - before.writeBytes, all: io1.wchar - io0.wchar, own: payload(file, tables) - own0, wal };
     },
   };
 }

@@ -62,7 +62,7 @@ export function offloadWalCheckpoints(
         // checkpoints again, as SQLite does by default, rather than let the log grow.
         if (stopped) return;
         clearInterval(timer);
-        if (writer.open) writer.pragma(`wal_autocheckpoint = ${autocheckpointPages(writer, bytes)}`);
+        if (writer.open) writer.pragma('wal_autocheckpoint = 1000');
         opts.onFallback?.(err);
       })
       .finally(() => { running = false; });

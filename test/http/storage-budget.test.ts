@@ -118,7 +118,8 @@ describe('storage budget: a year of a busy site (sqlite, scaled: 3 series, 4 MiB
     expect(s.free_bytes).toBe(0);
     // The projection: growth per day at the retention in force (raw readings and minute roll-ups
     // now purged as fast as they come; hour roll-ups and the audit trail still grow).
-    expect(s.projection.bytes_per_day).toBeGreaterThan(5_000);
+    // (1 KiB pages, sqlite_page_size's default, measure it to the KiB: about 2 KiB a day here; 4 KiB pages rounded it up past 5,000.)
+    expect(s.projection.bytes_per_day).toBeGreaterThan(1_000);
     expect(s.projection.bytes_per_day).toBeLessThan(200_000);
     expect(s.projection.days_until_budget).not.toBeNull();
     // It warned before it thinned, in farm words, on the status stream.

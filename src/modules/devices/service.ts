@@ -96,6 +96,9 @@ export async function purgeRollups(db: Database, resolution: Resolution, beforeM
  * along the primary key (one index step each), never a scan of the table.
  */
 export async function rollupSpan(db: Database, resolution: Resolution): Promise<{ oldest: number | null; newest: number | null }> {
+  // The storage run measures, purges and thins what is stored: the open roll-ups are written
+  // first (once per run, hourly), so that its figures and a purge cover them.
+  if (!db.inTransaction()) await writers.get(db)?.flush();
   const r = sql.raw(String(RESOLUTIONS[resolution]));
   const [row] = await db.read<{ lo: number | string | null; hi: number | string | null }>(sql`select
       min((select min(bucket) from telemetry_rollups r where r.series_id = s.id and r.resolution = ${r})) as lo,
@@ -107,9 +110,13 @@ export async function rollupSpan(db: Database, resolution: Resolution): Promise<
 
 const escapeLike = (term: string) => `%${term.toLowerCase().replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
 
+/** The writer of each database, for the storage run (rollupSpan). */
+const writers = new WeakMap<Database, TelemetryWriter>();
+
 export function createTelemetryService(services: Services): TelemetryService {
   const { config } = services;
   const writer = new TelemetryWriter(services, { flushMs: config.telemetry_flush_ms, batchMax: config.telemetry_batch_max, holdMs: config.telemetry_hold_ms });
+  writers.set(services.db, writer);
   return {
     writer,
     ingest: (points, opts) => writer.enqueue(points, opts),

@@ -23,6 +23,7 @@ import type { TelemetryPoint } from '../../realtime/bus.js';
 import { TelemetryStorage } from './storage.js';
 import { CLOSE_GRACE_MS, mergeRollup, OpenRollups, type OpenBucket } from './open-rollups.js';
 import { rollup } from './rollups.js';
+import { nowMs } from '../../kernel/clock.js';
 
 type SeriesKeyOf = OpenBucket['series'];
 const seriesText = (p: { tenant_id: string; site_id: string | null; device_id: string; metric: string; unit: string | null }) =>
@@ -131,12 +132,12 @@ export class TelemetryWriter {
   private armTick(): void {
     const period = this.opts.holdMs;
     if (this.tick || !period || this.stopped) return;
-    const now = Date.now();
+    const now = nowMs();
     const at = (Math.floor((now - CLOSE_GRACE_MS) / period) + 1) * period + CLOSE_GRACE_MS;
     this.tick = setTimeout(() => {
       this.tick = undefined;
       if (this.waiting.length) this.kick();
-      else if (!this.writing && this.open?.hasClosed(Date.now())) this.writeNext(newBatch());
+      else if (!this.writing && this.open?.hasClosed(nowMs())) this.writeNext(newBatch());
       if (this.open?.size || this.waiting.length) this.armTick();
     }, Math.max(0, at - now));
   }
@@ -188,7 +189,8 @@ export class TelemetryWriter {
   /** `all`: every open roll-up is written too (a stop, a flush), not only the closed ones. */
   private async write(batch: Batch, all = false): Promise<void> {
     try {
-      const now = Date.now();
+      // The box's wall clock (tests and a clock jump move it): which buckets have closed.
+      const now = nowMs();
       let keep: Map<string, OpenBucket> | undefined;
       const open = this.open;
       const written = await this.services.db.transaction(async () => {
