@@ -17,6 +17,9 @@ const TENANT_KEYS = new Set(['tenant_id', 'target_tenant_id']);
 export { requiredScope };
 
 export function clientAddress(c: AppContext): string | undefined {
+  // Under @hono/node-server the socket is at hand: read without the connection-info object.
+  const socket = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket;
+  if (socket) return socket.remoteAddress;
   try {
     return getConnInfo(c).remote.address;
   } catch {

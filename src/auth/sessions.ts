@@ -43,8 +43,8 @@ export function createSessionService(db: Database, key: KeyObject, defaultTtlMin
   let stored = new Set<string>();
   let readAt = -Infinity;
   const mine = new Map<string, number>();
-  const isRevoked = async (sid: string): Promise<boolean> => {
-    if (!db.prepareSqlite) return Boolean(await revoked.find({ sid }));
+  const isRevoked = (sid: string): boolean | Promise<boolean> => {
+    if (!db.prepareSqlite) return revoked.find({ sid }).then(Boolean);
     if (mine.has(sid)) return true;
     const now = Date.now();
     if (now - readAt >= refreshMs) {
@@ -56,7 +56,18 @@ export function createSessionService(db: Database, key: KeyObject, defaultTtlMin
     }
     return stored.has(sid);
   };
-  let subjectActive: (subject: string) => Promise<boolean> = async () => true;
+  let subjectActive: (subject: string) => boolean | Promise<boolean> = () => true;
+  // The caller answered for a verified session, made once per session (not per request) and
+  // frozen, since every request of that session gets the same object.
+  const answered = new WeakMap<object, Caller>();
+  const callerOf = (verified: object & { expires_at: Date }): Caller => {
+    let caller = answered.get(verified);
+    if (!caller) {
+      const { expires_at: _expires, ...rest } = verified as Caller & { expires_at: Date };
+      answered.set(verified, (caller = Object.freeze(rest)));
+    }
+    return caller;
+  };
   return {
     digest(value) {
       return createHmac('sha256', key).update(value).digest('hex');
@@ -65,14 +76,18 @@ export function createSessionService(db: Database, key: KeyObject, defaultTtlMin
       subjectActive = check;
     },
     async verify(token) {
-      const caller = await verifySession(token);
+      // Each step is awaited only when it has to wait (a token not seen before, PostgreSQL's
+      // revocation read, a passkey's status): in the common case none does.
+      const found = verifySession(token);
+      const caller = found instanceof Promise ? await found : found;
       if (!caller) return undefined;
-      if (await isRevoked(caller.session_id)) return undefined;
-      if (!(await subjectActive(caller.subject))) return undefined;
-      const { expires_at, ...rest } = caller;
+      const gone = isRevoked(caller.session_id);
+      if (gone instanceof Promise ? await gone : gone) return undefined;
+      const active = subjectActive(caller.subject);
+      if (!(active instanceof Promise ? await active : active)) return undefined;
       sweep(Date.now());
-      expiry.set(caller.session_id, expires_at);
-      return rest;
+      expiry.set(caller.session_id, caller.expires_at);
+      return callerOf(caller);
     },
     async issue(input) {
       return signSession(key, { ...input, ttlMinutes: input.ttlMinutes ?? defaultTtlMinutes });

@@ -57,24 +57,27 @@ export type VerifiedSession = Caller & { expires_at: Date };
  * Revocation is not decided here: the session service checks it on every call. 4,096 tokens
  * (about 2 MB) cover a master's tablets, whose streams re-verify at every heartbeat.
  */
-export function sessionVerifier(key: KeyObject, maxRemembered = 4096): (token: string) => Promise<Readonly<VerifiedSession> | undefined> {
+export function sessionVerifier(key: KeyObject, maxRemembered = 4096): (token: string) => Readonly<VerifiedSession> | undefined | Promise<Readonly<VerifiedSession> | undefined> {
   const cryptoKey = webcrypto.subtle.importKey('raw', key.export(), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
   const remembered = new Map<string, VerifiedSession>();
   const fresh = (s: VerifiedSession) => s.expires_at.getTime() > Math.floor(Date.now() / 1000) * 1000;
-  return async (token) => {
-    const known = remembered.get(token);
-    if (known) {
-      // The remembered object itself, read-only: the session service answers a copy of it.
-      if (fresh(known)) return known;
-      remembered.delete(token);
-      return undefined;
-    }
+  const verifyNew = async (token: string) => {
     const verified = await verifySession(await cryptoKey, token);
     if (!verified) return undefined;
     // Oldest first out: a Map iterates in insertion order.
     if (remembered.size >= maxRemembered) remembered.delete(remembered.keys().next().value as string);
     remembered.set(token, verified);
     return verified;
+  };
+  // A remembered token is answered at once, not through a promise: the session check of every
+  // request runs without waiting a turn for it.
+  return (token) => {
+    const known = remembered.get(token);
+    if (!known) return verifyNew(token);
+    // The remembered object itself, read-only: the session service answers a copy of it.
+    if (fresh(known)) return known;
+    remembered.delete(token);
+    return undefined;
   };
 }
 
