@@ -8,8 +8,10 @@
 // Rounds alternate the two. Catch-up is timed from the resume until the master's applied_seq is
 // the last event's; the master's CPU comes from /proc/<pid>/stat, the raw inserter's from its
 // own process.cpuUsage() around its inserts (PostgreSQL's own CPU is in neither).
-// Usage: npx tsx bench/overhead-sync.ts [--rounds 3] [--events 10000] [--pg postgres://postgres@127.0.0.1:5432/test] [--cpu-prof DIR]
-// (--cpu-prof: the master writes a V8 CPU profile to DIR when it stops)
+// Usage: npx tsx bench/overhead-sync.ts [--rounds 3] [--events 10000] [--pg postgres://postgres@127.0.0.1:5432/test] [--cpu-prof DIR] [--before DIR]
+// (--cpu-prof: the master writes a V8 CPU profile to DIR when it stops; --before DIR: a second
+// master and edge from another tree, with this script and bench/lib/sync-mix.ts copied into it,
+// in the same rounds against the same raw insert)
 import { execFile, fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -86,83 +88,123 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+interface Side {
+  name: string;
+  master: ChildProcess;
+  edge: ChildProcess;
+  db: string;
+  q: pg.Client;
+  dirs: string[];
+  call(path: string, body: unknown): Promise<{ item: Record<string, unknown> }>;
+  next(): Promise<Record<string, number>>;
+}
+
+/**
+ * A master (on a database of its own) and an edge syncing to it, both from `tree`: this checkout,
+ * or another revision's with this script and bench/lib/sync-mix.ts copied in (the edge runs it).
+ */
+async function startSide(name: string, tree: string, admin: pg.Client, base: string, prof: string[], children: ChildProcess[], sides: Side[]): Promise<Side> {
+  const db = `cabinet_overhead_${process.pid}_${sides.length}`;
+  await admin.query(`create database ${db}`);
+  const u = new URL(base);
+  u.pathname = `/${db}`;
+  const url = u.toString();
+  const masterDir = mkdtempSync(join(tmpdir(), 'cabinet-master-'));
+  const edgeDir = mkdtempSync(join(tmpdir(), 'cabinet-edge-'));
+  const q = new pg.Client({ connectionString: url });
+  const port = await freePort();
+  const master = spawn(process.execPath, [...prof, '--import', 'tsx', 'src/main.ts', 'serve', '--mode', 'cloud-multi', '--database-url', url, '--data-dir', masterDir,
+    '--host', '127.0.0.1', '--http-port', String(port), '--rpc-port', 'off', '--mqtt-broker', 'off'], { cwd: tree, stdio: ['ignore', 'ignore', 'inherit'] });
+  children.push(master);
+  const side = { name, master, db, q, dirs: [masterDir, edgeDir] } as Partial<Side>;
+  sides.push(side as Side);
+  const masterUrl = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if ((await fetch(`${masterUrl}/ready`).catch(() => undefined))?.status === 200) break;
+    if (i > 600) throw new Error('the master did not become ready');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await q.connect();
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main.ts', 'token', '--role', 'admin', '--scope-type', 'master', '--data-dir', masterDir, '--database-url', url], { cwd: tree, encoding: 'utf8' });
+  const token = stdout.trim();
+  side.call = async (path: string, body: unknown) => {
+    const res = await fetch(`${masterUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as { item: Record<string, unknown> };
+  };
+  const reg = await side.call('/api/v1/tenant-master-sync/commands/register-site', { tenant_id: 'farm-a', site_id: 'site-1', industry_code: 'poultry' });
+  writeFileSync(join(edgeDir, 'site-credential'), String(reg.item.credential), { mode: 0o600 });
+  await side.call('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'paused' });
+  const edge = fork(join(tree, 'bench', 'overhead-sync.ts'), ['--edge', edgeDir, masterUrl], { cwd: tree, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  children.push(edge);
+  side.edge = edge;
+  side.next = () => new Promise<Record<string, number>>((resolve) => edge.once('message', (m) => resolve(m as Record<string, number>)));
+  await side.next();
+  return side as Side;
+}
+
+/** One catch-up of n events: the events wait in the edge's outbox while paused, then the clock runs from the resume to the master's applied_seq reaching the last. */
+async function catchUp(side: Side, n: number) {
+  await side.call('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'paused' });
+  await new Promise((r) => setTimeout(r, 300));
+  side.edge.send({ append: n });
+  const { last } = await side.next();
+  const applied = async () => Number((await side.q.query(`select applied_seq as s from sync_sites where site_id = 'site-1'`)).rows[0]?.s ?? 0);
+  const cpu0 = cpuSeconds(side.master.pid!);
+  const edge0 = cpuSeconds(side.edge.pid!);
+  const t0 = performance.now();
+  await side.call('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'auto' });
+  while ((await applied()) < last!) await new Promise((r) => setTimeout(r, 20));
+  const ms = performance.now() - t0;
+  return { rate: (n / ms) * 1000, masterUs: ((cpuSeconds(side.master.pid!) - cpu0) * 1e6) / n, edgeUs: ((cpuSeconds(side.edge.pid!) - edge0) * 1e6) / n };
+}
+
 async function main(): Promise<void> {
   const rounds = Number(arg('rounds', '3'));
   const n = Number(arg('events', '10000'));
   const base = arg('pg', 'postgres://postgres@127.0.0.1:5432/test');
-  const name = `cabinet_overhead_${process.pid}`;
+  const beforeTree = process.argv.includes('--before') ? arg('before', '') : undefined;
+  const prof = process.argv.includes('--cpu-prof') ? ['--cpu-prof', `--cpu-prof-dir=${arg('cpu-prof', join(ROOT, 'prof'))}`] : [];
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
-  await admin.query(`create database ${name}`);
-  const u = new URL(base);
-  u.pathname = `/${name}`;
-  const url = u.toString();
-  const masterDir = mkdtempSync(join(tmpdir(), 'cabinet-master-'));
-  const edgeDir = mkdtempSync(join(tmpdir(), 'cabinet-edge-'));
   const children: ChildProcess[] = [];
-  const q = new pg.Client({ connectionString: url });
+  const sides: Side[] = [];
   try {
-    const port = await freePort();
-    const prof = process.argv.includes('--cpu-prof') ? ['--cpu-prof', `--cpu-prof-dir=${arg('cpu-prof', join(ROOT, 'prof'))}`] : [];
-    const master = spawn(process.execPath, [...prof, '--import', 'tsx', 'src/main.ts', 'serve', '--mode', 'cloud-multi', '--database-url', url, '--data-dir', masterDir,
-      '--host', '127.0.0.1', '--http-port', String(port), '--rpc-port', 'off', '--mqtt-broker', 'off'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-    children.push(master);
-    const masterUrl = `http://127.0.0.1:${port}`;
-    for (let i = 0; ; i++) {
-      if ((await fetch(`${masterUrl}/ready`).catch(() => undefined))?.status === 200) break;
-      if (i > 600) throw new Error('the master did not become ready');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    await q.connect();
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main.ts', 'token', '--role', 'admin', '--scope-type', 'master', '--data-dir', masterDir, '--database-url', url], { cwd: ROOT, encoding: 'utf8' });
-    const token = stdout.trim();
-    const call = async (path: string, body: unknown) => {
-      const res = await fetch(`${masterUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-      return (await res.json()) as { item: Record<string, unknown> };
-    };
-    const reg = await call('/api/v1/tenant-master-sync/commands/register-site', { tenant_id: 'farm-a', site_id: 'site-1', industry_code: 'poultry' });
-    writeFileSync(join(edgeDir, 'site-credential'), String(reg.item.credential), { mode: 0o600 });
-    await call('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'paused' });
-    const edgeProc = fork(join(import.meta.dirname, 'overhead-sync.ts'), ['--edge', edgeDir, masterUrl], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    children.push(edgeProc);
-    const next = () => new Promise<Record<string, number>>((resolve) => edgeProc.once('message', (m) => resolve(m as Record<string, number>)));
-    await next();
-    const applied = async () => Number((await q.query(`select applied_seq as s from sync_sites where site_id = 'site-1'`)).rows[0]?.s ?? 0);
-
-    console.log(`sync catch-up vs raw inbox insert, PostgreSQL ${(await q.query('show server_version')).rows[0].server_version}, ${n} events a round, ${rounds} rounds, node ${process.version}; master, edge and raw inserter each in its own process`);
+    await startSide('sync         ', ROOT, admin, base, prof, children, sides);
+    if (beforeTree) await startSide('sync, before ', beforeTree, admin, base, [], children, sides);
+    const rawUrl = new URL(base);
+    rawUrl.pathname = `/${sides[0]!.db}`;
+    console.log(`sync catch-up vs raw inbox insert, PostgreSQL ${(await sides[0]!.q.query('show server_version')).rows[0].server_version}, ${n} events a round, ${rounds} rounds, node ${process.version}; master, edge and raw inserter each in its own process${beforeTree ? `; "before" is the tree in ${beforeTree} (its own master, edge and database)` : ''}`);
     let rawSeq = 0;
-    const ratios: number[] = [];
+    const ratios = new Map<string, number[]>(sides.map((s) => [s.name, []]));
     for (let round = 1; round <= rounds; round++) {
-      await call('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'paused' });
-      await new Promise((r) => setTimeout(r, 300));
-      edgeProc.send({ append: n });
-      const { last } = await next();
-      const cpu0 = cpuSeconds(master.pid!);
-      const edge0 = cpuSeconds(edgeProc.pid!);
-      const t0 = performance.now();
-      await call('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'auto' });
-      while ((await applied()) < last!) await new Promise((r) => setTimeout(r, 20));
-      const ms = performance.now() - t0;
-      const masterUs = (cpuSeconds(master.pid!) - cpu0) * 1e6;
-      const edgeUs = (cpuSeconds(edgeProc.pid!) - edge0) * 1e6;
-      const { stdout: rawOut } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join('bench', 'overhead-sync.ts'), '--raw', url, String(n), String(rawSeq)], { cwd: ROOT, encoding: 'utf8' });
+      const got = new Map<string, Awaited<ReturnType<typeof catchUp>>>();
+      // The order turns every round; the raw insert comes between or after.
+      const order = sides.map((_, i) => sides[(i + round) % sides.length]!);
+      for (const side of order) got.set(side.name, await catchUp(side, n));
+      const { stdout: rawOut } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join('bench', 'overhead-sync.ts'), '--raw', rawUrl.toString(), String(n), String(rawSeq)], { cwd: ROOT, encoding: 'utf8' });
       rawSeq += n;
       const r = JSON.parse(rawOut.trim().split('\n').at(-1)!) as { ms: number; cpuUs: number };
-      const syncRate = (n / ms) * 1000;
       const rawRate = (n / r.ms) * 1000;
-      ratios.push(syncRate / rawRate);
-      console.log(`round ${round} (load average ${loadavg()[0]!.toFixed(1)}): sync ${Math.round(syncRate)} events/s, master CPU ${Math.round(masterUs / n)} us/event (edge ${Math.round(edgeUs / n)}); raw insert ${Math.round(rawRate)} rows/s, inserter CPU ${Math.round(r.cpuUs / n)} us/row; sync / raw ${(syncRate / rawRate).toFixed(2)}x`);
+      console.log(`round ${round} (load average ${loadavg()[0]!.toFixed(1)}): raw insert ${Math.round(rawRate)} rows/s, inserter CPU ${Math.round(r.cpuUs / n)} us/row`);
+      for (const side of sides) {
+        const s = got.get(side.name)!;
+        ratios.get(side.name)!.push(s.rate / rawRate);
+        console.log(`  ${side.name}: ${Math.round(s.rate)} events/s, master CPU ${Math.round(s.masterUs)} us/event (edge ${Math.round(s.edgeUs)}); sync / raw ${(s.rate / rawRate).toFixed(2)}x`);
+      }
     }
-    const sorted = [...ratios].sort((a, b) => a - b);
-    console.log(`sync / raw: ${sorted[0]!.toFixed(2)}-${sorted.at(-1)!.toFixed(2)}x (median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)}x)`);
+    for (const side of sides) {
+      const sorted = [...ratios.get(side.name)!].sort((a, b) => a - b);
+      console.log(`${side.name.trim()} / raw: ${sorted[0]!.toFixed(2)}-${sorted.at(-1)!.toFixed(2)}x (median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)}x)`);
+    }
   } finally {
     for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
     await Promise.all(children.map((c) => (c.exitCode !== null ? Promise.resolve() : new Promise((r) => c.once('exit', r)))));
-    await q.end().catch(() => undefined);
-    await admin.query(`drop database if exists ${name} with (force)`).catch(() => undefined);
+    for (const side of sides) {
+      await side.q.end().catch(() => undefined);
+      await admin.query(`drop database if exists ${side.db} with (force)`).catch(() => undefined);
+      for (const d of side.dirs) rmSync(d, { recursive: true, force: true });
+    }
     await admin.end();
-    rmSync(masterDir, { recursive: true, force: true });
-    rmSync(edgeDir, { recursive: true, force: true });
   }
 }

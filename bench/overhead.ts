@@ -72,8 +72,8 @@ function threadSeconds(pid: number): Map<string, number> {
 }
 
 /** Starts a process and resolves with it once a stdout line matches; the rest of stdout is drained and counted. */
-function startUntil(cmd: string, args: string[], ready?: RegExp, cwd = ROOT): Promise<{ proc: ChildProcess; match: RegExpExecArray; bytes: () => number }> {
-  const proc = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+function startUntil(cmd: string, args: string[], ready?: RegExp, cwd = ROOT, env: NodeJS.ProcessEnv = process.env): Promise<{ proc: ChildProcess; match: RegExpExecArray; bytes: () => number }> {
+  const proc = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'inherit'] });
   let bytes = 0;
   let pending = '';
   return new Promise((resolve, reject) => {
@@ -129,11 +129,11 @@ async function load(url: string, pid: number, seconds: number, connections: numb
 interface Kit { name: string; proc: ChildProcess; url: string; auth: Record<string, string>; bytes: () => number; dir: string }
 
 /** A cabinet server from `tree` (this checkout, or another revision's), on a data directory of its own with 200 rows. */
-async function startKit(name: string, tree: string, extra: string[], profile: string[]): Promise<Kit> {
+async function startKit(name: string, tree: string, extra: string[], profile: string[], env: NodeJS.ProcessEnv = process.env): Promise<Kit> {
   const dir = mkdtempSync(join(tmpdir(), 'cabinet-overhead-'));
   const httpPort = await freePort();
   const ports = [...extra, '--http-port', String(httpPort), '--https-port', '0', '--rpc-port', '0', '--mqtt-port', '0', '--mqtt-tls-port', '0', '--host', '127.0.0.1', '--data-dir', dir];
-  const started = await startUntil(process.execPath, [...profile, '--import', 'tsx', 'src/main.ts', 'serve', ...ports], undefined, tree);
+  const started = await startUntil(process.execPath, [...profile, '--import', 'tsx', 'src/main.ts', 'serve', ...ports], undefined, tree, env);
   const url = `http://127.0.0.1:${httpPort}`;
   await until(async () => (await fetch(`${url}/ready`).catch(() => undefined))?.status === 200);
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main.ts', 'token', '--role', 'admin', '--scope-type', 'master', '--data-dir', dir], { cwd: tree, encoding: 'utf8' });
@@ -159,6 +159,12 @@ async function main(): Promise<void> {
   try {
     kits.push(await startKit('cabinet serve', ROOT, extra, prof('kit')));
     if (beforeTree) kits.push(await startKit('same, before ', beforeTree, extra, prof('before')));
+    // --also NAME=DIR[:VAR=VALUE]: more servers (variants, for experiments), each with its tree and one environment variable.
+    for (let i = process.argv.indexOf('--also'); i >= 0; i = process.argv.indexOf('--also', i + 1)) {
+      const m = /^([^=]+)=([^:]+)(?::(\w+)=(.*))?$/.exec(process.argv[i + 1] ?? '');
+      if (!m) throw new Error('--also NAME=DIR[:VAR=VALUE]');
+      kits.push(await startKit(m[1]!.padEnd(13), m[2]!, extra, prof(m[1]!), m[3] ? { ...process.env, [m[3]]: m[4] } : process.env));
+    }
     children.push(...kits.map((k) => k.proc));
     const bare = await startUntil(process.execPath, [...prof('bare'), '--import', 'tsx', join('bench', 'overhead.ts'), '--bare', join(kits[0]!.dir, 'cabinet.sqlite')], /listening (\d+)/);
     children.push(bare.proc);
