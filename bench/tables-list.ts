@@ -4,6 +4,8 @@
 // in this process, one under load at a time, so this process's CPU time per answered request is
 // printed too: on a shared machine it moves less than the request rates do.
 // Usage: npx tsx bench/tables-list.ts [seconds=10] [connections=16]
+// Both servers share this process, which flatters the kit: bench/overhead.ts measures it as users
+// run it (the real server, the bare handler and autocannon each in its own process).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
