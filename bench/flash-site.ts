@@ -24,7 +24,7 @@ import { startTcpServer } from '../src/simulate/server.js';
 import { Simulation } from '../src/simulate/simulation.js';
 import { groupCommits as groupCommitCount } from '../src/db/group-commit.js';
 import { openWindow, walLine, type FlashWindow } from './lib/flash-window.js';
-import { FLASH_BEFORE } from './lib/flash-settings.js';
+import { FLASH_BEFORE, WINDOW_WHOLE } from './lib/flash-settings.js';
 
 const HOUSES = Number(process.argv[2] ?? 10);
 const SECONDS = Number(process.argv[3] ?? 60);
@@ -56,7 +56,7 @@ const simServer = await startTcpServer(sim, '127.0.0.1', 0);
 
 async function runPhase(phase: (typeof PHASES)[number]): Promise<PhaseResult> {
   const env = await createTestEnv('sqlite');
-  const server = await env.start({ mqtt_broker: 'embedded', mqtt_port: '0', mqtt_host: '127.0.0.1', rpc_port: 'off', log_level: 'error', ...(phase.name === 'before' ? FLASH_BEFORE : {}), ...phase.settings });
+  const server = await env.start({ mqtt_broker: 'embedded', mqtt_port: '0', mqtt_host: '127.0.0.1', rpc_port: 'off', log_level: 'error', ...(phase.name === 'before' ? FLASH_BEFORE : {}), ...WINDOW_WHOLE, ...phase.settings });
   const file = join(env.dataDir, 'cabinet.sqlite');
   const master = await clientAs(env, server);
   const admin = await clientAs(env, server, { subject: 'site-admin', role: 'admin', scope_type: 'tenant', tenant_id: 'tS', site_id: 'farm-s' }, master.contract);

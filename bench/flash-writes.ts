@@ -24,7 +24,7 @@ import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/server.js';
 import { createLogger } from '../src/kernel/logger.js';
 import { openWindow, walLine, type FlashWindow } from './lib/flash-window.js';
-import { FLASH_BEFORE } from './lib/flash-settings.js';
+import { FLASH_BEFORE, WINDOW_WHOLE } from './lib/flash-settings.js';
 
 const [seriesArg, periodArg, secondsArg, requestsArg, phasesArg] = process.argv.slice(2);
 const SERIES = Number(seriesArg ?? 100);
@@ -42,7 +42,7 @@ interface PhaseResult { label: string; w: FlashWindow; points: number; commits: 
 
 async function runPhase(phase: (typeof PHASES)[number]): Promise<PhaseResult> {
   const dir = mkdtempSync(join(tmpdir(), 'cabinet-flash-'));
-  const config = loadConfig({ http_port: '0', host: '127.0.0.1', data_dir: join(dir, 'box'), mqtt_broker: 'embedded', mqtt_port: '0', mqtt_host: '127.0.0.1', log_level: 'error', https_port: 'off', mqtt_tls_port: 'off', rpc_port: 'off', ...phase.settings }, {});
+  const config = loadConfig({ http_port: '0', host: '127.0.0.1', data_dir: join(dir, 'box'), mqtt_broker: 'embedded', mqtt_port: '0', mqtt_host: '127.0.0.1', log_level: 'error', https_port: 'off', mqtt_tls_port: 'off', rpc_port: 'off', ...phase.settings, ...WINDOW_WHOLE }, {});
   const server = await startServer(config, { log: createLogger('error') });
   const file = join(config.data_dir, 'cabinet.sqlite');
   const { services } = server;

@@ -64,7 +64,7 @@ describe('open roll-ups (sqlite)', () => {
     // A clean stop writes what is open.
     await server.close();
     const again = await env.start({ mqtt_broker: 'off' });
-    const rows = await again.services.db.rows<{ n: number }>(sql`select count from telemetry_rollups r join telemetry_series s on s.id = r.series_id where s.device_id = 'th-1' and r.resolution = 60 and r.bucket = ${minute}`);
+    const rows = await again.services.db.rows<{ count: number }>(sql`select count from telemetry_rollups r join telemetry_series s on s.id = r.series_id where s.device_id = 'th-1' and r.resolution = 60 and r.bucket = ${minute}`);
     expect(rows.map((r) => Number(r.count))).toEqual([3]);
   });
 });

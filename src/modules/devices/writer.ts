@@ -67,6 +67,8 @@ export class TelemetryWriter {
   private urgent = false;
   /** Some waiting point is not held (an MQTT point): the waiting batches go within flushMs. */
   private unheld = false;
+  /** Held points are waiting (flushHeld writes them). */
+  private held = false;
   /** The next whole-minute commit of held points and closed roll-ups (telemetry_hold_ms). */
   private tick: NodeJS.Timeout | undefined;
   /** The open minute and hour roll-ups; undefined when telemetry_hold_ms is 0 (merged by every commit). */
@@ -115,6 +117,7 @@ export class TelemetryWriter {
     for (const p of points) batch.points.push(p);
     this.stats.queued += points.length;
     if (!hold) this.unheld = true;
+    else this.held = true;
     if (this.full()) this.kick();
     else if (now || (!hold && batch.points.length >= this.burst())) {
       this.urgent = true;
@@ -170,6 +173,7 @@ export class TelemetryWriter {
     if (this.waiting.length === 0) {
       this.urgent = false;
       this.unheld = false;
+      this.held = false;
     }
     this.writeNext(batch);
   }
@@ -216,8 +220,16 @@ export class TelemetryWriter {
     }
   }
 
-  /** Writes every held point, leaving the roll-ups open (a read of raw points calls it first). */
+  /**
+   * Writes the held points, leaving the roll-ups open (a read of raw points calls it first). Points
+   * that wait telemetry_flush_ms at most are left to their timer, as before: a tablet reading the
+   * KPI twice a second must not make every MQTT point a commit of its own.
+   */
   async flushHeld(): Promise<void> {
+    if (this.held) await this.drain();
+  }
+
+  private async drain(): Promise<void> {
     for (;;) {
       if (this.writing) await this.writing.catch(() => undefined);
       else if (this.waiting.length) this.kick();
@@ -227,10 +239,11 @@ export class TelemetryWriter {
 
   /** Writes everything queued and every open roll-up (used at stop, by the storage run and by tests). */
   async flush(): Promise<void> {
-    await this.flushHeld();
+    await this.drain();
     if (!this.open?.size) return;
+    if (this.writing) await this.writing.catch(() => undefined);
     this.writeNext(newBatch(), true);
-    await this.flushHeld();
+    await this.drain();
   }
 
   async stop(): Promise<void> {
