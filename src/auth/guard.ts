@@ -17,8 +17,11 @@ const TENANT_KEYS = new Set(['tenant_id', 'target_tenant_id']);
 export { requiredScope };
 
 export function clientAddress(c: AppContext): string | undefined {
-  // Under @hono/node-server the socket is at hand: read without the connection-info object.
-  const socket = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket;
+  // Under @hono/node-server the socket is at hand (where getConnInfo reads it): read without
+  // building the connection-info object.
+  type Bindings = { incoming?: { socket?: { remoteAddress?: string } } };
+  const env = c.env as (Bindings & { server?: Bindings }) | undefined;
+  const socket = (env?.server ?? env)?.incoming?.socket;
   if (socket) return socket.remoteAddress;
   try {
     return getConnInfo(c).remote.address;
