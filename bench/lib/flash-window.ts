@@ -3,6 +3,7 @@
 // own log into the database file (a window shorter than the server's checkpoint threshold would
 // otherwise leave that copy out), beside the readings' own bytes: the record payload (SQLite's
 // dbstat) that the window added to the tables holding the readings, without indexes or roll-ups.
+import { closeSync, openSync, readSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { procIo } from './proc-io.js';
 import { walMark, walPagesSince, type WalMark, type WalPages } from './wal-pages.js';
@@ -44,14 +45,35 @@ export interface OpenWindow {
   end(): FlashWindow;
 }
 
+/** The salt of the log's header, or '' while the log is empty. */
+function salt(file: string): string {
+  try {
+    const fd = openSync(`${file}-wal`, 'r');
+    try {
+      const head = Buffer.alloc(24);
+      return readSync(fd, head, 0, 24, 0) === 24 ? `${head.readUInt32BE(16)}:${head.readUInt32BE(20)}` : '';
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return '';
+  }
+}
+
 export function openWindow(file: string, tables: readonly string[]): OpenWindow {
   checkpoint(file);
   const own0 = payload(file, tables);
   const mark: WalMark = walMark(file);
   const io0 = procIo();
+  // A checkpoint that copies the whole log (the storage run's, hourly and a minute after start)
+  // makes the next commit start the log again: the frames before it are no longer there to count.
+  const salts = new Set<string>();
+  const watch = setInterval(() => { const x = salt(file); if (x) salts.add(x); }, 100);
   return {
     end() {
+      clearInterval(watch);
       const wal = walPagesSince(file, mark);
+      if (wal && salts.size > 1) wal.restarted = true;
       const before = procIo();
       checkpoint(file);
       const io1 = procIo();
