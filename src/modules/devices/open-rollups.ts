@@ -11,7 +11,15 @@
 // points did not lose.
 import type { Rollup } from './rollups.js';
 import { RESOLUTIONS } from './schema.js';
-import type { SeriesKey } from './storage.js';
+
+/** One telemetry series: whose, which device, which metric in which unit. */
+export interface SeriesKey {
+  tenant_id: string;
+  site_id: string;
+  device_id: string;
+  metric: string;
+  unit: string;
+}
 
 /** A bucket stays open this long past its end, so that points of its last seconds still join it. */
 export const CLOSE_GRACE_MS = 2000;

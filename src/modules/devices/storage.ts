@@ -8,7 +8,7 @@ import type { Database, SqliteStatement } from '../../db/client.js';
 import type { TelemetryPoint } from '../../realtime/bus.js';
 import { rollup, rollupConflictClause, ROLLUP_COLUMNS, type Rollup, type RollupInput } from './rollups.js';
 import { RESOLUTIONS, STATUS_CODE } from './schema.js';
-import type { OpenBucket } from './open-rollups.js';
+import type { OpenBucket, SeriesKey } from './open-rollups.js';
 
 const POINT_COLUMNS = ['series_id', 'ts', 'value', 'status', 'latency_ms', 'received_at'] as const;
 /** Rows per prepared SQLite statement: big enough to amortise the call, small enough to prepare once. */
@@ -17,13 +17,7 @@ const ROLLUP_ROWS = 64;
 /** The dictionary is a cache: past this many series it starts over (the table stays the truth). */
 const SERIES_CACHE_MAX = 100_000;
 
-export interface SeriesKey {
-  tenant_id: string;
-  site_id: string;
-  device_id: string;
-  metric: string;
-  unit: string;
-}
+export type { SeriesKey } from './open-rollups.js';
 
 const keyOf = (p: TelemetryPoint): string => `${p.tenant_id}\u0000${p.site_id ?? ''}\u0000${p.device_id}\u0000${p.metric}\u0000${p.unit ?? ''}`;
 const seriesOf = (p: TelemetryPoint): SeriesKey => ({ tenant_id: p.tenant_id, site_id: p.site_id ?? '', device_id: p.device_id, metric: p.metric, unit: p.unit ?? '' });
