@@ -117,4 +117,24 @@ describe('site set-up list', () => {
     await waitFor(async () => (await line('poultry-controllers')).state === 'attention', 20_000, 'the controller lost');
     expect((await line('poultry-controllers')).words).toMatch(/^0 of 1 controller answering\. house-1-climate \(House 1\), not answering since \d\d:\d\d UTC\.$/);
   });
+
+  it('HTTPS on: done, unless MQTT without TLS is open on the LAN, which it names', async () => {
+    const tls = await createTestEnv('sqlite');
+    try {
+      let box = await tls.start({ https_port: '0', mqtt_port: '0', mqtt_tls_port: 'off', rpc_port: 'off' });
+      const tenantOf = () => (JSON.parse(readFileSync(join(tls.dataDir, 'site.json'), 'utf8')) as { tenant_id: string }).tenant_id;
+      const as = async () => clientAs(tls, box, { subject: 'installer', role: 'admin', scope_type: 'tenant', tenant_id: tenantOf() });
+      const https = async () => ((await (await as()).get('/api/v1/site-setup/list')).body.items as Line[]).find((l) => l.id === 'https')!;
+      const on = await https();
+      expect(on.state).toBe('done');
+      expect(on.words).toMatch(/^HTTPS on port \d+ with the box's own certificate authority \(fingerprint [0-9A-F:]{11}\.\.\.\)/);
+      await box.close();
+      box = await tls.start({ https_port: '0', mqtt_port: '0', mqtt_host: '0.0.0.0', mqtt_tls_port: 'off', rpc_port: 'off' });
+      const open = await https();
+      expect(open.state).toBe('attention');
+      expect(open.words).toMatch(/MQTT without TLS is open on the LAN at 0\.0\.0\.0:0: device passwords cross it unprotected/);
+    } finally {
+      await tls.cleanup();
+    }
+  });
 });

@@ -3,6 +3,11 @@
 import { httpsPortOf } from '../../config.js';
 import type { SetupStep } from '../../kernel/setup.js';
 
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+/** The embedded broker's plaintext listener bound beyond loopback (docs/configuration.md, mqtt_host). */
+const plainMqttOnLan = (c: { mqtt_broker: string; mode: string; mqtt_host: string; mqtt_port: unknown }) =>
+  c.mqtt_broker !== 'off' && c.mode === 'edge-single' && !LOOPBACK.has(c.mqtt_host);
+
 const since = (iso: string | null) => (iso ? new Date(iso).toISOString().slice(0, 16).replace('T', ' ') : 'never');
 
 export const boxSteps: SetupStep[] = [
@@ -19,6 +24,9 @@ export const boxSteps: SetupStep[] = [
         return { state: 'attention', words: `HTTPS could not start on port ${port} (the port is taken or the certificate could not be made): the log says why. Tablets use plain HTTP meanwhile.` };
       }
       const fp = services.tls.box.material.caFingerprint.slice(0, 11);
+      if (plainMqttOnLan(services.config)) {
+        return { state: 'attention', words: `HTTPS is on (port ${port}), but MQTT without TLS is open on the LAN at ${services.config.mqtt_host}:${services.config.mqtt_port}: device passwords cross it unprotected. Devices that can do TLS use port 8883; set mqtt_host back to 127.0.0.1 once none needs it.` };
+      }
       return { state: 'done', words: `HTTPS on port ${port} with the box's own certificate authority (fingerprint ${fp}...). Each tablet installs it once from the login screen's "Trust this box".` };
     },
   },
