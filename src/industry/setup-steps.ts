@@ -3,7 +3,7 @@
 import { and, eq } from 'drizzle-orm';
 import { colOf, tableOf } from '../db/sql.js';
 import type { NeutralTable } from '../db/table.js';
-import { count, setupTenant, type SetupStep } from '../kernel/setup.js';
+import { count, setupTenant, siteTime, type SetupStep } from '../kernel/setup.js';
 import { deviceIdOf, type PolledIndustry } from './polled-devices.js';
 
 interface IndustrySetup {
@@ -15,7 +15,6 @@ interface IndustrySetup {
   flocks?: NeutralTable;
 }
 
-const clock = (iso: string) => iso.slice(11, 16);
 
 export function industrySetup(o: IndustrySetup): SetupStep[] {
   const adaptersOf = async (services: Parameters<SetupStep['check']>[0], tenant: string) => {
@@ -62,7 +61,7 @@ export function industrySetup(o: IndustrySetup): SetupStep[] {
         const s = states.get(deviceIdOf(o.industry, a.id));
         const name = `${a.controller_id} (${cap(o.unit)} ${a.unit_id})`;
         if (!s || s.state === 'unknown') waiting.push(name);
-        else if (s.state === 'lost') lost.push(s.last_ok_at ? `${name}, not answering since ${clock(s.last_ok_at)} UTC` : `${name}, never answered`);
+        else if (s.state === 'lost') lost.push(s.last_ok_at ? `${name}, not answering since ${siteTime(services.config, s.last_ok_at)}` : `${name}, never answered`);
       }
       const answering = adapters.length - lost.length - waiting.length;
       const head = `${answering} of ${count(adapters.length, 'controller')} answering`;

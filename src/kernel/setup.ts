@@ -42,3 +42,8 @@ export function setupTenant(caller: Caller): string {
 
 /** "1 card", "3 cards". */
 export const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** A time as the site reads its clocks (site_timezone), "06:14", or "28 Nov 06:14" when `day`. */
+export function siteTime(config: { site_timezone: string }, iso: string, day = false): string {
+  return new Intl.DateTimeFormat('en-GB', { timeZone: config.site_timezone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23', ...(day ? { day: 'numeric', month: 'short' } : {}) }).format(new Date(iso));
+}

@@ -1,5 +1,5 @@
 // The siren and watchdog step of the site set-up screen, from the relay as it runs now.
-import type { SetupStep } from '../../kernel/setup.js';
+import { siteTime, type SetupStep } from '../../kernel/setup.js';
 
 export const alarmRelaySetup: SetupStep[] = [{
   id: 'siren',
@@ -13,7 +13,7 @@ export const alarmRelaySetup: SetupStep[] = [{
     const watchdog = alarmRelay.config('watchdog');
     const failing = (['siren', 'watchdog'] as const).map((o) => alarmRelay.state(o)).filter((s) => s.failing);
     if (failing.length) {
-      const at = (s: (typeof failing)[number]) => (s.failing_since ? ` since ${s.failing_since.slice(11, 16)} UTC` : '');
+      const at = (s: (typeof failing)[number]) => (s.failing_since ? ` since ${siteTime(config, s.failing_since)}` : '');
       return { state: 'attention', words: failing.map((s) => `The ${s.output} output does not answer${at(s)}`).join('; ') + ': its alarm is open.' };
     }
     const noSiren = 'No siren output: an unacknowledged P1 sounds only on the tablets';

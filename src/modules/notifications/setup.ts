@@ -2,7 +2,7 @@
 import { and, desc, eq, ne } from 'drizzle-orm';
 import { colOf, tableOf } from '../../db/sql.js';
 import type { NeutralTable } from '../../db/table.js';
-import { count, setupTenant, type SetupStep } from '../../kernel/setup.js';
+import { count, setupTenant, siteTime, type SetupStep } from '../../kernel/setup.js';
 import type { Services } from '../../kernel/context.js';
 import { channelRecord, deliveryRecord, ruleRecord } from './schema.js';
 
@@ -14,7 +14,7 @@ export const notificationSetup: SetupStep[] = [{
   order: 60,
   title: 'Notifications off site',
   screen: { module: 'notifications' },
-  async check({ db }, caller) {
+  async check({ db, config }, caller) {
     const tenant = setupTenant(caller);
     const channels = (await enabledOf(db, channelRecord.table, tenant)) as { id: string; name: string }[];
     if (channels.length === 0) return { state: 'missing', words: 'No notification channel: nobody off site hears of an alarm, and a P1 at night waits until someone sees a tablet.' };
@@ -29,6 +29,6 @@ export const notificationSetup: SetupStep[] = [{
       .from(tableOf(deliveryRecord.table, db)).where(and(eq(d('tenant_id'), tenant), ne(d('status'), 'pending'), ne(d('status'), 'suppressed')))
       .orderBy(desc(d('updated_at'))).limit(1)) as { status: string; recipient: string; last_error: string | null; at: string }[];
     if (last?.status === 'failed') return { state: 'attention', words: `${held}. The last message, to ${last.recipient}, could not be sent${last.last_error ? `: ${last.last_error}` : ''}. Send a test message.` };
-    return { state: 'done', words: `${held}; P1 alarms are sent off site${last ? ` (last message sent ${last.at.slice(0, 16).replace('T', ' ')} UTC)` : '; send a test message to be sure'}.` };
+    return { state: 'done', words: `${held}; P1 alarms are sent off site${last ? ` (last message sent ${siteTime(config, last.at, true)})` : '; send a test message to be sure'}.` };
   },
 }];

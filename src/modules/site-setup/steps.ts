@@ -1,14 +1,14 @@
 // The set-up steps that belong to the box itself rather than to one module: its HTTPS (the
 // tablets' trust) and its fleet master. The rest come from the modules' manifests.
 import { httpsPortOf } from '../../config.js';
-import type { SetupStep } from '../../kernel/setup.js';
+import { siteTime, type SetupStep } from '../../kernel/setup.js';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 /** The embedded broker's plaintext listener bound beyond loopback (docs/configuration.md, mqtt_host). */
 const plainMqttOnLan = (c: { mqtt_broker: string; mode: string; mqtt_host: string; mqtt_port: unknown }) =>
   c.mqtt_broker !== 'off' && c.mode === 'edge-single' && !LOOPBACK.has(c.mqtt_host);
 
-const since = (iso: string | null) => (iso ? new Date(iso).toISOString().slice(0, 16).replace('T', ' ') : 'never');
+const since = (config: { site_timezone: string }, iso: string | null) => (iso ? siteTime(config, iso, true) : 'never');
 
 export const boxSteps: SetupStep[] = [
   {
@@ -40,8 +40,8 @@ export const boxSteps: SetupStep[] = [
       if (!services.config.sync_master_url) return { state: 'optional', words: 'Not connected to a fleet master. The box runs on its own; the fleet team sees nothing of this site until it is.' };
       const st = services.edgeSync ? await services.edgeSync.status() : undefined;
       if (!st || st.state === 'off' || st.state === 'starting') return { state: 'attention', words: `Connecting to ${services.config.sync_master_url}: no exchange yet.` };
-      if (st.state === 'live') return { state: 'done', words: `In step with the fleet master at ${services.config.sync_master_url} (last exchange ${since(st.last_success_at)} UTC).` };
-      return { state: 'attention', words: `The fleet master at ${services.config.sync_master_url} has not answered since ${since(st.last_success_at)} UTC${st.last_error ? `: ${st.last_error}` : ''}. ${st.pending} records wait to be sent; nothing is lost.` };
+      if (st.state === 'live') return { state: 'done', words: `In step with the fleet master at ${services.config.sync_master_url} (last exchange ${since(services.config, st.last_success_at)}).` };
+      return { state: 'attention', words: `The fleet master at ${services.config.sync_master_url} has not answered since ${since(services.config, st.last_success_at)}${st.last_error ? `: ${st.last_error}` : ''}. ${st.pending} records wait to be sent; nothing is lost.` };
     },
   },
 ];
