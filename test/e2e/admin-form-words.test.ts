@@ -43,7 +43,7 @@ const stuck: string[] = [];
 /** Waits until a screen has settled: a record list loaded (or its empty line), else the main area drawn; a screen still loading after 10 s is noted. */
 async function settled(page: Page): Promise<void> {
   await page.locator('#main').waitFor();
-  const done = await page.waitForFunction(`!document.querySelector('#main .loading')`, undefined, { timeout: 10_000 }).then(() => true, () => false);
+  const done = await expect.poll(() => page.locator('#main .loading').count(), { timeout: 10_000 }).toBe(0).then(() => true, () => false);
   if (!done) stuck.push(new URL(page.url()).hash);
   await page.waitForTimeout(150);
 }
