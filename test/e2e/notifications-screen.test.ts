@@ -59,7 +59,7 @@ describe('the Notifications screen in Chromium', () => {
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
-    await smtp?.stop();
+    await smtp?.close();
     await hooks.stop();
     await env?.cleanup();
   });

@@ -33,6 +33,7 @@ export class SmtpSink {
       proc.on('exit', (code) => reject(new Error(`smtp_sink exited ${code}: ${err}`)));
     });
   }
+  /** Stops the peer and keeps what it received: start() again brings it back on the same port. */
   async stop(): Promise<void> {
     const proc = this.proc;
     if (proc && proc.exitCode === null) {
@@ -41,6 +42,10 @@ export class SmtpSink {
       await gone;
     }
     this.proc = undefined;
+  }
+  /** Stops it for good and removes what it received. */
+  async close(): Promise<void> {
+    await this.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }
   messages(): Mail[] {

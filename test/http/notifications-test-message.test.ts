@@ -42,7 +42,7 @@ describe.each(DIALECTS)('a channel\'s test message (%s)', (dialect) => {
     op = await clientAs(env, server, { subject: 'op', role: 'operator', scope_type: 'tenant', ...SITE }, admin.contract);
   }, 120_000);
   afterAll(async () => {
-    await smtp?.stop();
+    await smtp?.close();
     await hooks.stop();
     await env?.cleanup();
   });

@@ -11,101 +11,17 @@
 // the house returns to service. Every change to channels and rules is
 // audited without its secret. Secrets are never in an answer, the audit or a log line; operators
 // cannot manage channels.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { createServer as netServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
 import { clientAs, createClient, type Client } from '../helpers/client.js';
+import { freePort, Receiver, SmtpSink, until, verifySignature } from '../helpers/notification-peers.js';
 import type { RunningServer } from '../../src/server.js';
 
 const SMTP_USER = 'cabinet-box';
 const SMTP_PASSWORD = 'smtp-Pa55-never-shown-7f3a';
 const WEBHOOK_KEY = 'whk-signing-key-never-shown-91c2';
-
-async function freePort(): Promise<number> {
-  const s = netServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-/** The SMTP peer; start() again after stop() brings it back on the same port. */
-class SmtpSink {
-  proc: ChildProcess | undefined;
-  readonly dir = mkdtempSync(join(tmpdir(), 'cabinet-smtp-'));
-  constructor(readonly port: number) {}
-  async start(): Promise<void> {
-    const proc = spawn('/usr/bin/python3', [join(import.meta.dirname, '../peers/smtp_sink.py'), String(this.port), this.dir, SMTP_USER, SMTP_PASSWORD], { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.proc = proc;
-    await new Promise<void>((resolve, reject) => {
-      let err = '';
-      proc.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
-      proc.stdout!.on('data', (d: Buffer) => { if (d.toString().includes('ready')) resolve(); });
-      proc.on('exit', (code) => reject(new Error(`smtp_sink exited ${code}: ${err}`)));
-    });
-  }
-  async stop(): Promise<void> {
-    const proc = this.proc;
-    if (!proc || proc.exitCode !== null) return;
-    const gone = new Promise((r) => proc.once('exit', r));
-    proc.kill('SIGTERM');
-    await gone;
-    this.proc = undefined;
-  }
-  messages(): { mail_from: string; rcpt_tos: string[]; auth_user: string | null; data: string; subject: string; text: string }[] {
-    return readdirSync(this.dir).filter((f) => f.endsWith('.json')).sort().map((f) => JSON.parse(readFileSync(join(this.dir, f), 'utf8')));
-  }
-}
-
-interface Hook { headers: IncomingHttpHeaders; body: string }
-
-/** The webhook receiver: records every request; answers 500 while `failing`. */
-class Receiver {
-  readonly got: Hook[] = [];
-  failing = false;
-  server: Server | undefined;
-  url = '';
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d: Buffer) => { body += d.toString(); });
-      req.on('end', () => {
-        this.got.push({ headers: req.headers, body });
-        res.writeHead(this.failing ? 500 : 204).end();
-      });
-    });
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server.address() as { port: number }).port}/hooks/cabinet?token=abc`;
-  }
-  async stop(): Promise<void> {
-    await new Promise((r) => this.server?.close(r));
-  }
-}
-
-/** What a receiver does (docs/notifications.md): recompute the HMAC over "<timestamp>.<body>", compare in constant time, refuse an old timestamp. */
-function verify(hook: Hook, key: string, now = Date.now()): boolean {
-  const ts = String(hook.headers['x-cabinet-timestamp'] ?? '');
-  const sig = String(hook.headers['x-cabinet-signature'] ?? '');
-  const want = `sha256=${createHmac('sha256', key).update(`${ts}.${hook.body}`).digest('hex')}`;
-  const fresh = Math.abs(now / 1000 - Number(ts)) <= 300;
-  return fresh && sig.length === want.length && timingSafeEqual(Buffer.from(sig), Buffer.from(want));
-}
-
-async function until<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const SITE = { tenant_id: 'farm-a', site_id: 'site-1' };
 
@@ -125,19 +41,18 @@ describe.each(DIALECTS)('notifications on the box (%s)', (dialect) => {
   const deliveries = async (query: string) => (await admin.get(`/api/v1/notification-deliveries/list?${query}`)).body.items as Record<string, unknown>[];
 
   beforeAll(async () => {
-    smtp = new SmtpSink(await freePort());
+    smtp = new SmtpSink(await freePort(), SMTP_USER, SMTP_PASSWORD);
     await smtp.start();
-    await hooks.start();
+    await hooks.start('/hooks/cabinet?token=abc');
     env = await createTestEnv(dialect);
     writeFileSync(join(env.dataDir, 'site.json'), JSON.stringify(SITE));
     server = await env.start({ mqtt_broker: 'off', site_timezone: 'Europe/Berlin', shutdown_timeout_ms: '1000' });
     await connect();
   });
   afterAll(async () => {
-    await smtp.stop();
+    await smtp.close();
     await hooks.stop();
     await env.cleanup();
-    rmSync(smtp.dir, { recursive: true, force: true });
   });
 
   it('keeps channel secrets write-only and lets only admins manage channels and rules', async () => {
@@ -261,9 +176,9 @@ describe.each(DIALECTS)('notifications on the box (%s)', (dialect) => {
     expect(smtp.messages().some((m) => m.rcpt_tos.includes('manager@farm-a.test') || m.rcpt_tos.includes('p2@farm-a.test'))).toBe(false);
 
     const raisedHook = await until('the webhook', () => hooks.got.find((h) => JSON.parse(h.body).event === 'raised'));
-    expect(verify(raisedHook, WEBHOOK_KEY)).toBe(true);
-    expect(verify({ ...raisedHook, body: raisedHook.body.replace('14.2', '24.2') }, WEBHOOK_KEY)).toBe(false);
-    expect(verify(raisedHook, 'another-key-of-some-length')).toBe(false);
+    expect(verifySignature(raisedHook, WEBHOOK_KEY)).toBe(true);
+    expect(verifySignature({ ...raisedHook, body: raisedHook.body.replace('14.2', '24.2') }, WEBHOOK_KEY)).toBe(false);
+    expect(verifySignature(raisedHook, 'another-key-of-some-length')).toBe(false);
     const body = JSON.parse(raisedHook.body);
     expect(raisedHook.headers['x-cabinet-delivery']).toBe(body.delivery_id);
     expect(body).toMatchObject({
@@ -293,7 +208,7 @@ describe.each(DIALECTS)('notifications on the box (%s)', (dialect) => {
     // Clear: only the rule that asked for it.
     await server.services.industryAlarms!.clear({ id: alarm.id, tenant_id: 'farm-a', actor: 'test' });
     const cleared = await until('the clear webhook', () => hooks.got.find((h) => JSON.parse(h.body).event === 'cleared'));
-    expect(verify(cleared, WEBHOOK_KEY)).toBe(true);
+    expect(verifySignature(cleared, WEBHOOK_KEY)).toBe(true);
     expect(JSON.parse(cleared.body).text).toContain('The condition has ended.');
     await new Promise((r) => setTimeout(r, 300));
     expect(smtp.messages()).toHaveLength(2);
@@ -466,8 +381,8 @@ describe.each(DIALECTS)('notifications on the master for every site (%s)', (dial
   const hooks = new Receiver();
 
   beforeAll(async () => {
-    await hooks.start();
-    smtp = new SmtpSink(await freePort());
+    await hooks.start('/hooks/cabinet?token=abc');
+    smtp = new SmtpSink(await freePort(), SMTP_USER, SMTP_PASSWORD);
     await smtp.start();
     masterEnv = await createTestEnv(dialect);
     edgeEnv = await createTestEnv('sqlite');
@@ -483,8 +398,7 @@ describe.each(DIALECTS)('notifications on the master for every site (%s)', (dial
     await edgeEnv.cleanup();
     await masterEnv.cleanup();
     await hooks.stop();
-    await smtp.stop();
-    rmSync(smtp.dir, { recursive: true, force: true });
+    await smtp.close();
   });
 
   it('notifies a site\'s alarm with the tenant\'s master rules, signed, naming the site', async () => {
@@ -499,7 +413,7 @@ describe.each(DIALECTS)('notifications on the master for every site (%s)', (dial
       details: { threshold: 28, comparator: 'gt' },
     })).body.item;
     const hook = await until('the master webhook', () => hooks.got.find((h) => JSON.parse(h.body).alarm?.id === alarm.id), 30_000);
-    expect(verify(hook, WEBHOOK_KEY)).toBe(true);
+    expect(verifySignature(hook, WEBHOOK_KEY)).toBe(true);
     // The reading, its limit and the box's raise time came with the synced event.
     expect(JSON.parse(hook.body)).toMatchObject({
       event: 'raised', site: { tenant_id: 'farm-a', site_id: 'site-1', name: 'site-1' },
