@@ -7,6 +7,7 @@
 //     industryAlarms (never optional for a rule engine: an alarm it cannot raise would be lost), field, poller (idle until a runtime calls set()), clock (the system clock unless the caller injects one), upgrades, modules (static until the core runtime provides the persistent registry)
 //   provided by runtimes (absent when their module is off or failed): status, mqtt, telemetry,
 //     melioration, edgeSync, rpc
+import { join } from 'node:path';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import type { AuditService, Lifecycle, Services, SessionService } from './kernel/context.js';
@@ -22,6 +23,7 @@ import { createAlarmService, type AlarmService } from './modules/alarms/service.
 import { createIndustryAlarmService, type IndustryAlarmService } from './industry/alarm-service.js';
 import { createFieldWrites } from './modules/field/writes.js';
 import { createPoller } from './field/poller.js';
+import { createCatalogues } from './i18n/site-catalogues.js';
 import { systemClock, type Clock } from './kernel/clock.js';
 import { dialsNobody, masterField, masterPoller } from './runtime/egress.js';
 
@@ -102,6 +104,7 @@ export function composeServices(input: { config: Config; log: Logger; lifecycle:
     field,
     poller,
     clock,
+    catalogues: createCatalogues({ dir: join(config.data_dir, 'i18n'), warn: (msg, data) => log.warn(msg, data) }),
     upgrades: createUpgradeRouter((err) => log.error('websocket upgrade failed', { error: err.message })),
     openapiYaml: input.openapiYaml,
   };

@@ -107,6 +107,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'stale_after_s', schema: int(1, 86_400), allowed: 'an integer from 1 to 86400', default: 300, description: 'A climate reading older than this is stale: the API marks it (age_s, stale), the house card says "No reading for ..." instead of showing it as the climate now, and a house whose MQTT readings stop for longer gets a comm_loss alarm.' },
   { key: 'site_timezone', schema: v.pipe(text(), v.check((tz) => { try { new Intl.DateTimeFormat('en', { timeZone: tz }); return true; } catch { return false; } }, 'an IANA time zone name')), allowed: 'an IANA time zone name (Europe/Berlin, America/Chicago, UTC)', default: 'UTC', description: 'Time zone of the site: the calendar day of a flock\'s age (day 0 = placement day), of the poultry day figures and of the melioration water balance.' },
   { key: 'site_locale', schema: v.pipe(text(), v.check((l) => { try { return Intl.DateTimeFormat.supportedLocalesOf([l]).length === 1; } catch { return false; } }, 'a BCP 47 locale tag')), allowed: 'a BCP 47 locale tag (en-GB, de-DE, fr-FR, en-US)', default: 'en-GB', description: 'Language and region of dates and numbers on the tablets (en-GB writes 24 Nov 2026); the shell reads it from app/context.' },
+  { key: 'site_language', schema: v.pipe(text(), v.regex(/^[a-z]{2,3}(-[A-Z]{2})?$/, 'a language code (en, ru, es, or a site-added one)')), allowed: 'en | ru | es, or the code of a catalogue in data_dir/i18n', default: 'en', description: 'The language of the tablets before anyone logs in, and of a card or channel that has none of its own. A person\'s card carries their own language.' },
   { key: 'site_clock', schema: oneOf(CLOCKS), allowed: CLOCKS.join(' | '), default: '24h', description: 'Clock of the times on the tablets: 24-hour (as house controllers show it) or 12-hour.' },
   { key: 'master_field_bus', schema: bool(), allowed: 'true | false', default: false, description: 'Master (cloud-multi): false, the master has no field bus and dials nobody\'s address: read-now and saving adapter profiles answer 409 not_on_master, and it polls, writes and connects to no field device. true lets it do so as a box does: a lab bench or a test rig on one machine, never a cloud shared by tenants (they could make it connect anywhere on its network).' },
   { key: 'master_private_targets', schema: bool(), allowed: 'true | false', default: false, description: 'Master (cloud-multi): notification webhooks and SMTP servers may be on loopback, link-local or private addresses. Off, the master refuses such a target when a channel is saved and again before each delivery (its tenants must not make it reach its own network); a box (edge-single) always may, its targets are on the site LAN.' },
@@ -172,6 +173,7 @@ export interface Config {
   stale_after_s: number;
   site_timezone: string;
   site_locale: string;
+  site_language: string;
   site_clock: (typeof CLOCKS)[number];
 }
 

@@ -1,6 +1,7 @@
 // What a request carries through the kit, and the services handlers receive.
 // Modules add their own services by augmenting `Services` (declaration merging), so the kernel
 // never imports module code.
+import type { Catalogues } from '../i18n/site-catalogues.js';
 import type { Context } from 'hono';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
@@ -100,6 +101,8 @@ export interface Services {
   poller: Poller;
   /** The box's clock for what schedules by it (src/kernel/clock.ts). Built by the composition root. */
   clock: Clock;
+  /** The catalogues the box renders its own texts with and serves to the shell (src/i18n). Built by the composition root. */
+  catalogues: Catalogues;
   openapiYaml(): string;
 }
 

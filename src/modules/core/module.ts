@@ -3,6 +3,7 @@ import { kernelTables } from '../../kernel/tables.js';
 import { registryRuntime } from './registry/runtime.js';
 import { systemRoutes } from './system.js';
 import { registryRoutes } from './registry-routes.js';
+import { i18nRoutes } from './i18n-routes.js';
 import { registryTables } from './registry/tables.js';
 import { tlsRoutes } from '../../runtime/tls-routes.js';
 
@@ -17,7 +18,7 @@ export default defineModule({
   industry_scope: 'global',
   key_entity: 'module',
   provides_enrichment_for: [],
-  routes: [...systemRoutes, ...registryRoutes, ...tlsRoutes],
+  routes: [...systemRoutes, ...registryRoutes, ...tlsRoutes, ...i18nRoutes],
   tables: [...kernelTables, ...registryTables],
   permissions: [
     ...grant('operability', { admin: ['read'], security: ['read'] }),

@@ -9,6 +9,7 @@ import { startLive, stopLive } from './lib/live';
 import { route } from './lib/router';
 import { session, staleSince } from './lib/session';
 import { useObservable } from './lib/store';
+import { language } from './lib/i18n';
 import { Dashboard } from './screens/Dashboard';
 import { Handoff } from './screens/Handoff';
 import { Login } from './screens/Login';
@@ -47,7 +48,13 @@ function Screen() {
   }
 }
 
+/** The shell, rebuilt whole when the language changes: every text is read again in the new one. */
 export function App() {
+  const lang = useObservable(language);
+  return <Shell key={lang} />;
+}
+
+function Shell() {
   const s = useObservable(session);
   const stale = useObservable(staleSince);
   const r = useObservable(route);

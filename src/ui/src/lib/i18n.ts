@@ -1,0 +1,101 @@
+// The shell's words: every text a person reads comes from here, by key (src/i18n/messages). English
+// is in the main script (it is every key's fallback); another language's catalogue is fetched from
+// the box when it is chosen, and kept on the tablet so that it still reads in that language offline.
+// Changing the language re-renders the whole shell (app.tsx keys it on the language).
+import { EN, type MessageKey } from '../../../i18n/messages/en';
+import { BASE_LANGUAGE, formatLocale, isLanguageTag } from '../../../i18n/languages';
+import { makeTranslator, type Catalogue, type MessageParams, type Translator } from '../../../i18n/translate';
+import { observable } from './store';
+
+export type { MessageKey, MessageParams };
+
+/** Tablet-wide, not per person: clearCache() (cabinet.*) at logout must not take the words away. */
+const KEPT = 'cabinet-i18n.';
+
+let siteLocale: string | undefined;
+let current: Translator = makeTranslator(BASE_LANGUAGE, formatLocale(BASE_LANGUAGE, undefined), EN, EN);
+
+/** The language the shell reads in now (its code). */
+export const language = observable<string>(BASE_LANGUAGE);
+
+/** The text of a key in the reader's language (English for a key the language lacks). */
+export function t(key: MessageKey, params?: MessageParams): string {
+  return current.t(key, params);
+}
+
+/**
+ * A text the box wrote (an alarm's title, an outcome): its key in the reader's language, or the
+ * English the box stored beside it when the key is unknown to this shell or absent (older records,
+ * texts typed by people).
+ */
+export function boxText(key: string | null | undefined, params: MessageParams | null | undefined, english: string): string {
+  if (!key || !current.has(key)) return english;
+  const out = current.t(key, params ?? undefined);
+  return out === key ? english : out;
+}
+
+/** The locale numbers and dates are written in: the reader's language at the site's region. */
+export function readerLocale(): string {
+  return current.locale;
+}
+
+function storage(): Storage | undefined {
+  try {
+    return window.localStorage;
+  } catch {
+    return undefined;
+  }
+}
+
+function kept(lang: string): { etag?: string; catalogue: Catalogue } | undefined {
+  try {
+    const raw = storage()?.getItem(`${KEPT}${lang}`);
+    return raw ? (JSON.parse(raw) as { etag?: string; catalogue: Catalogue }) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function fetchCatalogue(lang: string): Promise<Catalogue | undefined> {
+  const have = kept(lang);
+  try {
+    const res = await fetch(`/app/i18n/${lang}.json`, { headers: have?.etag ? { 'if-none-match': have.etag } : {}, credentials: 'same-origin' });
+    if (res.status === 304 && have) return have.catalogue;
+    if (!res.ok) return have?.catalogue;
+    const catalogue = (await res.json()) as Catalogue;
+    try {
+      storage()?.setItem(`${KEPT}${lang}`, JSON.stringify({ etag: res.headers.get('etag') ?? undefined, catalogue }));
+    } catch {
+      // a full storage only costs the offline copy
+    }
+    return catalogue;
+  } catch {
+    return have?.catalogue; // offline: the copy kept on the tablet
+  }
+}
+
+/** The site's region for numbers and dates (app/context display.locale, setting site_locale). */
+export function setSiteLocale(locale: string | undefined): void {
+  siteLocale = locale;
+  current = makeTranslator(current.language, formatLocale(current.language, siteLocale), own, EN);
+}
+
+let own: Catalogue = EN;
+let pending = 0;
+
+/**
+ * Reads the shell in this language from now on. Resolves false (and stays as it is) when the
+ * language is unknown or its catalogue cannot be had, online or kept.
+ */
+export async function setLanguage(lang: string): Promise<boolean> {
+  if (!isLanguageTag(lang)) return false;
+  const ticket = ++pending;
+  // English too: a site's own file may change its words (the bundled English stays the fallback).
+  const catalogue = (await fetchCatalogue(lang)) ?? (lang === BASE_LANGUAGE ? EN : undefined);
+  if (!catalogue || ticket !== pending) return false;
+  own = catalogue;
+  current = makeTranslator(lang, formatLocale(lang, siteLocale), catalogue, EN);
+  document.documentElement.lang = lang;
+  language.set(lang);
+  return true;
+}
