@@ -5,9 +5,12 @@ import { ApiError, post } from './lib/api';
 import { applyTheme, endedReason, loadSession, prefs, session } from './lib/session';
 import { localSetting } from './lib/cache';
 import type { ShellPrefs } from './lib/session';
+import { setLanguage, tabletChoice } from './lib/i18n';
 import './styles.css';
 
 async function boot(): Promise<void> {
+  const choice = tabletChoice();
+  if (choice) await setLanguage(choice);
   const local = localSetting<ShellPrefs>('prefs');
   applyTheme(local?.theme ?? prefs.get().theme);
   const m = /^#\/login\?(.*)$/.exec(location.hash);

@@ -99,3 +99,24 @@ export async function setLanguage(lang: string): Promise<boolean> {
   language.set(lang);
   return true;
 }
+
+const CHOICE = `${KEPT}choice`;
+
+/** The language chosen on this tablet (at the login screen), kept across reloads and logouts. */
+export function tabletChoice(): string | undefined {
+  const v = storage()?.getItem(CHOICE);
+  return v && isLanguageTag(v) ? v : undefined;
+}
+
+/** A language chosen on this tablet: read in it now and after a reload. */
+export async function chooseLanguage(lang: string): Promise<boolean> {
+  const ok = await setLanguage(lang);
+  if (ok) {
+    try {
+      storage()?.setItem(CHOICE, lang);
+    } catch {
+      // kept for this page only
+    }
+  }
+  return ok;
+}
