@@ -31,11 +31,15 @@ function newestSource(dir = UI) {
   return newest;
 }
 
-/** True when dist/web is missing or older than a file under src/ui. */
+/** Sources outside src/ui the shell bundles: the catalogues and the translator (src/i18n). */
+const SHARED_SOURCES = [join(ROOT, 'src/i18n')];
+
+/** True when dist/web is missing or older than a file under src/ui or a shared source it bundles. */
 export function uiIsStale() {
   const stamp = join(WEB_OUT, STAMP);
   if (!existsSync(stamp)) return true;
-  return newestSource() > statSync(stamp).mtimeMs;
+  const newest = Math.max(newestSource(), ...SHARED_SOURCES.map((d) => newestSource(d)));
+  return newest > statSync(stamp).mtimeMs;
 }
 
 function sizes(dir) {
