@@ -20,6 +20,7 @@ export const passkeyRecord = defineRecord('passkeys', {
   issued_by: { type: 'string', label: 'Issued by' },
   expires_at: { type: 'datetime', label: 'Expires', sortable: true },
   last_used_at: { type: 'datetime', label: 'Last used', nullable: true },
+  language: { type: 'string', label: 'Language', nullable: true, description: 'The language the tablet reads in while this card or badge is logged in (en, ru, es or a language the site added); null: the site\'s default (setting site_language).' },
   revoked_at: { type: 'datetime', label: 'Revoked', nullable: true, internal: true },
   credential_digest: { type: 'string', label: 'Credential digest', internal: true, column: { unique: true } },
 }, { indexes: [{ name: 'passkeys_tenant_status', columns: ['tenant_id', 'status'] }] });
