@@ -20,6 +20,7 @@ export function industryItem(row: AlarmEventRow): AlarmViewItem {
     key: `industry-alarms:${row.id}`, resource: 'industry-alarms', id: row.id, tenant_id: row.tenant_id, site_id: row.site_id,
     industry: row.industry_code, unit_id: row.unit_id, where: placeOf(row.industry_code, row.unit_id), farm: null,
     title: row.title, cause: causeOf({ metric: row.metric, value: row.value, threshold, comparator, message: row.message }),
+    title_key: null, message_key: null, where_key: null, text_params: null,
     metric: row.metric, value: row.value, threshold, comparator, priority: row.priority, severity: row.severity,
     condition: row.condition, alarm_state: row.alarm_state, state, annunciated: row.annunciated, urgent: row.urgent,
     tone: toneOf({ state, condition: returned ? 'returned' : row.condition, priority: row.priority, severity: row.severity }),

@@ -20,6 +20,9 @@ export type AlarmAction = (typeof ALARM_ACTIONS)[number];
 
 export type AlarmTone = 'alarm' | 'warn' | 'muted';
 
+/** The parameters of a text the box wrote: data (a house's number, a value, a unit, a limit, a time as ISO), never worded English. */
+export type TextParams = Record<string, string | number | boolean | null>;
+
 export interface AlarmViewItem {
   /** `<resource>:<id>`, unique across resources. */
   key: string;
@@ -37,6 +40,18 @@ export interface AlarmViewItem {
   title: string;
   /** The cause in words: "Temperature 38 °C, above the limit of 31 °C", or the alarm's own message. */
   cause: string | null;
+  /**
+   * The texts the box wrote itself, as message keys (box.*) with their parameters: a shell renders
+   * them in its reader's language (`title` and `cause` are their English). null for a text a
+   * person typed (a user-defined alarm) and for alarms stored before keys were kept.
+   */
+  title_key: string | null;
+  /** The key of `cause`. */
+  message_key: string | null;
+  /** The key of `where` ("House 2"). */
+  where_key: string | null;
+  /** The parameters of title_key, message_key and where_key (one set for the three). */
+  text_params: TextParams | null;
   metric: string | null;
   value: number | null;
   threshold: number | null;

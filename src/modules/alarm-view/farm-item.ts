@@ -17,6 +17,7 @@ export function farmItem(row: SyncAlarmRow): AlarmViewItem {
   return {
     key: `sync-alarms:${id}`, resource: 'sync-alarms', id, tenant_id: row.tenant_id, site_id: row.site_id, industry: null, unit_id: null,
     where: `${row.site_id} · ${row.tenant_id}`, farm: `${row.site_id} · ${row.tenant_id}`, title: row.title, cause: null,
+    title_key: null, message_key: null, where_key: null, text_params: null,
     metric: null, value: null, threshold: null, comparator: null, priority: row.priority ?? (p1 ? 'P1' : null), severity: row.severity,
     condition, alarm_state: state === 'normal' ? 'normal' : state === 'acknowledged_active' ? 'acknowledged_active' : 'unacknowledged_active', state,
     annunciated: open && p1, urgent: open && p1,

@@ -9,6 +9,7 @@ export function siteItem(row: AlarmRow): AlarmViewItem {
   return {
     key: `alarms:${row.id}`, resource: 'alarms', id: row.id, tenant_id: row.tenant_id, site_id: row.site_id, industry: null, unit_id: null,
     where: placeOf(null, row.source), farm: null, title: row.title, cause: causeOf({ metric: null, value: null, threshold: null, comparator: null, message: row.message }),
+    title_key: null, message_key: null, where_key: null, text_params: null,
     metric: null, value: null, threshold: null, comparator: null, priority: null, severity: row.severity,
     condition: row.condition, alarm_state: row.alarm_state, state, annunciated: row.annunciated, urgent: row.urgent,
     tone: toneOf({ state, condition: row.condition, priority: null, severity: row.severity }), comm_loss: false, latched: false, resettable: false,

@@ -2,9 +2,12 @@
 // ApiError (code, message, details), and a last-known-data cache for GETs so the shell can show
 // stale data, marked as such, while the box's API is unreachable.
 import { cacheGet, cachePut } from './cache';
+import { errorText } from './error-words';
+import { t } from './i18n';
 import { emit } from './store';
 
-export interface ErrorDetail { field: string; reason: string }
+/** One field issue of a validation_error: its field, a machine reason, and what a reader needs to word it (min, max, allowed, format, expected). */
+export interface ErrorDetail { field: string; reason: string; [param: string]: unknown }
 export interface ListEnvelope<T> { items: T[]; offset: number; limit: number; total: number; has_more: boolean }
 
 export class ApiError extends Error {
@@ -35,7 +38,7 @@ async function send(method: string, path: string, body?: unknown): Promise<unkno
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
   } catch {
-    throw new ApiError(0, 'offline', 'The box does not answer (or the network is down).');
+    throw new ApiError(0, 'offline', t('errors.offline.short'));
   }
   const text = await res.text();
   let data: unknown = undefined;
@@ -102,35 +105,10 @@ export async function del<T = Record<string, unknown>>(path: string): Promise<T>
   return data?.item as T;
 }
 
-/** An error in words for a person at the tablet: the API's message and each field's reason. */
+/** An error in words for a person at the tablet, in their language (error-words.ts). */
 export function describeError(err: unknown): string {
-  if (err instanceof ApiError) {
-    if (err.offline) return 'The box does not answer (or the network is down). Showing the last known data; changes are not possible until it is back.';
-    const words: Record<string, string> = {
-      rbac_forbidden: 'Your role may not do this.',
-      scope_boundary_denied: 'This is not available in your scope.',
-      tenant_boundary_denied: 'This belongs to another tenant.',
-      auth_required: 'Your session has ended. Please log in again.',
-      rate_limited: 'Too many attempts: wait a few minutes.',
-      module_not_installed: 'This module is not installed.',
-    };
-    // Where the words say it all, the server's message (ids, times in UTC, codes) is left out.
-    const whole: Record<string, string> = {
-      alarm_already_acknowledged: 'This alarm was already acknowledged by someone else; their acknowledgement is kept.',
-      alarm_not_found: 'This alarm no longer exists.',
-    };
-    if (whole[err.code]) return whole[err.code]!;
-    const lead = words[err.code] ?? '';
-    const details = err.details.map((d) => `${d.field || 'request'}: ${d.reason.replace(/_/g, ' ')}`).join('; ');
-    // ids mean nothing to a person at the tablet: a UUID or a card's id is said as "it"/"a card"
-    const message = err.message.replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, 'it').replace(/\bPK-[A-Z0-9]+\b/g, 'a card');
-    return [lead, message ? capitalise(message) + '.' : '', details ? `(${details})` : ''].filter(Boolean).join(' ').replace(/\.\./g, '.');
-  }
+  if (err instanceof ApiError) return errorText(err);
   return err instanceof Error ? err.message : String(err);
-}
-
-function capitalise(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 export function query(params: Record<string, string | number | boolean | undefined | null>): string {

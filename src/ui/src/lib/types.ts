@@ -111,6 +111,8 @@ export interface StatusEvent { id: number; source: string; event: string; status
 // The alarm view (GET /api/v1/alarm-view/list and /summary, and the `alarm_changed` status
 // events): the server's own types (src/industry/alarm-view-item.ts, which imports nothing), so the
 // shape is written once. The box decides annunciation, urgency and tone; the shell renders them.
+// Its texts the box wrote itself come with their keys (title_key, message_key, where_key) and
+// text_params: render them with boxText(a.title_key, a.text_params, a.title).
 export type {
-  AlarmViewItem, AlarmSummary, AlarmCounts, AlarmAction, AlarmTone, ViewState as AlarmViewState, ChangeKind as AlarmChangeKind,
+  AlarmViewItem, AlarmSummary, AlarmCounts, AlarmAction, AlarmTone, ViewState as AlarmViewState, ChangeKind as AlarmChangeKind, TextParams,
 } from '../../../industry/alarm-view-item';
