@@ -38,7 +38,7 @@ export async function registerSite(services: Services, input: { tenant_id: strin
     scope: scopeString({ scope_type: 'tenant', tenant_id: input.tenant_id, site_id: input.site_id }),
     scope_type: 'tenant', tenant_id: input.tenant_id, site_id: input.site_id, role: 'operator', status: 'active',
     issued_at: now.toISOString(), issued_by: actor, expires_at: new Date(now.getTime() + SITE_CREDENTIAL_DAYS * 86_400_000).toISOString(),
-    last_used_at: null, revoked_at: null, credential_digest: services.sessions.digest(credential),
+    last_used_at: null, revoked_at: null, credential_digest: services.sessions.digest(credential), language: null,
   };
   const site = await db.transaction(async () => {
     const old = await sites.find({ tenant_id: input.tenant_id, site_id: input.site_id });
