@@ -24,7 +24,8 @@ Commands:
   token      print a signed session token: --role R --scope-type master|tenant [--tenant-id T]
              [--site-id S] [--ttl MIN] [--subject NAME]
   passkey    passkey issue --type rfid|qr --holder NAME [--role R] --scope-type master|tenant
-             [--tenant-id T] [--site-id S] [--card-uid HEX] [--ttl MIN]: prints the credential once
+             [--tenant-id T] [--site-id S] [--card-uid HEX] [--ttl MIN] [--language CODE]:
+             prints the credential once
   rpc        send one field-write request to a running service: --file req.json (or stdin),
              --url (default http://127.0.0.1:<rpc_port>/api/rpc), --token (or CABINET_TOKEN)
   backup     backup --to FILE: copy the SQLite database (online, while the service runs) and the
