@@ -11,6 +11,8 @@ import { scopeString } from './auth/scope.js';
 import { passkeys, type PasskeyRow } from './modules/passkeys/schema.js';
 import { newPasskeyId, qrCredential, rfidCredential } from './modules/passkeys/credentials.js';
 import { boxIdentity } from './runtime/first-run.js';
+import { createCatalogues } from './i18n/site-catalogues.js';
+import { join } from 'node:path';
 
 const ROLES = ['operator', 'admin', 'security'] as const;
 type Role = (typeof ROLES)[number];
@@ -59,8 +61,8 @@ export async function tokenCommand(args: string[]): Promise<number> {
 
 export async function passkeyCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub !== 'issue') throw new ConfigError("usage: cabinet passkey issue --type rfid|qr --holder NAME --role R --scope-type master|tenant [--tenant-id T --site-id S] [--card-uid HEX] [--ttl MIN]");
-  const { values: flags } = parseFlags(rest, ['type', 'holder', 'role', 'scope-type', 'tenant-id', 'site-id', 'card-uid', 'ttl']);
+  if (sub !== 'issue') throw new ConfigError("usage: cabinet passkey issue --type rfid|qr --holder NAME --role R --scope-type master|tenant [--tenant-id T --site-id S] [--card-uid HEX] [--ttl MIN] [--language CODE]");
+  const { values: flags } = parseFlags(rest, ['type', 'holder', 'role', 'scope-type', 'tenant-id', 'site-id', 'card-uid', 'ttl', 'language']);
   const config = loadConfig(flags);
   const values = withBoxScope(flags, config);
   const who = identity({ role: 'admin', ...values });
@@ -68,6 +70,9 @@ export async function passkeyCommand(args: string[]): Promise<number> {
   if (type !== 'rfid' && type !== 'qr') throw new ConfigError('--type must be rfid or qr');
   if (!values.holder?.trim()) throw new ConfigError('--holder is required');
   if (values.card_uid && (type !== 'rfid' || !/^[0-9A-Fa-f]{8,32}$/.test(values.card_uid))) throw new ConfigError('--card-uid is 8-32 hex digits, for rfid');
+  // The card's language: one the box offers (shipped, or a catalogue in data_dir/i18n); without it, the site's default.
+  const offered = createCatalogues({ dir: join(config.data_dir, 'i18n') }).languages().map((l) => l.code);
+  if (values.language !== undefined && !offered.includes(values.language)) throw new ConfigError(`--language must be one of ${offered.join(', ')} (a language this box offers)`);
   const db = await openDatabase({ databaseUrl: config.database_url, dataDir: config.data_dir });
   try {
     await migrateAll(db);
@@ -79,12 +84,12 @@ export async function passkeyCommand(args: string[]): Promise<number> {
       id: newPasskeyId(), type, holder: values.holder.trim(), scope: scopeString(who), scope_type: who.scope_type,
       tenant_id: values.tenant_id ?? null, site_id: values.site_id ?? null, role: who.role, status: 'active',
       issued_at: now.toISOString(), issued_by: 'cli', expires_at: new Date(now.getTime() + minutes(values.ttl, 365 * 24 * 60, '--ttl') * 60_000).toISOString(),
-      last_used_at: null, revoked_at: null, credential_digest: sessions.digest(credential),
+      last_used_at: null, revoked_at: null, credential_digest: sessions.digest(credential), language: values.language ?? null,
     };
     const store = new Store<PasskeyRow>(db, passkeys);
     if (await store.find({ credential_digest: row.credential_digest })) throw new ConfigError('this card is already registered');
     await store.insert(row);
-    process.stdout.write(`passkey ${row.id} (${row.type}, ${row.role}, ${row.scope}, holder ${row.holder}) expires ${row.expires_at}\ncredential ${credential}\n`);
+    process.stdout.write(`passkey ${row.id} (${row.type}, ${row.role}, ${row.scope}, holder ${row.holder}${row.language ? `, language ${row.language}` : ''}) expires ${row.expires_at}\ncredential ${credential}\n`);
     process.stderr.write('The credential is shown only now; it is stored as a keyed hash.\n');
   } finally {
     await db.close();

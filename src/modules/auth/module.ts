@@ -5,6 +5,7 @@ import { loginRoutes } from './login-routes.js';
 import { policyRoutes } from './policy-routes.js';
 import { securityLogResource } from './security-log-routes.js';
 import { peopleRoute } from './people-routes.js';
+import { languageRoute } from './language-routes.js';
 
 export default defineModule({
   id: 'auth',
@@ -17,7 +18,7 @@ export default defineModule({
   industry_scope: 'global',
   key_entity: 'session',
   provides_enrichment_for: [],
-  routes: [...sessionRoutes, ...loginRoutes, ...policyRoutes, ...securityLogResource.routes, peopleRoute],
+  routes: [...sessionRoutes, ...loginRoutes, ...policyRoutes, ...securityLogResource.routes, peopleRoute, languageRoute],
   tables: authTables,
   permissions: [
     ...grant('permissions', { operator: ['read'], admin: ['read'], security: ['read'] }),
@@ -25,5 +26,7 @@ export default defineModule({
     ...grant('ui-access', { operator: ['read'], admin: ['read', 'update'], security: ['read'] }),
     ...grant('security-log', { admin: ['read'], security: ['read'] }),
     ...grant('people', { operator: ['read'], admin: ['read'], security: ['read'] }),
+    // Each person their own card's language (auth/commands/set-language).
+    ...grant('language', { operator: ['update'], admin: ['update'], security: ['update'] }),
   ],
 });

@@ -8,6 +8,7 @@ import { INDUSTRIES } from '../../config.js';
 import { DEFAULT_UI_RULES, operations, uiAccessStore, uiRules, UI_RESOURCES, type UiResourceId } from '../../auth/policy.js';
 import { scopeString } from '../../auth/scope.js';
 import type { Caller, Services } from '../../kernel/context.js';
+import { personLanguage } from '../../auth/language.js';
 
 const operationItem = {
   type: 'object', required: ['id', 'layer', 'resource', 'action', 'allowed'],
@@ -27,6 +28,7 @@ async function appContext(services: Services, caller: Caller) {
   const can = (method: string, path: string) => api[`api:${method} ${path}`] === true;
   const master = caller.scope_type === 'master';
   const multi = services.config.mode === 'cloud-multi';
+  const language = await personLanguage(services, caller.subject);
   return {
     deployment_mode: services.config.mode,
     industry_code: services.config.industry,
@@ -34,9 +36,11 @@ async function appContext(services: Services, caller: Caller) {
     tenant_id: caller.tenant_id ?? null,
     site_id: caller.site_id ?? null,
     // How the tablets write dates and times (settings site_locale, site_clock); the tablet's own zone.
-    display: { locale: services.config.site_locale, clock: services.config.site_clock },
+    // language: the site's default (site_language), for a person whose card has none.
+    display: { locale: services.config.site_locale, clock: services.config.site_clock, language: services.config.site_language },
     feature_flags: { realtime_status: services.modules.isInstalled('status'), field_writes: services.modules.isInstalled('field'), passkeys: services.modules.isInstalled('passkeys') },
-    user: { role: caller.role, scope: scopeString(caller), scope_type: caller.scope_type, subject: caller.subject, ...(caller.tenant_id ? { tenant_id: caller.tenant_id } : {}) },
+    // language: the person's own (their card's or badge's), null for the site's default.
+    user: { role: caller.role, scope: scopeString(caller), scope_type: caller.scope_type, subject: caller.subject, language, ...(caller.tenant_id ? { tenant_id: caller.tenant_id } : {}) },
     policy: {
       scope_type: caller.scope_type,
       role: caller.role,
@@ -113,6 +117,7 @@ export const policyRoutes: AnyRoute[] = [
   }),
   defineRoute({
     method: 'get', path: '/api/v1/app/context', module: 'auth', tags: ['auth'], summary: 'The app context the shell starts from: mode, industry, user and policy',
+    description: '`user.language`: the language of whoever is logged in, from their card or badge (null: none of their own, and for a token that is no person\'s card); `display.language`: the site\'s default (setting site_language); `display.locale` and `display.clock`: how dates and numbers are written (site_locale, site_clock).',
     access: { resource: 'app-context', action: 'read', scope: 'any' },
     response: { kind: 'single', item: { type: 'object', required: ['deployment_mode', 'industry_code', 'available_industries', 'user', 'policy', 'feature_flags'] } },
     handler: async ({ services, caller }) => appContext(services, caller as Caller),

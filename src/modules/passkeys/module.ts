@@ -19,7 +19,7 @@ export default defineModule({
   routes: passkeysResource.routes,
   setup: passkeySetup,
   tables: [passkeys],
-  permissions: grant('passkeys', { admin: ['read', 'issue', 'revoke'], security: ['read', 'revoke'] }),
+  permissions: grant('passkeys', { admin: ['read', 'issue', 'revoke', 'update'], security: ['read', 'revoke'] }),
   runtime: defineRuntime({
     needs: ['db', 'sessions'],
     required: true,
