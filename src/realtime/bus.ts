@@ -54,6 +54,16 @@ export interface AlarmEvent {
     correlation_id: string;
     acknowledged_by: string | null;
     comment: string | null;
+    /** The alarm's message (its cause in the box's English); absent in events from older boxes. */
+    message?: string | null;
+    /**
+     * The box's own texts as keys (box.* in the catalogues) with their parameters, for a reader in
+     * another language: title and message are their English. null for texts a person typed; absent
+     * in events from older boxes.
+     */
+    title_key?: string | null;
+    message_key?: string | null;
+    text_params?: Record<string, string | number | boolean | null> | null;
     /** Present on industry alarm events. */
     industry_code?: string;
     unit_id?: string | null;
