@@ -3,13 +3,13 @@
 import { and, eq } from 'drizzle-orm';
 import { colOf, tableOf } from '../db/sql.js';
 import type { NeutralTable } from '../db/table.js';
-import { count, setupTenant, siteTime, type SetupStep } from '../kernel/setup.js';
+import { setupTenant, type SetupCheck, type SetupStep } from '../kernel/setup.js';
 import { deviceIdOf, type PolledIndustry } from './polled-devices.js';
 
 interface IndustrySetup {
   industry: PolledIndustry;
-  /** "house", "room", "field". */
-  unit: string;
+  /** The unit's word, which the set-up messages select on (setup.json): "house", "room", "field". */
+  unit: 'house' | 'room' | 'field';
   adapters: NeutralTable;
   /** Poultry: the flocks table; a unit without an active one is empty. */
   flocks?: NeutralTable;
@@ -25,9 +25,10 @@ export function industrySetup(o: IndustrySetup): SetupStep[] {
   const units: SetupStep = {
     id: `${o.industry}-units`,
     order: 30,
-    title: o.flocks ? `${cap(o.unit)}s and their flocks` : `${cap(o.unit)}s`,
+    title: o.flocks ? 'setup.units.title_flocks' : 'setup.units.title',
+    title_params: { unit: o.unit },
     screen: { module: o.industry },
-    async check(services, caller) {
+    async check(services, caller): Promise<SetupCheck> {
       const tenant = setupTenant(caller);
       const ids = new Set((await adaptersOf(services, tenant)).map((a) => a.unit_id));
       let placed = new Set<string>();
@@ -38,39 +39,42 @@ export function industrySetup(o: IndustrySetup): SetupStep[] {
         placed = new Set(flocks.map((f) => f.house_id));
         for (const h of placed) ids.add(h);
       }
-      if (ids.size === 0) return { state: 'missing', words: `No ${o.unit} yet: a ${o.unit} appears once its controller is added${o.flocks ? ' or a flock is placed in it' : ''}.` };
+      const unit = o.unit;
+      if (ids.size === 0) return { state: 'missing', key: o.flocks ? 'setup.units.none_flocks' : 'setup.units.none', params: { unit } };
+      // Unit ids as the box names them ("1, 2"): the same in every language.
       const names = [...ids].sort().join(', ');
-      if (!o.flocks) return { state: 'done', words: `${count(ids.size, o.unit)}: ${names}.` };
+      if (!o.flocks) return { state: 'done', key: 'setup.units.done', params: { unit, n: ids.size, names } };
       const empty = [...ids].filter((h) => !placed.has(h)).sort();
-      if (empty.length === 0) return { state: 'done', words: `${count(ids.size, o.unit)}, each with a flock: ${names}.` };
-      return { state: 'attention', words: `${count(ids.size, o.unit)}; no flock placed in ${empty.join(', ')}: the climate curve and the flock's age start when one is.` };
+      if (empty.length === 0) return { state: 'done', key: 'setup.units.done_flocks', params: { unit, n: ids.size, names } };
+      return { state: 'attention', key: 'setup.units.no_flock', params: { unit, n: ids.size, empty: empty.join(', ') } };
     },
   };
   const controllers: SetupStep = {
     id: `${o.industry}-controllers`,
     order: 40,
-    title: 'Controllers and their readings',
+    title: 'setup.controllers.title',
     screen: { module: o.industry },
-    async check(services, caller) {
+    async check(services, caller): Promise<SetupCheck> {
       const adapters = await adaptersOf(services, setupTenant(caller));
-      if (adapters.length === 0) return { state: 'missing', words: `No controller added: the box reads nothing from the ${o.unit}s and can write no setpoint.` };
+      if (adapters.length === 0) return { state: 'missing', key: 'setup.controllers.none', params: { unit: o.unit } };
       const states = new Map(services.poller.snapshot().map((s) => [s.device_id, s]));
-      const lost: string[] = [];
+      const lost: { controller: string; unit_id: string; since: string | null }[] = [];
       const waiting: string[] = [];
       for (const a of adapters) {
         const s = states.get(deviceIdOf(o.industry, a.id));
-        const name = `${a.controller_id} (${cap(o.unit)} ${a.unit_id})`;
-        if (!s || s.state === 'unknown') waiting.push(name);
-        else if (s.state === 'lost') lost.push(s.last_ok_at ? `${name}, not answering since ${siteTime(services.config, s.last_ok_at)}` : `${name}, never answered`);
+        if (!s || s.state === 'unknown') waiting.push(a.controller_id);
+        else if (s.state === 'lost') lost.push({ controller: a.controller_id, unit_id: a.unit_id, since: s.last_ok_at });
       }
-      const answering = adapters.length - lost.length - waiting.length;
-      const head = `${answering} of ${count(adapters.length, 'controller')} answering`;
-      if (lost.length) return { state: 'attention', words: `${head}. ${lost.join('; ')}.` };
-      if (waiting.length) return { state: 'attention', words: `${head}; not read yet: ${waiting.join(', ')}.` };
-      return { state: 'done', words: `${head}.` };
+      const head = { answering: adapters.length - lost.length - waiting.length, total: adapters.length };
+      const one = lost.length === 1 ? lost[0] : undefined;
+      if (one) {
+        return { state: 'attention', key: 'setup.controllers.lost_one', params: { ...head, controller: one.controller, unit: o.unit, unit_id: one.unit_id, seen: one.since ? 'yes' : 'no', since_at: one.since ?? '' } };
+      }
+      // Several lost: their ids (the controllers screen tells each one's story).
+      if (lost.length) return { state: 'attention', key: 'setup.controllers.lost_many', params: { ...head, controllers: lost.map((l) => l.controller).join(', ') } };
+      if (waiting.length) return { state: 'attention', key: 'setup.controllers.waiting', params: { ...head, controllers: waiting.join(', ') } };
+      return { state: 'done', key: 'setup.controllers.done', params: head };
     },
   };
   return [units, controllers];
 }
-
-const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

@@ -1,26 +1,27 @@
 // The siren and watchdog step of the site set-up screen, from the relay as it runs now.
-import { siteTime, type SetupStep } from '../../kernel/setup.js';
+import type { SetupCheck, SetupStep } from '../../kernel/setup.js';
 
 export const alarmRelaySetup: SetupStep[] = [{
   id: 'siren',
   order: 50,
-  title: 'Siren relay and watchdog',
+  title: 'setup.siren.title',
   screen: { module: 'alarm-relay' },
-  async check({ alarmRelay, config }) {
-    if (config.mode !== 'edge-single') return { state: 'optional', words: 'The siren and the watchdog are a site box\'s: the master has none.' };
-    if (!alarmRelay) return { state: 'attention', words: 'The siren relay is not running on this box just now; the log says why.' };
+  async check({ alarmRelay, config }): Promise<SetupCheck> {
+    if (config.mode !== 'edge-single') return { state: 'optional', key: 'setup.siren.master' };
+    if (!alarmRelay) return { state: 'attention', key: 'setup.siren.not_running' };
     const siren = alarmRelay.config('siren');
     const watchdog = alarmRelay.config('watchdog');
     const failing = (['siren', 'watchdog'] as const).map((o) => alarmRelay.state(o)).filter((s) => s.failing);
-    if (failing.length) {
-      const at = (s: (typeof failing)[number]) => (s.failing_since ? ` since ${siteTime(config, s.failing_since)}` : '');
-      return { state: 'attention', words: failing.map((s) => `The ${s.output} output does not answer${at(s)}`).join('; ') + ': its alarm is open.' };
+    if (failing.length === 2) return { state: 'attention', key: 'setup.siren.failing_both' };
+    if (failing[0]) {
+      const f = failing[0];
+      return { state: 'attention', key: 'setup.siren.failing', params: { output: f.output, seen: f.failing_since ? 'yes' : 'no', since_at: f.failing_since ?? '' } };
     }
-    const noSiren = 'No siren output: an unacknowledged P1 sounds only on the tablets';
-    const noWatchdog = 'no watchdog output: a dialler cannot tell that the box itself stopped';
-    if (!siren?.enabled && !watchdog?.enabled) return { state: 'missing', words: `${noSiren}, and ${noWatchdog}.` };
-    if (!siren?.enabled) return { state: 'missing', words: `${noSiren}. The watchdog output is set.` };
-    if (!watchdog?.enabled) return { state: 'attention', words: `The siren sounds for ${siren.priorities.join(' and ')} alarms; ${noWatchdog}.` };
-    return { state: 'done', words: `The siren sounds for ${siren.priorities.join(' and ')} alarms; the watchdog output toggles every ${watchdog.period_s} s while the box is healthy.` };
+    // "P1", "P2", or both (the message says "P1 and P2" in the reader's words).
+    const priorities = (p: readonly string[]) => (p.length > 1 ? 'both' : p[0] ?? 'P1');
+    if (!siren?.enabled && !watchdog?.enabled) return { state: 'missing', key: 'setup.siren.none' };
+    if (!siren?.enabled) return { state: 'missing', key: 'setup.siren.no_siren' };
+    if (!watchdog?.enabled) return { state: 'attention', key: 'setup.siren.no_watchdog', params: { priorities: priorities(siren.priorities) } };
+    return { state: 'done', key: 'setup.siren.done', params: { priorities: priorities(siren.priorities), period: watchdog.period_s } };
   },
 }];
