@@ -67,7 +67,7 @@ export interface ModuleRecord {
   backend: { routes: string[] };
 }
 
-export interface User { role: 'operator' | 'admin' | 'security'; scope: string; scope_type: 'master' | 'tenant'; subject?: string; tenant_id?: string; site_id?: string }
+export interface User { role: 'operator' | 'admin' | 'security'; scope: string; scope_type: 'master' | 'tenant'; subject?: string; tenant_id?: string; site_id?: string; /** The person's own (their card's); null: the site's default. */ language?: string | null }
 
 export interface AppContext {
   deployment_mode: 'edge-single' | 'cloud-multi';
@@ -77,7 +77,7 @@ export interface AppContext {
   site_id: string | null;
   feature_flags: Record<string, boolean>;
   /** Settings site_locale and site_clock (older boxes leave it out: en-GB, 24-hour). */
-  display?: { locale: string; clock: '24h' | '12h' };
+  display?: { locale: string; clock: '24h' | '12h'; /** The site's default language (site_language). */ language?: string };
   user: User;
   policy: {
     scope_type: string;
