@@ -5,9 +5,13 @@
 // (the feed and water chart once drew to x=2084 in a card ending at 1262 when the screen was
 // reached by tapping a house card).
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { readerLocale, t } from '../lib/i18n';
 import { timeTicks } from './chart-time';
 
 export interface Series {
+  /** the series for tests and keys (data-series), whatever the language; default: its label */
+  id?: string;
+  /** its name in the legend, in the reader's language */
   label: string;
   values: (number | null)[];
   color: string;
@@ -23,6 +27,7 @@ export interface Series {
 }
 
 interface Props {
+  /** in the reader's language, like `unit` */
   title: string;
   /** seconds since the epoch */
   x: number[];
@@ -44,8 +49,27 @@ const lastOf = (values: (number | null)[]) => {
   return null;
 };
 
+/** A value and its unit in the reader's language ("1,5 °C"), rounded as a legend shows it. */
+function valueWords(v: number, unit: string, digits: number): string {
+  const f = 10 ** (Math.abs(v) >= 100 ? 0 : digits);
+  const n = Math.round(v * f) / f;
+  return unit ? t('overview.value', { v: n, unit }) : new Intl.NumberFormat(readerLocale()).format(n);
+}
+
+/** The names of a chart's lines as one phrase of the reader's language ("a, b and c"). */
+function list(names: string[]): string {
+  try {
+    return new Intl.ListFormat(readerLocale(), { type: 'conjunction' }).format(names);
+  } catch {
+    return names.join(', ');
+  }
+}
+
 export function Chart({ title, x, series, unit = '', height = 220, name, band, digits = 1, span }: Props) {
   const box = useRef<HTMLDivElement>(null);
+  // The axis's ticks as uPlot chose them (no rounding: 0.5 steps stay 0.5), the legend's to its digits.
+  const valueText = (v: number) => valueWords(v, unit, 3);
+  const legendValue = (v: number) => valueWords(v, unit, digits);
   const [failed, setFailed] = useState(false);
   useEffect(() => {
     let plot: { destroy(): void; setSize(s: { width: number; height: number }): void } | undefined;
@@ -61,7 +85,7 @@ export function Chart({ title, x, series, unit = '', height = 220, name, band, d
         const styles = getComputedStyle(document.documentElement);
         const fg = styles.getPropertyValue('--fg').trim() || '#000';
         const line = styles.getPropertyValue('--line').trim() || '#ccc';
-        const font = '15px system-ui, sans-serif';
+        const font = '15px system-ui, sans-serif'; // i18n-ok: a CSS font, not words
         plot = new UPlot(
           {
             width: el.clientWidth || 300,
@@ -71,7 +95,7 @@ export function Chart({ title, x, series, unit = '', height = 220, name, band, d
             axes: [
               { stroke: fg, font, grid: { stroke: line }, values: (u: { scales: Record<string, { min?: number; max?: number }> }, ticks: number[]) => timeTicks(ticks, (u.scales.x?.max ?? 0) - (u.scales.x?.min ?? 0)) },
               // wide enough for its longest label ("3000 ppm" was cut to "0 ppm" at a fixed width)
-              { stroke: fg, font, size: (_u: unknown, values: string[] | null) => Math.max(48, ...(values ?? []).map((v) => String(v).length * 9 + 22)), grid: { stroke: line }, values: (_u: unknown, ticks: number[]) => ticks.map((t) => `${t}${unit ? ` ${unit}` : ''}`) },
+              { stroke: fg, font, size: (_u: unknown, values: string[] | null) => Math.max(48, ...(values ?? []).map((v) => String(v).length * 9 + 22)), grid: { stroke: line }, values: (_u: unknown, ticks: number[]) => ticks.map(valueText) },
             ],
             ...(span ? { scales: { x: { time: true, range: (): [number, number] => [span[0], span[1]] } } } : {}),
             // A series with one value is a dot, never an invisible line of one point.
@@ -94,28 +118,24 @@ export function Chart({ title, x, series, unit = '', height = 220, name, band, d
       plot?.destroy();
     };
   }, [x, series, height, unit, band, span?.[0], span?.[1]]);
-  const fmt = (v: number) => v.toFixed(Math.abs(v) >= 100 ? 0 : digits);
   const legend = series.filter((s) => !s.hideInLegend && s.values.some((v) => v !== null));
   return (
     <figure class="chart panel" data-chart={name} data-points={x.length} data-span-s={span ? span[1] - span[0] : undefined}>
       <figcaption>{title}</figcaption>
       {x.length === 0 ? (
-        <p class="empty">No readings yet.</p>
+        <p class="empty">{t('charts.noReadings')}</p>
       ) : (
         <>
-          <div ref={box} class="chart-box" style={{ minHeight: `${height}px` }} role="img" aria-label={`${title}: ${legend.map((s) => s.label).join(', ')}`} />
+          <div ref={box} class="chart-box" style={{ minHeight: `${height}px` }} role="img" aria-label={t('charts.described', { title, series: list(legend.map((s) => s.label)) })} />
           <ul class="chart-legend">
             {legend.map((s) => {
               const v = s.now === undefined ? lastOf(s.values) : s.now;
               return (
-                <li key={s.label} data-series={s.label} class={s.partial ? 'partial' : undefined}>
+                <li key={s.id ?? s.label} data-series={s.id ?? s.label} class={s.partial ? 'partial' : undefined}>
                   <span class="swatch" aria-hidden="true" style={{ borderTopColor: s.color, borderTopStyle: s.dash ? (s.dash[0]! <= 2 ? 'dotted' : 'dashed') : 'solid' }} />
                   <span class="legend-label">{s.label}</span>
                   {v !== null ? (
-                    <strong class="legend-value">
-                      {fmt(v)}
-                      {unit ? ` ${unit}` : ''}
-                    </strong>
+                    <strong class="legend-value">{legendValue(v)}</strong>
                   ) : null}
                   {s.note ? <span class="muted legend-note"> {s.note}</span> : null}
                 </li>
@@ -124,7 +144,7 @@ export function Chart({ title, x, series, unit = '', height = 220, name, band, d
           </ul>
         </>
       )}
-      {failed ? <p class="error">The chart could not be drawn.</p> : null}
+      {failed ? <p class="error">{t('charts.failed')}</p> : null}
     </figure>
   );
 }

@@ -1,10 +1,17 @@
 // Times on the house screen and its charts: 24-hour clock and day-month dates ("24 Nov 14:05"),
 // whatever the browser's locale would pick (Chromium's default en-US says "11/24/26, 2:05 PM").
-// Kept apart from lib/format so the charts need nothing else; month names come from the locale.
+// Kept apart from lib/format so the charts need nothing else; month names are the reader's
+// language's ("24 нояб.", "24 nov"), read when written so a change of language reads them again.
 // And the span of a climate chart and when its points come from the minute roll-up.
+import { readerLocale } from '../lib/i18n';
 
 const pad = (n: number) => String(n).padStart(2, '0');
-const monthName = new Intl.DateTimeFormat(undefined, { month: 'short' });
+let months: { locale: string; format: Intl.DateTimeFormat } | undefined;
+function monthName(d: Date): string {
+  const locale = readerLocale();
+  if (months?.locale !== locale) months = { locale, format: new Intl.DateTimeFormat(locale, { month: 'short' }) };
+  return months.format.format(d);
+}
 
 /** "14:05" */
 export function clock(d: Date): string {
@@ -13,7 +20,7 @@ export function clock(d: Date): string {
 
 /** "24 Nov" */
 export function dayMonth(d: Date): string {
-  return `${d.getDate()} ${monthName.format(d)}`;
+  return `${d.getDate()} ${monthName(d)}`;
 }
 
 /** "14:05" today, "24 Nov 14:05" another day. */

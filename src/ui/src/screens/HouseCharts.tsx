@@ -10,9 +10,11 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Chart, type Series } from '../components/Chart';
 import { climateSpan, inSpan, minuteWindow } from '../components/chart-time';
 import { getLoaded, query } from '../lib/api';
+import { t, type MessageKey } from '../lib/i18n';
 import { session } from '../lib/session';
 import { useObservable } from '../lib/store';
 import { bandOf, METRICS, readingsPath, type House } from './Poultry';
+import { metricWord, rounded, unitWord, type Unit } from './poultry-words';
 
 type Row = Record<string, unknown>;
 const HOUR = 3_600_000;
@@ -28,14 +30,21 @@ function phaseAt(phases: Row[], age: number | undefined, fallback: Row | undefin
 const BAND = '#2e7d32';
 const LIMIT = '#566573';
 
-interface ClimateSpec { metric: (typeof METRICS)[number]; field: string; what: string; color: string }
+/** `highest`: the roll-up's highest of the hour (or minute) is drawn; else its average. */
+interface ClimateSpec { metric: (typeof METRICS)[number]; field: string; highest: boolean; color: string }
 const CLIMATE: ClimateSpec[] = [
-  { metric: METRICS[0], field: 'temp_avg', what: 'hourly average', color: '#c0392b' },
-  { metric: METRICS[1], field: 'humidity_avg', what: 'hourly average', color: '#1f6fd1' },
-  { metric: METRICS[2], field: 'co2_max', what: 'hourly highest', color: '#7d3c98' },
-  { metric: METRICS[3], field: 'nh3_max', what: 'hourly highest', color: '#9a6700' },
-  { metric: METRICS[4], field: 'ventilation_avg', what: 'hourly average', color: '#00796b' },
+  { metric: METRICS[0], field: 'temp_avg', highest: false, color: '#c0392b' },
+  { metric: METRICS[1], field: 'humidity_avg', highest: false, color: '#1f6fd1' },
+  { metric: METRICS[2], field: 'co2_max', highest: true, color: '#7d3c98' },
+  { metric: METRICS[3], field: 'nh3_max', highest: true, color: '#9a6700' },
+  { metric: METRICS[4], field: 'ventilation_avg', highest: false, color: '#00796b' },
 ];
+
+/** The name of a climate chart's line: what of the hour (or minute) it draws. */
+function seriesKey(highest: boolean, byMinute: boolean): MessageKey {
+  if (byMinute) return highest ? 'charts.series.minuteHighest' : 'charts.series.minuteAverage';
+  return highest ? 'charts.series.hourlyHighest' : 'charts.series.hourlyAverage';
+}
 
 /** A roll-up row's time (ms): the start of its hour or minute. */
 const rowAt = (r: Row) => Date.parse(String(r.hour ?? r.minute));
@@ -82,36 +91,43 @@ export function ClimateCharts({ house, hours, phases, range }: { house: House; h
       const now = bandOf(house.climate, c.metric);
       const reading = house.reading ? c.metric.now.map((k) => num(house.reading![k])).find((v) => v !== null) ?? null : null;
       const series: Series[] = [
-        { label: `${c.metric.label}, ${byMinute ? c.what.replace('hourly', 'minute') : c.what}`, values: shown.map((h) => num(h[c.field])), color: c.color, ...(reading !== null ? { now: reading, note: 'now' } : { note: byMinute ? 'last minute' : 'last hour' }) },
+        {
+          id: 'reading',
+          label: t(seriesKey(c.highest, byMinute), { metric: metricWord(c.metric.key) }),
+          values: shown.map((h) => num(h[c.field])),
+          color: c.color,
+          ...(reading !== null ? { now: reading, note: t('charts.note.now') } : { note: t(byMinute ? 'charts.note.lastMinute' : 'charts.note.lastHour') }),
+        },
       ];
       let band: [number, number] | undefined;
       const hasMin = b.some((x) => x.min !== undefined);
       const hasMax = b.some((x) => x.max !== undefined);
-      if (hasMax) series.push({ label: c.metric.key === 'temp' || c.metric.key === 'humidity' ? 'Highest in band' : 'Limit', values: b.map((x) => x.max ?? null), color: hasMin ? BAND : LIMIT, dash: [8, 5], now: now.max ?? null });
-      if (hasMin) series.push({ label: c.metric.key === 'ventilation' ? 'Minimum' : 'Lowest in band', values: b.map((x) => x.min ?? null), color: hasMax ? BAND : LIMIT, dash: [8, 5], now: now.min ?? null });
+      if (hasMax) series.push({ id: 'max', label: t(c.metric.key === 'temp' || c.metric.key === 'humidity' ? 'charts.band.highest' : 'charts.band.limit'), values: b.map((x) => x.max ?? null), color: hasMin ? BAND : LIMIT, dash: [8, 5], now: now.max ?? null });
+      if (hasMin) series.push({ id: 'min', label: t(c.metric.key === 'ventilation' ? 'charts.band.minimum' : 'charts.band.lowest'), values: b.map((x) => x.min ?? null), color: hasMax ? BAND : LIMIT, dash: [8, 5], now: now.min ?? null });
       if (hasMax && hasMin) band = [1, 2];
-      if (b.some((x) => x.target !== undefined)) series.push({ label: 'Target', values: b.map((x) => x.target ?? null), color: BAND, dash: [2, 4], now: now.target ?? null });
+      if (b.some((x) => x.target !== undefined)) series.push({ id: 'target', label: t('charts.band.target'), values: b.map((x) => x.target ?? null), color: BAND, dash: [2, 4], now: now.target ?? null });
       return { c, x, series, band };
     });
   }, [shown, phases, house.climate, house.reading, start, byMinute]);
-  const spanWords = range === 'day' ? 'last 24 hours' : 'this batch';
   // One line instead of five empty charts (a house whose controller never answered).
-  if (!rows.length) return <p class="panel empty" data-chart-empty="climate">No climate readings in this batch yet.</p>;
+  if (!rows.length) return <p class="panel empty" data-chart-empty="climate">{t('charts.empty.climate')}</p>;
   return (
     <>
-      {charts.map(({ c, x, series, band }) => (
-        <Chart key={c.metric.key} name={`climate-${c.metric.key}`} title={`${c.metric.label} (${c.metric.unit}), ${spanWords}`} unit={c.metric.unit} x={x} series={series} band={band} span={span} digits={c.metric.key === 'co2' ? 0 : 1} />
-      ))}
+      {charts.map(({ c, x, series, band }) => {
+        const unit = unitWord(c.metric.unit);
+        const title = t(range === 'day' ? 'charts.title.day' : 'charts.title.batch', { metric: metricWord(c.metric.key), unit });
+        return <Chart key={c.metric.key} name={`climate-${c.metric.key}`} title={title} unit={unit} x={x} series={series} band={band} span={span} digits={c.metric.key === 'co2' ? 0 : 1} />;
+      })}
     </>
   );
 }
 
 export type Range = 'day' | 'batch';
 
-interface PerBird { key: 'water' | 'feed'; label: string; unit: string; total: string; expected: string; todayExpected: string; warn: string; baseline: string; color: string; factor: number }
+interface PerBird { key: 'water' | 'feed'; label: MessageKey; title: MessageKey; unit: Unit; total: string; expected: string; todayExpected: string; warn: string; baseline: string; color: string; factor: number }
 const PER_BIRD: PerBird[] = [
-  { key: 'water', label: 'Water per bird', unit: 'mL', total: 'water_l', expected: 'expected_water_l', todayExpected: 'expected_water_today_l', warn: 'water_warn_pct', baseline: 'water_baseline_at', color: '#1f6fd1', factor: 1000 },
-  { key: 'feed', label: 'Feed per bird', unit: 'g', total: 'feed_kg', expected: 'expected_feed_kg', todayExpected: 'expected_feed_today_kg', warn: 'feed_warn_pct', baseline: 'feed_baseline_at', color: '#b86200', factor: 1000 },
+  { key: 'water', label: 'charts.perBird.water', title: 'charts.title.water', unit: 'ml', total: 'water_l', expected: 'expected_water_l', todayExpected: 'expected_water_today_l', warn: 'water_warn_pct', baseline: 'water_baseline_at', color: '#1f6fd1', factor: 1000 },
+  { key: 'feed', label: 'charts.perBird.feed', title: 'charts.title.feed', unit: 'g', total: 'feed_kg', expected: 'expected_feed_kg', todayExpected: 'expected_feed_today_kg', warn: 'feed_warn_pct', baseline: 'feed_baseline_at', color: '#b86200', factor: 1000 },
 ];
 
 /** Water and feed per bird per day of the batch, against the expected amount and its warning band. */
@@ -137,14 +153,15 @@ export function PerBirdCharts({ house, days, line }: { house: House; days: Row[]
       const actual = rows.map((d) => (isToday(d) || !measured(d) ? null : per(d, k.total)));
       const expected = rows.map((d) => per(d, k.expected));
       const warn = num(line?.[k.warn]);
+      const todayNote = t('charts.note.today');
       const series: Series[] = [
-        { label: k.label, values: actual, color: k.color, note: 'last full day' },
-        { label: 'Expected', values: expected, color: BAND, dash: [2, 4], note: 'today' },
+        { id: 'actual', label: t(k.label), values: actual, color: k.color, note: t('charts.note.lastFullDay') },
+        { id: 'expected', label: t('charts.band.expected'), values: expected, color: BAND, dash: [2, 4], note: todayNote },
       ];
       let band: [number, number] | undefined;
       if (warn !== null) {
-        series.push({ label: `Expected + ${warn}%`, values: expected.map((e) => (e === null ? null : e * (1 + warn / 100))), color: BAND, dash: [8, 5], note: 'today' });
-        series.push({ label: `Expected − ${warn}%`, values: expected.map((e) => (e === null ? null : e * (1 - warn / 100))), color: BAND, dash: [8, 5], note: 'today' });
+        series.push({ id: 'expected-high', label: t('charts.band.expectedPlus', { p: warn }), values: expected.map((e) => (e === null ? null : e * (1 + warn / 100))), color: BAND, dash: [8, 5], note: todayNote });
+        series.push({ id: 'expected-low', label: t('charts.band.expectedMinus', { p: warn }), values: expected.map((e) => (e === null ? null : e * (1 - warn / 100))), color: BAND, dash: [8, 5], note: todayNote });
         band = [2, 3];
       }
       // Today: so far / the share of the day's expected amount due by now, when a quarter of it is.
@@ -159,26 +176,27 @@ export function PerBirdCharts({ house, days, line }: { house: House; days: Row[]
         const values: (number | null)[] = rows.map(() => null);
         if (ti > 0) values[ti - 1] = actual[ti - 1] ?? null;
         values[ti] = projected;
-        const fmt = (v: number) => v.toFixed(0);
         series.push({
-          label: 'Today, projected',
+          id: 'projected',
+          label: t('charts.band.projected'),
           values,
           color: k.color,
           dash: [6, 4],
           partial: true,
           now: projected,
-          note: soFar !== null ? `(${fmt(soFar)} ${k.unit} so far)` : 'no reading yet',
+          note: soFar !== null ? t('charts.note.soFar', { v: rounded(soFar, 0), unit: unitWord(k.unit) }) : t('charts.note.noReading'),
         });
       }
       return { k, x, series, band };
     });
   }, [days, house.batch, house.flock, line]);
-  if (!days.length) return <p class="panel empty" data-chart-empty="perbird">No feed and water days in this batch yet.</p>;
+  if (!days.length) return <p class="panel empty" data-chart-empty="perbird">{t('charts.empty.perBird')}</p>;
   return (
     <>
-      {charts.map(({ k, x, series, band }) => (
-        <Chart key={k.key} name={`perbird-${k.key}`} title={`${k.label} per day (${k.unit}), this batch`} unit={k.unit} x={x} series={series} band={band} digits={0} />
-      ))}
+      {charts.map(({ k, x, series, band }) => {
+        const unit = unitWord(k.unit);
+        return <Chart key={k.key} name={`perbird-${k.key}`} title={t(k.title, { unit })} unit={unit} x={x} series={series} band={band} digits={0} />;
+      })}
     </>
   );
 }
@@ -186,15 +204,15 @@ export function PerBirdCharts({ house, days, line }: { house: House; days: Row[]
 /** The choice of span for the climate charts (the roll-up is loaded once for the batch). */
 export function RangeSwitch({ range, onChange }: { range: Range; onChange: (r: Range) => void }) {
   return (
-    <div class="range-switch" role="group" aria-label="Span of the climate charts">
+    <div class="range-switch" role="group" aria-label={t('charts.range.label')}>
       {(
         [
-          ['day', 'Last 24 hours'],
-          ['batch', 'This batch'],
+          ['day', 'charts.range.day'],
+          ['batch', 'charts.range.batch'],
         ] as const
       ).map(([r, label]) => (
         <button key={r} type="button" class={`btn${range === r ? ' primary' : ''}`} aria-pressed={range === r} data-range={r} onClick={() => onChange(r)}>
-          {label}
+          {t(label)}
         </button>
       ))}
     </div>

@@ -11,7 +11,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError, getList, query, type ListEnvelope } from '../lib/api';
 import { alarmStore, type AlarmItem } from '../lib/alarms';
 import { cacheGet } from '../lib/cache';
-import { formatTime, formatValue, humanise } from '../lib/format';
+import { formatTime } from '../lib/format';
+import { t } from '../lib/i18n';
 import { dataTick } from '../lib/live';
 import { href } from '../lib/router';
 import { session, staleSince, type Session } from '../lib/session';
@@ -19,6 +20,9 @@ import { useObservable } from '../lib/store';
 import { LiveFeed } from '../components/LiveFeed';
 import { AdapterList } from '../components/adapters/AdapterList';
 import { ReadingAge, readingAge, StaleNote } from '../components/StaleNote';
+import { alarmCause, alarmTitle, alarmWords, anomalyWord, kindWord, lineStateWord, metricWord, targetWords, valueWords, type MetricKey, type Unit } from './poultry-words';
+
+export { alarmWords };
 
 type Row = Record<string, unknown>;
 export type Tone = 'alarm' | 'warn' | 'ok' | 'none';
@@ -34,14 +38,17 @@ export function hasPoultryApi(s: Session): boolean {
 }
 
 
-/** Climate metrics: the reading's key, and the active profile's target, band or limit keys. */
+/**
+ * Climate metrics: the reading's key, and the active profile's target, band or limit keys; the
+ * unit by id (its words, like the metric's name, are the catalogue's: poultry-words.ts).
+ */
 export const METRICS = [
-  { key: 'temp', now: ['temp', 'temperature', 'temp_c'], target: ['target_temp_c', 'target_temp'], tolerance: ['temp_tolerance_c'], min: [], max: [], label: 'Temperature', unit: '°C' },
-  { key: 'humidity', now: ['humidity', 'humidity_pct'], target: [], tolerance: [], min: ['humidity_min_pct', 'humidity_min'], max: ['humidity_max_pct', 'humidity_max'], label: 'Humidity', unit: '%' },
-  { key: 'co2', now: ['co2', 'co2_ppm'], target: [], tolerance: [], min: [], max: ['co2_max_ppm', 'co2_max'], label: 'CO₂', unit: 'ppm' },
-  { key: 'nh3', now: ['nh3', 'nh3_ppm'], target: [], tolerance: [], min: [], max: ['nh3_max_ppm', 'nh3_max'], label: 'NH₃', unit: 'ppm' },
-  { key: 'ventilation', now: ['ventilation', 'ventilation_pct'], target: [], tolerance: [], min: ['min_ventilation_pct', 'ventilation_min'], max: [], label: 'Ventilation', unit: '%' },
-] as const;
+  { key: 'temp', now: ['temp', 'temperature', 'temp_c'], target: ['target_temp_c', 'target_temp'], tolerance: ['temp_tolerance_c'], min: [], max: [], unit: 'c' },
+  { key: 'humidity', now: ['humidity', 'humidity_pct'], target: [], tolerance: [], min: ['humidity_min_pct', 'humidity_min'], max: ['humidity_max_pct', 'humidity_max'], unit: 'pct' },
+  { key: 'co2', now: ['co2', 'co2_ppm'], target: [], tolerance: [], min: [], max: ['co2_max_ppm', 'co2_max'], unit: 'ppm' },
+  { key: 'nh3', now: ['nh3', 'nh3_ppm'], target: [], tolerance: [], min: [], max: ['nh3_max_ppm', 'nh3_max'], unit: 'ppm' },
+  { key: 'ventilation', now: ['ventilation', 'ventilation_pct'], target: [], tolerance: [], min: ['min_ventilation_pct', 'ventilation_min'], max: [], unit: 'pct' },
+] as const satisfies readonly { key: MetricKey; unit: Unit; now: readonly string[]; target: readonly string[]; tolerance: readonly string[]; min: readonly string[]; max: readonly string[] }[];
 type Metric = (typeof METRICS)[number];
 
 function num(v: unknown): number | undefined {
@@ -82,18 +89,7 @@ export function climateOf(profile: Row | undefined, reading: Row | undefined, m:
   const out = above ? 'above' : below ? 'below' : flagged ? (side?.endsWith('low') || side?.endsWith('below') ? 'below' : 'above') : undefined;
   // Out of band is a warning on the value; an alarm, if there is one, is the box's to raise.
   const tone: Tone = out ? 'warn' : now !== undefined ? 'ok' : 'none';
-  const r = (x: number) => formatValue({ type: 'number' }, x);
-  const target =
-    band.target !== undefined
-      ? `${r(band.target)}${band.min !== undefined && band.max !== undefined ? ` (${r(band.min)}–${r(band.max)})` : ''}`
-      : band.min !== undefined && band.max !== undefined
-        ? `${r(band.min)}–${r(band.max)}`
-        : band.max !== undefined
-          ? `≤ ${r(band.max)}`
-          : band.min !== undefined
-            ? `≥ ${r(band.min)}`
-            : undefined;
-  return { now, target, out, tone };
+  return { now, target: targetWords(band, m.unit), out, tone };
 }
 
 /** The resource of climate readings (poultry-climate-readings), when the climate API serves one. */
@@ -281,42 +277,22 @@ export async function loadHouses(s: Session): Promise<{ houses: House[]; staleAt
   return { houses: sorted, staleAt };
 }
 
-function Amount({ label, today, expected, deviation, unit }: { label: string; today: unknown; expected: unknown; deviation: unknown; unit: string }) {
-  const t = num(today);
+/** Water or feed today against the amount expected by now, and how far off it is. */
+function Amount({ label, today, expected, deviation, unit }: { label: string; today: unknown; expected: unknown; deviation: unknown; unit: Unit }) {
+  const now = num(today);
   const e = num(expected);
   const d = num(deviation);
-  if (t === undefined && e === undefined) return null;
+  if (now === undefined && e === undefined) return null;
   return (
     <div>
-      <dt>{label} today</dt>
+      <dt>{label}</dt>
       <dd>
-        {formatValue({ type: 'number', unit }, t)}
-        {e !== undefined ? <span class="muted"> of {formatValue({ type: 'number', unit }, e)}</span> : null}
-        {d !== undefined ? <span class="muted"> ({d > 0 ? '+' : ''}{d.toFixed(0)}%)</span> : null}
+        <span class="amount-now">{valueWords(now, unit)}</span>
+        {e !== undefined ? <span class="muted"> {t('overview.amount.of', { amount: valueWords(e, unit) })}</span> : null}
+        {d !== undefined ? <span class="muted"> {t('overview.amount.deviation', { d: Math.round(d) })}</span> : null}
       </dd>
     </div>
   );
-}
-
-/** The state of an alarm on a house card, in the crew's words. */
-const STATE_WORDS: Record<AlarmItem['state'], string> = {
-  unacknowledged_active: 'active, not acknowledged',
-  acknowledged_active: 'acknowledged, still active',
-  unacknowledged_cleared: 'back to normal, acknowledge',
-  latched: 'back to normal, to be reset',
-  shelved: 'shelved',
-  out_of_service: 'out of service',
-  normal: 'normal',
-};
-
-/** "1 P1 acknowledged, still active · 1 P2 active, not acknowledged", in the store's order. */
-export function alarmWords(alarms: AlarmItem[]): string {
-  const groups = new Map<string, number>();
-  for (const a of alarms) {
-    const what = `${a.priority ?? humanise(a.severity).toLowerCase()} ${STATE_WORDS[a.state]}`;
-    groups.set(what, (groups.get(what) ?? 0) + 1);
-  }
-  return [...groups].map(([what, n]) => `${n} ${what}`).join(' · ');
 }
 
 /**
@@ -331,20 +307,23 @@ export function HouseCard({ house, offline = null }: { house: House; offline?: s
   const lost = commLost(house);
   const greyed = Boolean(age?.stale || lost || offline);
   const top = house.alarms[0];
+  const birds = num(fw?.birds) ?? num(house.flock?.birds_placed);
   return (
     <li class={`house-card card tone-edge-${tone}`} data-house={house.id} data-tone={tone} data-offline={offline ? 'true' : 'false'} data-comm-lost={lost ? 'true' : 'false'}>
       <a class="house-link" href={href('house', house.id)}>
         <span class="house-head">
-          <span class="card-title">House {house.id}</span>
-          {house.age !== undefined ? <span class="age">Day {house.age}</span> : null}
+          <span class="card-title">{t('overview.house', { id: house.id })}</span>
+          {house.age !== undefined ? <span class="age">{t('overview.day', { n: house.age })}</span> : null}
         </span>
         <span class="muted house-batch">
-          {house.batch ? `Batch ${house.batch}` : ''}
-          {house.subtype ? ` · ${humanise(house.subtype)}` : ''}
+          {/* Each part on its own: a long batch name or kind in a longer language wraps between them, never through one. */}
+          {house.batch ? <span class="house-part">{t('overview.batch', { batch: house.batch })}</span> : null}
+          {house.subtype ? <span class="house-part">{kindWord(house.subtype)}</span> : null}
+          {birds !== undefined ? <span class="house-part house-birds">{t('overview.birds', { n: birds })}</span> : null}
         </span>
         {lost ? (
           <span class="comm-lost" role="status">
-            Communication lost at {formatTime(lost.raised_at)}
+            {t('overview.commLost', { time: formatTime(lost.raised_at) })}
           </span>
         ) : null}
         {house.climate || house.reading ? (
@@ -356,11 +335,11 @@ export function HouseCard({ house, offline = null }: { house: House; offline?: s
               const out = greyed ? undefined : c.out;
               return (
                 <div key={m.key} class={`metric${out ? ' metric-out' : ''}`} data-metric={m.key} data-tone={greyed ? 'none' : c.tone} data-out={out ?? 'no'}>
-                  <dt>{m.label}</dt>
+                  <dt>{metricWord(m.key)}</dt>
                   <dd>
-                    <span class="metric-now">{c.now !== undefined ? `${formatValue({ type: 'number' }, c.now)} ${m.unit}` : '—'}</span>
-                    {out ? <span class="metric-out-words"> {out} its band</span> : null}
-                    {c.target ? <span class="muted metric-target"> target {c.target} {m.unit}</span> : null}
+                    <span class="metric-now">{valueWords(c.now, m.unit)}</span>
+                    {out ? <span class="metric-out-words"> {t(out === 'above' ? 'overview.out.above' : 'overview.out.below')}</span> : null}
+                    {c.target ? <span class="muted metric-target"> {c.target}</span> : null}
                   </dd>
                 </div>
               );
@@ -372,15 +351,15 @@ export function HouseCard({ house, offline = null }: { house: House; offline?: s
         ) : null}
         {fw ? (
           <dl class="metrics feedwater" data-tone={fwStatus}>
-            <Amount label="Water" today={fw.water_today_l} expected={fw.expected_water_today_l} deviation={fw.water_deviation_pct} unit="L" />
-            <Amount label="Feed" today={fw.feed_today_kg} expected={fw.expected_feed_today_kg} deviation={fw.feed_deviation_pct} unit="kg" />
+            <Amount label={t('overview.water.today')} today={fw.water_today_l} expected={fw.expected_water_today_l} deviation={fw.water_deviation_pct} unit="l" />
+            <Amount label={t('overview.feed.today')} today={fw.feed_today_kg} expected={fw.expected_feed_today_kg} deviation={fw.feed_deviation_pct} unit="kg" />
             {fwStatus ? (
               <div>
-                <dt>Feed and water</dt>
+                <dt>{t('overview.feedwater')}</dt>
                 <dd>
                   {/* The line's own state, in words; its alarms (if any) colour the card. */}
-                  <span class={`badge fw-state${fwStatus === 'ok' ? ' tone-ok' : ''}`}>{humanise(fwStatus)}</span>
-                  {Array.isArray(fw.anomaly_flags) && fw.anomaly_flags.length ? <span class="muted"> {(fw.anomaly_flags as string[]).map(humanise).join(', ')}</span> : null}
+                  <span class={`badge fw-state${fwStatus === 'ok' ? ' tone-ok' : ''}`}>{lineStateWord(fwStatus)}</span>
+                  {Array.isArray(fw.anomaly_flags) && fw.anomaly_flags.length ? <span class="muted"> {(fw.anomaly_flags as string[]).map(anomalyWord).join(', ')}</span> : null}
                 </dd>
               </div>
             ) : null}
@@ -390,12 +369,12 @@ export function HouseCard({ house, offline = null }: { house: House; offline?: s
           {house.alarms.length ? (
             <>
               <span class="house-alarms-words">{alarmWords(house.alarms)}</span>
-              {top ? <span class="house-alarm-cause">{top.cause ?? top.title}</span> : null}
+              {top ? <span class="house-alarm-cause">{alarmCause(top) ?? alarmTitle(top)}</span> : null}
             </>
           ) : offline ? (
-            'Alarms unknown'
+            t('overview.alarmsUnknown')
           ) : (
-            'No open alarms'
+            t('overview.noAlarms')
           )}
         </span>
       </a>
@@ -406,11 +385,11 @@ export function HouseCard({ house, offline = null }: { house: House; offline?: s
 /** The tone legend of the overview: what each colour of a card means. */
 export function ToneLegend() {
   return (
-    <ul class="tone-legend" id="tone-legend" aria-label="What the colours mean">
-      <li class="legend-alarm">Red: an active P1 or critical alarm</li>
-      <li class="legend-warn">Amber: a P2 alarm or a warning, or one back to normal to acknowledge</li>
-      <li class="legend-out">Underlined value: outside its band</li>
-      <li class="legend-grey">Grey values: not current (no reading, communication lost, or the box does not answer)</li>
+    <ul class="tone-legend" id="tone-legend" aria-label={t('overview.legend.label')}>
+      <li class="legend-alarm">{t('overview.legend.alarm')}</li>
+      <li class="legend-warn">{t('overview.legend.warn')}</li>
+      <li class="legend-out">{t('overview.legend.out')}</li>
+      <li class="legend-grey">{t('overview.legend.grey')}</li>
     </ul>
   );
 }
@@ -429,8 +408,8 @@ export function PoultryHouses() {
   // reloaded every 10 s (the default poll period) besides on live news.
   const [beat, setBeat] = useState(0);
   useEffect(() => {
-    const t = setInterval(() => setBeat((b) => b + 1), REFRESH_MS);
-    return () => clearInterval(t);
+    const timer = setInterval(() => setBeat((b) => b + 1), REFRESH_MS);
+    return () => clearInterval(timer);
   }, []);
   useEffect(() => {
     if (!s) return;
@@ -438,7 +417,7 @@ export function PoultryHouses() {
     // Live news reloads the cards, but not within 2 s of the last load: the live feed's first
     // answer (the recent events, just after the screen opens) would otherwise ask every list twice.
     const wait = data ? Math.max(300, lastLoad.current + COALESCE_MS - Date.now()) : 0;
-    const t = setTimeout(() => {
+    const timer = setTimeout(() => {
       lastLoad.current = Date.now();
       loadHouses(s)
         .then((d) => {
@@ -454,7 +433,7 @@ export function PoultryHouses() {
     }, wait);
     return () => {
       cancelled = true;
-      clearTimeout(t);
+      clearTimeout(timer);
     };
   }, [s, tick, beat]);
   const store = useObservable(alarmStore);
@@ -465,10 +444,10 @@ export function PoultryHouses() {
   return (
     <div class="workspace" data-workspace="poultry">
       <div class="resource-head">
-        <h1 id="workspace-title">Poultry workspace</h1>
+        <h1 id="workspace-title">{t('overview.title')}</h1>
         {store.items ? (
           <a class="btn" href={href('alarms')}>
-            Alarms
+            {t('overview.alarms')}
           </a>
         ) : null}
       </div>
@@ -479,8 +458,8 @@ export function PoultryHouses() {
           {error}
         </p>
       ) : null}
-      {!data ? <p class="loading">Loading houses...</p> : null}
-      {data && houses.length === 0 ? <p class="empty">No house has a flock, climate profile or feed and water line yet.</p> : null}
+      {!data ? <p class="loading">{t('overview.loading')}</p> : null}
+      {data && houses.length === 0 ? <p class="empty">{t('overview.empty')}</p> : null}
       {houses.length ? (
         <>
           <ul class="cards houses" id="houses">

@@ -8,6 +8,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError, getList, getLoaded, query } from '../lib/api';
 import { alarmStore, type AlarmItem } from '../lib/alarms';
 import { formatTime } from '../lib/format';
+import { t } from '../lib/i18n';
 import { dataTick } from '../lib/live';
 import { href } from '../lib/router';
 import { session, staleSince, type Session } from '../lib/session';
@@ -18,6 +19,7 @@ import { when } from '../components/chart-time';
 import { alarmWords, assembleHouses, COALESCE_MS, houseAlarms, HouseCard, readingsPath, served, type House } from './Poultry';
 import { ClimateCharts, PerBirdCharts, RangeSwitch, useRange } from './HouseCharts';
 import { SetpointFlow } from './SetpointFlow';
+import { alarmCause, alarmTitle, deadlineWords, severityWord } from './poultry-words';
 
 type Row = Record<string, unknown>;
 const HOUR = 3_600_000;
@@ -74,31 +76,21 @@ async function loadHouse(s: Session, id: string): Promise<HouseData> {
   };
 }
 
-/** "12 min left" / "overdue by 4 min" */
-function sla(deadline: unknown, now: number): { text: string; overdue: boolean } | null {
-  if (typeof deadline !== 'string') return null;
-  const ms = Date.parse(deadline) - now;
-  if (Number.isNaN(ms)) return null;
-  const m = Math.max(1, Math.round(Math.abs(ms) / 60_000));
-  const span = m >= 120 ? `${Math.floor(m / 60)} h ${m % 60} min` : `${m} min`;
-  return ms >= 0 ? { text: `${span} left`, overdue: false } : { text: `overdue by ${span}`, overdue: true };
-}
-
 /** An alarm's state on the house screen, in the crew's words. */
 function stateLine(a: AlarmItem): string {
   switch (a.state) {
     case 'acknowledged_active':
-      return 'acknowledged, still active';
+      return t('overview.alarm.acked');
     case 'unacknowledged_cleared':
-      return `back to normal at ${formatTime(a.cleared_at ?? a.last_raised_at)} — acknowledge`;
+      return t('overview.alarm.cleared', { time: formatTime(a.cleared_at ?? a.last_raised_at) });
     case 'latched':
-      return `back to normal at ${formatTime(a.returned_at ?? a.last_raised_at)}, latched: to be reset`;
+      return t('overview.alarm.latched', { time: formatTime(a.returned_at ?? a.last_raised_at) });
     case 'shelved':
-      return `shelved until ${a.shelved_until ? formatTime(a.shelved_until) : '—'}`;
+      return t('overview.alarm.shelved', { time: a.shelved_until ? formatTime(a.shelved_until) : '—' });
     case 'out_of_service':
-      return 'out of service';
+      return t('overview.alarm.outOfService');
     default:
-      return 'not acknowledged';
+      return t('overview.alarm.notAcked');
   }
 }
 
@@ -108,20 +100,22 @@ function HouseAlarms({ alarms }: { alarms: AlarmItem[] }) {
   const worst = alarms.some((a) => a.tone === 'alarm') ? 'alarm' : alarms.some((a) => a.tone === 'warn') ? 'warn' : 'none';
   return (
     <section class={`panel house-alarms-panel${alarms.length ? ` has-alarms tone-panel-${worst}` : ''}`} id="house-alarms" aria-labelledby="house-alarms-h">
-      <h2 id="house-alarms-h">{alarms.length ? `Alarms in this house (${alarms.length})` : 'No open alarms in this house'}</h2>
+      <h2 id="house-alarms-h">{alarms.length ? t('overview.houseScreen.alarms', { n: alarms.length }) : t('overview.houseScreen.noAlarms')}</h2>
       {alarms.length ? <p class="house-alarms-words">{alarmWords(alarms)}</p> : null}
       {alarms.length ? (
         <ul class="house-alarm-list">
           {alarms.map((a) => {
-            const left = a.acked_at === null && a.condition === 'active' ? sla(a.sla_deadline_at, now) : null;
+            const left = a.acked_at === null && a.condition === 'active' ? deadlineWords(a.sla_deadline_at, now) : null;
+            const title = alarmTitle(a);
+            const cause = alarmCause(a);
             return (
               <li key={a.key} data-alarm={a.id} data-state={a.state} class={`house-alarm tone-edge-${a.tone}`}>
                 <a href={href('alarms')}>
-                  <span class={`badge tone-${a.tone}`}>{a.priority ?? a.severity}</span>{' '}
-                  <strong class="house-alarm-title">{a.title}</strong>
-                  {a.cause && a.cause !== a.title ? <span class="house-alarm-cause">{a.cause}</span> : null}
+                  <span class={`badge tone-${a.tone}`}>{a.priority ?? severityWord(a.severity)}</span>{' '}
+                  <strong class="house-alarm-title">{title}</strong>
+                  {cause && cause !== title ? <span class="house-alarm-cause">{cause}</span> : null}
                   <span class="house-alarm-when">
-                    since {when(a.raised_at)} · {stateLine(a)}
+                    {t('overview.alarm.since', { time: when(a.raised_at), state: stateLine(a) })}
                     {left ? <span class={left.overdue ? 'tone-alarm' : ''}> · {left.text}</span> : null}
                   </span>
                 </a>
@@ -145,15 +139,15 @@ export function HouseScreen({ id }: { id: string }) {
   const [range, setRange] = useRange();
   const lastLoad = useRef(0);
   useEffect(() => {
-    const t = setInterval(() => setBeat((b) => b + 1), RELOAD_MS);
-    return () => clearInterval(t);
+    const timer = setInterval(() => setBeat((b) => b + 1), RELOAD_MS);
+    return () => clearInterval(timer);
   }, []);
   useEffect(() => {
     if (!s) return;
     let cancelled = false;
     // Live news reloads the screen, at most once in COALESCE_MS (the live feed's first answer comes just after it opens).
     const wait = lastLoad.current ? Math.max(0, lastLoad.current + COALESCE_MS - Date.now()) : 0;
-    const t = setTimeout(() => {
+    const timer = setTimeout(() => {
       lastLoad.current = Date.now();
       loadHouse(s, id)
         .then((d) => {
@@ -166,7 +160,7 @@ export function HouseScreen({ id }: { id: string }) {
     }, wait);
     return () => {
       cancelled = true;
-      clearTimeout(t);
+      clearTimeout(timer);
     };
   }, [s, id, tick, beat]);
   if (!s) return null;
@@ -175,7 +169,7 @@ export function HouseScreen({ id }: { id: string }) {
   const house = data ? { ...data.house, alarms } : undefined;
   return (
     <div class="house house-screen" data-house-screen={id}>
-      <h1>House {id}</h1>
+      <h1>{t('overview.house', { id })}</h1>
       {/* The shell's own note (app.tsx) already says it when the session itself was loaded stale. */}
       {offline && !globalStale ? <StaleNote at={offline} /> : null}
       {error ? (
@@ -183,7 +177,7 @@ export function HouseScreen({ id }: { id: string }) {
           {error}
         </p>
       ) : null}
-      {!data ? <p class="loading">Loading the house...</p> : null}
+      {!data ? <p class="loading">{t('overview.houseScreen.loading')}</p> : null}
       {store.items ? <HouseAlarms alarms={alarms} /> : null}
       {house ? (
         <div class="house-top">
@@ -196,7 +190,7 @@ export function HouseScreen({ id }: { id: string }) {
       {data && house ? (
         <section class="house-charts" aria-labelledby="house-charts-h">
           <div class="resource-head">
-            <h2 id="house-charts-h">Climate, water and feed against their bands</h2>
+            <h2 id="house-charts-h">{t('overview.houseScreen.charts')}</h2>
             <RangeSwitch range={range} onChange={setRange} />
           </div>
           <div class="chart-grid">

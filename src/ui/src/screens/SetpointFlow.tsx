@@ -8,54 +8,51 @@
 // confirms the same draft again.
 import { useState } from 'preact/hooks';
 import { ApiError, describeError, post } from '../lib/api';
+import { boxText, t, type MessageKey, type MessageParams } from '../lib/i18n';
 import { session } from '../lib/session';
 import { useObservable } from '../lib/store';
 import type { House } from './Poultry';
+import { failureWords, numberWords, valueWords, unitWord, type Unit } from './poultry-words';
+
+export { failureWords };
 
 type Row = Record<string, unknown>;
 
-/** The poultry setpoints (poultry-climate SETPOINT_KEYS), in farm words, with the API's limits. */
+/** The poultry setpoints (poultry-climate SETPOINT_KEYS), their names' keys, units and the API's limits. */
 export const SETPOINTS = [
-  { key: 'target_temp_c', label: 'Target temperature', unit: '°C', min: -10, max: 45, step: 0.5 },
-  { key: 'temp_tolerance_c', label: 'Temperature band (±)', unit: '°C', min: 0, max: 10, step: 0.5 },
-  { key: 'humidity_min_pct', label: 'Lowest humidity', unit: '%', min: 0, max: 100, step: 1 },
-  { key: 'humidity_max_pct', label: 'Highest humidity', unit: '%', min: 0, max: 100, step: 1 },
-  { key: 'co2_max_ppm', label: 'Highest CO₂', unit: 'ppm', min: 0, max: 20_000, step: 100 },
-  { key: 'nh3_max_ppm', label: 'Highest NH₃', unit: 'ppm', min: 0, max: 500, step: 1 },
-  { key: 'min_ventilation_pct', label: 'Lowest ventilation', unit: '%', min: 0, max: 100, step: 1 },
-] as const;
+  { key: 'target_temp_c', label: 'setpoints.sp.target_temp_c', unit: 'c', min: -10, max: 45, step: 0.5 },
+  { key: 'temp_tolerance_c', label: 'setpoints.sp.temp_tolerance_c', unit: 'c', min: 0, max: 10, step: 0.5 },
+  { key: 'humidity_min_pct', label: 'setpoints.sp.humidity_min_pct', unit: 'pct', min: 0, max: 100, step: 1 },
+  { key: 'humidity_max_pct', label: 'setpoints.sp.humidity_max_pct', unit: 'pct', min: 0, max: 100, step: 1 },
+  { key: 'co2_max_ppm', label: 'setpoints.sp.co2_max_ppm', unit: 'ppm', min: 0, max: 20_000, step: 100 },
+  { key: 'nh3_max_ppm', label: 'setpoints.sp.nh3_max_ppm', unit: 'ppm', min: 0, max: 500, step: 1 },
+  { key: 'min_ventilation_pct', label: 'setpoints.sp.min_ventilation_pct', unit: 'pct', min: 0, max: 100, step: 1 },
+] as const satisfies readonly { key: string; label: MessageKey; unit: Unit; min: number; max: number; step: number }[];
 type Setpoint = (typeof SETPOINTS)[number];
 
 interface Written { key: string; value: number; verified: boolean }
-interface Dispatch { status: string; message: string | null; controller_id: string | null; written: Written[] }
+/**
+ * The write's outcome as the box answers it. `message` is the field service's own (technical,
+ * English); a box that words it for people sends its key and parameters beside it.
+ */
+interface Dispatch { status: string; message: string | null; controller_id: string | null; written: Written[]; message_key?: string | null; message_params?: MessageParams | null }
 interface Change { sp: Setpoint; from: number | undefined; to: number }
 
-const show = (v: number | undefined, unit: string) => (v === undefined ? 'not set' : `${Number.isInteger(v) ? v : v.toFixed(1)} ${unit}`);
-
-/**
- * Why a write failed, for the person at the house: the field service's message ("Connection
- * refused 10.0.0.5:502 addr:100", "Timed out ...", "Modbus exception 2 ...") in farm words.
- */
-export function failureWords(message: string | null | undefined, anyWritten: boolean): string {
-  const m = (message ?? '').toLowerCase();
-  const tail = anyWritten ? 'the values marked written reached it, the others did not' : 'nothing was changed';
-  if (/refused|timed? ?out|timeout|unreachable|no route|econn|ehost|closed|not open|port/.test(m)) return `The house controller did not answer — ${tail}.`;
-  if (/exception|illegal|rejected|refus/.test(m)) return `The house controller refused the value — ${tail}.`;
-  if (/read.?back|verify|mismatch/.test(m)) return 'The house controller holds a different value than was sent — check it at the controller.';
-  return `The write did not go through — ${tail}.`;
-}
+/** A setpoint's value with its unit, or "not set". */
+const show = (v: number | undefined, unit: Unit) => (v === undefined ? t('setpoints.notSet') : valueWords(v, unit));
 
 /** One value's outcome in words, and its tone. */
-function outcomeOf(c: Change, d: Dispatch | null, sendError: string | null): { words: string; tone: 'ok' | 'warn' | 'alarm'; state: string } {
+export function outcomeOf(c: Change, d: Dispatch | null, sendError: string | null): { words: string; tone: 'ok' | 'warn' | 'alarm'; state: string } {
   if (sendError) return { words: sendError, tone: 'alarm', state: 'failed' };
-  if (!d) return { words: 'Sending...', tone: 'warn', state: 'sending' };
+  if (!d) return { words: t('setpoints.outcome.sending'), tone: 'warn', state: 'sending' };
   const w = d.written.find((x) => x.key === c.sp.key);
-  if (w?.verified) return { words: 'Written and read back by the controller', tone: 'ok', state: 'verified' };
-  if (w) return { words: d.status === 'failed' ? 'Written, but the change as a whole did not complete' : 'Written; the controller cannot read it back', tone: 'warn', state: 'written' };
-  if (d.status === 'failed') return { words: failureWords(d.message, d.written.length > 0), tone: 'alarm', state: 'failed' };
-  if (d.status === 'not_configured') return { words: 'Saved as the house\'s target; no controller is set up to receive it', tone: 'warn', state: 'not_configured' };
-  if (d.status === 'skipped') return { words: 'Saved for its days; the controller keeps today\'s values', tone: 'warn', state: 'skipped' };
-  return { words: 'Saved as the house\'s target; no controller holds this value', tone: 'warn', state: 'saved' };
+  if (w?.verified) return { words: t('setpoints.outcome.verified'), tone: 'ok', state: 'verified' };
+  if (w) return { words: t(d.status === 'failed' ? 'setpoints.outcome.writtenIncomplete' : 'setpoints.outcome.writtenNoReadBack'), tone: 'warn', state: 'written' };
+  // The farm words for a failure are this shell's (from the field service's message) unless the box worded it itself.
+  if (d.status === 'failed') return { words: boxText(d.message_key, d.message_params, failureWords(d.message, d.written.length > 0)), tone: 'alarm', state: 'failed' };
+  if (d.status === 'not_configured') return { words: t('setpoints.outcome.notConfigured'), tone: 'warn', state: 'not_configured' };
+  if (d.status === 'skipped') return { words: t('setpoints.outcome.skipped'), tone: 'warn', state: 'skipped' };
+  return { words: t('setpoints.outcome.saved'), tone: 'warn', state: 'saved' };
 }
 
 export function SetpointFlow({ house, onChanged }: { house: House; onChanged?: () => void }) {
@@ -73,8 +70,8 @@ export function SetpointFlow({ house, onChanged }: { house: House; onChanged?: (
   if (!phase?.id) {
     return (
       <section class="panel setpoint" aria-labelledby="setpoint-h" id="setpoint">
-        <h2 id="setpoint-h">Climate targets</h2>
-        <p class="notice">This house has no climate targets in force: place a flock first.</p>
+        <h2 id="setpoint-h">{t('setpoints.title')}</h2>
+        <p class="notice">{t('setpoints.noPhase')}</p>
       </section>
     );
   }
@@ -87,13 +84,13 @@ export function SetpointFlow({ house, onChanged }: { house: House; onChanged?: (
       if (raw === '') continue;
       const n = Number(raw);
       if (!Number.isFinite(n) || n < sp.min || n > sp.max) {
-        setProblem(`${sp.label}: enter a number from ${sp.min} to ${sp.max} ${sp.unit}.`);
+        setProblem(t('setpoints.outOfRange', { label: t(sp.label), min: sp.min, max: sp.max, unit: unitWord(sp.unit) }));
         return;
       }
       if (n !== current(sp.key)) out.push({ sp, from: current(sp.key), to: n });
     }
     if (!out.length) {
-      setProblem('Nothing to change: enter a new value beside the one you want to change.');
+      setProblem(t('setpoints.nothing'));
       return;
     }
     setProblem(null);
@@ -109,7 +106,9 @@ export function SetpointFlow({ house, onChanged }: { house: House; onChanged?: (
     try {
       let id = draftId;
       if (!id) {
-        const body: Row = { profile_id: phase.id, change_note: `From the house screen: ${changes.map((c) => `${c.sp.label} ${show(c.from, c.sp.unit)} -> ${show(c.to, c.sp.unit)}`).join(', ')}` };
+        // The note of the version, in the words of the person who made the change (as if typed).
+        const note = changes.map((c) => t('setpoints.changeNoteItem', { label: t(c.sp.label), from: show(c.from, c.sp.unit), to: show(c.to, c.sp.unit) })).join(', ');
+        const body: Row = { profile_id: phase.id, change_note: t('setpoints.changeNote', { changes: note }) };
         for (const c of changes) body[c.sp.key] = c.to;
         const draft = await post<Row>('/api/v1/poultry-climate/commands/setpoint', body);
         id = String(draft.id);
@@ -120,7 +119,7 @@ export function SetpointFlow({ house, onChanged }: { house: House; onChanged?: (
       setDispatch(d ?? { status: 'not_configured', message: null, controller_id: null, written: [] });
       if (d?.status !== 'failed') onChanged?.();
     } catch (err) {
-      setSendError(err instanceof ApiError && err.offline ? 'The box did not answer — nothing was changed. Check the tablet\'s network.' : describeError(err));
+      setSendError(err instanceof ApiError && err.offline ? t('setpoints.offline') : describeError(err));
     }
     setStage('done');
   };
@@ -136,27 +135,27 @@ export function SetpointFlow({ house, onChanged }: { house: House; onChanged?: (
 
   const failed = stage === 'done' && (sendError !== null || dispatch?.status === 'failed');
   const overall = stage === 'sending' ? 'sending' : sendError ? 'failed' : (dispatch?.status ?? '');
-  const days = typeof phase.day_from === 'number' && typeof phase.day_to === 'number' ? `days ${phase.day_from}–${phase.day_to}` : '';
+  const lead = typeof phase.day_from === 'number' && typeof phase.day_to === 'number' ? t('setpoints.phaseDays', { from: phase.day_from, to: phase.day_to }) : t('setpoints.phase');
 
   return (
     <section class="panel setpoint" aria-labelledby="setpoint-h" id="setpoint" data-stage={stage}>
-      <h2 id="setpoint-h">Climate targets</h2>
-      <p class="muted setpoint-phase">In force now{days ? ` (${days} of the flock)` : ''}. Enter a new value beside what you want to change.</p>
+      <h2 id="setpoint-h">{t('setpoints.title')}</h2>
+      <p class="muted setpoint-phase">{lead}</p>
       {stage === 'edit' ? (
-        <form class="setpoint-form" onSubmit={review} aria-label="New climate targets">
+        <form class="setpoint-form" onSubmit={review} aria-label={t('setpoints.form')}>
           <table class="setpoint-table">
             <thead>
               <tr>
-                <th scope="col">Value</th>
-                <th scope="col">Now</th>
-                <th scope="col">New</th>
+                <th scope="col">{t('setpoints.col.value')}</th>
+                <th scope="col">{t('setpoints.col.now')}</th>
+                <th scope="col">{t('setpoints.col.new')}</th>
               </tr>
             </thead>
             <tbody>
               {SETPOINTS.map((sp) => (
                 <tr key={sp.key} data-setpoint={sp.key}>
                   <th scope="row">
-                    <label for={`sp-${sp.key}`}>{sp.label}</label>
+                    <label for={`sp-${sp.key}`}>{t(sp.label)}</label>
                   </th>
                   <td class="sp-now">{show(current(sp.key), sp.unit)}</td>
                   <td class="sp-new">
@@ -168,11 +167,11 @@ export function SetpointFlow({ house, onChanged }: { house: House; onChanged?: (
                       step={sp.step}
                       min={sp.min}
                       max={sp.max}
-                      placeholder={current(sp.key) !== undefined ? String(current(sp.key)) : ''}
+                      placeholder={current(sp.key) !== undefined ? numberWords(current(sp.key)!) : ''}
                       value={values[sp.key] ?? ''}
                       onInput={(e) => setValues({ ...values, [sp.key]: (e.target as HTMLInputElement).value })}
                     />
-                    <span class="sp-unit">{sp.unit}</span>
+                    <span class="sp-unit">{unitWord(sp.unit)}</span>
                   </td>
                 </tr>
               ))}
@@ -185,29 +184,25 @@ export function SetpointFlow({ house, onChanged }: { house: House; onChanged?: (
           ) : null}
           <div class="actions">
             <button type="submit" class="btn primary" id="setpoint-review">
-              Review the change
+              {t('setpoints.review')}
             </button>
           </div>
         </form>
       ) : (
-        <div class="setpoint-review" role={stage === 'confirm' ? 'alertdialog' : 'status'} aria-label={stage === 'confirm' ? 'Confirm the new targets' : 'Outcome of the change'}>
+        <div class="setpoint-review" role={stage === 'confirm' ? 'alertdialog' : 'status'} aria-label={t(stage === 'confirm' ? 'setpoints.confirmLabel' : 'setpoints.outcomeLabel')}>
           <p class="setpoint-lead">
             {stage === 'confirm'
-              ? `Send ${changes.length === 1 ? 'this change' : `these ${changes.length} changes`} to the house controller of house ${house.id}?`
-              : stage === 'sending'
-                ? 'Sending to the house controller...'
-                : failed
-                  ? 'The change did not go through.'
-                  : 'The change is in force.'}
+              ? t('setpoints.confirmLead', { n: changes.length, house: house.id })
+              : t(stage === 'sending' ? 'setpoints.sendingLead' : failed ? 'setpoints.failedLead' : 'setpoints.doneLead')}
           </p>
           <ul class="setpoint-changes" id="setpoint-changes" data-status={overall}>
             {changes.map((c) => {
               const o = stage === 'done' || stage === 'sending' ? outcomeOf(c, dispatch, sendError) : null;
               return (
                 <li key={c.sp.key} data-setpoint={c.sp.key} data-outcome={o?.state ?? 'proposed'}>
-                  <span class="sp-label">{c.sp.label}</span>
+                  <span class="sp-label">{t(c.sp.label)}</span>
                   <span class="sp-change">
-                    {show(c.from, c.sp.unit)} <span aria-label="to">→</span> <strong>{show(c.to, c.sp.unit)}</strong>
+                    {show(c.from, c.sp.unit)} <span aria-label={t('setpoints.to')}>→</span> <strong>{show(c.to, c.sp.unit)}</strong>
                   </span>
                   {o ? <span class={`sp-outcome tone-${o.tone}`}>{o.words}</span> : null}
                 </li>
@@ -217,10 +212,10 @@ export function SetpointFlow({ house, onChanged }: { house: House; onChanged?: (
           {stage === 'confirm' ? (
             <div class="actions">
               <button type="button" class="btn primary" id="setpoint-confirm" onClick={() => void send()}>
-                Yes, send {changes.length === 1 ? 'it' : 'them'}
+                {t('setpoints.yes', { n: changes.length })}
               </button>
-              <button type="button" class="btn" onClick={() => setStage('edit')}>
-                Back
+              <button type="button" class="btn" id="setpoint-back" onClick={() => setStage('edit')}>
+                {t('setpoints.back')}
               </button>
             </div>
           ) : stage === 'done' ? (
@@ -228,15 +223,15 @@ export function SetpointFlow({ house, onChanged }: { house: House; onChanged?: (
               {failed ? (
                 <>
                   <button type="button" class="btn primary" id="setpoint-retry" onClick={() => void send()}>
-                    Retry
+                    {t('setpoints.retry')}
                   </button>
-                  <button type="button" class="btn" onClick={() => (setDraftId(null), setStage('edit'))}>
-                    Change the values
+                  <button type="button" class="btn" id="setpoint-change" onClick={() => (setDraftId(null), setStage('edit'))}>
+                    {t('setpoints.changeValues')}
                   </button>
                 </>
               ) : (
                 <button type="button" class="btn" id="setpoint-again" onClick={reset}>
-                  Another change
+                  {t('setpoints.another')}
                 </button>
               )}
             </div>
