@@ -9,7 +9,7 @@ import { startLive, stopLive } from './lib/live';
 import { route } from './lib/router';
 import { session, staleSince } from './lib/session';
 import { useObservable } from './lib/store';
-import { language } from './lib/i18n';
+import { language, t } from './lib/i18n';
 import { Dashboard } from './screens/Dashboard';
 import { Handoff } from './screens/Handoff';
 import { Login } from './screens/Login';
@@ -72,7 +72,7 @@ function Shell() {
   }, [loggedIn]);
   useEffect(() => setMenu(false), [r]);
 
-  if (s === undefined) return <p class="loading boot">Starting...</p>;
+  if (s === undefined) return <p class="loading boot">{t('shell.starting')}</p>;
   if (s === null) return <Login />;
   const full = r.params.full === '1';
   return (

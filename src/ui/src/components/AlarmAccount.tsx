@@ -9,12 +9,13 @@ import { useEffect, useState } from 'preact/hooks';
 import { alarmStore } from '../lib/alarms';
 import { describeError, getItem } from '../lib/api';
 import { countdown, formatTime, humanise } from '../lib/format';
+import { t } from '../lib/i18n';
 import { nameOf, people } from '../lib/people';
 import { session } from '../lib/session';
 import { useObservable } from '../lib/store';
 import type { AlarmViewItem } from '../lib/types';
 import type { AlarmRecord } from '../lib/inbox';
-import { since, stateWords, story, when, type StoryStep } from './alarm-words';
+import { alarmCause, alarmTitle, alarmWhere, hasOwnCause, since, stateWords, story, when, type StoryStep } from './alarm-words';
 import { useNow } from './hooks';
 
 export { since } from './alarm-words';
@@ -41,7 +42,7 @@ export function AlarmAccount({ alarm }: { alarm: AlarmViewItem | AlarmRecord }) 
   }, [key, listed]);
   const a = listed ?? read;
   if (a) return <Account a={a} />;
-  return failed ? <p class="error" role="alert">{failed}</p> : <p class="loading">Loading...</p>;
+  return failed ? <p class="error" role="alert">{failed}</p> : <p class="loading">{t('alarms.loading')}</p>;
 }
 
 function Account({ a }: { a: AlarmViewItem }) {
@@ -57,34 +58,32 @@ function Account({ a }: { a: AlarmViewItem }) {
     <div class="alarm-account" data-alarm-account={a.key}>
       <dl class="detail-fields account-fields">
         <div>
-          <dt>What</dt>
-          <dd>{a.title}</dd>
+          <dt>{t('alarms.account.what')}</dt>
+          <dd>{alarmTitle(a)}</dd>
         </div>
         {a.where ? (
           <div>
-            <dt>Where</dt>
-            <dd>{a.where}</dd>
+            <dt>{t('alarms.account.where')}</dt>
+            <dd>{alarmWhere(a)}</dd>
           </div>
         ) : null}
         <div>
-          <dt>Since</dt>
-          <dd>
-            {formatTime(a.raised_at)} ({since(a.raised_at, now)})
-          </dd>
+          <dt>{t('alarms.account.since')}</dt>
+          <dd>{t('alarms.account.sinceValue', { at: formatTime(a.raised_at), for: since(a.raised_at, now) })}</dd>
         </div>
-        {a.cause && a.cause !== a.title ? (
+        {hasOwnCause(a) ? (
           <div>
-            <dt>Cause</dt>
-            <dd data-field="cause">{a.cause}</dd>
+            <dt>{t('alarms.account.cause')}</dt>
+            <dd data-field="cause">{alarmCause(a)}</dd>
           </div>
         ) : null}
         <div>
-          <dt>State</dt>
+          <dt>{t('alarms.account.state')}</dt>
           <dd data-state={a.state}>{stateWords(a, names)}</dd>
         </div>
         {a.acked_at || a.acked_by ? (
           <div>
-            <dt>{a.farm ? 'Acknowledged at the farm by' : 'Acknowledged by'}</dt>
+            <dt>{t('alarms.account.ackedBy', { farm: a.farm ? 'yes' : 'no' })}</dt>
             <dd class="acked-by">
               {nameOf(a.acked_by, names)}
               {a.acked_at ? `, ${formatTime(a.acked_at)}` : ''}
@@ -93,7 +92,7 @@ function Account({ a }: { a: AlarmViewItem }) {
         ) : null}
         {sla ? (
           <div>
-            <dt>Response time</dt>
+            <dt>{t('alarms.account.responseTime')}</dt>
             <dd>
               <span class={`badge countdown tone-${sla.overdue ? 'alarm' : 'warn'}`}>{sla.text}</span>
             </dd>
@@ -102,7 +101,7 @@ function Account({ a }: { a: AlarmViewItem }) {
       </dl>
       {steps.length > 1 ? (
         <>
-          <h4 class="account-sub">Times</h4>
+          <h4 class="account-sub">{t('alarms.account.times')}</h4>
           <AlarmStory steps={steps} />
         </>
       ) : null}
@@ -110,7 +109,7 @@ function Account({ a }: { a: AlarmViewItem }) {
       {admin ? (
         <div class="account-raw">
           <button type="button" class="btn small" aria-expanded={raw} onClick={() => setRaw(!raw)}>
-            {raw ? 'Hide details' : 'Details'}
+            {raw ? t('alarms.account.hideDetails') : t('alarms.account.details')}
           </button>
           {raw ? (
             <dl class="detail-fields raw-fields">
@@ -138,7 +137,7 @@ export function AlarmComments({ a, last }: { a: AlarmViewItem; last?: number }) 
   const earlier = a.comments.length - shown.length;
   return (
     <div class="alarm-comments-block">
-      <ol class="alarm-comments" data-field="comments" aria-label="Comments">
+      <ol class="alarm-comments" data-field="comments" aria-label={t('alarms.account.comments')}>
         {shown.map((c, i) => (
           <li key={`${c.at}-${i}`} data-comment>
             <span class="comment-who">
@@ -148,7 +147,7 @@ export function AlarmComments({ a, last }: { a: AlarmViewItem; last?: number }) 
           </li>
         ))}
       </ol>
-      {earlier > 0 ? <p class="muted comment-more">{earlier === 1 ? '1 earlier comment' : `${earlier} earlier comments`} under More.</p> : null}
+      {earlier > 0 ? <p class="muted comment-more">{t('alarms.account.earlier', { n: earlier })}</p> : null}
     </div>
   );
 }

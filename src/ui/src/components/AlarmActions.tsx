@@ -6,17 +6,18 @@
 import { useState } from 'preact/hooks';
 import { alarmCommand, mayDo } from '../lib/alarms';
 import { describeError } from '../lib/api';
+import { t } from '../lib/i18n';
 import { session } from '../lib/session';
 import { useObservable } from '../lib/store';
 import type { AlarmAction, AlarmViewItem } from '../lib/types';
 
 /** A shelve ends by itself within a shift (the box allows 1 to 480 minutes). */
-export const SHELVE_CHOICES = [
-  { minutes: 15, words: '15 min' },
-  { minutes: 60, words: '1 h' },
-  { minutes: 240, words: '4 h' },
-  { minutes: 480, words: '8 h' },
-] as const;
+export const SHELVE_CHOICES = [15, 60, 240, 480] as const;
+
+/** "15 min", "1 h": a shelve's length in the reader's words. */
+export function shelveWords(minutes: number): string {
+  return minutes < 60 ? t('alarms.shelve.minutes', { n: minutes }) : t('alarms.shelve.hours', { n: minutes / 60 });
+}
 
 const COMMENT_MAX = 2000;
 
@@ -58,7 +59,7 @@ export function AlarmActions({ a, open, onOpen }: { a: AlarmViewItem; open?: boo
     e.preventDefault();
     const text = comment.trim();
     if (!text) {
-      setError('Write the comment first.');
+      setError(t('alarms.comment.empty'));
       return;
     }
     if (await run('comment', { text })) {
@@ -70,7 +71,7 @@ export function AlarmActions({ a, open, onOpen }: { a: AlarmViewItem; open?: boo
     e.preventDefault();
     const why = reason.trim();
     if (!why || minutes === null) {
-      setError(!why ? 'Say why the alarm is shelved.' : 'Choose for how long.');
+      setError(!why ? t('alarms.shelve.noReason') : t('alarms.shelve.noDuration'));
       return;
     }
     if (await run('shelve', { reason: why, minutes })) {
@@ -93,32 +94,32 @@ export function AlarmActions({ a, open, onOpen }: { a: AlarmViewItem; open?: boo
       <div class="inbox-actions">
         {may('ack') ? (
           <button type="button" class="btn primary" data-ack={a.key} data-action="ack" disabled={busy !== null} onClick={() => void run('ack')}>
-            {busy === 'ack' ? 'Acknowledging...' : 'Acknowledge'}
+            {busy === 'ack' ? t('alarms.action.acknowledging') : t('common.action.acknowledge')}
           </button>
         ) : null}
         {may('comment') ? (
           <button type="button" class="btn" data-action="comment" aria-expanded={panel === 'comment'} aria-controls={`comment-${id}`} onClick={() => toggle('comment')}>
-            Comment
+            {t('alarms.action.comment')}
           </button>
         ) : null}
         {may('shelve') ? (
           <button type="button" class="btn" data-action="shelve" aria-expanded={panel === 'shelve'} aria-controls={`shelve-${id}`} onClick={() => toggle('shelve')}>
-            Shelve
+            {t('common.action.shelve')}
           </button>
         ) : null}
         {may('unshelve') ? (
           <button type="button" class="btn" data-action="unshelve" disabled={busy !== null} onClick={() => void run('unshelve')}>
-            {busy === 'unshelve' ? 'Unshelving...' : 'Unshelve'}
+            {busy === 'unshelve' ? t('alarms.action.unshelving') : t('alarms.action.unshelve')}
           </button>
         ) : null}
         {may('reset') ? (
           <button type="button" class="btn" data-action="reset" aria-expanded={panel === 'reset'} aria-controls={`reset-${id}`} onClick={() => toggle('reset')}>
-            Reset
+            {t('alarms.action.reset')}
           </button>
         ) : null}
         {onOpen ? (
           <button type="button" class="btn" data-action="more" aria-expanded={open} onClick={onOpen}>
-            {open ? 'Less' : 'More'}
+            {open ? t('alarms.action.less') : t('alarms.action.more')}
           </button>
         ) : null}
       </div>
@@ -126,7 +127,7 @@ export function AlarmActions({ a, open, onOpen }: { a: AlarmViewItem; open?: boo
       {panel === 'comment' && may('comment') ? (
         <form class="alarm-form" id={`comment-${id}`} data-form="comment" onSubmit={(e) => void saveComment(e)}>
           <label class="alarm-field">
-            <span>Comment: what you found or did</span>
+            <span>{t('alarms.comment.label')}</span>
             <textarea name="text" rows={3} maxLength={COMMENT_MAX} value={comment} onInput={(e) => {
                 setComment(e.currentTarget.value);
                 setError('');
@@ -134,10 +135,10 @@ export function AlarmActions({ a, open, onOpen }: { a: AlarmViewItem; open?: boo
           </label>
           <div class="inbox-actions">
             <button type="submit" class="btn primary" disabled={busy !== null}>
-              {busy === 'comment' ? 'Saving...' : 'Save comment'}
+              {busy === 'comment' ? t('alarms.comment.saving') : t('alarms.comment.save')}
             </button>
             <button type="button" class="btn" onClick={() => toggle('comment')}>
-              Cancel
+              {t('common.action.cancel')}
             </button>
           </div>
         </form>
@@ -145,32 +146,32 @@ export function AlarmActions({ a, open, onOpen }: { a: AlarmViewItem; open?: boo
 
       {panel === 'shelve' && may('shelve') ? (
         <form class="alarm-form" id={`shelve-${id}`} data-form="shelve" noValidate onSubmit={(e) => void shelve(e)}>
-          <p class="muted alarm-form-lead">A shelved alarm stays listed but does not sound, and comes back by itself when the time is up.</p>
+          <p class="muted alarm-form-lead">{t('alarms.shelve.lead')}</p>
           <label class="alarm-field">
-            <span>Why (required)</span>
+            <span>{t('alarms.shelve.why')}</span>
             <input name="reason" type="text" maxLength={500} aria-required="true" value={reason} onInput={(e) => {
                 setReason(e.currentTarget.value);
                 setError('');
               }} />
           </label>
           <fieldset class="alarm-durations">
-            <legend>For how long</legend>
-            {SHELVE_CHOICES.map((c) => (
-              <label key={c.minutes} class={`choice ${minutes === c.minutes ? 'chosen' : ''}`}>
-                <input type="radio" name={`minutes-${id}`} value={c.minutes} checked={minutes === c.minutes} onChange={() => {
-                    setMinutes(c.minutes);
+            <legend>{t('alarms.shelve.howLong')}</legend>
+            {SHELVE_CHOICES.map((m) => (
+              <label key={m} class={`choice ${minutes === m ? 'chosen' : ''}`}>
+                <input type="radio" name={`minutes-${id}`} value={m} checked={minutes === m} onChange={() => {
+                    setMinutes(m);
                     setError('');
                   }} />
-                {c.words}
+                {shelveWords(m)}
               </label>
             ))}
           </fieldset>
           <div class="inbox-actions">
             <button type="submit" class="btn primary" disabled={busy !== null}>
-              {busy === 'shelve' ? 'Shelving...' : 'Shelve alarm'}
+              {busy === 'shelve' ? t('alarms.shelve.shelving') : t('alarms.shelve.submit')}
             </button>
             <button type="button" class="btn" onClick={() => toggle('shelve')}>
-              Cancel
+              {t('common.action.cancel')}
             </button>
           </div>
         </form>
@@ -178,17 +179,17 @@ export function AlarmActions({ a, open, onOpen }: { a: AlarmViewItem; open?: boo
 
       {panel === 'reset' && may('reset') ? (
         <form class="alarm-form" id={`reset-${id}`} data-form="reset" onSubmit={(e) => void reset(e)}>
-          <p class="alarm-form-lead">Reset ends this alarm now. Do it once the cause is dealt with.</p>
+          <p class="alarm-form-lead">{t('alarms.reset.lead')}</p>
           <label class="alarm-field">
-            <span>What was done (optional)</span>
+            <span>{t('alarms.reset.note')}</span>
             <input name="comment" type="text" maxLength={COMMENT_MAX} value={resetNote} onInput={(e) => setResetNote(e.currentTarget.value)} />
           </label>
           <div class="inbox-actions">
             <button type="submit" class="btn primary" disabled={busy !== null}>
-              {busy === 'reset' ? 'Resetting...' : 'Reset alarm'}
+              {busy === 'reset' ? t('alarms.reset.resetting') : t('alarms.reset.submit')}
             </button>
             <button type="button" class="btn" onClick={() => toggle('reset')}>
-              Cancel
+              {t('common.action.cancel')}
             </button>
           </div>
         </form>

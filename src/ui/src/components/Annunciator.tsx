@@ -11,9 +11,11 @@ import type { AlarmSummary } from '../lib/types';
 import { alarmCommand, alarmStore, isSilenced, LIST_LIMIT, mayDo, silence, silenceTone, soundingAlarms, type AlarmItem } from '../lib/alarms';
 import { describeError } from '../lib/api';
 import { formatTime } from '../lib/format';
+import { t } from '../lib/i18n';
 import { href } from '../lib/router';
 import { session } from '../lib/session';
 import { observable, useObservable } from '../lib/store';
+import { alarmCause, alarmTitle, alarmWhere, hasOwnCause } from './alarm-words';
 
 const SILENCE_MINUTES = 5;
 const BEEP_EVERY_MS = 1500;
@@ -57,27 +59,29 @@ export function AlarmCount() {
     const at = formatTime(new Date(unknownSince ?? Date.now()).toISOString());
     return (
       <a class="btn alarm-count tone-unknown" id="alarm-count" href={href('alarms')} data-state="unknown" aria-live="polite">
-        <span class="sr-only">Alarm state: </span>
-        Alarms unknown since {at}
+        <span class="sr-only">{t('alarms.count.unknownLabel')} </span>
+        {t('alarms.count.unknownSince', { at })}
       </a>
     );
   }
   const { p1, p2, other, active } = counts(items ?? [], summary);
   const total = p1 + p2 + other;
   const tone = p1 ? 'alarm' : total || active ? 'warn' : 'ok';
-  const words = [p1 ? `${p1} P1` : '', p2 ? `${p2} P2` : '', other ? `${other} other` : ''].filter(Boolean).join(' · ');
+  // A list of counts, not a sentence: each count its own words, set apart by the middle dot.
+  const words = [p1 ? t('alarms.count.p1', { n: p1 }) : '', p2 ? t('alarms.count.p2', { n: p2 }) : '', other ? t('alarms.count.other', { n: other }) : ''].filter(Boolean).join(' · ');
   // An acknowledged alarm whose condition is still there is not "none": it is said apart.
   const acked = active > 0;
   return (
     <a class={`btn alarm-count tone-${tone}`} id="alarm-count" href={href('alarms')} data-state="known" data-p1={p1} data-p2={p2} data-total={total} data-active={active} aria-live="polite">
-      <span class="sr-only">Alarms not acknowledged: </span>
-      <span aria-hidden="true">Alarms </span>
-      {words || (acked ? '' : 'none')}
+      <span class="sr-only">{t('alarms.count.knownLabel')} </span>
+      <span aria-hidden="true">{t('alarms.count.word')} </span>
+      {words || (acked ? '' : t('alarms.count.none'))}
       {words && acked ? ' · ' : ''}
-      {/* On a phone the long words would push the top bar past the screen: "1 still active" there. */}
+      {/* On a phone the long words would push the top bar past the screen: "1 still active" there (one sentence each, the other hidden). */}
       {acked ? (
         <span class="alarm-count-active">
-          {active} <span class="alarm-count-long">acknowledged, </span>still active
+          <span class="alarm-count-long">{t('alarms.count.stillActiveLong', { n: active })}</span>
+          <span class="alarm-count-short">{t('alarms.count.stillActiveShort', { n: active })}</span>
         </span>
       ) : null}
     </a>
@@ -154,7 +158,7 @@ export function AudioPrompt() {
       title={error || undefined}
       onClick={() => void enableAudio().catch((err: unknown) => setError(describeError(err)))}
     >
-      Tap to turn on the alarm sound
+      {t('alarms.audio.prompt')}
     </button>
   );
 }
@@ -171,10 +175,11 @@ function useTone(sounding: boolean): void {
   }, [sounding]);
 }
 
-/** "House 2: " unless the title already names it. */
+/** "House 2: " unless the title already names it (decided on the box's English; said in the reader's words). */
 function whereOf(a: AlarmItem): string | null {
   const where = a.farm ?? a.where;
-  return where && !a.title.toLowerCase().includes(where.toLowerCase()) ? where : null;
+  if (!where || a.title.toLowerCase().includes(where.toLowerCase())) return null;
+  return a.farm ?? alarmWhere(a);
 }
 
 export function AlarmBanner() {
@@ -223,34 +228,34 @@ export function AlarmBanner() {
     >
       <p class="alarm-banner-what">
         {where ? <span class="alarm-banner-where">{where}: </span> : null}
-        <strong class="alarm-banner-title">{top.title}</strong>
-        {top.cause && top.cause !== top.title ? <span class="alarm-banner-why"> — {top.cause}</span> : null}
+        <strong class="alarm-banner-title">{alarmTitle(top)}</strong>
+        {hasOwnCause(top) ? <span class="alarm-banner-why"> — {alarmCause(top)}</span> : null}
       </p>
       <p class="alarm-banner-when">
         {back ? (
-          <span class="alarm-banner-back-words">Back to normal at {formatTime(top.cleared_at ?? top.returned_at ?? top.last_raised_at)} — acknowledge</span>
+          <span class="alarm-banner-back-words">{t('alarms.banner.backAt', { at: formatTime(top.cleared_at ?? top.returned_at ?? top.last_raised_at) })}</span>
         ) : (
           <>
-            {top.farm ? 'At the farm, to be acknowledged there · since ' : 'Since '}
-            {formatTime(top.raised_at)}
-            {top.raise_count > 1 ? ` · raised ${top.raise_count} times, last at ${formatTime(top.last_raised_at)}` : ''}
+            {top.farm ? t('alarms.banner.sinceFarm', { at: formatTime(top.raised_at) }) : t('alarms.banner.since', { at: formatTime(top.raised_at) })}
+            {top.raise_count > 1 ? ` · ${t('alarms.banner.raisedTimes', { n: top.raise_count, at: formatTime(top.last_raised_at) })}` : ''}
           </>
         )}
-        {others > 0 ? ` · ${others} more` : ''}
-        {silenced ? ` · tone silenced until ${formatTime(new Date(quiet.until).toISOString())}` : ''}
+        {/* Facts side by side, each its own sentence, set apart by the middle dot. */}
+        {others > 0 ? ` · ${t('alarms.banner.more', { n: others })}` : ''}
+        {silenced ? ` · ${t('alarms.banner.silenced', { at: formatTime(new Date(quiet.until).toISOString()) })}` : ''}
       </p>
       <div class="alarm-banner-actions">
         {s && mayDo(s, top, 'ack') ? (
           <button type="button" class="btn primary" id="alarm-ack" disabled={busy} onClick={() => void act(() => alarmCommand(top, 'ack'))}>
-            Acknowledge
+            {t('common.action.acknowledge')}
           </button>
         ) : null}
         {sounding.length > 0 ? (
           <button type="button" class="btn" id="alarm-silence" disabled={busy} onClick={() => void act(() => silenceTone(SILENCE_MINUTES))}>
-            Silence {SILENCE_MINUTES} min
+            {t('alarms.banner.silence', { n: SILENCE_MINUTES })}
           </button>
         ) : null}
-        <a class="btn" href={href('alarms')}>All alarms</a>
+        <a class="btn" href={href('alarms')}>{t('alarms.banner.all')}</a>
       </div>
       {error ? <p class="field-error">{error}</p> : null}
     </section>

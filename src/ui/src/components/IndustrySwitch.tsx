@@ -1,6 +1,7 @@
 // cloud-multi: switch the industry shown, where the app context's switch_industry allows it.
 import { localSetting } from '../lib/cache';
-import { humanise } from '../lib/format';
+import { t } from '../lib/i18n';
+import { industryName } from './shell-words';
 import { can, loadSession, session } from '../lib/session';
 import { useObservable } from '../lib/store';
 
@@ -13,11 +14,11 @@ export function IndustrySwitch() {
     void loadSession();
   };
   return (
-    <div class="industry-switch panel" role="group" aria-label="Industry" id="industry-switch">
-      <span>Industry:</span>
+    <div class="industry-switch panel" role="group" aria-label={t('shell.industry.label')} id="industry-switch">
+      <span>{t('shell.industry.prompt')}</span>
       {s.ctx.available_industries.map((code) => (
         <button type="button" key={code} class={`btn ${code === s.industry ? 'chosen' : ''}`} aria-pressed={code === s.industry} onClick={() => choose(code)}>
-          {humanise(code)}
+          {industryName(code)}
         </button>
       ))}
     </div>

@@ -4,9 +4,17 @@ import { placeOf } from '../lib/inbox';
 import { recentEvents } from '../lib/live';
 import { session, type Session } from '../lib/session';
 import { useObservable } from '../lib/store';
+import { boxText, t, type MessageParams } from '../lib/i18n';
 
-/** The contract's status values in the words an operator reads. */
-const STATUS_WORDS: Record<string, string> = { ok: 'OK', warn: 'Warning', error: 'Alarm' };
+/** The contract's status values in the words an operator reads (another value as the box sent it). */
+function statusWords(status: string): string {
+  return t('shell.feed.status', { status }) || humanise(status);
+}
+
+/** An event's name in words ("Alarm raised"); one the catalogue does not know as the box names it. */
+function eventWords(event: string): string {
+  return t('shell.feed.event', { event }) || humanise(event);
+}
 
 /**
  * An event's source in words: a resource of the API (`poultry-alarms`) by its name ("Poultry
@@ -14,20 +22,29 @@ const STATUS_WORDS: Record<string, string> = { ok: 'OK', warn: 'Warning', error:
  */
 function sourceName(source: string, s: Session | null | undefined): string {
   // The alarm circuits by what they are: "Swine alarm", "Site alarm" (not swine-alarms, alarms:site-north).
-  if (source === 'alarms' || source.startsWith('alarms:')) return 'Site alarm';
+  if (source === 'alarms' || source.startsWith('alarms:')) return t('shell.feed.siteAlarm');
   const industry = /^(poultry|swine|melioration|industry)-alarms$/.exec(source)?.[1];
-  if (industry) return industry === 'industry' ? 'Alarm' : `${humanise(industry)} alarm`;
+  if (industry) return t('shell.feed.industryAlarm', { industry });
   for (const paths of s?.resources.values() ?? []) if (paths.includes(source)) return humanise(source);
   return source;
 }
 
-/** What an alarm event is about, in its own words, with the house, room or field ("House 3: temperature far below target"), when it says. */
+const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
+
+/**
+ * What an alarm event is about, in its own words, with the house, room or field ("House 3:
+ * temperature far below target"), when it says: the box's keys (title_key, where_key,
+ * text_params) in the reader's language where the event carries them, else its English.
+ */
 function titleOf(e: { details?: unknown }): string | undefined {
   const d = e.details && typeof e.details === 'object' ? (e.details as Record<string, unknown>) : {};
-  const t = d.title;
-  if (typeof t !== 'string' || !t.trim()) return undefined;
-  const where = placeOf(typeof d.industry_code === 'string' ? d.industry_code : null, typeof d.unit_id === 'string' ? d.unit_id : null);
-  return where && !t.toLowerCase().includes(where.toLowerCase()) ? `${where}: ${t}` : t;
+  const english = d.title;
+  if (typeof english !== 'string' || !english.trim()) return undefined;
+  const params = d.text_params && typeof d.text_params === 'object' ? (d.text_params as MessageParams) : null;
+  const title = boxText(str(d.title_key), params, english);
+  const place = placeOf(str(d.industry_code), str(d.unit_id));
+  if (!place || english.toLowerCase().includes(place.toLowerCase())) return title;
+  return t('shell.feed.placeTitle', { where: boxText(str(d.where_key), params, place), title });
 }
 
 export function LiveFeed({ limit = 12 }: { limit?: number }) {
@@ -35,13 +52,13 @@ export function LiveFeed({ limit = 12 }: { limit?: number }) {
   const s = useObservable(session);
   return (
     <section class="panel live-feed" aria-labelledby="live-feed-h">
-      <h2 id="live-feed-h">Live status</h2>
-      {events.length === 0 ? <p class="empty">No status events yet.</p> : null}
+      <h2 id="live-feed-h">{t('shell.feed.title')}</h2>
+      {events.length === 0 ? <p class="empty">{t('shell.feed.empty')}</p> : null}
       <ol class="events" id="events">
         {events.slice(0, limit).map((e) => (
           <li key={e.id} class={`tone-${toneOf(e.status) ?? 'muted'}`} data-status={e.status}>
-            <time dateTime={e.timestamp}>{formatTime(e.timestamp)}</time> <strong>{sourceName(e.source, s)}</strong>: {humanise(e.event)}
-            {titleOf(e) ? <span class="event-title"> — {titleOf(e)}</span> : null} <span class={`badge tone-${toneOf(e.status) ?? 'muted'}`}>{STATUS_WORDS[e.status] ?? humanise(e.status)}</span>
+            <time dateTime={e.timestamp}>{formatTime(e.timestamp)}</time> <strong>{sourceName(e.source, s)}</strong>: {eventWords(e.event)}
+            {titleOf(e) ? <span class="event-title"> — {titleOf(e)}</span> : null} <span class={`badge tone-${toneOf(e.status) ?? 'muted'}`}>{statusWords(e.status)}</span>
           </li>
         ))}
       </ol>

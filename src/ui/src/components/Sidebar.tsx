@@ -4,6 +4,8 @@ import { alarmResources } from '../lib/inbox';
 import { href, route } from '../lib/router';
 import { orderedModules, prefs, session } from '../lib/session';
 import { useObservable } from '../lib/store';
+import { t } from '../lib/i18n';
+import { moduleName } from './shell-words';
 
 export function Sidebar({ open, onClose }: { open: boolean; onClose: () => void }) {
   const s = useObservable(session);
@@ -16,21 +18,21 @@ export function Sidebar({ open, onClose }: { open: boolean; onClose: () => void 
   const inboxEntry = (
     <li key="alarms" data-module="alarms">
       <a href={href('alarms')} onClick={onClose} aria-current={current === 'alarms' ? 'page' : undefined}>
-        Alarms
+        {t('shell.menu.alarms')}
       </a>
     </li>
   );
   return (
-    <nav id="sidebar" class={`sidebar ${open ? 'open' : ''}`} aria-label="Modules" hidden={!open}>
+    <nav id="sidebar" class={`sidebar ${open ? 'open' : ''}`} aria-label={t('shell.menu.label')} hidden={!open}>
       <ul class="menu" id="menu">
         <li>
           <a href={href('home')} onClick={onClose} aria-current={r.name === 'home' ? 'page' : undefined}>
-            Workspace
+            {t('shell.menu.workspace')}
           </a>
         </li>
         <li>
           <a href={href('dashboard')} onClick={onClose} aria-current={r.name === 'dashboard' ? 'page' : undefined}>
-            Dashboard
+            {t('shell.menu.dashboard')}
           </a>
         </li>
         {inbox && !mods.some((m) => m.id === 'alarms') ? inboxEntry : null}
@@ -40,7 +42,7 @@ export function Sidebar({ open, onClose }: { open: boolean; onClose: () => void 
           ) : (
           <li key={m.id} data-module={m.id}>
             <a href={href('module', m.id)} onClick={onClose} aria-current={current === m.id ? 'page' : undefined}>
-              {m.name}
+              {moduleName(m)}
             </a>
           </li>
           ),
@@ -48,18 +50,18 @@ export function Sidebar({ open, onClose }: { open: boolean; onClose: () => void 
         {s.ctx.policy.permissions.api['api:GET /api/v1/site-setup/list'] === true ? (
           <li data-screen="setup">
             <a href={href('setup')} onClick={onClose} aria-current={r.name === 'setup' ? 'page' : undefined}>
-              Site set-up
+              {t('shell.menu.setup')}
             </a>
           </li>
         ) : null}
         <li>
           <a href={href('handoff')} onClick={onClose}>
-            Log in a phone
+            {t('shell.menu.handoff')}
           </a>
         </li>
         <li>
           <a href={href('settings')} onClick={onClose} aria-current={r.name === 'settings' ? 'page' : undefined}>
-            Settings
+            {t('shell.menu.settings')}
           </a>
         </li>
       </ul>

@@ -1,4 +1,14 @@
 import { formatTime } from '../lib/format';
+import { t } from '../lib/i18n';
+
+/**
+ * A sentence of the catalogue whose words in <b>…</b> are to stand out ("<b>The box does not
+ * answer</b> (or …)"): one message per sentence, the language deciding which words are bold.
+ */
+export function Bold({ text }: { text: string }) {
+  const parts = text.split(/<b>(.*?)<\/b>/s);
+  return <>{parts.map((p, i) => (i % 2 === 1 ? <strong key={i}>{p}</strong> : p))}</>;
+}
 
 /**
  * The mark on data the tablet could not refresh: the box's API did not answer, so the box itself
@@ -8,7 +18,7 @@ import { formatTime } from '../lib/format';
 export function StaleNote({ at }: { at: string }) {
   return (
     <p class="stale-note" role="status" data-stale-since={at}>
-      <strong>The box does not answer</strong> (or the network is down): last known data from {formatTime(at)}.
+      <Bold text={t('shell.stale.note', { at: formatTime(at) })} />
     </p>
   );
 }
@@ -17,11 +27,19 @@ export function StaleNote({ at }: { at: string }) {
 const DEFAULT_STALE_S = 300;
 
 /** How long ago, in the crew's words: "just now", "2 min ago", "3 h ago", "2 days ago". */
+export function agoWords(seconds: number): string {
+  if (seconds < 60) return t('shell.ago.now');
+  if (seconds < 3600) return t('shell.ago.minutes', { n: Math.floor(seconds / 60) });
+  if (seconds < 48 * 3600) return t('shell.ago.hours', { n: Math.floor(seconds / 3600) });
+  return t('shell.ago.days', { n: Math.floor(seconds / 86_400) });
+}
+
+/** For how long, in the crew's words: "10 s", "2 min", "3 h", "2 days". */
 export function sinceWords(seconds: number): string {
-  if (seconds < 60) return 'just now';
-  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
-  if (seconds < 48 * 3600) return `${Math.floor(seconds / 3600)} h`;
-  return `${Math.floor(seconds / 86_400)} days`;
+  if (seconds < 60) return t('shell.for.seconds', { n: Math.max(0, Math.floor(seconds)) });
+  if (seconds < 3600) return t('shell.for.minutes', { n: Math.floor(seconds / 60) });
+  if (seconds < 48 * 3600) return t('shell.for.hours', { n: Math.floor(seconds / 3600) });
+  return t('shell.for.days', { n: Math.floor(seconds / 86_400) });
 }
 
 /**
@@ -42,27 +60,27 @@ export function readingAge(reading: Record<string, unknown> | undefined, now = D
  * controller's, so the line says so.
  */
 export function ReadingAge({ ts, ageS, stale, manual = false, offline = false }: { ts: string; ageS: number; stale: boolean; manual?: boolean; offline?: boolean }) {
-  const words = sinceWords(ageS);
+  const ago = agoWords(ageS);
   // Cut off from the box, the tablet cannot tell a silent controller from its own silence: the
   // values are the last known ones, and nobody is sent to check the controller.
   if (offline) {
     return (
       <div class="reading-at reading-offline" data-reading-ts={ts} data-stale="unknown" data-manual={manual ? 'true' : 'false'}>
-        <dt>Last known, {manual ? 'typed in' : 'measured'}</dt>
+        <dt>{manual ? t('shell.reading.lastKnownTyped') : t('shell.reading.lastKnownMeasured')}</dt>
         <dd>
-          {formatTime(ts)} <span class="muted reading-age">({words === 'just now' ? words : `${words} ago`})</span>
+          {formatTime(ts)} <span class="muted reading-age">({ago})</span>
         </dd>
       </div>
     );
   }
   return (
     <div class={`reading-at${stale ? ' reading-stale' : ''}${manual ? ' reading-manual' : ''}`} data-reading-ts={ts} data-stale={stale ? 'true' : 'false'} data-manual={manual ? 'true' : 'false'}>
-      <dt>{manual ? 'Typed in by hand' : 'Measured'}</dt>
+      <dt>{manual ? t('shell.reading.typed') : t('shell.reading.measured')}</dt>
       <dd>
         {formatTime(ts)}{' '}
         {/* A stale reading's age is in its mark below; "(just now)" beside "No reading for 10 s" would contradict it. */}
-        {stale && ageS < 60 ? null : <span class="muted reading-age">({words === 'just now' ? words : `${words} ago`})</span>}
-        {stale ? <p class="stale-reading" role="status"><strong>No reading for {ageS < 60 ? `${ageS} s` : words}</strong> — check the controller</p> : null}
+        {stale && ageS < 60 ? null : <span class="muted reading-age">({ago})</span>}
+        {stale ? <p class="stale-reading" role="status"><Bold text={t('shell.reading.none', { for: sinceWords(ageS) })} /></p> : null}
       </dd>
     </div>
   );

@@ -4,10 +4,16 @@ import { liveState } from '../lib/live';
 import { href } from '../lib/router';
 import { logout, prefs, session, staleSince } from '../lib/session';
 import { useObservable } from '../lib/store';
-import { humanise } from '../lib/format';
+import { t, type MessageKey } from '../lib/i18n';
 import { AlarmCount, AudioPrompt } from './Annunciator';
+import { industryName, moduleName, roleName } from './shell-words';
 
-const LIVE_WORDS: Record<string, string> = { live: 'Live', polling: 'Polling', connecting: 'Connecting', offline: 'Offline', stopped: '' };
+const LIVE_WORDS: Record<string, MessageKey | undefined> = { live: 'shell.live.live', polling: 'shell.live.polling', connecting: 'shell.live.connecting', offline: 'shell.live.offline' };
+
+const liveWords = (state: string): string => {
+  const key = LIVE_WORDS[state];
+  return key ? t(key) : '';
+};
 
 export function TopBar({ onMenu, menuOpen }: { onMenu: () => void; menuOpen: boolean }) {
   const s = useObservable(session);
@@ -23,29 +29,29 @@ export function TopBar({ onMenu, menuOpen }: { onMenu: () => void; menuOpen: boo
       <AudioPrompt />
       <button type="button" class="btn icon menu-btn" aria-expanded={menuOpen} aria-controls="sidebar" onClick={onMenu}>
         <span aria-hidden="true">☰</span>
-        <span class="sr-only">Menu</span>
+        <span class="sr-only">{t('shell.top.menu')}</span>
       </button>
       <a class="btn home-btn" href={href('home')} id="workspace-link">
-        {s.ctx.deployment_mode === 'cloud-multi' && s.user.scope_type === 'master' ? 'Fleet' : `${humanise(s.industry)}`}
+        {s.ctx.deployment_mode === 'cloud-multi' && s.user.scope_type === 'master' ? t('shell.top.fleet') : industryName(s.industry)}
       </a>
-      <nav class="quick" aria-label="Pinned modules">
+      <nav class="quick" aria-label={t('shell.top.pinned')}>
         {pinned.map((m) => (
           // The Alarms button opens the one alarm inbox, not the site alarms' own list.
           <a key={m!.id} class="btn quick-btn" data-quick={m!.id} href={m!.id === 'alarms' ? href('alarms', undefined, { full: '1' }) : href('module', m!.id, { full: '1' })}>
-            {m!.name}
+            {moduleName(m!)}
           </a>
         ))}
       </nav>
       <AlarmCount />
       <span class={`live-state state-${state}`} id="live-state" role="status" aria-live="polite" data-state={state}>
-        {stale ? 'Offline (stale data)' : LIVE_WORDS[live]}
+        {stale ? t('shell.live.stale') : liveWords(live)}
       </span>
       <span class="who" id="who">
         {/* the role in words; the tenant and scope are the box's business, not the operator's */}
-        <span class="who-role">{humanise(s.user.role)}</span>
+        <span class="who-role">{roleName(s.user.role)}</span>
       </span>
       <button type="button" class="btn logout" id="logout" onClick={() => void logout()}>
-        Log out
+        {t('shell.top.logout')}
       </button>
     </header>
   );

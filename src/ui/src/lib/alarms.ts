@@ -9,6 +9,7 @@
 // last_raised_at) are kept quiet until a time; a new P1, or one raised again, sounds.
 
 import { ApiError, getItem, getList, post, query } from './api';
+import { t } from './i18n';
 import { liveState } from './live';
 import { session, type Session } from './session';
 import { observable, on, type Observable } from './store';
@@ -109,7 +110,7 @@ async function load(): Promise<void> {
     if (list.stale) {
       // The box did not answer: the last list this tablet saw, marked unknown since it was read.
       patch({ items: alarmStore.get().items ?? list.data.items, summary: summary ?? alarmStore.get().summary });
-      markUnknown(new ApiError(0, 'offline', 'The box does not answer.'), Date.parse(list.at));
+      markUnknown(new ApiError(0, 'offline', t('shell.offline.box')), Date.parse(list.at));
       return;
     }
     patch({ items: list.data.items, summary: summary ?? alarmStore.get().summary });
@@ -172,12 +173,12 @@ export function startAlarms(): void {
       } else if (seenLive && state !== 'stopped') {
         dropped = true;
       }
-      if (state === 'offline') markUnknown(new ApiError(0, 'offline', 'The live feed is offline.'));
+      if (state === 'offline') markUnknown(new ApiError(0, 'offline', t('shell.offline.live')));
     }),
     // Another read answered while the store was cut off: the box is back, read the alarms again.
     on('reachable', (up) => {
       if (up === true && !alarmStore.get().reachable && !loading) void load();
-      else if (up === false) markUnknown(new ApiError(0, 'offline', 'The box does not answer.'));
+      else if (up === false) markUnknown(new ApiError(0, 'offline', t('shell.offline.box')));
     }),
   ];
 }
@@ -198,7 +199,7 @@ export function mayDo(s: Session, a: AlarmItem, action: AlarmAction): boolean {
 
 /** Runs the command on the alarm's own resource (`{id, ...body}`), then reads the list again. */
 export async function alarmCommand(a: AlarmItem, action: AlarmAction, body: Record<string, unknown> = {}): Promise<void> {
-  if (a.resource === 'sync-alarms') throw new Error(`This alarm is handled at the farm${a.farm ? ` (${a.farm})` : ''}.`);
+  if (a.resource === 'sync-alarms') throw new Error(a.farm ? t('alarms.error.atFarmNamed', { farm: a.farm }) : t('alarms.error.atFarm'));
   await post(`${API}/${a.resource}/commands/${action}`, { ...body, id: a.id });
   await load();
 }

@@ -4,10 +4,10 @@
 // nothing here needs anyone now. Read again when the store's summary changes (an alarm just ended).
 import { useEffect, useState } from 'preact/hooks';
 import { AlarmComments, AlarmStory } from '../components/AlarmAccount';
-import { headline, since, story } from '../components/alarm-words';
+import { alarmCause, hasOwnCause, headline, placeWords, since, story } from '../components/alarm-words';
 import { alarmStore } from '../lib/alarms';
 import { describeError, getList, query } from '../lib/api';
-import { humanise } from '../lib/format';
+import { t } from '../lib/i18n';
 import { people } from '../lib/people';
 import { useObservable } from '../lib/store';
 import type { AlarmViewItem } from '../lib/types';
@@ -34,10 +34,9 @@ function HistoryItem({ a }: { a: AlarmViewItem }) {
           {head.title}
         </span>
       </div>
-      {a.cause && a.cause !== a.title ? <p class="inbox-cause">{a.cause}</p> : null}
+      {hasOwnCause(a) ? <p class="inbox-cause">{alarmCause(a)}</p> : null}
       <p class="inbox-meta">
-        {a.farm ? 'At the farm' : a.industry ? humanise(a.industry) : 'Site'}
-        {over ? ` · lasted ${since(a.raised_at, Date.parse(over))}` : ''}
+        {over ? t('alarms.history.metaLasted', { place: placeWords(a), for: since(a.raised_at, Date.parse(over)) }) : placeWords(a)}
       </p>
       <AlarmStory steps={steps} />
       <AlarmComments a={a} />
@@ -83,16 +82,16 @@ export function AlarmHistory() {
 
   return (
     <div class="alarm-history" id="alarm-history">
-      <p class="muted">Alarms that are over, newest first, with who acknowledged them and when.</p>
+      <p class="muted">{t('alarms.history.lead')}</p>
       {error ? (
         <p class="error" role="alert">
           {error}
         </p>
       ) : null}
       {!page ? (
-        error ? null : <p class="loading">Loading...</p>
+        error ? null : <p class="loading">{t('alarms.loading')}</p>
       ) : page.items.length === 0 ? (
-        <p class="empty">No past alarms yet.</p>
+        <p class="empty">{t('alarms.history.empty')}</p>
       ) : (
         <ul class="inbox history" id="history">
           {page.items.map((a) => (
@@ -102,7 +101,7 @@ export function AlarmHistory() {
       )}
       {page?.has_more ? (
         <button type="button" class="btn" data-action="older" disabled={more} onClick={() => void older()}>
-          {more ? 'Loading...' : `Show older (${page.items.length} of ${page.total})`}
+          {more ? t('alarms.loading') : t('alarms.history.older', { shown: page.items.length, total: page.total })}
         </button>
       ) : null}
     </div>

@@ -7,11 +7,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { AlarmAccount, AlarmComments } from '../components/AlarmAccount';
 import { AlarmActions } from '../components/AlarmActions';
-import { ackLine, headline, since, STATE_BADGE, stateWords, when } from '../components/alarm-words';
+import { ackLine, alarmCause, hasOwnCause, headline, placeWords, since, stateBadge, stateWords, when } from '../components/alarm-words';
 import { useNow } from '../components/hooks';
 import { alarmStore, refreshAlarms } from '../lib/alarms';
 import { ApiError, describeError } from '../lib/api';
-import { formatTime, humanise } from '../lib/format';
+import { formatTime } from '../lib/format';
+import { t, type MessageKey } from '../lib/i18n';
 import { loadPeople, nameOf, people } from '../lib/people';
 import { href, route } from '../lib/router';
 import { session, type Session } from '../lib/session';
@@ -28,7 +29,7 @@ function InboxItem({ a, open, onOpen }: { a: AlarmViewItem; open: boolean; onOpe
     <li class={`inbox-item tone-edge-${a.tone}`} data-alarm={a.key} data-state={a.state} data-tone={a.tone} data-resource={a.resource}>
       <div class="inbox-line">
         <span class={`badge tone-${a.tone}`} data-badge="state">
-          {STATE_BADGE[a.state]}
+          {stateBadge(a.state)}
         </span>
         {/* The priority is said in the alarm's own tone: a P1 back to normal is no longer red. */}
         {a.priority ? (
@@ -41,21 +42,21 @@ function InboxItem({ a, open, onOpen }: { a: AlarmViewItem; open: boolean; onOpe
           {head.title}
         </span>
       </div>
-      {a.cause && a.cause !== a.title ? (
+      {hasOwnCause(a) ? (
         <p class="inbox-cause" data-field="cause">
-          {a.cause}
+          {alarmCause(a)}
         </p>
       ) : null}
       <p class="inbox-meta">
-        {a.farm ? 'At the farm' : a.industry ? humanise(a.industry) : 'Site'} · since {formatTime(a.raised_at)} ({since(a.raised_at, now)})
-        {a.raise_count > 1 ? ` · raised ${a.raise_count} times, last at ${when(a.last_raised_at)}` : ''}
+        {t('alarms.inbox.meta', { place: placeWords(a), at: formatTime(a.raised_at), for: since(a.raised_at, now) })}
+        {a.raise_count > 1 ? ` · ${t('alarms.banner.raisedTimes', { n: a.raise_count, at: when(a.last_raised_at) })}` : ''}
       </p>
       <p class="inbox-state" data-field="state-words">
         {stateWords(a, names)}
       </p>
       {a.farm && a.acked_by ? (
         <p class="inbox-meta" data-field="acked-at-farm">
-          Acknowledged at the farm by {nameOf(a.acked_by, names)}
+          {t('alarms.acked.by', { farm: 'yes', who: nameOf(a.acked_by, names) })}
         </p>
       ) : extraAck ? (
         <p class="inbox-meta" data-field="acked">
@@ -70,24 +71,25 @@ function InboxItem({ a, open, onOpen }: { a: AlarmViewItem; open: boolean; onOpe
   );
 }
 
-const SUMMARY_WORDS: [keyof AlarmSummary['by_state'], string][] = [
-  ['unacknowledged_active', 'not acknowledged'],
-  ['unacknowledged_cleared', 'back to normal, to acknowledge'],
-  ['latched', 'latched, waiting for a reset'],
-  ['acknowledged_active', 'acknowledged and still active'],
-  ['shelved', 'shelved'],
-  ['out_of_service', 'out of service'],
+const SUMMARY_WORDS: [keyof AlarmSummary['by_state'], MessageKey][] = [
+  ['unacknowledged_active', 'alarms.summary.unacknowledged_active'],
+  ['unacknowledged_cleared', 'alarms.summary.unacknowledged_cleared'],
+  ['latched', 'alarms.summary.latched'],
+  ['acknowledged_active', 'alarms.summary.acknowledged_active'],
+  ['shelved', 'alarms.summary.shelved'],
+  ['out_of_service', 'alarms.summary.out_of_service'],
 ];
 
 /** "2 not acknowledged, 1 acknowledged and still active, 1 shelved": the box's counts in words. */
 function summaryWords(items: AlarmViewItem[], summary: AlarmSummary | null): string {
-  if (items.length === 0) return 'No alarms: everything is normal.';
+  if (items.length === 0) return t('alarms.summary.none');
   // The summary is the box's count of the same list; the list itself where the summary is older.
   const by = (state: keyof AlarmSummary['by_state']) => (summary && summary.listed === items.length ? summary.by_state[state] : items.filter((a) => a.state === state).length);
-  const parts = SUMMARY_WORDS.map(([state, one]) => [by(state), one] as const)
+  // Counts in a list (each its own plural), not a sentence made of pieces.
+  const parts = SUMMARY_WORDS.map(([state, key]) => [by(state), key] as const)
     .filter(([n]) => n > 0)
-    .map(([n, w]) => `${n} ${w}`);
-  return `${parts.join(', ')}.`;
+    .map(([n, key]) => t(key, { n }));
+  return t('alarms.summary.list', { list: parts.join(', ') });
 }
 
 /** This person reads no alarms: the policy says so, or the box answered 403/404. */
@@ -98,7 +100,7 @@ const denied = (s: Session, err: unknown) =>
 const listsFarms = (s: Session) => s.ctx.deployment_mode === 'cloud-multi' && s.ctx.policy.permissions.api['api:GET /api/v1/sync-alarms/list'] === true;
 
 /** The inbox screen; embedded (the fleet, a workspace) with its own heading and a shorter list. */
-export function AlarmInbox({ heading = 'Alarms', embedded = false, limit }: { heading?: string; embedded?: boolean; limit?: number }) {
+export function AlarmInbox({ heading, embedded = false, limit }: { heading?: string; embedded?: boolean; limit?: number }) {
   const s = useObservable(session);
   const store = useObservable(alarmStore);
   const r = useObservable(route);
@@ -109,32 +111,32 @@ export function AlarmInbox({ heading = 'Alarms', embedded = false, limit }: { he
   }, [s]);
   if (!s) return null;
   const items = store.items;
-  if (!items && denied(s, store.error)) return embedded ? null : <p class="notice">No alarm list is available to you.</p>;
+  if (!items && denied(s, store.error)) return embedded ? null : <p class="notice">{t('alarms.inbox.denied')}</p>;
   const history = !embedded && r.name === 'alarms' && r.params.view === 'history';
   const H = embedded ? 'h2' : 'h1';
   const shown = limit && items ? items.slice(0, limit) : items;
   const hid = `inbox-h-${embedded ? 'e' : 's'}`;
   return (
-    <section class={`alarm-inbox ${embedded ? 'panel embedded' : ''}`} id={embedded ? undefined : 'alarm-inbox'} data-inbox={embedded ? 'embedded' : 'screen'} aria-labelledby={hid}>
+    <section class={embedded ? 'alarm-inbox panel embedded' : 'alarm-inbox'} id={embedded ? undefined : 'alarm-inbox'} data-inbox={embedded ? 'embedded' : 'screen'} aria-labelledby={hid}>
       <H id={hid}>
-        {heading}
+        {heading ?? t('alarms.inbox.title')}
         {items && !history ? <span class="count"> ({items.length})</span> : null}
       </H>
       {embedded ? null : (
-        <nav class="inbox-tabs" aria-label="Alarms now or past">
+        <nav class="inbox-tabs" aria-label={t('alarms.inbox.tabs')}>
           <a class={`btn ${history ? '' : 'chosen'}`} href={href('alarms')} aria-current={history ? undefined : 'page'} data-tab="now">
-            Now
+            {t('alarms.inbox.now')}
           </a>
           <a class={`btn ${history ? 'chosen' : ''}`} href={href('alarms', undefined, { view: 'history' })} aria-current={history ? 'page' : undefined} data-tab="history">
-            History
+            {t('alarms.inbox.history')}
           </a>
         </nav>
       )}
       {!store.reachable ? (
         // Unknown is not none: the list below is what this tablet last knew.
         <p class="notice inbox-unknown" role="status" data-field="alarms-unknown">
-          The box does not answer{store.unknownSince ? ` since ${when(new Date(store.unknownSince).toISOString())}` : ''}: the alarm state now is unknown.
-          {items ? ' The list below is the last known.' : ''}
+          {store.unknownSince ? t('alarms.inbox.unknownSince', { at: when(new Date(store.unknownSince).toISOString()) }) : t('alarms.inbox.unknown')}
+          {items ? ` ${t('alarms.inbox.lastKnown')}` : ''}
         </p>
       ) : null}
       {history ? (
@@ -149,7 +151,7 @@ export function AlarmInbox({ heading = 'Alarms', embedded = false, limit }: { he
           {listsFarms(s) ? (
             // A master lists the farms' alarms as their boxes synced them, and cannot acknowledge them.
             <p class="muted" id="inbox-scope-note">
-              The farms' alarms are listed as each farm's box reports them, and are acknowledged at the farm.
+              {t('alarms.inbox.farmsNote')}
             </p>
           ) : null}
           {store.error && !items && store.reachable ? (
@@ -158,7 +160,7 @@ export function AlarmInbox({ heading = 'Alarms', embedded = false, limit }: { he
             </p>
           ) : null}
           {!items ? (
-            store.reachable ? <p class="loading">Loading...</p> : null
+            store.reachable ? <p class="loading">{t('alarms.loading')}</p> : null
           ) : (
             <ul class="inbox" id="inbox">
               {(shown ?? []).map((a) => (
@@ -168,7 +170,7 @@ export function AlarmInbox({ heading = 'Alarms', embedded = false, limit }: { he
           )}
           {embedded && items && shown && shown.length < items.length ? (
             <a class="btn" href={href('alarms')}>
-              All {items.length} alarms
+              {t('alarms.inbox.all', { n: items.length })}
             </a>
           ) : null}
         </>

@@ -3,6 +3,8 @@ import { href } from '../lib/router';
 import { orderedModules, prefs, session } from '../lib/session';
 import { useObservable } from '../lib/store';
 import { LiveFeed } from '../components/LiveFeed';
+import { moduleAbout, moduleName } from '../components/shell-words';
+import { t } from '../lib/i18n';
 
 export function Dashboard() {
   const s = useObservable(session);
@@ -11,13 +13,13 @@ export function Dashboard() {
   const mods = orderedModules(s, p.moduleOrder);
   return (
     <div class="dashboard">
-      <h1>Dashboard</h1>
+      <h1>{t('shell.dashboard.title')}</h1>
       <ul class="tiles" id="modules">
         {mods.map((m) => (
           <li key={m.id} data-module={m.id}>
             <a class="tile" href={m.id === 'alarms' ? href('alarms') : href('module', m.id)}>
-              <strong>{m.name}</strong>
-              <small>{m.description}</small>
+              <strong>{moduleName(m)}</strong>
+              <small>{moduleAbout(m)}</small>
             </a>
           </li>
         ))}

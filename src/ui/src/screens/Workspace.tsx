@@ -3,7 +3,8 @@
 // the controller serves it; otherwise it degrades to the site's open alarms, tasks and live status.
 import { ResourceView } from '../components/ResourceView';
 import { LiveFeed } from '../components/LiveFeed';
-import { humanise } from '../lib/format';
+import { t } from '../lib/i18n';
+import { industryName, moduleName } from '../components/shell-words';
 import { session, type Session } from '../lib/session';
 import { useObservable } from '../lib/store';
 import { Fleet } from './Fleet';
@@ -21,7 +22,7 @@ export function Workspace() {
   if (!s) return null;
   if (s.user.scope_type === 'master' && s.ctx.deployment_mode === 'cloud-multi') return <Fleet />;
   const industry = s.industry;
-  const title = `${humanise(industry)} workspace`;
+  const title = t('shell.workspace.title', { industry, name: industryName(industry) });
   if (industry === 'poultry' && hasPoultryApi(s))
     return (
       <>
@@ -36,15 +37,14 @@ export function Workspace() {
       <h1 id="workspace-title">{title}</h1>
       {(s.resources.get(industry)?.length ?? 0) === 0 ? (
         <p class="notice" id="workspace-degraded">
-          {module ? `${module.name}: the controller does not serve this workspace's records yet.` : `The ${industry} module is not available to you.`} Showing the site's alarms,
-          tasks and live status.
+          {module ? t('shell.workspace.notServed', { module: moduleName(module) }) : t('shell.workspace.notAvailable', { industry: industryName(industry) })} {t('shell.workspace.showing')}
         </p>
       ) : (
         (s.resources.get(industry) ?? []).map((r) => <ResourceView key={r} path={r} headingLevel={2} pageSize={12} />)
       )}
       <div class="workspace-grid">
-        <AlarmInbox heading="Open alarms" embedded limit={10} />
-        {has(s, 'tasks') ? <ResourceView path="tasks" heading="Tasks" pageSize={10} /> : null}
+        <AlarmInbox heading={t('shell.workspace.openAlarms')} embedded limit={10} />
+        {has(s, 'tasks') ? <ResourceView path="tasks" heading={t('shell.workspace.tasks')} pageSize={10} /> : null}
         {s.ctx.feature_flags.realtime_status !== false ? <LiveFeed /> : null}
       </div>
     </div>
