@@ -10,15 +10,13 @@ import { TestPulse } from '../components/siren/TestPulse';
 import type { OutputView } from '../components/siren/relay-draft';
 import { refreshAlarms } from '../lib/alarms';
 import { describeError, getList } from '../lib/api';
+import { t, type MessageKey } from '../lib/i18n';
 import { session, type Session } from '../lib/session';
 import { useObservable } from '../lib/store';
 
 const API = '/api/v1/alarm-relay';
-const HEADINGS = { siren: 'Siren', watchdog: 'Watchdog' } as const;
-const ABOUT = {
-  siren: 'An outside siren or beacon on a relay: energised while an alarm of its priorities waits for acknowledgement.',
-  watchdog: 'An output the box switches on and off while it is healthy: a dialler wired to it calls when it stops.',
-};
+const HEADINGS: Record<OutputView['output'], MessageKey> = { siren: 'siren.heading.siren', watchdog: 'siren.heading.watchdog' };
+const ABOUT: Record<OutputView['output'], MessageKey> = { siren: 'siren.about.siren', watchdog: 'siren.about.watchdog' };
 
 const may = (s: Session, cmd: string) => s.ctx.policy.permissions.api[`api:POST ${API}/commands/${cmd}`] === true;
 
@@ -33,7 +31,7 @@ export function SirenRelay() {
     try {
       const r = await getList<OutputView>(`${API}/list`);
       setOutputs(r.data.items);
-      setError(r.stale ? 'The box does not answer: this is the last known state.' : null);
+      setError(r.stale ? t('siren.stale') : null);
       if (r.data.items.some((o) => o.failing)) void refreshAlarms();
     } catch (err) {
       setError(describeError(err));
@@ -41,8 +39,8 @@ export function SirenRelay() {
   };
   useEffect(() => {
     void load();
-    const t = setInterval(() => void load(), fast ? 500 : 3_000);
-    return () => clearInterval(t);
+    const timer = setInterval(() => void load(), fast ? 500 : 3_000);
+    return () => clearInterval(timer);
   }, [fast]);
   if (!s) return null;
   const configure = may(s, 'configure');
@@ -51,11 +49,11 @@ export function SirenRelay() {
 
   return (
     <section class="siren-relay" data-screen="SirenRelay" aria-labelledby="siren-relay-h">
-      <h1 id="siren-relay-h">Siren and watchdog</h1>
-      {configure ? null : <p class="muted" data-field="read-only">Only the box's admin sets these outputs up; you see their state.</p>}
+      <h1 id="siren-relay-h">{t('siren.title')}</h1>
+      {configure ? null : <p class="muted" data-field="read-only">{t('siren.read_only')}</p>}
       {error ? <p class="error" role="alert">{error}</p> : null}
-      {!outputs ? (error ? null : <p class="loading">Loading...</p>) : outputs.length === 0 ? (
-        <p class="notice">This installation has no siren or watchdog of its own: they belong to a farm's box.</p>
+      {!outputs ? (error ? null : <p class="loading">{t('siren.loading')}</p>) : outputs.length === 0 ? (
+        <p class="notice">{t('siren.none')}</p>
       ) : (
         <div class="relay-outputs">
           {outputs.map((o) => {
@@ -63,13 +61,13 @@ export function SirenRelay() {
             const toggle = () => setEditing((e) => { const n = new Set(e); if (n.has(o.output)) n.delete(o.output); else n.add(o.output); return n; });
             return (
               <section class="panel relay-output" key={o.output} data-relay={o.output} aria-labelledby={`relay-${o.output}-h`}>
-                <h2 id={`relay-${o.output}-h`}>{HEADINGS[o.output]}</h2>
-                <p class="muted">{ABOUT[o.output]}</p>
+                <h2 id={`relay-${o.output}-h`}>{t(HEADINGS[o.output])}</h2>
+                <p class="muted">{t(ABOUT[o.output])}</p>
                 <OutputState o={o} />
                 {o.output === 'siren' && test && o.configured && o.enabled ? <TestPulse onStart={() => setFast(true)} onEnd={() => { setFast(false); void load(); }} /> : null}
                 {configure && o.configured ? (
                   <button type="button" class="btn" data-action="edit" aria-expanded={open} onClick={toggle}>
-                    {open ? 'Close the settings' : 'Change the settings'}
+                    {t(open ? 'siren.settings.close' : 'siren.settings.open')}
                   </button>
                 ) : null}
                 {configure && open ? <OutputForm o={o} onSaved={(x) => { put(x); setEditing((e) => new Set(e).add(o.output)); }} /> : null}

@@ -5,20 +5,22 @@
 // only when the installer says so, since a saved output that does not answer is a P1 alarm.
 import { useState } from 'preact/hooks';
 import { ApiError, describeError, post } from '../../lib/api';
+import { t, type MessageKey } from '../../lib/i18n';
 import { bodyOf, draftOf, fieldsOf, PRIORITIES, problems, refusalOf, TRANSPORT_WORDS, type Draft, type Field, type OutputView, type Transport } from './relay-draft';
 
 const API = '/api/v1/alarm-relay/commands';
 
-const LABELS: Record<Field, string> = {
-  transport: 'Where is the output?', host: 'I/O module address', port: 'Network port', serial_port: 'Serial port', baud_rate: 'Speed (baud)',
-  parity: 'Parity', unit_id: 'Unit (Modbus address of the module)', coil: 'Coil number (the first coil is 0)', device_instance: 'BACnet device number',
-  object_instance: 'Binary output number', priorities: 'Sounds for', period_s: 'Every (seconds)',
+// Keys, not words: read at render time in the reader's language.
+const LABELS: Record<Field, MessageKey> = {
+  transport: 'siren.field.transport', host: 'siren.field.host', port: 'siren.field.port', serial_port: 'siren.field.serial_port', baud_rate: 'siren.field.baud_rate',
+  parity: 'siren.field.parity', unit_id: 'siren.field.unit_id', coil: 'siren.field.coil', device_instance: 'siren.field.device_instance',
+  object_instance: 'siren.field.object_instance', priorities: 'siren.field.priorities', period_s: 'siren.field.period_s',
 };
-const HINTS: Partial<Record<Field, string>> = {
-  host: 'Four numbers with dots, like 192.168.1.20.', serial_port: 'The RS485 adapter, like /dev/ttyUSB0.', baud_rate: 'Empty: the box\'s serial setting.',
+const HINTS: Partial<Record<Field, MessageKey>> = {
+  host: 'siren.hint.host', serial_port: 'siren.hint.serial_port', baud_rate: 'siren.hint.baud_rate',
 };
-const PERIOD_LABEL = { siren: 'Re-send the state every (seconds)', watchdog: 'Toggle every (seconds)' };
-const PERIOD_HINT = { siren: 'An I/O module that restarted has lost its coil: the box sends it again.', watchdog: 'While the box is healthy. Set the dialler to wait longer than this.' };
+const PERIOD_LABEL: Record<OutputView['output'], MessageKey> = { siren: 'siren.field.period.siren', watchdog: 'siren.field.period.watchdog' };
+const PERIOD_HINT: Record<OutputView['output'], MessageKey> = { siren: 'siren.hint.period.siren', watchdog: 'siren.hint.period.watchdog' };
 
 interface Check { ok: boolean; energised: boolean | null; message: string | null; target: string }
 type Stage = { s: 'edit' } | { s: 'busy'; what: string } | { s: 'checked'; c: Check } | { s: 'unanswered'; c: Check } | { s: 'saved'; o: OutputView };
@@ -65,18 +67,18 @@ export function OutputForm({ o, onSaved }: { o: OutputView; onSaved: (o: OutputV
   };
   const check = async (): Promise<Check | undefined> => {
     if (!ready()) return undefined;
-    const c = await send<Check>('Reading the output…', 'check');
+    const c = await send<Check>(t('siren.busy.check'), 'check');
     if (c) setStage({ s: 'checked', c });
     return c;
   };
   const save = async (anyway = false) => {
     if (!ready()) return;
     if (!anyway && d.enabled) {
-      const c = await send<Check>('Reading the output before saving…', 'check');
+      const c = await send<Check>(t('siren.busy.check_save'), 'check');
       if (!c) return;
       if (!c.ok) return setStage({ s: 'unanswered', c });
     }
-    const saved = await send<OutputView>('Saving…', 'configure');
+    const saved = await send<OutputView>(t('siren.busy.save'), 'configure');
     if (saved) {
       setStage({ s: 'saved', o: saved });
       onSaved(saved);
@@ -88,9 +90,9 @@ export function OutputForm({ o, onSaved }: { o: OutputView; onSaved: (o: OutputV
     const hint = f === 'period_s' ? PERIOD_HINT[o.output] : HINTS[f];
     return (
       <div class="form-row" key={f} data-row={f}>
-        <label for={id(f)}>{f === 'period_s' ? PERIOD_LABEL[o.output] : LABELS[f]}</label>
+        <label for={id(f)}>{t(f === 'period_s' ? PERIOD_LABEL[o.output] : LABELS[f])}</label>
         {input}
-        {hint && !p ? <small class="muted" id={`${id(f)}-hint`}>{hint}</small> : null}
+        {hint && !p ? <small class="muted" id={`${id(f)}-hint`}>{t(hint)}</small> : null}
         <span class="field-error" id={`${id(f)}-err`} data-error={f}>{p ?? ''}</span>
       </div>
     );
@@ -103,11 +105,11 @@ export function OutputForm({ o, onSaved }: { o: OutputView; onSaved: (o: OutputV
   return (
     <form class="relay-form" data-output={o.output} onSubmit={(e) => { e.preventDefault(); void save(); }} noValidate>
       <fieldset class="relay-where">
-        <legend>{LABELS.transport}</legend>
-        {(Object.keys(TRANSPORT_WORDS) as Transport[]).map((t) => (
-          <label class={`choice ${d.transport === t ? 'chosen' : ''}`} key={t}>
-            <input type="radio" name={`${o.output}-transport`} value={t} checked={d.transport === t} onChange={() => set('transport', t)} />
-            {TRANSPORT_WORDS[t]}
+        <legend>{t(LABELS.transport)}</legend>
+        {(Object.keys(TRANSPORT_WORDS) as Transport[]).map((tr) => (
+          <label class={`choice ${d.transport === tr ? 'chosen' : ''}`} key={tr}>
+            <input type="radio" name={`${o.output}-transport`} value={tr} checked={d.transport === tr} onChange={() => set('transport', tr)} />
+            {t(TRANSPORT_WORDS[tr])}
           </label>
         ))}
       </fieldset>
@@ -115,19 +117,19 @@ export function OutputForm({ o, onSaved }: { o: OutputView; onSaved: (o: OutputV
         {d.transport === 'modbus-tcp' ? [text('host', false), text('port'), text('unit_id'), text('coil')] : null}
         {d.transport === 'modbus-rtu' ? [text('serial_port', false), text('baud_rate'),
           field('parity', <select id={id('parity')} name="parity" value={d.parity} aria-describedby={`${id('parity')}-err`} onChange={(e) => set('parity', (e.target as HTMLSelectElement).value)}>
-            <option value="">The box's serial setting</option><option value="none">None</option><option value="even">Even</option><option value="odd">Odd</option>
+            <option value="">{t('siren.parity.box')}</option><option value="none">{t('siren.parity.none')}</option><option value="even">{t('siren.parity.even')}</option><option value="odd">{t('siren.parity.odd')}</option>
           </select>), text('unit_id'), text('coil')] : null}
         {d.transport === 'bacnet' ? [text('device_instance'), text('object_instance')] : null}
         {text('period_s')}
       </div>
       {o.output === 'siren' ? (
         <fieldset class="relay-priorities" aria-describedby={`${id('priorities')}-err`}>
-          <legend>{LABELS.priorities}</legend>
+          <legend>{t(LABELS.priorities)}</legend>
           {PRIORITIES.map((p) => (
             <label class="check" key={p}>
               <input type="checkbox" name="priorities" value={p} checked={d.priorities.includes(p)}
                 onChange={(e) => set('priorities', (e.target as HTMLInputElement).checked ? [...d.priorities, p] : d.priorities.filter((x) => x !== p))} />
-              {p} alarms
+              {t('siren.priority', { priority: p })}
             </label>
           ))}
           <span class="field-error" id={`${id('priorities')}-err`} data-error="priorities">{problemOf('priorities') ?? ''}</span>
@@ -135,11 +137,11 @@ export function OutputForm({ o, onSaved }: { o: OutputView; onSaved: (o: OutputV
       ) : null}
       <label class="check">
         <input type="checkbox" name="enabled" checked={d.enabled} onChange={(e) => set('enabled', (e.target as HTMLInputElement).checked)} />
-        The box drives this output
+        {t('siren.enabled')}
       </label>
       <div class="actions">
-        <button type="button" class="btn" data-action="check" disabled={busy} onClick={() => void check()}>Check the connection</button>
-        <button type="submit" class="btn primary" data-action="save" disabled={busy}>Save</button>
+        <button type="button" class="btn" data-action="check" disabled={busy} onClick={() => void check()}>{t('siren.action.check')}</button>
+        <button type="submit" class="btn primary" data-action="save" disabled={busy}>{t('siren.action.save')}</button>
       </div>
       <Outcome stage={stage} onAnyway={() => void save(true)} onBack={() => setStage({ s: 'edit' })} />
       {error ? <p class="error" role="alert" data-field="form-error">{error}{refused.rest.length ? ` ${refused.rest.join(' ')}` : ''}</p> : null}
@@ -147,23 +149,23 @@ export function OutputForm({ o, onSaved }: { o: OutputView; onSaved: (o: OutputV
   );
 }
 
-const holds = (e: boolean | null) => (e ? 'energised' : 'released');
+const holds = (e: boolean | null) => (e ? 'on' : 'off');
 
 function Outcome({ stage, onAnyway, onBack }: { stage: Stage; onAnyway: () => void; onBack: () => void }) {
   if (stage.s === 'busy') return <p class="muted" role="status">{stage.what}</p>;
   if (stage.s === 'checked') {
     return stage.c.ok
-      ? <p class="relay-answer" role="status" data-field="check-result" data-ok="true">The I/O module answered: the output is {holds(stage.c.energised)} now. Nothing was written.</p>
-      : <p class="error" role="alert" data-field="check-result" data-ok="false">No answer from {stage.c.target}: {stage.c.message}</p>;
+      ? <p class="relay-answer" role="status" data-field="check-result" data-ok="true">{t('siren.check.ok', { state: holds(stage.c.energised) })}</p>
+      : <p class="error" role="alert" data-field="check-result" data-ok="false">{t('siren.check.no_answer', { target: stage.c.target, message: stage.c.message ?? '' })}</p>;
   }
   if (stage.s === 'unanswered') {
     return (
       <div class="confirm" role="alert" data-field="unanswered">
-        <p>No answer from {stage.c.target}: {stage.c.message}</p>
-        <p>Saved like this, the output is failing at once and raises a P1 alarm. Save anyway (the module is not wired yet)?</p>
+        <p>{t('siren.check.no_answer', { target: stage.c.target, message: stage.c.message ?? '' })}</p>
+        <p>{t('siren.unanswered')}</p>
         <div class="actions">
-          <button type="button" class="btn" data-action="save-anyway" onClick={onAnyway}>Save anyway</button>
-          <button type="button" class="btn" onClick={onBack}>Back to the form</button>
+          <button type="button" class="btn" data-action="save-anyway" onClick={onAnyway}>{t('siren.action.save_anyway')}</button>
+          <button type="button" class="btn" onClick={onBack}>{t('siren.action.back')}</button>
         </div>
       </div>
     );
@@ -171,8 +173,8 @@ function Outcome({ stage, onAnyway, onBack }: { stage: Stage; onAnyway: () => vo
   if (stage.s === 'saved') {
     const o = stage.o;
     return o.failing
-      ? <p class="error" role="alert" data-field="saved">Saved. The output does not answer: {o.last_error}</p>
-      : <p class="relay-answer" role="status" data-field="saved">Saved. {!o.enabled ? 'The box no longer drives this output.' : o.energised === null ? 'The box starts driving it now: its state above follows.' : `The box wrote the output and read it back: ${holds(o.energised)}.`}</p>;
+      ? <p class="error" role="alert" data-field="saved">{t('siren.saved.failing', { error: o.last_error ?? '' })}</p>
+      : <p class="relay-answer" role="status" data-field="saved">{!o.enabled ? t('siren.saved.off') : o.energised === null ? t('siren.saved.starting') : t('siren.saved.written', { state: holds(o.energised) })}</p>;
   }
   return null;
 }

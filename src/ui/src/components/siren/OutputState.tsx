@@ -4,33 +4,33 @@
 import { since, stateWords, when } from '../alarm-words';
 import { useNow } from '../hooks';
 import { alarmStore } from '../../lib/alarms';
+import { t, type MessageKey } from '../../lib/i18n';
 import { href } from '../../lib/router';
 import { useObservable } from '../../lib/store';
 import { people } from '../../lib/people';
 import type { OutputView } from './relay-draft';
 
-export const NOT_SET: Record<OutputView['output'], string> = {
-  siren: 'No siren output: an unacknowledged P1 sounds only on the tablets.',
-  watchdog: 'No watchdog output: a dialler cannot know when this box stops.',
+export const NOT_SET: Record<OutputView['output'], MessageKey> = {
+  siren: 'siren.not_set.siren',
+  watchdog: 'siren.not_set.watchdog',
 };
 
-function prioritiesWords(p: string[]): string {
-  return p.length > 1 ? `${p.slice(0, -1).join(', ')} or ${p[p.length - 1]}` : (p[0] ?? 'P1');
+/** The messages' `priorities` argument: "P1", "P2", or "both" (said "P1 or P2" in the reader's words). */
+function prioritiesArg(p: string[]): string {
+  return p.length > 1 ? 'both' : (p[0] ?? 'P1');
 }
 
 /** What the output is doing now, as one sentence. */
 function doing(o: OutputView, now: number): { badge: string; line: string } {
-  if (o.energised === null) return { badge: 'Not driven yet', line: 'The box has not written this output yet.' };
+  const badge = t(o.energised ? 'siren.badge.energised' : 'siren.badge.released');
+  if (o.energised === null) return { badge: t('siren.badge.not_driven'), line: t('siren.line.not_written') };
   if (o.output === 'siren') {
     const pulse = o.pulse_until && Date.parse(o.pulse_until) > now;
-    if (o.energised) {
-      const why = pulse ? `test pulse until ${when(o.pulse_until!)}` : o.driving_alarms === 1 ? '1 alarm not acknowledged' : `${o.driving_alarms} alarms not acknowledged`;
-      return { badge: 'Energised', line: `The siren sounds: ${why}.` };
-    }
-    return { badge: 'Released', line: `The siren is quiet: no ${prioritiesWords(o.priorities)} alarm waits for acknowledgement.` };
+    if (o.energised) return { badge, line: pulse ? t('siren.line.pulse', { time: when(o.pulse_until!) }) : t('siren.line.sounding', { n: o.driving_alarms }) };
+    return { badge, line: t('siren.line.quiet', { priorities: prioritiesArg(o.priorities) }) };
   }
-  if (o.healthy === false) return { badge: o.energised ? 'Energised' : 'Released', line: 'Stopped toggling: the box is not healthy, so the dialler will call.' };
-  return { badge: o.energised ? 'Energised' : 'Released', line: `Toggling every ${o.period_s ?? 10} s while the box is healthy.` };
+  if (o.healthy === false) return { badge, line: t('siren.line.unhealthy') };
+  return { badge, line: t('siren.line.toggling', { period: o.period_s ?? 10 }) };
 }
 
 export function OutputState({ o }: { o: OutputView }) {
@@ -40,7 +40,7 @@ export function OutputState({ o }: { o: OutputView }) {
   if (!o.configured) {
     return (
       <p class="notice relay-unset" data-field="not-configured">
-        {NOT_SET[o.output]}
+        {t(NOT_SET[o.output])}
       </p>
     );
   }
@@ -49,23 +49,24 @@ export function OutputState({ o }: { o: OutputView }) {
   return (
     <div class="relay-state" data-field="state" data-energised={String(o.energised)} data-failing={String(o.failing)}>
       <p class="relay-target">
-        <span class="muted">Where: </span>
+        <span class="muted">{t('siren.where')} </span>
         {o.target}
-        {o.output === 'siren' ? <span class="muted"> · sounds for {prioritiesWords(o.priorities)}</span> : null}
+        {o.output === 'siren' ? <span class="muted"> · {t('siren.sounds_for', { priorities: prioritiesArg(o.priorities) })}</span> : null}
       </p>
       {!o.enabled ? (
         <p class="relay-line" data-field="switched-off">
-          <span class="badge tone-muted">Switched off</span> The box does not drive this output. {o.output === 'siren' ? NOT_SET.siren.split(': ')[1] : ''}
+          <span class="badge tone-muted">{t('siren.badge.switched_off')}</span> {t(o.output === 'siren' ? 'siren.line.switched_off.siren' : 'siren.line.switched_off.watchdog')}
         </p>
       ) : o.failing ? (
         <div class="relay-failing" role="alert">
           <p class="relay-line">
-            <span class="badge tone-alarm" data-field="badge">Failing</span> since {o.failing_since ? `${when(o.failing_since)} (${since(o.failing_since, now)})` : 'the last write'}: the output does not answer.
+            <span class="badge tone-alarm" data-field="badge">{t('siren.badge.failing')}</span>{' '}
+            {o.failing_since ? t('siren.failing.since', { time: when(o.failing_since), ago: since(o.failing_since, now) }) : t('siren.failing.last_write')}
           </p>
-          {o.last_error ? <p class="relay-error" data-field="last-error">The I/O module's answer: {o.last_error}</p> : null}
+          {o.last_error ? <p class="relay-error" data-field="last-error">{t('siren.io_answer', { error: o.last_error })}</p> : null}
           <p>
             <a class="btn" href={href('alarms')} data-field="alarm-link">
-              See its alarm in Alarms
+              {t('siren.alarm_link')}
             </a>
             {alarm ? <span class="muted relay-alarm-state"> {stateWords(alarm, names)}</span> : null}
           </p>
@@ -75,7 +76,7 @@ export function OutputState({ o }: { o: OutputView }) {
           <span class="badge tone-muted" data-field="badge">{d.badge}</span> {d.line}
         </p>
       )}
-      {o.last_ok_at && o.enabled ? <p class="muted relay-ok">Last answered {when(o.last_ok_at)}.</p> : null}
+      {o.last_ok_at && o.enabled ? <p class="muted relay-ok">{t('siren.last_ok', { time: when(o.last_ok_at) })}</p> : null}
     </div>
   );
 }

@@ -2,6 +2,7 @@
 // then back to what the alarms ask for; what happened said in words, from the box's answer.
 import { useState } from 'preact/hooks';
 import { describeError, post } from '../../lib/api';
+import { t } from '../../lib/i18n';
 import { when } from '../alarm-words';
 
 const SECONDS = 3;
@@ -18,8 +19,8 @@ export function TestPulse({ onStart, onEnd }: { onStart: () => void; onEnd: () =
     try {
       const a = await post<Answer>('/api/v1/alarm-relay/commands/test', { seconds: SECONDS });
       setSaid(a.ok
-        ? { ok: true, text: `The siren is energised until ${when(a.pulse_until)}: the I/O module confirmed it. It then goes back to what the alarms ask for.` }
-        : { ok: false, text: `The pulse failed: ${a.message ?? 'the output does not answer'}. Its P1 alarm is raised.` });
+        ? { ok: true, text: t('siren.pulse.ok', { time: when(a.pulse_until) }) }
+        : { ok: false, text: t('siren.pulse.failed', { why: a.message ? 'yes' : 'no', message: a.message ?? '' }) });
       setTimeout(() => { setBusy(false); onEnd(); }, Math.max(0, Date.parse(a.pulse_until) - Date.now()) + 1_500);
     } catch (err) {
       setSaid({ ok: false, text: describeError(err) });
@@ -30,7 +31,7 @@ export function TestPulse({ onStart, onEnd }: { onStart: () => void; onEnd: () =
   return (
     <div class="relay-pulse">
       <button type="button" class="btn" data-action="pulse" disabled={busy} onClick={() => void pulse()}>
-        Test pulse ({SECONDS} s)
+        {t('siren.pulse.button', { seconds: SECONDS })}
       </button>
       {said ? <p class={said.ok ? 'relay-answer' : 'error'} role={said.ok ? 'status' : 'alert'} data-field="pulse-result" data-ok={String(said.ok)}>{said.text}</p> : null}
     </div>

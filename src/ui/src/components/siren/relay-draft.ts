@@ -1,7 +1,9 @@
 // The siren relay screen's model: an output as alarm-relay/list gives it, the form's draft (text
 // as typed, defaults filled in), the checks made as the installer types (the same limits the
 // configure command applies, said in words), and the body the configure and check commands take.
+// Words are read at call time (from render), in the reader's language.
 import type { ErrorDetail } from '../../lib/api';
+import { t, type MessageKey } from '../../lib/i18n';
 
 export type OutputName = 'siren' | 'watchdog';
 export type Transport = 'modbus-tcp' | 'modbus-rtu' | 'bacnet';
@@ -27,10 +29,11 @@ export type Field = Exclude<keyof Draft, 'enabled'>;
 
 export const DEFAULT_PERIOD: Record<OutputName, number> = { siren: 60, watchdog: 10 };
 
-export const TRANSPORT_WORDS: Record<Transport, string> = {
-  'modbus-tcp': 'I/O module on the network (Modbus TCP)',
-  'modbus-rtu': 'I/O module on a serial cable (Modbus RTU, RS485)',
-  bacnet: 'BACnet binary output',
+/** Each transport's words, by key (in the form's order). */
+export const TRANSPORT_WORDS: Record<Transport, MessageKey> = {
+  'modbus-tcp': 'siren.transport.modbus_tcp',
+  'modbus-rtu': 'siren.transport.modbus_rtu',
+  bacnet: 'siren.transport.bacnet',
 };
 
 const txt = (n: number | null | undefined, fallback = '') => (n === null || n === undefined ? fallback : String(n));
@@ -47,12 +50,13 @@ export function draftOf(o: OutputView): Draft {
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
-function whole(raw: string, min: number, max: number, what: string, optional = false): string | null {
-  const t = raw.trim();
-  if (t === '') return optional ? null : `Needed: ${what}.`;
-  if (!/^\d+$/.test(t)) return `A whole number, ${min} to ${max}.`;
-  const n = Number(t);
-  return n < min || n > max ? `From ${min} to ${max}.` : null;
+/** `needed`: the words for an empty field (none: it may stay empty). */
+function whole(raw: string, min: number, max: number, needed: MessageKey | null): string | null {
+  const v = raw.trim();
+  if (v === '') return needed ? t(needed) : null;
+  if (!/^\d+$/.test(v)) return t('siren.problem.whole', { min, max });
+  const n = Number(v);
+  return n < min || n > max ? t('siren.problem.range', { min, max }) : null;
 }
 
 /** The fields this transport uses, in the form's order. */
@@ -66,22 +70,22 @@ export function problems(output: OutputName, d: Draft): Partial<Record<Field, st
   const out: Partial<Record<Field, string>> = {};
   const put = (f: Field, p: string | null) => { if (p) out[f] = p; };
   if (d.transport === 'modbus-tcp') {
-    put('host', d.host.trim() === '' ? 'Needed: the I/O module\'s address.' : IPV4.test(d.host.trim()) ? null : 'Not a network address: four numbers with dots, like 192.168.1.20.');
-    put('port', whole(d.port, 1, 65535, 'the port (502 for most modules)'));
-    put('unit_id', whole(d.unit_id, 0, 255, 'the unit'));
+    put('host', d.host.trim() === '' ? t('siren.problem.host_needed') : IPV4.test(d.host.trim()) ? null : t('siren.problem.host'));
+    put('port', whole(d.port, 1, 65535, 'siren.problem.port_needed'));
+    put('unit_id', whole(d.unit_id, 0, 255, 'siren.problem.unit_needed'));
   }
   if (d.transport === 'modbus-rtu') {
-    put('serial_port', d.serial_port.trim() === '' ? 'Needed: the serial port, like /dev/ttyUSB0.' : d.serial_port.length > 200 ? 'At most 200 characters.' : null);
-    put('baud_rate', whole(d.baud_rate, 300, 4_000_000, 'the speed', true));
-    put('unit_id', whole(d.unit_id, 1, 247, 'the unit'));
+    put('serial_port', d.serial_port.trim() === '' ? t('siren.problem.serial_needed') : d.serial_port.length > 200 ? t('siren.problem.too_long', { max: 200 }) : null);
+    put('baud_rate', whole(d.baud_rate, 300, 4_000_000, null));
+    put('unit_id', whole(d.unit_id, 1, 247, 'siren.problem.unit_needed'));
   }
-  if (d.transport !== 'bacnet') put('coil', whole(d.coil, 0, 65535, 'the coil number'));
+  if (d.transport !== 'bacnet') put('coil', whole(d.coil, 0, 65535, 'siren.problem.coil_needed'));
   else {
-    put('device_instance', whole(d.device_instance, 0, 4194302, 'the device number'));
-    put('object_instance', whole(d.object_instance, 0, 4194303, 'the binary output number'));
+    put('device_instance', whole(d.device_instance, 0, 4194302, 'siren.problem.device_needed'));
+    put('object_instance', whole(d.object_instance, 0, 4194303, 'siren.problem.object_needed'));
   }
-  if (output === 'siren' && d.priorities.length === 0) out.priorities = 'Choose at least one priority.';
-  put('period_s', whole(d.period_s, 1, 3600, 'the period in seconds'));
+  if (output === 'siren' && d.priorities.length === 0) out.priorities = t('siren.problem.priorities');
+  put('period_s', whole(d.period_s, 1, 3600, 'siren.problem.period_needed'));
   return out;
 }
 
@@ -99,20 +103,21 @@ export function bodyOf(output: OutputName, d: Draft): Record<string, unknown> {
   return b;
 }
 
-const REASONS: Record<string, string> = {
-  required: 'The box needs this.', out_of_range: 'The box refused it: out of range.', invalid_format: 'The box refused it: not in the right form.',
-  invalid_type: 'The box refused it: a whole number is needed.', unsupported_value: 'The box does not know this choice.', siren_only: 'Only the siren has priorities.',
+const REASONS: Record<string, MessageKey> = {
+  required: 'siren.refused.required', out_of_range: 'siren.refused.out_of_range', invalid_format: 'siren.refused.invalid_format',
+  invalid_type: 'siren.refused.invalid_type', unsupported_value: 'siren.refused.unsupported_value', siren_only: 'siren.refused.siren_only',
 };
 
 /** The box's refusal, field by field, in words; what names no field of the form is said apart. */
 export function refusalOf(details: ErrorDetail[]): { fields: Partial<Record<Field, string>>; rest: string[] } {
   const fields: Partial<Record<Field, string>> = {};
   const rest: string[] = [];
-  const known = new Set<string>(['host', 'port', 'serial_port', 'baud_rate', 'parity', 'unit_id', 'coil', 'device_instance', 'object_instance', 'priorities', 'period_s']);
+  const fieldNames = new Set<string>(['host', 'port', 'serial_port', 'baud_rate', 'parity', 'unit_id', 'coil', 'device_instance', 'object_instance', 'priorities', 'period_s']);
   for (const d of details) {
-    const words = REASONS[d.reason] ?? `The box refused it (${d.reason.replace(/_/g, ' ')}).`;
+    const known = REASONS[d.reason];
+    const words = known ? t(known) : t('siren.refused.other', { reason: d.reason.replace(/_/g, ' ') });
     const f = d.field.split('.')[0] ?? '';
-    if (known.has(f)) fields[f as Field] = words;
+    if (fieldNames.has(f)) fields[f as Field] = words;
     else rest.push(words);
   }
   return { fields, rest };
