@@ -15,6 +15,8 @@ import { refusePrivateChannel } from '../../runtime/egress.js';
 import { CHANNEL_KINDS, TLS_MODES, channelRecord, type ChannelRow } from './schema.js';
 import { email, httpUrl, ident, int, opt, short } from './inputs.js';
 import { testCommand } from './test.js';
+import { LANGUAGE_TAG } from '../../i18n/languages.js';
+import type { Services } from '../../kernel/context.js';
 
 const secret = v.pipe(v.string(), v.minLength(1), v.maxLength(1000));
 const settings = {
@@ -31,6 +33,7 @@ const settings = {
   webhook_key: opt(v.pipe(v.string(), v.minLength(16, 'a webhook key of at least 16 characters'), v.maxLength(1000))),
   site_name: opt(short(200)),
   link_url: opt(httpUrl),
+  language: opt(v.pipe(v.string(), v.regex(LANGUAGE_TAG, 'a language code (en, ru, es, or one the site added)'))),
   retry_max_attempts: v.optional(int(1, 20)),
   retry_base_ms: v.optional(int(100, 3_600_000)),
 };
@@ -41,6 +44,18 @@ type Settings = Partial<v.InferOutput<typeof patchBody>['item']>;
 
 export const DEFAULT_ATTEMPTS = 8;
 export const DEFAULT_BASE_MS = 30_000;
+
+/**
+ * A channel's language is one the box offers now (shipped, or a site's catalogue file): a code no
+ * catalogue has would send every message in English while the form said otherwise.
+ */
+function checkLanguage(services: Services, language: string | null | undefined): void {
+  if (language === undefined || language === null) return;
+  const offered = services.catalogues.languages().map((l) => l.code);
+  if (!offered.includes(language)) {
+    throw new ApiError('validation_error', `the box has no catalogue for the language ${language} (it offers ${offered.join(', ')})`, [{ field: 'item.language', reason: 'unknown_language' }]);
+  }
+}
 
 /** Fields a channel of its kind must have (the secret is checked at create only: it may be cleared later on purpose). */
 function check(row: ChannelRow): void {
@@ -96,7 +111,7 @@ export const channelResource = defineResource<ChannelRow, v.InferOutput<typeof c
       const row: ChannelRow = {
         id: b.id ?? timeId(), tenant_id: requiredTenant(ctx.caller, b.tenant_id), name: b.name, kind: b.kind, enabled: b.enabled ?? true,
         smtp_host: null, smtp_port: null, smtp_tls: null, smtp_user: null, smtp_from: null, webhook_url: null, recipients: [], secret_enc: null, has_secret: false,
-        site_name: null, link_url: null, retry_max_attempts: DEFAULT_ATTEMPTS, retry_base_ms: DEFAULT_BASE_MS, updated_at: new Date().toISOString(),
+        site_name: null, link_url: null, language: null, retry_max_attempts: DEFAULT_ATTEMPTS, retry_base_ms: DEFAULT_BASE_MS, updated_at: new Date().toISOString(),
         ...columns(b.kind, b, ctx as HandlerContext<unknown>),
       } as ChannelRow;
       if (row.kind === 'email') {
@@ -106,6 +121,7 @@ export const channelResource = defineResource<ChannelRow, v.InferOutput<typeof c
         throw new ApiError('validation_error', 'a webhook channel needs webhook_key (its bodies are signed with it)', [{ field: 'item.webhook_key', reason: 'required' }]);
       }
       check(row);
+      checkLanguage(ctx.services, row.language);
       refusePrivateChannel(ctx.services.config, row);
       return row;
     },
@@ -115,6 +131,7 @@ export const channelResource = defineResource<ChannelRow, v.InferOutput<typeof c
     apply: (current, body, ctx) => {
       const changes = columns(current.kind, body.item, ctx as HandlerContext<unknown>);
       check({ ...current, ...changes });
+      checkLanguage(ctx.services, changes.language);
       refusePrivateChannel(ctx.services.config, { ...current, ...changes });
       if (current.kind === 'webhook' && changes.has_secret === false) {
         throw new ApiError('validation_error', 'a webhook channel keeps a webhook_key; send a new one to replace it', [{ field: 'item.webhook_key', reason: 'required' }]);

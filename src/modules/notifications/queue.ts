@@ -28,7 +28,7 @@ import { colOf, tableOf } from '../../db/sql.js';
 import { preparedQuery } from '../../db/prepared.js';
 import { channelRecord, deliveryRecord, ruleRecord, type ChannelRow, type DeliveryRow, type RuleRow, type Suppression } from './schema.js';
 import type { Release } from './sources.js';
-import { compose, type AlarmFacts } from './message.js';
+import { channelTranslator, compose, type AlarmFacts } from './message.js';
 import { openSecret } from './secrets.js';
 import { sendEmail, sendWebhook, shownUrl } from './send.js';
 import { channelHost, checkTarget } from '../../runtime/egress.js';
@@ -129,7 +129,8 @@ export function createNotifier(services: Services): Notifier {
     for (const rule of candidates.filter((r) => matches(r, facts))) {
       const channel = await channels.find({ id: rule.channel_id, tenant_id: rule.tenant_id });
       if (!channel || !channel.enabled) continue;
-      const message = compose(facts, { name: channel.site_name ?? facts.site_id ?? facts.tenant_id, link: channel.link_url }, services.config, now);
+      // Written once, at the event, in the channel's language (its own, else the site's): what is sent and listed later is this text.
+      const message = compose(facts, { name: channel.site_name ?? facts.site_id ?? facts.tenant_id, link: channel.link_url }, services.config, channelTranslator(services, channel), now);
       const recipients = channel.kind === 'webhook' ? [shownUrl(channel.webhook_url ?? '')] : rule.recipients.length ? rule.recipients : channel.recipients;
       for (const recipient of recipients) {
         const suppressed = news ? (facts.suppressed ?? null) : await neverTold(rule, facts, recipient);

@@ -31,6 +31,7 @@ export const channelRecord = defineRecord('notification_channels', {
   has_secret: { type: 'boolean', label: 'Secret set', readOnly: true, description: 'Whether an SMTP password or webhook key is stored. The secret itself is write-only: no answer ever carries it.' },
   site_name: { type: 'string', label: 'Site name', nullable: true, description: 'How messages name the site (else its id).' },
   link_url: { type: 'string', label: 'Link', nullable: true, description: 'Address of the box (or master) web shell, put in every message when set.' },
+  language: { type: 'string', label: 'Language', nullable: true, description: 'The language its messages are written in: a language the box offers (GET /app/i18n/languages.json: en, ru, es or one the site added); empty: the site\'s default (setting site_language).' },
   retry_max_attempts: { type: 'integer', label: 'Attempts', description: 'Attempts per delivery before it is failed.' },
   retry_base_ms: { type: 'integer', label: 'First retry after', ui: { unit: 'ms' }, description: 'Wait before the 2nd attempt; it doubles after each failure, at most one hour.' },
   updated_at: { type: 'datetime', label: 'Updated', readOnly: true, sortable: true },

@@ -17,16 +17,21 @@ export function sealSecret(sessions: SessionService, plain: string): string {
   return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), data.toString('base64url')].join('.');
 }
 
-export class SecretUnreadable extends Error {}
+export class SecretUnreadable extends Error {
+  /** format: not a sealed secret of a version this box knows; key: this box's key does not open it. */
+  constructor(message: string, readonly why: 'format' | 'key') {
+    super(message);
+  }
+}
 
 export function openSecret(sessions: SessionService, sealed: string): string {
   const [version, iv, tag, data] = sealed.split('.');
-  if (version !== 'v1' || !iv || !tag || data === undefined) throw new SecretUnreadable('the stored secret has an unknown format; set it again');
+  if (version !== 'v1' || !iv || !tag || data === undefined) throw new SecretUnreadable('the stored secret has an unknown format; set it again', 'format');
   try {
     const decipher = createDecipheriv('aes-256-gcm', keyOf(sessions), Buffer.from(iv, 'base64url'));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
   } catch {
-    throw new SecretUnreadable('the stored secret cannot be decrypted with this box\'s key (was the session key replaced?); set it again');
+    throw new SecretUnreadable('the stored secret cannot be decrypted with this box\'s key (was the session key replaced?); set it again', 'key');
   }
 }

@@ -14,7 +14,7 @@ import { industryAlarmEvents, type AlarmEventRow } from '../../industry/alarm-sc
 import { alarms, type AlarmRow } from '../alarms/schema.js';
 import { syncInbox, syncSites, type SyncSiteRow } from '../tenant-master-sync/schema.js';
 import { cursorRecord, NOTIFY_EVENTS, type CursorRow, type NotifyEvent, type Suppression } from './schema.js';
-import type { AlarmFacts } from './message.js';
+import { textParamsOf, type AlarmFacts } from './message.js';
 
 /** Every alarm event kind is one a rule may ask for (acknowledgements only with on_ack). */
 // A reset ends the condition as a clear does; the other state changes (comment, shelve, ...) are no one's news off site.
@@ -58,20 +58,36 @@ export async function factsOfBus(services: Services, e: AlarmEvent, at = new Dat
     const row = await storeFor<AlarmEventRow>(services.db, industryAlarmEvents).find({ id: a.id });
     if (row) {
       const details = row.details ?? {};
-      Object.assign(facts, { metric: row.metric, value: row.value, threshold: num(details.threshold), comparator: str(details.comparator), since: str(details.breach_since) ?? row.raised_at, source: row.source });
+      Object.assign(facts, { metric: row.metric, value: row.value, threshold: num(details.threshold), comparator: str(details.comparator), since: str(details.breach_since) ?? row.raised_at, source: row.source }, textsOf(facts, row));
       // The event's view says what held at the change; the row, read a moment later, only where it says nothing.
       if (a.shelved === undefined && a.out_of_service === undefined) facts.suppressed = suppressionOf(row);
     }
   } else {
     const row = await storeFor<AlarmRow>(services.db, alarms).find({ id: a.id });
-    if (row) facts.since = row.raised_at;
+    if (row) Object.assign(facts, { since: row.raised_at }, textsOf(facts, row));
   }
   return facts;
+}
+
+/**
+ * The alarm's own texts from its stored row where the event's view lacks them: the English cause
+ * (the view carries the title only) and the message keys with their parameters.
+ */
+function textsOf(facts: AlarmFacts, row: object): Partial<AlarmFacts> {
+  const r = row as Record<string, unknown>;
+  return {
+    message: facts.message ?? str(r.message),
+    title_key: facts.title_key ?? str(r.title_key),
+    message_key: facts.message_key ?? str(r.message_key),
+    text_params: facts.text_params ?? textParamsOf(r.text_params),
+  };
 }
 
 function fromView(a: Record<string, unknown>, event: NotifyEvent, tenant: string, site: string | null, at: string): AlarmFacts {
   return {
     id: str(a.id) ?? '', tenant_id: tenant, site_id: site, event, title: str(a.title) ?? '(untitled alarm)', severity: str(a.severity) ?? 'info',
+    // The box's own texts as keys with parameters, where the view carries them (a master renders a site's alarm in each channel's language too).
+    title_key: str(a.title_key), message: str(a.message), message_key: str(a.message_key), text_params: textParamsOf(a.text_params),
     priority: str(a.priority), escalation_level: num(a.escalation_level) ?? 0, industry_code: str(a.industry_code), unit_id: str(a.unit_id),
     source: str(a.source) ?? 'alarms', correlation_id: str(a.correlation_id),
     // Industry alarm views carry the reading, its limit and the raise time; those of older boxes and site alarms do not.
