@@ -7,14 +7,20 @@ import { useObservable } from '../lib/store';
 import type { ThemeChoice } from '../lib/types';
 import { ProfileHistory } from '../components/ProfileHistory';
 import { RolePins } from '../components/RolePins';
-import { formatClock, formatDate, humanise } from '../lib/format';
+import { formatClock, formatDate } from '../lib/format';
+import { t, type MessageKey } from '../lib/i18n';
+import { industryName, moduleName, roleName } from '../components/shell-words';
 
-const THEMES: { id: ThemeChoice; label: string; note: string }[] = [
-  { id: 'light', label: 'Light', note: 'for offices' },
-  { id: 'dark', label: 'Dark', note: 'for night shifts' },
-  { id: 'high-contrast', label: 'High contrast', note: 'readable in a bright barn' },
-  { id: 'system', label: 'Like the device', note: 'follows the tablet' },
+// Keys, not words: read at render time in the reader's language.
+const THEMES: { id: ThemeChoice; label: MessageKey; note: MessageKey }[] = [
+  { id: 'light', label: 'settings.theme.light', note: 'settings.theme.light.note' },
+  { id: 'dark', label: 'settings.theme.dark', note: 'settings.theme.dark.note' },
+  { id: 'high-contrast', label: 'settings.theme.high_contrast', note: 'settings.theme.high_contrast.note' },
+  { id: 'system', label: 'settings.theme.system', note: 'settings.theme.system.note' },
 ];
+
+/** What a save was about: the messages select on it ("Menu order saved."). */
+type Saved = 'theme' | 'order' | 'pins';
 
 export function Settings() {
   const s = useObservable(session);
@@ -25,12 +31,12 @@ export function Settings() {
   const mayEdit = can(s, 'sidebar_menu_update');
   const mods = orderedModules(s, p.moduleOrder);
 
-  const save = async (next: ShellPrefs, what: string) => {
+  const save = async (next: ShellPrefs, what: Saved) => {
     setError('');
     setMsg('');
     try {
       const where = await savePrefs(next);
-      setMsg(where === 'backend' ? `${what} saved.` : `${what} kept on this tablet; it is saved to the controller when it answers again.`);
+      setMsg(t(where === 'backend' ? 'settings.saved' : 'settings.kept', { what }));
     } catch (err) {
       setError(describeError(err));
     }
@@ -40,13 +46,13 @@ export function Settings() {
     const j = i + d;
     if (j < 0 || j >= ids.length) return;
     [ids[i], ids[j]] = [ids[j]!, ids[i]!];
-    void save({ ...p, moduleOrder: ids }, 'Menu order');
+    void save({ ...p, moduleOrder: ids }, 'order');
   };
-  const pin = (id: string, on: boolean) => void save({ ...p, pinned: on ? [...p.pinned.filter((x) => x !== id), id] : p.pinned.filter((x) => x !== id) }, 'Quick buttons');
+  const pin = (id: string, on: boolean) => void save({ ...p, pinned: on ? [...p.pinned.filter((x) => x !== id), id] : p.pinned.filter((x) => x !== id) }, 'pins');
 
   return (
     <div class="settings">
-      <h1>Settings</h1>
+      <h1>{t('settings.title')}</h1>
       <p class="status-line" role="status">
         {msg}
       </p>
@@ -56,44 +62,44 @@ export function Settings() {
         </p>
       ) : null}
       <section class="panel" aria-labelledby="theme-h">
-        <h2 id="theme-h">Theme</h2>
+        <h2 id="theme-h">{t('settings.theme.title')}</h2>
         <div class="theme-choices" role="radiogroup" aria-labelledby="theme-h">
-          {THEMES.map((t) => (
-            <label key={t.id} class={`choice ${p.theme === t.id ? 'chosen' : ''}`}>
-              <input type="radio" name="theme" value={t.id} checked={p.theme === t.id} onChange={() => void save({ ...p, theme: t.id }, 'Theme')} />
+          {THEMES.map((th) => (
+            <label key={th.id} class={`choice ${p.theme === th.id ? 'chosen' : ''}`}>
+              <input type="radio" name="theme" value={th.id} checked={p.theme === th.id} onChange={() => void save({ ...p, theme: th.id }, 'theme')} />
               <span>
-                {t.label} <small>{t.note}</small>
+                {t(th.label)} <small>{t(th.note)}</small>
               </span>
             </label>
           ))}
         </div>
       </section>
       <section class="panel" aria-labelledby="menu-h" id="menu-settings">
-        <h2 id="menu-h">Menu and dashboard order</h2>
+        <h2 id="menu-h">{t('settings.menu.title')}</h2>
         {mayEdit ? null : (
           <p class="notice" id="menu-locked">
-            Your role may not change the menu (ask an administrator). The order below is the site's.
+            {t('settings.menu.locked')}
           </p>
         )}
         <ol class="order-list" id="menu-order">
           {mods.map((m, i) => (
             <li key={m.id} data-module={m.id}>
-              <span class="order-name">{m.name}</span>
+              <span class="order-name">{moduleName(m)}</span>
               {mayEdit ? (
                 <span class="order-actions">
-                  <button type="button" class="btn icon" aria-label={`Move ${m.name} up`} disabled={i === 0} onClick={() => move(i, -1)}>
+                  <button type="button" class="btn icon" aria-label={t('settings.menu.up', { name: moduleName(m) })} disabled={i === 0} onClick={() => move(i, -1)}>
                     ▲
                   </button>
-                  <button type="button" class="btn icon" aria-label={`Move ${m.name} down`} disabled={i === mods.length - 1} onClick={() => move(i, 1)}>
+                  <button type="button" class="btn icon" aria-label={t('settings.menu.down', { name: moduleName(m) })} disabled={i === mods.length - 1} onClick={() => move(i, 1)}>
                     ▼
                   </button>
                   <label class="check pin">
                     <input type="checkbox" checked={p.pinned.includes(m.id)} onChange={(e) => pin(m.id, (e.target as HTMLInputElement).checked)} />
-                    Quick button
+                    {t('settings.menu.pin')}
                   </label>
                 </span>
               ) : p.pinned.includes(m.id) ? (
-                <span class="muted">quick button</span>
+                <span class="muted">{t('settings.menu.pinned')}</span>
               ) : null}
             </li>
           ))}
@@ -102,11 +108,16 @@ export function Settings() {
       {s.ctx.policy.permissions.api['api:POST /api/v1/auth/ui-role-preferences/commands/set'] === true ? <RolePins s={s} /> : null}
       <ProfileHistory key={`${p.theme}-${p.moduleOrder.join()}-${p.pinned.join()}`} />
       <section class="panel" aria-labelledby="about-h">
-        <h2 id="about-h">This tablet</h2>
+        <h2 id="about-h">{t('settings.about.title')}</h2>
         <p>
-          Logged in as {humanise(s.user.role).toLowerCase()}, {humanise(s.industry).toLowerCase()} site. Dates read like {formatDate(new Date())}, times like{' '}
-          {formatClock(new Date())} ({s.ctx.display?.clock === '12h' ? '12-hour' : '24-hour'} clock, set for the site by the administrator). Settings are stored on the controller
-          {p.origin === 'local' ? ' (right now only on this tablet: the controller does not answer)' : ''}.
+          {t('settings.about.text', {
+            role: roleName(s.user.role).toLowerCase(),
+            industry: industryName(s.industry).toLowerCase(),
+            date: formatDate(new Date()),
+            time: formatClock(new Date()),
+            clock: s.ctx.display?.clock === '12h' ? 'h12' : 'h24',
+            local: p.origin === 'local' ? 'yes' : 'no',
+          })}
         </p>
       </section>
     </div>
