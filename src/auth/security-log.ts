@@ -1,5 +1,17 @@
 // The security log: every login, logout, allow and deny. Entries are buffered and written in
 // one transaction per flush, so logging each access decision does not cost a write per request.
+//
+// When an entry is written (flash wear; what a stop may lose: docs/storage-and-reads.md):
+// - an allowed request (category access, result allow: one per API request, a tablet's screen
+//   makes a few a second) waits for the whole minute's commit of what nobody waits for
+//   (telemetry_hold_ms, heldCommitAt): with a 2 s flush these entries were most of what a site
+//   with a tablet wrote to its flash, each flush rewriting a page of the table and of its three
+//   indexes. A power cut loses at most that minute of them;
+// - a refusal (result deny) and every authentication or session event (logins, logouts, MQTT
+//   connections) within flushMs (2 s), taking the held entries along. Not at once: a flood of
+//   refused requests would otherwise be a commit each, a way to wear the flash from the network.
+// A clean stop writes everything (the server flushes before the database closes); a reader
+// flushes first, so a list never misses an entry.
 import type { Database } from '../db/client.js';
 import type { Logger } from '../kernel/logger.js';
 import { isoNow } from '../kernel/clock.js';
@@ -8,6 +20,7 @@ import type { RouteContext } from '../kernel/route-context.js';
 import { lt } from 'drizzle-orm';
 import type { SqliteStatement } from '../db/client.js';
 import { Store } from '../db/store.js';
+import { heldCommitAt } from '../db/group-commit.js';
 import { columnOf, tableFor } from '../db/table.js';
 import { securityLog } from './tables.js';
 
@@ -50,6 +63,8 @@ export class SecurityLog {
   private buffer: SecurityLogRow[] = [];
   private lastPurge = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** When the armed timer fires (an entry due sooner brings it forward). */
+  private timerAt = 0;
   private flushing: Promise<void> = Promise.resolve();
   private readonly store: Store<SecurityLogRow>;
   /** SQLite: one prepared single-row insert, run per entry inside the flush's transaction. */
@@ -59,9 +74,8 @@ export class SecurityLog {
     private readonly db: Database,
     private readonly log: Logger,
     private readonly retentionDays = 90,
-    // Every allowed request is an entry, so a tablet's screen writes a few a second: each flush is
-    // a commit that writes its pages to the flash (bench/flash-writes.ts). Readers flush first, so
-    // a list never misses an entry; a power cut loses at most this long of entries.
+    // Refusals and authentication events are written at most this long after they happen; allowed
+    // requests wait for the minute's commit (above). A power cut loses at most this long of them.
     private readonly flushMs = 2000,
   ) {
     this.store = new Store<SecurityLogRow>(db, securityLog);
@@ -76,7 +90,14 @@ export class SecurityLog {
       client_address: e.client_address ?? null, reason: e.reason ?? null, request_id: e.request_id ?? null, route_context: e.route_context ?? {},
     });
     if (e.result === 'deny') this.log.warn('security deny', { event: e.event, path: e.path, reason: e.reason, subject: e.subject, request_id: e.request_id });
-    this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
+    const now = Date.now();
+    const at = (e.result === 'allow' && e.category === 'access' ? heldCommitAt(this.db, now) : undefined) ?? now + this.flushMs;
+    if (this.timer) {
+      if (at >= this.timerAt) return;
+      clearTimeout(this.timer);
+    }
+    this.timerAt = at;
+    this.timer = setTimeout(() => void this.flush(), at - now);
   }
 
   /** Writes what is buffered; readers call it first so a list never misses a recorded event. */

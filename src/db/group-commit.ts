@@ -81,6 +81,16 @@ export function pendingRows<Row extends Record<string, unknown>>(db: Database, t
 /** When a row held now is committed: the next whole period, plus the grace. */
 const holdUntil = (now: number, period: number) => (Math.floor((now - HOLD_GRACE_MS) / period) + 1) * period + HOLD_GRACE_MS;
 
+/**
+ * When something held on `db` now is committed: the next whole period of telemetry_hold_ms plus the
+ * grace (the moment the held readings and telemetry are committed, so whatever else nobody waits
+ * for can be written at the same time), or undefined when nothing is held (telemetry_hold_ms 0).
+ */
+export function heldCommitAt(db: Database, now = Date.now()): number | undefined {
+  const hold = holds.get(db) ?? 0;
+  return hold > 0 ? holdUntil(now, hold) : undefined;
+}
+
 /** How many group transactions have committed on `db` (for tests and benchmarks). */
 export const groupCommits = (db: Database): number => groups.get(db)?.commits ?? 0;
 
