@@ -67,6 +67,13 @@ export interface Database {
    * statement run now commits by itself and nothing can interleave with it.
    */
   writerIdle?(): boolean;
+  /**
+   * SQLite only: a number that is the same as long as nothing was committed to the database since
+   * it was read, by this process (a statement that writes, a transaction's end, exec) or by
+   * another connection (PRAGMA data_version). What was read under a mark holds while it stands:
+   * Store keeps a list's total under it. Read it before the read it labels.
+   */
+  changeMark?(): number;
   serverVersion(): Promise<string>;
   close(): Promise<void>;
 }
@@ -208,11 +215,17 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking, tuning:
   // instead of once per call (SQLite's prepare was a reading's costliest step after its INSERT;
   // bench/readings-pipeline.ts). Bounded: texts with literals in them must not grow it for ever.
   const routed = new Map<string, RoutedStatement>();
+  // changeMark(): this process's writes counted as they run; other connections' commits through
+  // data_version, which the writer's own commits do not move.
+  let changes = 0;
+  const wrote = () => { changes++; };
+  const dataVersion = raw.prepare('pragma data_version').pluck();
+  let otherVersion = dataVersion.get();
   const prepare = (statement: string) => {
     let s = routed.get(statement);
     if (!s) {
       if (routed.size >= 512) routed.clear();
-      routed.set(statement, (s = routedStatement(statement, raw, reader, nested)));
+      routed.set(statement, (s = routedStatement(statement, raw, reader, nested, wrote)));
     }
     return s;
   };
@@ -242,6 +255,7 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking, tuning:
     location: file,
     uncleanStop,
     async exec(statement) {
+      changes++;
       raw.exec(statement);
     },
     async rows<T>(query: SQL) {
@@ -259,6 +273,14 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking, tuning:
     // Not idle while the lock is owned or awaited: a statement run now outside a transaction would
     // sleep in SQLite's busy handler on the event loop behind the checkpoint's RESTART.
     writerIdle: () => !raw.inTransaction && !lock.held(),
+    changeMark() {
+      const v = dataVersion.get();
+      if (v !== otherVersion) {
+        otherVersion = v;
+        changes++;
+      }
+      return changes;
+    },
     transaction(fn) {
       if (nested()) return fn();
       return lock(() => {
@@ -274,6 +296,8 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking, tuning:
             throw err;
           } finally {
             tx.open = false;
+            // What was read on the read connection while the transaction was open is older than its end.
+            changes++;
           }
         });
       });

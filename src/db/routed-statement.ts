@@ -20,13 +20,22 @@ export interface RoutedStatement {
 /** A text that can only read: SQLite's own verdict is asked too (stmt.readonly) before the reader runs it. */
 const QUERY = /^\s*(select|with|values)\b/i;
 
-export function routedStatement(text: string, writer: BetterDatabase, reader: BetterDatabase, inTransaction: () => boolean): RoutedStatement {
+/**
+ * `wrote`: told each time a statement that can change the database runs on the writer (Store's
+ * list totals are kept until then: src/db/store.ts).
+ */
+export function routedStatement(text: string, writer: BetterDatabase, reader: BetterDatabase, inTransaction: () => boolean, wrote: () => void = () => undefined): RoutedStatement {
   let onWriter: Statement | undefined;
   let onReader: Statement | undefined;
   // A text that reads by its first word but writes (a CTE in front of an insert) goes to the writer for good.
   let writes = !QUERY.test(text);
+  const onWriterNow = (): Statement => {
+    const s = (onWriter ??= writer.prepare(text));
+    if (!s.readonly) wrote();
+    return s;
+  };
   const pick = (): Statement => {
-    if (!writer.inTransaction) return (onWriter ??= writer.prepare(text));
+    if (!writer.inTransaction) return onWriterNow();
     if (!writes && !inTransaction()) {
       if (!onReader) {
         const s = reader.prepare(text);
@@ -35,7 +44,7 @@ export function routedStatement(text: string, writer: BetterDatabase, reader: Be
       }
       if (onReader) return onReader;
     }
-    return (onWriter ??= writer.prepare(text));
+    return onWriterNow();
   };
   const make = (rawRows: boolean): RoutedStatement => {
     // raw() is a mode of the shared statement: set it on every call, on statements that return rows.

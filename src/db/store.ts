@@ -30,6 +30,9 @@ export const COUNT_CAP = 10_000;
  */
 export const SMALL_TABLE_ROWS = 1_000;
 
+/** List totals a Store keeps (by filter values) before it forgets them all. */
+const TOTALS_KEPT = 64;
+
 /** How long a table's size class is trusted before it is counted again (a bounded count: at most SMALL_TABLE_ROWS + 1 rows). */
 export const SIZE_CHECK_MS = 1_000;
 
@@ -87,6 +90,13 @@ export class Store<Row extends Record<string, unknown>> {
   /** SQLite: the bounded count of the table's rows and until when its verdict holds. */
   private size: { probe: SqliteStatement; large: boolean; until: number } | undefined;
   private readonly byKey = new Map<string, Prepared>();
+  /**
+   * SQLite: list totals by shape and filter values, each under the database's change mark when it
+   * was counted (Database.changeMark): a page read again with nothing committed since takes its
+   * total from here instead of counting again. The count was the largest cost a list page added
+   * over the bare query (docs/request-overhead.md).
+   */
+  private readonly totals = new Map<string, { mark: number; n: number }>();
   private appendOne: SqliteStatement | undefined;
   /** Columns whose stored value Drizzle decodes (JSON text, 0/1 booleans); the others are read as stored. */
   private readonly decoders: [string, Decoder][];
@@ -246,7 +256,20 @@ export class Store<Row extends Record<string, unknown>> {
     if (this.db.offloadSqlite) {
       const p = this.sqliteList(opts);
       const inWorker = this.readsInWorker();
-      [found, counted] = (await Promise.all([p.rows.execute(params, inWorker), p.total.execute(params, inWorker)])) as [Row[], { n: number }[]];
+      // Read before the count it labels: a commit after it moves the mark, so that total is not kept.
+      const mark = this.db.changeMark?.();
+      const key = mark === undefined ? undefined : this.totalKey(opts);
+      const kept = key === undefined ? undefined : this.totals.get(key);
+      if (kept && kept.mark === mark) {
+        found = (await p.rows.execute(params, inWorker)) as Row[];
+        counted = [{ n: kept.n }];
+      } else {
+        [found, counted] = (await Promise.all([p.rows.execute(params, inWorker), p.total.execute(params, inWorker)])) as [Row[], { n: number }[]];
+        if (key !== undefined) {
+          if (this.totals.size >= TOTALS_KEPT) this.totals.clear();
+          this.totals.set(key, { mark: mark!, n: Number(counted[0]?.n ?? 0) });
+        }
+      }
     } else {
       const p = this.preparedList(opts);
       [found, counted] = (await Promise.all([p.rows.execute(params), p.total.execute(params)])) as [Row[], { n: number | string }[]];
@@ -257,6 +280,11 @@ export class Store<Row extends Record<string, unknown>> {
     if (n <= COUNT_CAP) return { rows, total: n, estimated: false };
     if (!more && rows.length) return { rows, total: opts.offset + rows.length, estimated: false };
     return { rows, total: Math.max(n, opts.offset + rows.length + (more ? 1 : 0)), estimated: true };
+  }
+
+  /** What a total depends on: the list's filters, search and their values (not its order or page). */
+  private totalKey(opts: ListOptions): string {
+    return JSON.stringify([opts.where, opts.q ?? null, opts.ranges ?? null]);
   }
 
   private keyStatement(cols: string[]): Prepared {
