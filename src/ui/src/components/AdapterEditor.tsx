@@ -8,8 +8,10 @@
 import { useState } from 'preact/hooks';
 import { describeError, post } from '../lib/api';
 import { humanise } from '../lib/format';
+import { known, serverLabel } from '../lib/field-words';
+import { t } from '../lib/i18n';
 import type { Scheme } from '../lib/types';
-import { blankRow, enumsOf, fromProfile, readNowBody, toProfile, unitOf, type Draft, type Row } from '../lib/adapter-draft';
+import { blankRow, enumsOf, fromProfile, readingText, readNowBody, toProfile, type Draft, type Row } from '../lib/adapter-draft';
 import { ProfileFile } from './ProfileFile';
 
 /** What was saved: the controller's name, and the version a change became. */
@@ -26,16 +28,17 @@ interface Props {
 
 type Reading = { state: 'reading' } | { state: 'ok'; text: string } | { state: 'error'; text: string };
 
-const ORDER_WORDS: Record<string, string> = { LE: 'ABCD', BE: 'DCBA', CDAB: 'CDAB (word swap)', BADC: 'BADC (byte swap)' };
-const READING_WORDS: Record<string, string> = {
-  temp: 'Temperature', humidity: 'Humidity', co2: 'CO2', nh3: 'Ammonia (NH3)', ventilation: 'Ventilation', water_l: 'Water meter', feed_kg: 'Feed scale', outside_temp: 'Outside temperature',
-  air_temp_c: 'Air temperature', rh_pct: 'Air humidity', wind_ms: 'Wind', solar_w_m2: 'Sunshine', rain_mm: 'Rain',
-};
+/** The byte order in words (adapters.order.<value>), else the API's name for it. */
+const orderWords = (o: string) => known(`adapters.order.${o}`) ?? o;
+/** A reading's key in words (adapters.reading.<key>; a probe's depth by its own key), else made readable. */
 const keyWords = (k: string) => {
   const depth = /^vwc_pct_(\d+)$/.exec(k)?.[1];
-  return READING_WORDS[k] ?? (depth ? `Soil water at ${depth} cm` : humanise(k));
+  return known(`adapters.reading.${k}`) ?? (depth ? t('adapters.reading.soilWater', { depth }) : humanise(k));
 };
-const TRANSPORT_WORDS: Record<string, string> = { 'modbus-tcp': 'Modbus TCP (network)', 'modbus-rtu': 'Modbus RTU (RS485 cable)', bacnet: 'BACnet/IP' };
+/** How the box reaches the controller, in words (adapters.transport.<value>). */
+const transportWords = (v: string) => known(`adapters.transport.${v}`) ?? v;
+/** A register table in words ("Input register"): adapters.table.<value with dashes>. */
+const tableWords = (v: string) => known(`adapters.table.${v.replace(/\s+/g, '-')}`) ?? humanise(v);
 
 export function AdapterEditor({ path, scheme, initial, onDone, onCancel }: Props) {
   const readNowCmd = scheme.commands?.find((c) => c.name === 'read-now');
@@ -66,10 +69,9 @@ export function AdapterEditor({ path, scheme, initial, onDone, onCancel }: Props
     try {
       const r = await post<{ value: number }>(`/api/v1/${path}/commands/read-now`, body);
       const row = draft[list][i]!;
-      const unit = unitOf(row.key);
-      setReads((x) => ({ ...x, [id]: { state: 'ok', text: `${Number(r.value.toPrecision(10))}${unit ? ` ${unit}` : ''}` } }));
+      setReads((x) => ({ ...x, [id]: { state: 'ok', text: readingText(r.value, row.key) } }));
     } catch (err) {
-      setReads((x) => ({ ...x, [id]: { state: 'error', text: `No value: ${describeError(err)}` } }));
+      setReads((x) => ({ ...x, [id]: { state: 'error', text: t('adapters.read.failed', { cause: describeError(err) }) } }));
     }
   };
 
@@ -109,15 +111,11 @@ export function AdapterEditor({ path, scheme, initial, onDone, onCancel }: Props
     const table = enums.table(list);
     const bit = row.object_type === 'coil' || row.object_type === 'discrete input';
     const result = reads[id];
-    const label = list === 'readings' ? `Reading ${i + 1}` : `Setpoint ${i + 1}`;
     return (
       <fieldset class="adapter-row" key={id} data-row={id} disabled={!editing}>
-        <legend>
-          {label}
-          {row.key ? `: ${keyWords(row.key)}` : ''}
-        </legend>
+        <legend>{row.key ? t('adapters.row.legendNamed', { list, n: i + 1, name: keyWords(row.key) }) : t('adapters.row.legend', { list, n: i + 1 })}</legend>
         <div class="adapter-grid">
-          <Field id={f('key')} label={list === 'readings' ? 'Reading' : 'Setpoint'}>
+          <Field id={f('key')} label={t('adapters.row.key', { list })}>
             {list === 'readings' && enums.openKeys ? (
               <>
                 <input id={f('key')} name="key" list={f('keys')} value={row.key} onInput={(e) => setRow(list, i, { key: (e.target as HTMLInputElement).value })} />
@@ -131,7 +129,7 @@ export function AdapterEditor({ path, scheme, initial, onDone, onCancel }: Props
               </>
             ) : list === 'readings' ? (
               <select id={f('key')} name="key" value={row.key} onChange={(e) => setRow(list, i, { key: (e.target as HTMLSelectElement).value })}>
-                <option value="">Choose...</option>
+                <option value="">{t('forms.choose')}</option>
                 {enums.readingKeys.map((k) => (
                   <option key={k} value={k}>
                     {keyWords(k)}
@@ -139,69 +137,70 @@ export function AdapterEditor({ path, scheme, initial, onDone, onCancel }: Props
                 ))}
               </select>
             ) : (
+              // i18n-ok: the placeholder is an example of the API's setpoint key, typed as it is
               <input id={f('key')} name="key" value={row.key} placeholder="target_temp_c" onInput={(e) => setRow(list, i, { key: (e.target as HTMLInputElement).value })} />
             )}
           </Field>
           {bacnet ? (
             <>
-              <Num id={f('bacnet_object_type')} label="BACnet object type" value={row.bacnet_object_type} onInput={(v) => setRow(list, i, { bacnet_object_type: v })} />
-              <Num id={f('address')} label="Object instance" value={row.address} onInput={(v) => setRow(list, i, { address: v })} />
-              <Num id={f('property')} label="Property (85 present value)" value={row.property} onInput={(v) => setRow(list, i, { property: v })} />
+              <Num id={f('bacnet_object_type')} label={t('adapters.label.bacnetObjectType')} value={row.bacnet_object_type} onInput={(v) => setRow(list, i, { bacnet_object_type: v })} />
+              <Num id={f('address')} label={t('adapters.label.objectInstance')} value={row.address} onInput={(v) => setRow(list, i, { address: v })} />
+              <Num id={f('property')} label={t('adapters.label.property')} value={row.property} onInput={(v) => setRow(list, i, { property: v })} />
             </>
           ) : (
             <>
-              <Field id={f('object_type')} label="Register table">
+              <Field id={f('object_type')} label={t('adapters.label.registerTable')}>
                 <select id={f('object_type')} name="object_type" value={row.object_type} onChange={(e) => setRow(list, i, { object_type: (e.target as HTMLSelectElement).value })}>
-                  {table.map((t) => (
-                    <option key={t} value={t}>
-                      {humanise(t)}
+                  {table.map((v) => (
+                    <option key={v} value={v}>
+                      {tableWords(v)}
                     </option>
                   ))}
                 </select>
               </Field>
-              <Num id={f('address')} label="Address (from 0)" value={row.address} onInput={(v) => setRow(list, i, { address: v })} />
-              <Field id={f('data_type')} label="Data type">
+              <Num id={f('address')} label={t('adapters.label.address')} value={row.address} onInput={(v) => setRow(list, i, { address: v })} />
+              <Field id={f('data_type')} label={t('adapters.label.dataType')}>
                 <select id={f('data_type')} name="data_type" value={bit ? 'bool' : row.data_type} disabled={bit} onChange={(e) => setRow(list, i, { data_type: (e.target as HTMLSelectElement).value })}>
-                  {enums.dataTypes.filter((t) => (bit ? t === 'bool' : t !== 'bool')).map((t) => (
-                    <option key={t} value={t}>
-                      {t}
+                  {enums.dataTypes.filter((d) => (bit ? d === 'bool' : d !== 'bool')).map((d) => (
+                    <option key={d} value={d}>
+                      {d}
                     </option>
                   ))}
                 </select>
               </Field>
-              <Field id={f('order')} label="Word order">
+              <Field id={f('order')} label={t('adapters.label.order')}>
                 <select id={f('order')} name="order" value={row.order} disabled={bit} onChange={(e) => setRow(list, i, { order: (e.target as HTMLSelectElement).value })}>
                   {enums.orders.map((o) => (
                     <option key={o} value={o}>
-                      {ORDER_WORDS[o] ?? o}
+                      {orderWords(o)}
                     </option>
                   ))}
                 </select>
               </Field>
             </>
           )}
-          <Num id={f('scale')} label="Scale (value = raw ÷ scale)" value={row.scale} decimal onInput={(v) => setRow(list, i, { scale: v })} />
-          <Num id={f('offset')} label="Offset (added after)" value={row.offset} decimal onInput={(v) => setRow(list, i, { offset: v })} />
+          <Num id={f('scale')} label={t('adapters.label.scale')} value={row.scale} decimal onInput={(v) => setRow(list, i, { scale: v })} />
+          <Num id={f('offset')} label={t('adapters.label.offset')} value={row.offset} decimal onInput={(v) => setRow(list, i, { offset: v })} />
           {list === 'readings' ? (
-            <Num id={f('period_s')} label="Read every (s)" value={row.period_s} placeholder={draft.poll_period_s || '10'} onInput={(v) => setRow(list, i, { period_s: v })} />
+            <Num id={f('period_s')} label={t('adapters.label.readEvery')} value={row.period_s} placeholder={draft.poll_period_s || '10'} onInput={(v) => setRow(list, i, { period_s: v })} />
           ) : (
             <label class="check" for={f('read_back')}>
               <input id={f('read_back')} name="read_back" type="checkbox" checked={row.read_back} onChange={(e) => setRow(list, i, { read_back: (e.target as HTMLInputElement).checked })} />
-              Read back by the box
+              {t('adapters.label.readBack')}
             </label>
           )}
         </div>
         <div class="adapter-row-actions">
           {readNowCmd ? (
             <button type="button" class="btn read-now" disabled={result?.state === 'reading'} onClick={() => void readNow(list, i)}>
-              {result?.state === 'reading' ? 'Reading...' : 'Read now'}
+              {result?.state === 'reading' ? t('adapters.read.reading') : t('adapters.read.now')}
             </button>
           ) : null}
           <output class={`read-value${result?.state === 'error' ? ' tone-alarm' : result?.state === 'ok' ? ' tone-ok' : ''}`} aria-live="polite" for={f('address')}>
             {result && result.state !== 'reading' ? result.text : ''}
           </output>
           <button type="button" class="btn" onClick={() => setDraft({ ...draft, [list]: draft[list].filter((_, j) => j !== i) })}>
-            Remove
+            {t('adapters.row.remove')}
           </button>
         </div>
       </fieldset>
@@ -209,13 +208,13 @@ export function AdapterEditor({ path, scheme, initial, onDone, onCancel }: Props
   };
 
   return (
-    <form class="adapter-editor command-form" aria-label={revising ? `Change the profile of ${String(initial.controller_id ?? '')}` : 'New controller profile'} data-revising={revising ? 'true' : 'false'} onSubmit={review}>
-      <p class="command-summary">Where the controller is and what it holds. Try each row with Read now before saving: the value comes from the equipment.</p>
+    <form class="adapter-editor command-form" aria-label={revising ? t('adapters.editor.changeLabel', { name: String(initial.controller_id ?? '') }) : t('adapters.editor.newLabel')} data-revising={revising ? 'true' : 'false'} onSubmit={review}>
+      <p class="command-summary">{t('adapters.editor.summary')}</p>
       <ProfileFile
         onLoad={(profile, name) => {
           setDraft(fromProfile(profile, enums.holdsSetpoints));
           setReads({});
-          setNote(`Filled from ${name}: check it, try the rows, then save.`);
+          setNote(t('adapters.editor.filled', { file: name }));
         }}
         onError={(text) => setNote(text)}
         disabled={!editing}
@@ -226,56 +225,56 @@ export function AdapterEditor({ path, scheme, initial, onDone, onCancel }: Props
         </p>
       ) : null}
       <fieldset class="adapter-link" disabled={!editing}>
-        <legend>Controller</legend>
+        <legend>{t('adapters.editor.controller')}</legend>
         <div class="adapter-grid">
-          <Text id="adp-unit_id" label={scheme.fields.find((x) => x.name === 'unit_id')?.label ?? 'Unit'} value={draft.unit_id} onInput={(v) => set({ unit_id: v })} required />
-          <Text id="adp-controller_id" label="Controller name" value={draft.controller_id} onInput={(v) => set({ controller_id: v })} required />
-          <Field id="adp-transport" label="Connection">
+          <Text id="adp-unit_id" label={unitLabel(scheme)} value={draft.unit_id} onInput={(v) => set({ unit_id: v })} required />
+          <Text id="adp-controller_id" label={t('adapters.label.controllerName')} value={draft.controller_id} onInput={(v) => set({ controller_id: v })} required />
+          <Field id="adp-transport" label={t('adapters.label.connection')}>
             <select id="adp-transport" name="transport" value={draft.transport} onChange={(e) => set({ transport: (e.target as HTMLSelectElement).value })}>
-              {enums.transports.map((t) => (
-                <option key={t} value={t}>
-                  {TRANSPORT_WORDS[t] ?? t}
+              {enums.transports.map((v) => (
+                <option key={v} value={v}>
+                  {transportWords(v)}
                 </option>
               ))}
             </select>
           </Field>
           {draft.transport === 'modbus-tcp' ? (
             <>
-              <Text id="adp-host" label="IP address" value={draft.host} onInput={(v) => set({ host: v })} required />
-              <Num id="adp-port" label="Port" value={draft.port} placeholder="502" onInput={(v) => set({ port: v })} />
+              <Text id="adp-host" label={t('adapters.label.host')} value={draft.host} onInput={(v) => set({ host: v })} required />
+              <Num id="adp-port" label={t('adapters.label.port')} value={draft.port} placeholder="502" onInput={(v) => set({ port: v })} />
             </>
           ) : null}
-          {draft.transport === 'modbus-rtu' ? <Text id="adp-serial_path" label="Serial port" value={draft.serial_path} onInput={(v) => set({ serial_path: v })} required /> : null}
+          {draft.transport === 'modbus-rtu' ? <Text id="adp-serial_path" label={t('adapters.label.serialPath')} value={draft.serial_path} onInput={(v) => set({ serial_path: v })} required /> : null}
           {bacnet ? (
-            <Num id="adp-device_instance" label="BACnet device" value={draft.device_instance} onInput={(v) => set({ device_instance: v })} />
+            <Num id="adp-device_instance" label={t('adapters.label.deviceInstance')} value={draft.device_instance} onInput={(v) => set({ device_instance: v })} />
           ) : (
-            <Num id="adp-modbus_unit_id" label="Modbus unit id" value={draft.modbus_unit_id} placeholder="1" onInput={(v) => set({ modbus_unit_id: v })} />
+            <Num id="adp-modbus_unit_id" label={t('adapters.label.modbusUnit')} value={draft.modbus_unit_id} placeholder="1" onInput={(v) => set({ modbus_unit_id: v })} />
           )}
-          <Num id="adp-poll_period_s" label="Read every (s)" value={draft.poll_period_s} placeholder="10" onInput={(v) => set({ poll_period_s: v })} />
-          <Num id="adp-loss_after_misses" label="Alarm after missed reads" value={draft.loss_after_misses} placeholder="3" onInput={(v) => set({ loss_after_misses: v })} />
+          <Num id="adp-poll_period_s" label={t('adapters.label.readEvery')} value={draft.poll_period_s} placeholder="10" onInput={(v) => set({ poll_period_s: v })} />
+          <Num id="adp-loss_after_misses" label={t('adapters.label.lossAfter')} value={draft.loss_after_misses} placeholder="3" onInput={(v) => set({ loss_after_misses: v })} />
         </div>
       </fieldset>
       {enums.holdsSetpoints ? (
         <>
-          <h3>Setpoints it holds</h3>
+          <h3>{t('adapters.editor.setpoints')}</h3>
           {draft.points.map((r, i) => rowEditor('points', r, i))}
           {editing ? (
             <button type="button" class="btn" id="add-point" onClick={() => set({ points: [...draft.points, blankRow('points', draft.transport)] })}>
-              Add a setpoint
+              {t('adapters.editor.addSetpoint')}
             </button>
           ) : null}
         </>
       ) : null}
-      <h3>Readings it gives</h3>
+      <h3>{t('adapters.editor.readings')}</h3>
       {draft.readings.map((r, i) => rowEditor('readings', r, i))}
       {editing ? (
         <button type="button" class="btn" id="add-reading" onClick={() => set({ readings: [...draft.readings, blankRow('readings', draft.transport)] })}>
-          Add a reading
+          {t('adapters.editor.addReading')}
         </button>
       ) : null}
       {revising ? (
         <div class="form-row">
-          <label for="adp-change_note">What changed and why (kept with the version)</label>
+          <label for="adp-change_note">{t('adapters.editor.changeNote')}</label>
           <input id="adp-change_note" name="change_note" maxLength={500} value={changeNote} disabled={!editing} onInput={(e) => setChangeNote((e.target as HTMLInputElement).value)} />
         </div>
       ) : null}
@@ -287,32 +286,37 @@ export function AdapterEditor({ path, scheme, initial, onDone, onCancel }: Props
       {editing ? (
         <div class="actions">
           <button type="submit" class="btn primary">
-            {revising ? 'Save the changes' : 'Save profile'}
+            {revising ? t('adapters.editor.saveChanges') : t('adapters.editor.save')}
           </button>
           <button type="button" class="btn" onClick={onCancel}>
-            Cancel
+            {t('common.action.cancel')}
           </button>
         </div>
       ) : (
-        <div class="confirm" role="alertdialog" aria-label="Confirm the profile">
+        <div class="confirm" role="alertdialog" aria-label={t('adapters.editor.confirmLabel')}>
           <p>
-            <strong>{revising ? `Save the changes to ${draft.controller_id} as its next version?` : `Save the profile of ${draft.controller_id}?`}</strong> {draft.points.length} setpoint
-            {draft.points.length === 1 ? '' : 's'}, {draft.readings.length} reading
-            {draft.readings.length === 1 ? '' : 's'}.{' '}
-            {revising ? 'The box reads the controller with it from its next poll; the version before is kept.' : 'The box starts reading it at once.'}
+            <strong>{revising ? t('adapters.editor.confirmChanges', { name: draft.controller_id }) : t('adapters.editor.confirmNew', { name: draft.controller_id })}</strong>{' '}
+            {t('adapters.editor.counts', { points: draft.points.length, readings: draft.readings.length })}{' '}
+            {revising ? t('adapters.editor.afterChange') : t('adapters.editor.afterNew')}
           </p>
           <div class="actions">
             <button type="button" class="btn primary confirm-yes" disabled={stage === 'sending'} onClick={() => void save()}>
-              {stage === 'sending' ? 'Saving...' : 'Yes, save'}
+              {stage === 'sending' ? t('adapters.editor.saving') : t('adapters.editor.yesSave')}
             </button>
             <button type="button" class="btn" disabled={stage === 'sending'} onClick={() => setStage('edit')}>
-              Back
+              {t('common.action.back')}
             </button>
           </div>
         </div>
       )}
     </form>
   );
+}
+
+/** What the profile's unit is called on this resource (House, Room, Field): the server's label in the reader's words. */
+export function unitLabel(scheme: Scheme): string {
+  const label = scheme.fields.find((x) => x.name === 'unit_id')?.label;
+  return label ? serverLabel(label) : t('adapters.label.unit');
 }
 
 function Field({ id, label, children }: { id: string; label: string; children: preact.ComponentChildren }) {

@@ -2,11 +2,14 @@
 // confirmation step that says what will happen, then the API's answer (or its error in words).
 // Every label, unit and choice is in farm words (lib/field-words.ts); the farm and the site come
 // from the session and are not asked; a house or a profile is chosen by its name; the answer says
-// what happened without the record's internal ids.
+// what happened without the record's internal ids. Every word is the reader's (lib/i18n): a field's
+// issue, found here or by the box, is said beside that field in the reader's language.
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { describeError, post } from '../lib/api';
+import { ApiError, describeError, post, type ErrorDetail } from '../lib/api';
+import { errorText, issueText } from '../lib/error-words';
 import { formatDay, formatTime, humanise, toLocalInput } from '../lib/format';
 import { askedFromSession, choicesFor, choiceWords, durationWords, FIELD_DEFAULTS, fieldWords, foreignOf, loadChoices, scopeWords, sessionValues, type Choice } from '../lib/field-words';
+import { readerLocale, t } from '../lib/i18n';
 import { session, type Session } from '../lib/session';
 import { useObservable } from '../lib/store';
 import type { JsonSchema, SchemeField } from '../lib/types';
@@ -80,7 +83,22 @@ export function propertiesOf(body: JsonSchema | null): [string, JsonSchema][] {
   return Object.entries(body?.properties ?? {});
 }
 
-/** The JSON body from the form's text values; throws a message naming the field on bad input. */
+/** A value of the form that cannot be sent: which field, and what is wrong, in words. */
+class FieldIssue extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A number as the reader writes it (1,5 in Russian), without grouping (a card's 525600 minutes). */
+export function numberText(n: number): string {
+  return new Intl.NumberFormat(readerLocale(), { useGrouping: false, maximumFractionDigits: 20 }).format(n);
+}
+
+/** The JSON body from the form's text values; throws a FieldIssue naming the field on bad input. */
 function toBody(body: JsonSchema | null, values: Record<string, string | boolean>, label: (name: string) => string = humanise): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const required = new Set(body?.required ?? []);
@@ -93,24 +111,25 @@ function toBody(body: JsonSchema | null, values: Record<string, string | boolean
       continue;
     }
     if (v === undefined || v === '' || v === false) {
-      if (required.has(name)) throw new Error(`${label(name)} is required.`);
+      if (required.has(name)) throw new FieldIssue(name, t('forms.invalid.required', { field: label(name) }));
       continue;
     }
     const text = String(v);
     if (kind === 'integer' || kind === 'number') {
-      const n = Number(text);
-      if (!Number.isFinite(n) || (kind === 'integer' && !Number.isInteger(n))) throw new Error(`${label(name)} must be ${kind === 'integer' ? 'a whole number' : 'a number'}.`);
+      // a decimal comma as the reader may type it (a number input gives a dot; a text box may not)
+      const n = Number(text.trim().replace(',', '.'));
+      if (text.trim() === '' || !Number.isFinite(n) || (kind === 'integer' && !Number.isInteger(n))) throw new FieldIssue(name, t(kind === 'integer' ? 'forms.invalid.wholeNumber' : 'forms.invalid.number', { field: label(name) }));
       out[name] = n;
     } else if (kind === 'datetime') {
       // the tablet's local time as an instant
       const d = new Date(text);
-      if (Number.isNaN(d.getTime())) throw new Error(`${label(name)} must be a date and time.`);
+      if (Number.isNaN(d.getTime())) throw new FieldIssue(name, t('forms.invalid.dateTime', { field: label(name) }));
       out[name] = d.toISOString();
     } else if (kind === 'json') {
       try {
         out[name] = JSON.parse(text);
       } catch {
-        throw new Error(`${label(name)} must be JSON (for example {"key": "value"}).`);
+        throw new FieldIssue(name, t('forms.invalid.json', { field: label(name) }));
       }
     } else {
       out[name] = text;
@@ -172,14 +191,21 @@ export function CommandForm({ command: given, resource: givenResource, initial =
     };
   }, [propNames, resource, s]);
 
+  /** The field a person is sent to: the first one with an issue. */
+  const focusField = (name: string) => requestAnimationFrame(() => document.getElementById(`${idBase}-${name}`)?.focus());
+
   const review = (e: Event) => {
     e.preventDefault();
     setError(null);
+    setFieldErrors({});
     try {
       toBody(command.body, values, labelOf);
       setStage('confirm');
     } catch (err) {
-      setError((err as Error).message);
+      if (err instanceof FieldIssue && !hidden.has(err.field)) {
+        setFieldErrors({ [err.field]: err.message });
+        focusField(err.field);
+      } else setError((err as Error).message);
     }
   };
 
@@ -193,9 +219,18 @@ export function CommandForm({ command: given, resource: givenResource, initial =
       setStage('done');
       onDone?.(r);
     } catch (err) {
-      const details = (err as { details?: { field: string; reason: string }[] }).details ?? [];
-      setFieldErrors(Object.fromEntries(details.map((d) => [d.field.split('.')[0] ?? d.field, d.reason.replace(/_/g, ' ')])));
-      setError(describeError(err));
+      const details: ErrorDetail[] = err instanceof ApiError && err.code === 'validation_error' ? err.details : [];
+      // A field's issue beside the field (the box's words for it, in the reader's language); one
+      // about a field the form does not show (fixed by the context) is said in the summary.
+      const top = (d: ErrorDetail) => (typeof d.field === 'string' ? (d.field.split('.')[0] ?? d.field) : '');
+      const beside = details.filter((d) => props.some(([n]) => n === top(d)));
+      const elsewhere = details.filter((d) => !beside.includes(d));
+      setFieldErrors(Object.fromEntries(beside.map((d) => [top(d), issueText(d)])));
+      if (details.length) {
+        const lines = [...(beside.length ? [t('forms.invalid.seeFields', { n: beside.length })] : []), ...elsewhere.map((d) => t('forms.invalid.field', { field: top(d) ? labelOf(top(d)) : t('forms.invalid.request'), issue: issueText(d) }))];
+        setError(lines.join(' '));
+      } else setError(err instanceof ApiError ? errorText(err) : describeError(err));
+      if (beside[0]) focusField(top(beside[0]));
       setStage('edit');
     }
   };
@@ -218,12 +253,12 @@ export function CommandForm({ command: given, resource: givenResource, initial =
     return (
       <div class="command-done" role="status">
         <p>
-          <strong>{title}</strong>: done.
+          <strong>{t('forms.command.done', { action: title })}</strong>
         </p>
         {result && typeof result === 'object' ? <ResultSummary value={result as Record<string, unknown>} words={(k) => wordsOf(k).label} fields={fields} s={s} /> : null}
         {onCancel ? (
           <button type="button" class="btn" onClick={onCancel}>
-            Close
+            {t('common.action.close')}
           </button>
         ) : null}
       </div>
@@ -236,21 +271,26 @@ export function CommandForm({ command: given, resource: givenResource, initial =
     if (named) return named.label;
     const kind = kindIn(command.body, name);
     if (kind === 'enum' && typeof v === 'string') return choiceWords(name, v);
-    if (kind === 'boolean') return v ? 'Yes' : 'No';
-    const unit = wordsOf(name).unit;
+    if (kind === 'boolean') return v ? t('common.yes') : t('common.no');
+    const { unit, unitId } = wordsOf(name);
     const shown = showValue(kind, v);
-    return unit && (kind === 'integer' || kind === 'number') ? `${shown} ${unit}${unit === 'minutes' ? ` (${durationWords(Number(v))})` : ''}` : shown;
+    if (!unit || (kind !== 'integer' && kind !== 'number')) return shown;
+    return unitId === 'minutes' ? t('forms.value.minutes', { value: shown, unit, duration: durationWords(Number(v)) }) : t('forms.value.unit', { value: shown, unit });
   };
 
   return (
-    <form class="command-form" onSubmit={review} data-command={command.name} aria-label={title}>
+    // noValidate: a missing or wrong value is said beside its field in the reader's language, not in the browser's bubble
+    <form class="command-form" onSubmit={review} data-command={command.name} aria-label={title} noValidate>
       <p class="command-summary">{command.summary}</p>
       {props.map(([name, raw]) => {
         const { schema } = simplify(raw);
         const kind = kindOf(schema);
         const id = `${idBase}-${name}`;
         const value = values[name];
-        const set = (v: string | boolean) => setValues({ ...values, [name]: v });
+        const set = (v: string | boolean) => {
+          setValues({ ...values, [name]: v });
+          if (fieldErrors[name]) setFieldErrors(({ [name]: _gone, ...rest }) => rest);
+        };
         const disabled = stage !== 'edit';
         const words = wordsOf(name);
         const hintId = words.hint ? `${id}-hint` : undefined;
@@ -260,11 +300,12 @@ export function CommandForm({ command: given, resource: givenResource, initial =
         const typing = !!named && (typed[name] === true || (typeof value === 'string' && value !== '' && !named.some((c) => c.value === value)));
         const unit = words.unit ? (
           <span class="field-unit" id={`${id}-unit`}>
-            {words.unit}
-            {words.unit === 'minutes' && value ? ` (${durationWords(Number(value))})` : ''}
+            {words.unitId === 'minutes' && value && durationWords(Number(value)) ? t('forms.unit.withDuration', { unit: words.unit, duration: durationWords(Number(value)) }) : words.unit}
           </span>
         ) : null;
-        const described = [hintId, words.unit ? `${id}-unit` : undefined].filter(Boolean).join(' ') || undefined;
+        const issue = fieldErrors[name];
+        const issueId = issue ? `${id}-issue` : undefined;
+        const described = [issueId, hintId, words.unit ? `${id}-unit` : undefined].filter(Boolean).join(' ') || undefined;
         return (
           <div class="form-row" key={name}>
             {kind === 'boolean' ? (
@@ -291,6 +332,7 @@ export function CommandForm({ command: given, resource: givenResource, initial =
                   value={typing ? '__new' : String(value ?? '')}
                   disabled={disabled}
                   required={required.has(name)}
+                  aria-invalid={issue ? true : undefined}
                   aria-describedby={described}
                   onChange={(e) => {
                     const v = (e.target as HTMLSelectElement).value;
@@ -298,7 +340,7 @@ export function CommandForm({ command: given, resource: givenResource, initial =
                     set(v === '__new' ? '' : v);
                   }}
                 >
-                  <option value="">{required.has(name) ? 'Choose...' : '(none)'}</option>
+                  <option value="">{required.has(name) ? t('forms.choose') : (foreignOf(name, resource)?.none ?? t('forms.none'))}</option>
                   {named.map((c) => (
                     <option value={c.value} key={c.value}>
                       {c.label}
@@ -307,12 +349,12 @@ export function CommandForm({ command: given, resource: givenResource, initial =
                   {other ? <option value="__new">{other}...</option> : null}
                 </select>
                 {typing ? (
-                  <input name={`${name}-new`} aria-label={`${words.label}: new`} value={String(value ?? '')} disabled={disabled} required={required.has(name)} onInput={(e) => set((e.target as HTMLInputElement).value)} />
+                  <input name={`${name}-new`} aria-label={t('forms.newValue', { field: words.label })} value={String(value ?? '')} disabled={disabled} required={required.has(name)} onInput={(e) => set((e.target as HTMLInputElement).value)} />
                 ) : null}
               </span>
             ) : kind === 'enum' ? (
-              <select id={id} name={name} value={String(value ?? '')} disabled={disabled} required={required.has(name)} aria-describedby={described} onChange={(e) => set((e.target as HTMLSelectElement).value)}>
-                <option value="">{required.has(name) ? 'Choose...' : '(none)'}</option>
+              <select id={id} name={name} value={String(value ?? '')} disabled={disabled} required={required.has(name)} aria-invalid={issue ? true : undefined} aria-describedby={described} onChange={(e) => set((e.target as HTMLSelectElement).value)}>
+                <option value="">{required.has(name) ? t('forms.choose') : t('forms.none')}</option>
                 {choicesFor(name, (schema.enum ?? []).map(String), s).map((o) => (
                   <option value={o} key={o}>
                     {choiceWords(name, o)}
@@ -320,7 +362,7 @@ export function CommandForm({ command: given, resource: givenResource, initial =
                 ))}
               </select>
             ) : kind === 'json' ? (
-              <textarea id={id} name={name} rows={3} value={String(value ?? '')} disabled={disabled} placeholder="{}" aria-describedby={described} onInput={(e) => set((e.target as HTMLTextAreaElement).value)} />
+              <textarea id={id} name={name} rows={3} value={String(value ?? '')} disabled={disabled} placeholder="{}" aria-invalid={issue ? true : undefined} aria-describedby={described} onInput={(e) => set((e.target as HTMLTextAreaElement).value)} />
             ) : kind === 'date' || kind === 'datetime' ? (
               <span class="date-field">
                 <input
@@ -330,8 +372,8 @@ export function CommandForm({ command: given, resource: givenResource, initial =
                   value={String(value ?? '')}
                   required={required.has(name)}
                   disabled={disabled}
-                  aria-invalid={fieldErrors[name] ? true : undefined}
-                  aria-describedby={[value ? `${id}-read` : undefined, hintId].filter(Boolean).join(' ') || undefined}
+                  aria-invalid={issue ? true : undefined}
+                  aria-describedby={[issueId, value ? `${id}-read` : undefined, hintId].filter(Boolean).join(' ') || undefined}
                   onInput={(e) => set((e.target as HTMLInputElement).value)}
                 />
                 {/* the picker follows the browser's language; this is how the site writes it */}
@@ -352,14 +394,18 @@ export function CommandForm({ command: given, resource: givenResource, initial =
                   value={String(value ?? '')}
                   required={required.has(name)}
                   disabled={disabled}
-                  aria-invalid={fieldErrors[name] ? true : undefined}
+                  aria-invalid={issue ? true : undefined}
                   aria-describedby={described}
                   onInput={(e) => set((e.target as HTMLInputElement).value)}
                 />
                 {unit}
               </span>
             ) : null}
-            {fieldErrors[name] ? <span class="field-error">{fieldErrors[name]}</span> : null}
+            {issue ? (
+              <span class="field-error" id={issueId} data-field-error={name}>
+                {issue}
+              </span>
+            ) : null}
           </div>
         );
       })}
@@ -375,29 +421,29 @@ export function CommandForm({ command: given, resource: givenResource, initial =
           </button>
           {onCancel ? (
             <button type="button" class="btn" onClick={onCancel}>
-              Cancel
+              {t('common.action.cancel')}
             </button>
           ) : null}
         </div>
       ) : (
-        <div class="confirm" role="alertdialog" aria-label={`Confirm ${title}`}>
+        <div class="confirm" role="alertdialog" aria-label={t('forms.confirm.label', { action: title })}>
           <p>
-            <strong>Confirm: {title}</strong>
+            <strong>{t('forms.confirm.title', { action: title })}</strong>
             {Object.entries(safeBody(command.body, values))
               .filter(([k]) => !hidden.has(k))
               .map(([k, v]) => (
                 <span class="confirm-field" key={k}>
                   {' '}
-                  {labelOf(k)}: {said(k, v)};
+                  {t('forms.confirm.field', { label: labelOf(k), value: said(k, v) })}
                 </span>
               ))}
           </p>
           <div class="actions">
             <button type="button" class="btn primary confirm-yes" disabled={stage === 'sending'} onClick={() => void send()}>
-              {stage === 'sending' ? 'Sending...' : `Yes, ${title.charAt(0).toLowerCase()}${title.slice(1)}`}
+              {stage === 'sending' ? t('forms.confirm.sending') : t('forms.confirm.yes', { action: `${title.charAt(0).toLocaleLowerCase(readerLocale())}${title.slice(1)}` })}
             </button>
             <button type="button" class="btn" disabled={stage === 'sending'} onClick={() => setStage('edit')}>
-              Back
+              {t('common.action.back')}
             </button>
           </div>
         </div>
@@ -415,6 +461,7 @@ function kindIn(body: JsonSchema | null, name: string): Kind {
 function showValue(kind: Kind, v: unknown): string {
   if (typeof v === 'string' && kind === 'date') return formatDay(v);
   if (typeof v === 'string' && kind === 'datetime') return formatTime(v);
+  if (typeof v === 'number') return numberText(v);
   return typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 
@@ -434,10 +481,10 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** One value of the answer in words, or null when it is an internal id. */
 function resultWords(key: string, v: unknown, fields: SchemeField[], s: Session | null | undefined): string | null {
-  if (typeof v === 'boolean') return v ? 'Yes' : 'No';
+  if (typeof v === 'boolean') return v ? t('common.yes') : t('common.no');
   if (typeof v === 'number') {
     const unit = fields.find((f) => f.name === key)?.unit;
-    return unit ? `${v} ${String(unit)}` : String(v);
+    return unit ? t('forms.value.unit', { value: numberText(v), unit: String(unit) }) : numberText(v);
   }
   if (typeof v !== 'string' || v === '') return null;
   if (key === 'scope') return scopeWords(v, s);
@@ -445,7 +492,7 @@ function resultWords(key: string, v: unknown, fields: SchemeField[], s: Session 
   if (INSTANT.test(v)) return formatTime(v);
   if (DAY.test(v)) return formatDay(v);
   if (fields.find((f) => f.name === key)?.enum || /^[a-z0-9]+(?:[_-][a-z0-9]+)*$/.test(v) && /[_-]/.test(v)) return choiceWords(key, v);
-  if (key === 'house_id' || key === 'unit_id') return `House ${v}`;
+  if (key === 'house_id' || key === 'unit_id') return t('forms.foreign.house', { id: v });
   return v;
 }
 

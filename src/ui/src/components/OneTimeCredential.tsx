@@ -2,6 +2,7 @@
 // and a Print button (the print stylesheet prints this panel alone). The box keeps only a keyed
 // hash, so once dismissed nothing can show it again.
 import { useEffect, useRef } from 'preact/hooks';
+import { t } from '../lib/i18n';
 
 export interface IssuedCredential { credential: string; qr_svg?: string; holder?: string; type?: string }
 
@@ -11,28 +12,28 @@ export const isIssuedCredential = (v: unknown): v is IssuedCredential =>
 export function OneTimeCredential({ issued, onDismiss }: { issued: IssuedCredential; onDismiss: () => void }) {
   const ref = useRef<HTMLElement>(null);
   useEffect(() => ref.current?.focus(), []);
-  const what = issued.type === 'qr' ? 'QR badge' : 'Card';
+  const kind = issued.type === 'qr' ? 'qr' : 'card';
   // The SVG is drawn by our own server (qrcode library) from the credential it generated, not from user input.
   const qr = issued.qr_svg ? `data:image/svg+xml;charset=utf-8,${encodeURIComponent(issued.qr_svg)}` : null;
   return (
     <section class="credential-once panel" id="credential-once" ref={ref} tabIndex={-1} aria-labelledby="credential-once-h">
       <h3 id="credential-once-h">
-        {what} for {issued.holder ?? 'the holder'}
+        {issued.holder ? t('forms.credential.title', { kind, holder: issued.holder }) : t('forms.credential.titleNoHolder', { kind })}
       </h3>
-      <p class="credential-warning no-print">Shown only now: print it or write it down before you close this. The box cannot show it again.</p>
+      <p class="credential-warning no-print">{t('forms.credential.warning')}</p>
       <div class="credential-body">
-        {qr ? <img class="qr" id="credential-qr" src={qr} alt={`QR code of the ${what.toLowerCase()}'s code`} width={200} height={200} /> : null}
+        {qr ? <img class="qr" id="credential-qr" src={qr} alt={t('forms.credential.qrAlt', { kind })} width={200} height={200} /> : null}
         <p class="credential-code">
-          <span class="label">Code</span>
+          <span class="label">{t('forms.credential.code')}</span>
           <code id="credential-code">{issued.credential}</code>
         </p>
       </div>
       <div class="actions no-print">
         <button type="button" class="btn primary" id="credential-print" onClick={() => window.print()}>
-          Print
+          {t('forms.credential.print')}
         </button>
         <button type="button" class="btn" id="credential-dismiss" onClick={onDismiss}>
-          Done, hide the code
+          {t('forms.credential.dismiss')}
         </button>
       </div>
     </section>

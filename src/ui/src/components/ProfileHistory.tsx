@@ -2,7 +2,9 @@
 // for admins, restoring an earlier one (auth/shell-profile/commands/rollback).
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, getList, post, query } from '../lib/api';
+import { known } from '../lib/field-words';
 import { formatTime, humanise } from '../lib/format';
+import { t } from '../lib/i18n';
 import { session } from '../lib/session';
 import { useObservable } from '../lib/store';
 
@@ -36,31 +38,36 @@ export function ProfileHistory() {
   const versions = [...(profile?.versions ?? [])].reverse().slice(0, 8);
   return (
     <section class="panel" aria-labelledby="profile-h" id="profile-history">
-      <h2 id="profile-h">Site shell profile</h2>
-      <p class="muted">Every settings change is a version; people without settings of their own get the current one.</p>
+      <h2 id="profile-h">{t('forms.shellProfile.title')}</h2>
+      <p class="muted">{t('forms.shellProfile.intro')}</p>
       {error ? <p class="error" role="alert">{error}</p> : null}
-      {versions.length === 0 ? <p class="empty">No versions yet.</p> : null}
+      {versions.length === 0 ? <p class="empty">{t('forms.shellProfile.none')}</p> : null}
       <ol class="versions">
         {versions.map((v) => (
           <li key={v.version} data-version={v.version}>
             <span>
-              <strong>Version {v.version}</strong>
-              {v.version === profile?.current_version ? ' (current)' : ''}: {humanise(v.source)}
-              {v.rollback_of ? ` of version ${v.rollback_of}` : ''} by {v.created_by}, {formatTime(v.created_at)}
+              <strong>{t('forms.shellProfile.version', { version: v.version })}</strong>
+              {t('forms.shellProfile.versionLine', {
+                current: v.version === profile?.current_version ? 'yes' : 'no',
+                source: known(`forms.shellProfile.source.${v.source}`) ?? humanise(v.source),
+                rollback: v.rollback_of ?? 0,
+                who: v.created_by,
+                when: formatTime(v.created_at),
+              })}
             </span>
             {admin && v.version !== profile?.current_version ? (
               confirm === v.version ? (
                 <span class="actions">
                   <button type="button" class="btn primary" onClick={() => void restore(v.version)}>
-                    Yes, restore version {v.version}
+                    {t('forms.shellProfile.restoreYes', { version: v.version })}
                   </button>
                   <button type="button" class="btn" onClick={() => setConfirm(null)}>
-                    Back
+                    {t('common.action.back')}
                   </button>
                 </span>
               ) : (
                 <button type="button" class="btn" onClick={() => setConfirm(v.version)}>
-                  Restore
+                  {t('forms.shellProfile.restore')}
                 </button>
               )
             ) : null}

@@ -7,7 +7,8 @@ import { countdown, formatValue, toLocalInput, humanise, isAlarmRow, titleField,
 import { alarmRecordOf } from '../lib/inbox';
 import { loadPeople, nameOf, people } from '../lib/people';
 import { commandLabel, commandWords } from '../lib/words';
-import { choiceWords, fieldLabel, scopeWords } from '../lib/field-words';
+import { choiceWords, fieldLabel, known, scopeWords } from '../lib/field-words';
+import { readerLocale, t } from '../lib/i18n';
 import { AlarmAccount } from './AlarmAccount';
 import { dataTick } from '../lib/live';
 import { session, staleSince } from '../lib/session';
@@ -53,13 +54,11 @@ export function Value({ field, value, row }: { field?: SchemeField; value: unkno
     : scope
       ? scopeWords(value as string, session.get())
       : field?.enum && typeof value === 'string'
-        ? (ENUM_WORDS[value] ?? choiceWords(field.name, value))
+        ? choiceWords(field.name, value)
         : formatValue(field, value);
   return tone ? <span class={`badge tone-${tone}`}>{text}</span> : <span>{text}</span>;
 }
 
-/** Enum values whose humanised form is still jargon. */
-const ENUM_WORDS: Record<string, string> = { acked: 'Acknowledged', p1: 'P1', p2: 'P2' };
 const PERSON_FIELDS = new Set(['acked_by', 'acknowledged_by', 'assignee', 'created_by', 'updated_by', 'actor', 'issued_by', 'subject', 'recorded_by', 'shelved_by']);
 /** Fields that are the box's bookkeeping: an admin sees them behind "Details", nobody in the list. */
 const TECHNICAL = /^(id|tenant_id|site_id|correlation_id|bridged_to_status|sla_breached|escalated_at|sla_target_sec|details|version_id|session_id)$/;
@@ -69,7 +68,7 @@ const plainField = (f: SchemeField, value?: unknown) => !TECHNICAL.test(f.name) 
 
 /** A record's name on its card and its detail: an event's "alarm_changed" read as "Alarm changed". */
 function titleText(field: SchemeField | undefined, value: unknown): string {
-  if ((field?.name === 'house_id' || field?.name === 'unit_id') && typeof value === 'string' && value) return `House ${value}`;
+  if ((field?.name === 'house_id' || field?.name === 'unit_id') && typeof value === 'string' && value) return t('forms.foreign.house', { id: value });
   return typeof value === 'string' && /^[a-z0-9]+(?:_[a-z0-9]+)+$/.test(value) ? choiceWords(field?.name ?? '', value) : formatValue(field, value);
 }
 
@@ -174,7 +173,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
       </section>
     );
   }
-  if (!scheme) return <p class="loading">Loading...</p>;
+  if (!scheme) return <p class="loading">{t('forms.list.loading')}</p>;
 
   const fields = scheme.fields;
   const byName = new Map(fields.map((f) => [f.name, f]));
@@ -202,7 +201,8 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
   const newCommands = commands.filter((c) => !isCommandOnItem(c) && !(adapterProfiles && c.name === 'read-now'));
   const filterDefs = (scheme.filters ?? []).filter((f) => !(f.name in fixedFilters) && f.name !== 'tenant_id');
   const H = headingLevel === 2 ? 'h2' : 'h3';
-  const title = heading ?? scheme.title;
+  // the resource in the reader's words when the catalogue names it, else the server's title
+  const title = heading ?? resourceTitle(path, scheme.title);
   const idOf = (r: Row) => String(r.id ?? r[tField] ?? '');
 
   const open = (r: Row) => {
@@ -240,7 +240,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
           ))}
           {mayCreate ? (
             <button type="button" class="btn" onClick={() => setAction('create')}>
-              New
+              {t('forms.list.new')}
             </button>
           ) : null}
         </div>
@@ -263,7 +263,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
           <CommandForm
             command={
               action === 'create'
-                ? { path: `${API}/${path}`, name: 'create', summary: `Create a new ${scheme.title.toLowerCase()} record.`, body: { type: 'object', properties: { item: createSchema(fields) } } }
+                ? { path: `${API}/${path}`, name: 'create', summary: t('forms.list.createSummary', { what: title }), body: { type: 'object', properties: { item: createSchema(fields) } } }
                 : { path: `${API}/${path}/commands/${action.command.name}`, name: action.command.name, summary: commandWords(action.command.name, action.command.summary, path), body: action.command.body }
             }
             resource={path}
@@ -276,10 +276,10 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
       <form class="toolbar" role="search" onSubmit={(e) => e.preventDefault()}>
         {(scheme.search_fields?.length ?? 0) > 0 ? (
           <label class="search">
-            <span class="sr-only">Search {title}</span>
+            <span class="sr-only">{t('forms.list.search', { what: title })}</span>
             <input
               type="search"
-              placeholder={`Search ${scheme.search_fields!.map((n) => byName.get(n)?.label ?? fieldLabel(n, path, fields)).join(', ').toLowerCase()}`}
+              placeholder={t('forms.list.searchIn', { fields: new Intl.ListFormat(readerLocale(), { type: 'unit' }).format(scheme.search_fields!.map((n) => fieldLabel(n, path, fields))).toLocaleLowerCase(readerLocale()) })}
               value={q}
               onInput={(e) => {
                 setQ((e.target as HTMLInputElement).value);
@@ -299,10 +299,10 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
             <label class="filter" key={f.name}>
               <span>{label}</span>
               <select name={`filter-${f.name}`} value={value} onChange={(e) => set((e.target as HTMLSelectElement).value)}>
-                <option value="">All</option>
+                <option value="">{t('forms.list.all')}</option>
                 {(f.enum ?? ['true', 'false']).map((o) => (
                   <option key={o} value={o}>
-                    {f.type === 'boolean' ? (o === 'true' ? 'Yes' : 'No') : choiceWords(f.name, o)}
+                    {f.type === 'boolean' ? (o === 'true' ? t('common.yes') : t('common.no')) : choiceWords(f.name, o)}
                   </option>
                 ))}
               </select>
@@ -329,7 +329,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
         })}
         {(scheme.sortable?.length ?? 0) > 0 ? (
           <label class="filter">
-            <span>Sort by</span>
+            <span>{t('forms.list.sortBy')}</span>
             <select
               name="sort"
               value={sort?.field ?? scheme.default_sort?.field ?? ''}
@@ -356,7 +356,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
             }}
           >
             <span aria-hidden="true">{(sort?.order ?? scheme.default_sort?.order ?? 'desc') === 'desc' ? '↓' : '↑'}</span>
-            {(sort?.order ?? scheme.default_sort?.order ?? 'desc') === 'desc' ? 'Descending' : 'Ascending'}
+            {(sort?.order ?? scheme.default_sort?.order ?? 'desc') === 'desc' ? t('forms.list.descending') : t('forms.list.ascending')}
           </button>
         ) : null}
       </form>
@@ -366,9 +366,9 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
         </p>
       ) : null}
       {!list ? (
-        error ? null : <p class="loading">Loading...</p>
+        error ? null : <p class="loading">{t('forms.list.loading')}</p>
       ) : list.items.length === 0 ? (
-        <p class="empty">Nothing here{q || Object.values(filters).some(Boolean) ? ' for this search' : ''}.</p>
+        <p class="empty">{q || Object.values(filters).some(Boolean) ? t('forms.list.emptySearch') : t('forms.list.empty')}</p>
       ) : wide ? (
         <div class="table-wrap" key="table">
           <table class="grid">
@@ -380,7 +380,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
                   </th>
                 ))}
                 <th scope="col">
-                  <span class="sr-only">Open</span>
+                  <span class="sr-only">{t('forms.list.open')}</span>
                 </th>
               </tr>
             </thead>
@@ -393,8 +393,8 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
                     </td>
                   ))}
                   <td>
-                    <button type="button" class="btn small" onClick={() => open(r)} aria-label={`Open ${String(r[tField] ?? r.id)}`}>
-                      Open
+                    <button type="button" class="btn small" onClick={() => open(r)} aria-label={t('forms.list.openNamed', { name: titleText(byName.get(tField), r[tField] ?? r.id) })}>
+                      {t('forms.list.open')}
                     </button>
                   </td>
                 </tr>
@@ -425,24 +425,22 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
         </ul>
       )}
       {list && (list.total > list.limit || offset > 0) ? (
-        <nav class="pager" aria-label={`Pages of ${title}`}>
+        <nav class="pager" aria-label={t('forms.list.pages', { what: title })}>
           <button type="button" class="btn" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - pageSize))}>
-            Previous
+            {t('forms.list.previous')}
           </button>
-          <span>
-            {list.total ? offset + 1 : 0}–{Math.min(list.total, offset + list.items.length)} of {list.total}
-          </span>
+          <span>{t('forms.list.range', { from: list.total ? offset + 1 : 0, to: Math.min(list.total, offset + list.items.length), total: list.total })}</span>
           <button type="button" class="btn" disabled={!list.has_more} onClick={() => setOffset(offset + pageSize)}>
-            Next
+            {t('forms.list.next')}
           </button>
         </nav>
       ) : null}
       {selected ? (
-        <div class="detail panel" key="detail" role="region" aria-label={`Details of ${String(selected[tField] ?? selected.id)}`}>
+        <div class="detail panel" key="detail" role="region" aria-label={t('forms.list.detailsOf', { name: titleText(byName.get(tField), selected[tField] ?? selected.id) })}>
           <div class="detail-head">
             <h3>{titleText(byName.get(tField), selected[tField])}</h3>
             <button type="button" class="btn" onClick={() => setSelected(null)}>
-              Close
+              {t('common.action.close')}
             </button>
           </div>
           {isAlarmRow(selected) ? (
@@ -474,7 +472,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
               onCancel={() => setAction(null)}
             />
           ) : null}
-          {staleAt ? <p class="muted">Actions need the controller: it does not answer right now.</p> : null}
+          {staleAt ? <p class="muted">{t('forms.list.actionsOffline')}</p> : null}
         </div>
       ) : null}
     </section>
@@ -501,7 +499,7 @@ function RecordFields({ fields, row, admin, path }: { fields: SchemeField[]; row
       {admin ? (
         <div class="account-raw">
           <button type="button" class="btn small" aria-expanded={raw} onClick={() => setRaw(!raw)}>
-            {raw ? 'Hide details' : 'Details'}
+            {raw ? t('forms.list.hideDetails') : t('forms.list.details')}
           </button>
           {raw ? (
             <dl class="detail-fields raw-fields">
@@ -509,7 +507,7 @@ function RecordFields({ fields, row, admin, path }: { fields: SchemeField[]; row
                 .filter((k) => row[k] !== null && row[k] !== undefined && row[k] !== '')
                 .map((k) => (
                   <div key={k}>
-                    <dt>{byName.get(k)?.label ?? humanise(k)}</dt>
+                    <dt>{byName.has(k) ? fieldLabel(k, path, fields) : humanise(k)}</dt>
                     <dd>{typeof row[k] === 'object' ? JSON.stringify(row[k]) : String(row[k])}</dd>
                   </div>
                 ))}
@@ -519,6 +517,11 @@ function RecordFields({ fields, row, admin, path }: { fields: SchemeField[]; row
       ) : null}
     </>
   );
+}
+
+/** A record list's heading: the catalogue's words for the resource (forms.resource.<path>), else the server's title. */
+export function resourceTitle(path: string, serverTitle: string): string {
+  return known(`forms.resource.${path}`) ?? serverTitle;
 }
 
 export function isApiError(e: unknown): e is ApiError {

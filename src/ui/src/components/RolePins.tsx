@@ -3,14 +3,12 @@
 // enforces who may set them; this section is only offered to those it allows.
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, getList, post, query } from '../lib/api';
+import { t } from '../lib/i18n';
 import { orderedModules, type Session } from '../lib/session';
 import { offeredTo } from '../lib/words';
 
-const ROLES = [
-  { id: 'operator', label: 'Operators' },
-  { id: 'security', label: 'Security' },
-  { id: 'admin', label: 'Administrators' },
-] as const;
+/** The roles whose defaults are set here; each sentence about one names it by a select on its id (forms.pins.*). */
+const ROLES = ['operator', 'security', 'admin'] as const;
 interface RoleDefaults { role: string; quick_module_ids: string[] | null; module_order: string[] | null; modules?: string[] }
 
 export function RolePins({ s }: { s: Session }) {
@@ -21,7 +19,6 @@ export function RolePins({ s }: { s: Session }) {
   const [opens, setOpens] = useState<string[] | null>(null);
   const [msg, setMsg] = useState('');
   const [error, setError] = useState('');
-  const roleName = ROLES.find((r) => r.id === role)?.label ?? role;
 
   useEffect(() => {
     setMsg('');
@@ -53,7 +50,7 @@ export function RolePins({ s }: { s: Session }) {
     try {
       await post('/api/v1/auth/ui-role-preferences/commands/set', { role, industry_code: s.industry, quick_module_ids: pinned.filter((id) => mods.some((m) => m.id === id)), module_order: mods.map((m) => m.id) });
       setSet(true);
-      setMsg(`Saved: ${roleName.toLowerCase()} see these quick buttons and this order at their next login.`);
+      setMsg(t('forms.pins.saved', { role }));
     } catch (err) {
       setError(describeError(err));
     }
@@ -61,27 +58,27 @@ export function RolePins({ s }: { s: Session }) {
 
   return (
     <section class="panel" aria-labelledby="role-pins-h" id="role-pins">
-      <h2 id="role-pins-h">Quick buttons and order for a role</h2>
+      <h2 id="role-pins-h">{t('forms.pins.title')}</h2>
       <label class="filter">
-        <span>For</span>
+        <span>{t('forms.pins.for')}</span>
         <select name="pins-role" value={role} onChange={(e) => setRole((e.target as HTMLSelectElement).value)}>
           {ROLES.map((r) => (
-            <option key={r.id} value={r.id}>
-              {r.label}
+            <option key={r} value={r}>
+              {t('forms.pins.role', { role: r })}
             </option>
           ))}
         </select>
       </label>
-      <p class="muted">{set ? `Set for ${roleName.toLowerCase()}.` : `Not set yet: ${roleName.toLowerCase()} see the site's usual order.`}</p>
+      <p class="muted">{set ? t('forms.pins.isSet', { role }) : t('forms.pins.notSet', { role })}</p>
       <ol class="order-list" id="role-order">
         {mods.map((m, i) => (
           <li key={m.id} data-module={m.id}>
             <span class="order-name">{m.name}</span>
             <span class="order-actions">
-              <button type="button" class="btn icon" aria-label={`${m.name} earlier for ${roleName.toLowerCase()}`} disabled={i === 0} onClick={() => move(i, -1)}>
+              <button type="button" class="btn icon" aria-label={t('forms.pins.earlier', { module: m.name, role })} disabled={i === 0} onClick={() => move(i, -1)}>
                 ▲
               </button>
-              <button type="button" class="btn icon" aria-label={`${m.name} later for ${roleName.toLowerCase()}`} disabled={i === mods.length - 1} onClick={() => move(i, 1)}>
+              <button type="button" class="btn icon" aria-label={t('forms.pins.later', { module: m.name, role })} disabled={i === mods.length - 1} onClick={() => move(i, 1)}>
                 ▼
               </button>
               <label class="check pin">
@@ -91,7 +88,7 @@ export function RolePins({ s }: { s: Session }) {
                   checked={pinned.includes(m.id)}
                   onChange={(e) => setPinned((e.target as HTMLInputElement).checked ? [...pinned.filter((x) => x !== m.id), m.id] : pinned.filter((x) => x !== m.id))}
                 />
-                Quick button
+                {t('forms.pins.quick')}
               </label>
             </span>
           </li>
@@ -99,7 +96,7 @@ export function RolePins({ s }: { s: Session }) {
       </ol>
       <div class="actions">
         <button type="button" class="btn primary" id="role-pins-save" onClick={() => void save()}>
-          Save for {roleName.toLowerCase()}
+          {t('forms.pins.save', { role })}
         </button>
       </div>
       <p class="role-pins-status" role="status">

@@ -1,6 +1,8 @@
 // An adapter profile as the editor holds it (every input as typed) and back: the create body
 // ({item}) and one row as a read-now body. Fields the form does not show (a BACnet priority, a
-// reading's cov, ...) ride along untouched, so a file imported and saved loses nothing.
+// reading's cov, ...) ride along untouched, so a file imported and saved loses nothing. What is
+// wrong with a draft is said in the reader's words (adapters.invalid.*).
+import { readerLocale, t } from './i18n';
 import type { JsonSchema } from './types';
 
 export interface Row {
@@ -43,6 +45,7 @@ const pick = (o: Obj, skip: string[]) => Object.fromEntries(Object.entries(o).fi
 
 export function blankRow(list: 'points' | 'readings', transport = 'modbus-tcp'): Row {
   return {
+    // i18n-ok: the register tables are the API's values (the editor shows them in words)
     key: '', object_type: list === 'readings' ? 'input register' : 'holding register', address: '', data_type: 'int16', order: 'LE', scale: '', offset: '',
     period_s: '', bacnet_object_type: transport === 'bacnet' ? '0' : '', property: '', read_back: true, extra: {},
   };
@@ -77,11 +80,20 @@ export function fromProfile(input: unknown, holdsSetpoints = true): Draft {
   };
 }
 
-/** A number typed in a field, or undefined when blank; a message naming the field otherwise. */
-function num(text: string, what: string, whole: boolean): number | undefined {
+/** The fields a draft's numbers are typed in: their words are adapters.field.<name>. */
+type NumField = 'address' | 'bacnet_object_type' | 'property' | 'scale' | 'offset' | 'period' | 'port' | 'device_instance' | 'modbus_unit_id' | 'poll_period_s' | 'loss_after_misses';
+/** Which row a message is about: "Setpoint 2", "Reading 1" (none: the link). */
+interface RowRef { list: 'points' | 'readings'; i: number }
+const rowArgs = (row: RowRef) => ({ list: row.list, n: row.i + 1 });
+
+/** A number typed in a field, or undefined when blank; a message naming the field (and its row) otherwise. */
+function num(text: string, field: NumField, whole: boolean, row?: RowRef): number | undefined {
   if (text.trim() === '') return undefined;
   const n = Number(text.replace(',', '.'));
-  if (!Number.isFinite(n) || (whole && !Number.isInteger(n))) throw new Error(`${what} must be ${whole ? 'a whole number' : 'a number'}.`);
+  if (!Number.isFinite(n) || (whole && !Number.isInteger(n))) {
+    const what = t(`adapters.field.${field}`);
+    throw new Error(row ? t(whole ? 'adapters.invalid.rowWhole' : 'adapters.invalid.rowNumber', { ...rowArgs(row), what }) : t(whole ? 'adapters.invalid.whole' : 'adapters.invalid.number', { what }));
+  }
   return n;
 }
 
@@ -89,39 +101,39 @@ const defined = (o: Obj): Obj => Object.fromEntries(Object.entries(o).filter(([,
 
 function rowBody(d: Draft, list: 'points' | 'readings', i: number): Obj {
   const r = d[list][i]!;
-  const what = `${list === 'points' ? 'Setpoint' : 'Reading'} ${i + 1}`;
-  if (!r.key.trim()) throw new Error(`${what}: choose what it is.`);
-  const address = num(r.address, `${what}: the address`, true);
-  if (address === undefined) throw new Error(`${what}: the address is required.`);
+  const row: RowRef = { list, i };
+  if (!r.key.trim()) throw new Error(t('adapters.invalid.rowKey', rowArgs(row)));
+  const address = num(r.address, 'address', true, row);
+  if (address === undefined) throw new Error(t('adapters.invalid.rowAddress', rowArgs(row)));
   const bit = r.object_type === 'coil' || r.object_type === 'discrete input';
   const where = d.transport === 'bacnet'
-    ? { bacnet_object_type: num(r.bacnet_object_type, `${what}: the BACnet object type`, true), property: num(r.property, `${what}: the property`, true) }
+    ? { bacnet_object_type: num(r.bacnet_object_type, 'bacnet_object_type', true, row), property: num(r.property, 'property', true, row) }
     : { object_type: r.object_type, data_type: bit ? 'bool' : r.data_type, order: bit ? undefined : r.order };
   return defined({
     ...r.extra, key: r.key.trim(), address, ...where,
-    scale: num(r.scale, `${what}: the scale`, false), offset: num(r.offset, `${what}: the offset`, false),
-    ...(list === 'readings' ? { period_s: num(r.period_s, `${what}: the period`, true) } : { read_back: r.read_back }),
+    scale: num(r.scale, 'scale', false, row), offset: num(r.offset, 'offset', false, row),
+    ...(list === 'readings' ? { period_s: num(r.period_s, 'period', true, row) } : { read_back: r.read_back }),
   });
 }
 
 function linkBody(d: Draft): Obj {
   return defined({
     transport: d.transport,
-    ...(d.transport === 'modbus-tcp' ? { host: d.host.trim(), port: num(d.port, 'The port', true) } : {}),
+    ...(d.transport === 'modbus-tcp' ? { host: d.host.trim(), port: num(d.port, 'port', true) } : {}),
     ...(d.transport === 'modbus-rtu' ? { serial_path: d.serial_path.trim() } : {}),
-    ...(d.transport === 'bacnet' ? { device_instance: num(d.device_instance, 'The BACnet device', true) } : { modbus_unit_id: num(d.modbus_unit_id, 'The Modbus unit id', true) }),
+    ...(d.transport === 'bacnet' ? { device_instance: num(d.device_instance, 'device_instance', true) } : { modbus_unit_id: num(d.modbus_unit_id, 'modbus_unit_id', true) }),
   });
 }
 
 /** The create body's item; throws a message naming the field on bad input. */
 export function toProfile(d: Draft, holdsSetpoints = true): Obj {
-  if (!d.unit_id.trim()) throw new Error(holdsSetpoints ? 'Say which house or room the controller is in.' : 'Say which field the device serves.');
-  if (!d.controller_id.trim()) throw new Error(holdsSetpoints ? 'Give the controller a name.' : 'Give the device a name.');
-  if (holdsSetpoints && !d.points.length) throw new Error('Add at least one setpoint the controller holds.');
-  if (!holdsSetpoints && !d.readings.length) throw new Error('Add at least one reading the device gives.');
+  if (!d.unit_id.trim()) throw new Error(t(holdsSetpoints ? 'adapters.invalid.unitController' : 'adapters.invalid.unitDevice'));
+  if (!d.controller_id.trim()) throw new Error(t(holdsSetpoints ? 'adapters.invalid.nameController' : 'adapters.invalid.nameDevice'));
+  if (holdsSetpoints && !d.points.length) throw new Error(t('adapters.invalid.noSetpoint'));
+  if (!holdsSetpoints && !d.readings.length) throw new Error(t('adapters.invalid.noReading'));
   return defined({
     ...d.extra, unit_id: d.unit_id.trim(), controller_id: d.controller_id.trim(), ...linkBody(d),
-    poll_period_s: num(d.poll_period_s, 'Read every', true), loss_after_misses: num(d.loss_after_misses, 'Alarm after missed reads', true),
+    poll_period_s: num(d.poll_period_s, 'poll_period_s', true), loss_after_misses: num(d.loss_after_misses, 'loss_after_misses', true),
     points: d.points.map((_, i) => rowBody(d, 'points', i)),
     readings: d.readings.map((_, i) => rowBody(d, 'readings', i)),
   });
@@ -150,16 +162,23 @@ export function enumsOf(body: JsonSchema | null) {
     dataTypes: en(reading?.properties?.data_type, ['int16', 'uint16', 'bool', 'int32', 'uint32', 'float32', 'float64']),
     orders: en(reading?.properties?.order, ['LE', 'BE', 'CDAB', 'BADC']),
     table: (list: 'points' | 'readings') =>
+      // i18n-ok: the register tables are the API's values (the editor shows them in words)
       en((list === 'readings' ? reading : point)?.properties?.object_type, list === 'readings' ? ['input register', 'holding register', 'coil', 'discrete input'] : ['holding register', 'coil']),
   };
 }
 
-const UNITS: Record<string, string> = { temp: '°C', outside_temp: '°C', humidity: '%', co2: 'ppm', nh3: 'ppm', ventilation: '%', water_l: 'L', feed_kg: 'kg' };
+/** The unit of each reading key (its symbol in the reader's writing: adapters.unit.<unit>). */
+const UNITS: Record<string, string> = { temp: 'c', outside_temp: 'c', humidity: 'pct', co2: 'ppm', nh3: 'ppm', ventilation: 'pct', water_l: 'l', feed_kg: 'kg' };
 
-/** The engineering unit of a reading key, or of a setpoint key by its suffix (_c, _pct, _ppm). */
+/** The engineering unit of a reading key, or of a setpoint key by its suffix (_c, _pct, _ppm), as the reader writes it ("L", "л"). */
 export function unitOf(key: string): string {
-  if (UNITS[key]) return UNITS[key]!;
-  if (/^vwc_pct_\d+$/.test(key)) return '%';
-  const m = /_(c|pct|ppm|kg|l|s|min|ms|mm|w_m2)$/.exec(key);
-  return m ? ({ c: '°C', pct: '%', ppm: 'ppm', kg: 'kg', l: 'L', s: 's', min: 'min', ms: 'm/s', mm: 'mm', w_m2: 'W/m²' } as Record<string, string>)[m[1]!]! : '';
+  const unit = UNITS[key] ?? (/^vwc_pct_\d+$/.test(key) ? 'pct' : /_(c|pct|ppm|kg|l|s|min|ms|mm|w_m2)$/.exec(key)?.[1]);
+  return unit ? t(`adapters.unit.${unit}` as 'adapters.unit.c') : '';
+}
+
+/** A value read from the equipment with its unit, as the reader writes numbers ("27.5 °C", "27,5 °C"). */
+export function readingText(value: number, key: string): string {
+  const unit = unitOf(key);
+  const n = new Intl.NumberFormat(readerLocale(), { useGrouping: false, maximumSignificantDigits: 10 }).format(value);
+  return unit ? t('adapters.read.value', { value: n, unit }) : n;
 }

@@ -2,14 +2,16 @@
 import { useState } from 'preact/hooks';
 import { ResourceView } from '../components/ResourceView';
 import { humanise } from '../lib/format';
+import { t } from '../lib/i18n';
 import { session } from '../lib/session';
 import { useObservable } from '../lib/store';
+import { tabWords } from '../lib/words';
 import { MODULE_SCREENS, RESOURCE_SCREENS } from './module-screens';
 
-/** A tab in the module's own words: "Flock", not "Poultry flock" under the Poultry heading. */
+/** A tab in the module's own words: "Flock", not "Poultry flock" under the Poultry heading (the catalogue's, else from its path). */
 function tabName(module: string, path: string): string {
   const last = path.split('/').pop() ?? path;
-  return humanise(last.startsWith(`${module}-`) ? last.slice(module.length + 1) : last);
+  return tabWords(path) ?? humanise(last.startsWith(`${module}-`) ? last.slice(module.length + 1) : last);
 }
 
 export function ModuleScreen({ id }: { id: string }) {
@@ -19,8 +21,8 @@ export function ModuleScreen({ id }: { id: string }) {
   if (!s || !m) {
     return (
       <section class="panel">
-        <h1>Not available</h1>
-        <p>This screen is not installed on this controller, or it is not part of your work.</p>
+        <h1>{t('modules.screen.unavailable')}</h1>
+        <p>{t('modules.screen.unavailableText')}</p>
       </section>
     );
   }
@@ -38,7 +40,7 @@ export function ModuleScreen({ id }: { id: string }) {
     <div class="module-screen" data-module-screen={m.id}>
       <h1>{m.name}</h1>
       {resources.length > 1 ? (
-        <div class="tabs" role="tablist" aria-label={`${m.name} resources`}>
+        <div class="tabs" role="tablist" aria-label={t('modules.screen.tabs', { module: m.name })}>
           {resources.map((r) => (
             <button type="button" role="tab" key={r} aria-selected={r === current} class={`btn tab ${r === current ? 'chosen' : ''}`} onClick={() => setTab(r)}>
               {tabName(m.id, r)}
@@ -46,7 +48,7 @@ export function ModuleScreen({ id }: { id: string }) {
           ))}
         </div>
       ) : null}
-      {OwnTab ? <OwnTab key={current} /> : current ? <ResourceView key={current} path={current} /> : <p class="empty">This module has no records to show.</p>}
+      {OwnTab ? <OwnTab key={current} /> : current ? <ResourceView key={current} path={current} /> : <p class="empty">{t('modules.screen.empty')}</p>}
     </div>
   );
 }

@@ -2,7 +2,9 @@
 // force, what each changed against the one before, who saved it and when, and the change note.
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, getList, query } from '../../lib/api';
+import { known } from '../../lib/field-words';
 import { formatTime } from '../../lib/format';
+import { t } from '../../lib/i18n';
 import { loadPeople, nameOf, people } from '../../lib/people';
 import { session } from '../../lib/session';
 import { useObservable } from '../../lib/store';
@@ -18,16 +20,11 @@ export interface AdapterVersion {
   changed: string[];
 }
 
-/** The profile's fields in the editor's words. */
-const FIELD_WORDS: Record<string, string> = {
-  unit_id: 'house', controller_id: 'name', transport: 'connection', host: 'IP address', port: 'port', serial_path: 'serial port', modbus_unit_id: 'Modbus unit id',
-  device_instance: 'BACnet device', points: 'setpoints', readings: 'readings', poll_period_s: 'read every', loss_after_misses: 'alarm after missed reads', comm_loss_priority: 'alarm priority',
-};
-
-/** What `v` changed against the version before it, in words ("changed readings, port"). */
+/** What `v` changed against the version before it, in words ("changed readings, port"): the fields as adapters.changed.<field>. */
 export function changeWords(v: AdapterVersion, first: boolean): string {
-  if (first) return v.created_by === 'system' ? 'as it stood before its first change' : 'first saved';
-  return v.changed.length ? `changed ${v.changed.map((k) => FIELD_WORDS[k] ?? k.replace(/_/g, ' ')).join(', ')}` : 'same as the version before';
+  if (first) return v.created_by === 'system' ? t('adapters.history.beforeFirst') : t('adapters.history.firstSaved');
+  const fields = v.changed.map((k) => known(`adapters.changed.${k}`) ?? k.replace(/_/g, ' '));
+  return fields.length ? t('adapters.history.changed', { fields: fields.join(', ') }) : t('adapters.history.same');
 }
 
 export function AdapterHistory({ path, id, name, version }: { path: string; id: string; name: string; version: number }) {
@@ -42,18 +39,23 @@ export function AdapterHistory({ path, id, name, version }: { path: string; id: 
       .catch((err) => setError(describeError(err)));
   }, [path, id, version]);
   return (
-    <section class="adapter-history" aria-label={`Versions of ${name}`}>
-      <h4>Versions of {name}</h4>
+    <section class="adapter-history" aria-label={t('adapters.history.title', { name })}>
+      <h4>{t('adapters.history.title', { name })}</h4>
       {error ? <p class="error" role="alert">{error}</p> : null}
-      {!items && !error ? <p class="loading">Loading...</p> : null}
-      {items && !items.length ? <p class="empty">No versions kept yet: the first change saves the profile as it is now as version 1.</p> : null}
+      {!items && !error ? <p class="loading">{t('forms.list.loading')}</p> : null}
+      {items && !items.length ? <p class="empty">{t('adapters.history.none')}</p> : null}
       {items?.length ? (
         <ol class="versions">
           {items.map((v, i) => (
             <li key={v.version_id} data-version={v.version_id} data-state={v.state}>
               <span>
-                <strong>Version {v.version_id}</strong>
-                {v.state === 'published' ? ' (in force)' : ''}: {changeWords(v, i === items.length - 1 && v.version_id === 1)}, by {v.created_by === 'system' ? 'the box' : nameOf(v.created_by, names)}, {formatTime(v.created_at)}
+                <strong>{t('adapters.history.version', { version: v.version_id })}</strong>
+                {t('adapters.history.line', {
+                  inForce: v.state === 'published' ? 'yes' : 'no',
+                  change: changeWords(v, i === items.length - 1 && v.version_id === 1),
+                  who: v.created_by === 'system' ? t('adapters.history.theBox') : nameOf(v.created_by, names),
+                  when: formatTime(v.created_at),
+                })}
                 {v.change_note ? <span class="muted version-note"> — {v.change_note}</span> : null}
               </span>
             </li>

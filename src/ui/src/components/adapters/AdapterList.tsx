@@ -6,11 +6,13 @@
 // role may not run is not offered (the session's permission matrix).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { del, describeError, getList, getLoaded, query } from '../../lib/api';
+import { t } from '../../lib/i18n';
 import { dataTick } from '../../lib/live';
 import { session, staleSince } from '../../lib/session';
 import { useObservable } from '../../lib/store';
 import type { Scheme } from '../../lib/types';
-import { AdapterEditor } from '../AdapterEditor';
+import { AdapterEditor, unitLabel as unitLabelOf } from '../AdapterEditor';
+import { resourceTitle } from '../ResourceView';
 import { useNow } from '../hooks';
 import { StaleNote } from '../StaleNote';
 import { AdapterHistory } from './AdapterHistory';
@@ -22,14 +24,14 @@ const API = '/api/v1';
 const REFRESH_MS = 5_000;
 
 const str = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
-const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /** How the box reaches the controller, in words. */
 export function connectionWords(r: Row): string {
-  const unit = r.modbus_unit_id !== null && r.modbus_unit_id !== undefined ? `, unit ${str(r.modbus_unit_id)}` : '';
-  if (r.transport === 'modbus-tcp') return `Modbus TCP ${str(r.host)} port ${str(r.port) || '502'}${unit}`;
-  if (r.transport === 'modbus-rtu') return `RS485 cable ${str(r.serial_path)}${unit}`;
-  if (r.transport === 'bacnet') return `BACnet device ${str(r.device_instance)}`;
+  // 'none': no unit id to tell (the messages select on it)
+  const unit = r.modbus_unit_id !== null && r.modbus_unit_id !== undefined && str(r.modbus_unit_id) !== '' ? str(r.modbus_unit_id) : 'none';
+  if (r.transport === 'modbus-tcp') return t('adapters.link.tcp', { host: str(r.host), port: str(r.port) || '502', unit });
+  if (r.transport === 'modbus-rtu') return t('adapters.link.rtu', { path: str(r.serial_path), unit });
+  if (r.transport === 'bacnet') return t('adapters.link.bacnet', { device: str(r.device_instance) });
   return str(r.transport);
 }
 
@@ -96,14 +98,14 @@ export function AdapterList({ path, industry }: { path: string; industry: string
     if (editing) panel.current?.scrollIntoView({ block: 'start' });
   }, [editing]);
 
-  if (!scheme) return error ? <p class="error" role="alert">{error}</p> : <p class="loading">Loading...</p>;
-  const unitLabel = scheme.fields.find((f) => f.name === 'unit_id')?.label ?? 'Unit';
+  if (!scheme) return error ? <p class="error" role="alert">{error}</p> : <p class="loading">{t('forms.list.loading')}</p>;
+  const unitLabel = unitLabelOf(scheme);
   const offline = Boolean(staleAt || globalStale);
 
   const remove = async (r: Row) => {
     try {
       await del(`${API}/${path}/${encodeURIComponent(str(r.id))}`);
-      setNote({ tone: 'ok', text: `Deleted the profile of ${str(r.controller_id)}: the box no longer reads it. Its versions are kept.` });
+      setNote({ tone: 'ok', text: t('adapters.list.deleted', { name: str(r.controller_id) }) });
       setDeleting(null);
       setHistory(null);
       setVersion((x) => x + 1);
@@ -116,13 +118,13 @@ export function AdapterList({ path, industry }: { path: string; industry: string
     <section class="resource adapter-list" data-resource={path} aria-labelledby={`h-${path}`}>
       <div class="resource-head">
         <h2 id={`h-${path}`}>
-          {scheme.title}
+          {resourceTitle(path, scheme.title)}
           {rows ? <span class="count"> ({rows.length})</span> : null}
         </h2>
         <div class="resource-actions">
           {canCreate && !offline ? (
             <button type="button" class="btn" onClick={() => { setEditing('new'); setNote(null); }}>
-              New
+              {t('forms.list.new')}
             </button>
           ) : null}
         </div>
@@ -135,7 +137,7 @@ export function AdapterList({ path, industry }: { path: string; industry: string
       ) : null}
       {editing ? (
         <div class="panel action-panel" ref={panel} key={editing === 'new' ? 'new' : str(editing.id)}>
-          {editing !== 'new' ? <h3>Change the profile of {str(editing.controller_id)}</h3> : null}
+          {editing !== 'new' ? <h3>{t('adapters.editor.changeLabel', { name: str(editing.controller_id) })}</h3> : null}
           <AdapterEditor
             path={path}
             scheme={scheme}
@@ -144,9 +146,7 @@ export function AdapterList({ path, industry }: { path: string; industry: string
               const name = out?.controller_id ?? '';
               setNote({
                 tone: 'ok',
-                text: out?.version
-                  ? `Saved ${name} as version ${out.version}. The box reads the controller with it from its next poll; its link state and readings carry on.`
-                  : `Saved ${name}. The box starts reading it at once.`,
+                text: out?.version ? t('adapters.list.savedVersion', { name, version: out.version }) : t('adapters.list.saved', { name }),
               });
               setEditing(null);
               setVersion((x) => x + 1);
@@ -157,9 +157,9 @@ export function AdapterList({ path, industry }: { path: string; industry: string
       ) : null}
       {error ? <p class="error" role="alert">{error}</p> : null}
       {!rows ? (
-        <p class="loading">Loading...</p>
+        <p class="loading">{t('forms.list.loading')}</p>
       ) : rows.length === 0 ? (
-        <p class="empty">No controller has a profile yet.{canCreate ? ' New adds the first one.' : ''}</p>
+        <p class="empty">{canCreate ? t('adapters.list.emptyCanAdd') : t('adapters.list.empty')}</p>
       ) : (
         <ul class="cards adapter-cards">
           {rows.map((r) => {
@@ -167,7 +167,7 @@ export function AdapterList({ path, industry }: { path: string; industry: string
             const name = str(r.controller_id);
             const device = devices?.get(`${industry}:${id}`);
             const link = offline
-              ? { kind: 'unknown', tone: 'muted' as const, headline: 'Not known now', detail: 'The box does not answer, so neither can it say whether the controller does.', error: null }
+              ? { kind: 'unknown', tone: 'muted' as const, headline: t('adapters.link.unknownHeadline'), detail: t('adapters.link.unknownDetail'), error: null }
               : readsLinks && devices
                 ? linkWords(device, { reads: reads(r), priority: str(r.comm_loss_priority) || 'P1', now })
                 : null;
@@ -178,7 +178,7 @@ export function AdapterList({ path, industry }: { path: string; industry: string
               <li key={id} class={`card adapter-card tone-edge-${edge}`} data-controller={name} data-link={link?.kind ?? 'none'} data-tone={link?.tone ?? 'none'}>
                 <div class="adapter-card-body">
                   <h3 class="card-title">
-                    {name} <span class="muted adapter-unit">· {unitLabel} {str(r.unit_id)}</span>
+                    {name} <span class="muted adapter-unit">· {t('adapters.list.unit', { label: unitLabel, unit: str(r.unit_id) })}</span>
                   </h3>
                   {link ? (
                     <p class="adapter-link">
@@ -186,37 +186,35 @@ export function AdapterList({ path, industry }: { path: string; industry: string
                       {link.detail ? <span class="link-detail"> {link.detail}</span> : null}
                     </p>
                   ) : null}
-                  {link?.error ? <p class="link-error">Last error: {link.error}.</p> : null}
-                  <p class="muted adapter-how">
-                    {connectionWords(r)} · {count(points, 'setpoint', 'setpoints')}, {count(readings, 'reading', 'readings')} · read every {str(r.poll_period_s) || '10'} s
-                  </p>
+                  {link?.error ? <p class="link-error">{t('adapters.list.lastError', { error: link.error })}</p> : null}
+                  <p class="muted adapter-how">{t('adapters.list.how', { link: connectionWords(r), points, readings, period: str(r.poll_period_s) || '10' })}</p>
                   {deleting === id ? (
-                    <div class="confirm" role="alertdialog" aria-label={`Delete the profile of ${name}`}>
+                    <div class="confirm" role="alertdialog" aria-label={t('adapters.list.deleteLabel', { name })}>
                       <p>
-                        <strong>Delete the profile of {name}?</strong> The box stops reading the controller and can no longer write its setpoints. Its versions are kept.
+                        <strong>{t('adapters.list.deleteAsk', { name })}</strong> {t('adapters.list.deleteWhat')}
                       </p>
                       <div class="actions">
                         <button type="button" class="btn primary confirm-delete" onClick={() => void remove(r)}>
-                          Yes, delete
+                          {t('adapters.list.yesDelete')}
                         </button>
                         <button type="button" class="btn" onClick={() => setDeleting(null)}>
-                          Back
+                          {t('common.action.back')}
                         </button>
                       </div>
                     </div>
                   ) : (
                     <div class="actions adapter-actions">
                       {canRevise && !offline ? (
-                        <button type="button" class="btn adapter-edit" onClick={() => { setEditing(r); setNote(null); setHistory(null); }} aria-label={`Edit the profile of ${name}`}>
-                          Edit
+                        <button type="button" class="btn adapter-edit" onClick={() => { setEditing(r); setNote(null); setHistory(null); }} aria-label={t('adapters.list.editLabel', { name })}>
+                          {t('common.action.edit')}
                         </button>
                       ) : null}
-                      <button type="button" class="btn adapter-versions" aria-expanded={history === id} onClick={() => setHistory(history === id ? null : id)} aria-label={`${history === id ? 'Hide versions' : 'Versions'} of ${name}`}>
-                        {history === id ? 'Hide versions' : 'Versions'}
+                      <button type="button" class="btn adapter-versions" aria-expanded={history === id} onClick={() => setHistory(history === id ? null : id)} aria-label={history === id ? t('adapters.list.hideVersionsOf', { name }) : t('adapters.list.versionsOf', { name })}>
+                        {history === id ? t('adapters.list.hideVersions') : t('adapters.list.versions')}
                       </button>
                       {canDelete && !offline ? (
-                        <button type="button" class="btn adapter-delete" onClick={() => setDeleting(id)} aria-label={`Delete the profile of ${name}`}>
-                          Delete
+                        <button type="button" class="btn adapter-delete" onClick={() => setDeleting(id)} aria-label={t('adapters.list.deleteLabel', { name })}>
+                          {t('common.action.delete')}
                         </button>
                       ) : null}
                     </div>
