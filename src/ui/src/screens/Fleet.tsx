@@ -7,6 +7,7 @@ import { FleetSites } from './FleetSites';
 import { session } from '../lib/session';
 import { IndustrySwitch } from '../components/IndustrySwitch';
 import { useObservable } from '../lib/store';
+import { t } from '../lib/i18n';
 
 export function Fleet() {
   const s = useObservable(session);
@@ -14,15 +15,15 @@ export function Fleet() {
   const has = (p: string) => [...s.resources.values()].some((l) => l.includes(p));
   return (
     <div class="fleet">
-      <h1 id="workspace-title">Fleet overview</h1>
+      <h1 id="workspace-title">{t('fleet.title')}</h1>
       <IndustrySwitch />
       <div class="workspace-grid">
         {/* the sites first, those that need the fleet team at the top */}
-        {has('sync-sites') ? <FleetSites /> : <p class="notice">Site synchronisation is not served by this controller yet.</p>}
+        {has('sync-sites') ? <FleetSites /> : <p class="notice">{t('fleet.sync_missing')}</p>}
         {/* every alarm resource (site alarms and the industries' alarms), not only the site alarms */}
-        <AlarmInbox heading="Open alarms in the fleet" embedded limit={10} />
+        <AlarmInbox heading={t('fleet.alarms')} embedded limit={10} />
         {/* per farm: the sync mode to set and a sync to force */}
-        {has('tenant-master-sync') ? <ResourceView path="tenant-master-sync" heading="Farms and their sync" pageSize={10} /> : null}
+        {has('tenant-master-sync') ? <ResourceView path="tenant-master-sync" heading={t('fleet.farms')} pageSize={10} /> : null}
         <LiveFeed />
       </div>
     </div>

@@ -8,7 +8,9 @@ import { describeError, getList, getLoaded, query, type ListEnvelope } from '../
 import { dataTick } from '../lib/live';
 import { useObservable } from '../lib/store';
 import { formatTime, humanise, type Tone } from '../lib/format';
+import { t, type MessageKey } from '../lib/i18n';
 import { useNow } from '../components/hooks';
+import { industryName } from '../components/shell-words';
 import type { Scheme } from '../lib/types';
 
 export interface FleetSite {
@@ -35,42 +37,43 @@ const PAGE = 50;
 /** How often the list is read again while nothing arrives (a silent box must still turn stopped). */
 const POLL_MS = 5000;
 
-const STATUS: Record<string, { tone: Tone; text: string }> = {
-  live: { tone: 'ok', text: 'Live' },
-  degraded: { tone: 'warn', text: 'Degraded' },
-  stopped: { tone: 'alarm', text: 'Stopped' },
+// Keys, not words: read at render time in the reader's language.
+const STATUS: Record<string, { tone: Tone; text: MessageKey }> = {
+  live: { tone: 'ok', text: 'fleet.status.live' },
+  degraded: { tone: 'warn', text: 'fleet.status.degraded' },
+  stopped: { tone: 'alarm', text: 'fleet.status.stopped' },
 };
 
 /** "40 s", "3 min", "2 h 5 min", "3 days". */
 function duration(seconds: number): string {
-  if (seconds < 60) return `${Math.max(0, Math.round(seconds))} s`;
+  if (seconds < 60) return t('fleet.duration.seconds', { n: Math.max(0, Math.round(seconds)) });
   const m = Math.round(seconds / 60);
-  return m < 120 ? `${m} min` : m < 48 * 60 ? `${Math.floor(m / 60)} h ${m % 60} min` : `${Math.floor(m / 1440)} days`;
+  return m < 120 ? t('fleet.duration.minutes', { n: m }) : m < 48 * 60 ? t('fleet.duration.hours', { h: Math.floor(m / 60), m: m % 60 }) : t('fleet.duration.days', { n: Math.floor(m / 1440) });
 }
 
 const silence = (iso: string, now: number) => duration((now - Date.parse(iso)) / 1000);
-const ago = (iso: string, now: number) => `${silence(iso, now)} ago`;
+const ago = (iso: string, now: number) => t('fleet.ago', { span: silence(iso, now) });
 
 /** Why a site is near the top, in the fleet team's words (empty: nothing to do). */
 export function reasons(s: FleetSite, now: number): string[] {
   const out: string[] = [];
-  if (s.status === 'stopped') out.push(s.last_seen_at ? `Not heard from for ${silence(s.last_seen_at, now)}` : 'Never connected');
+  if (s.status === 'stopped') out.push(s.last_seen_at ? t('fleet.why.silent', { span: silence(s.last_seen_at, now) }) : t('fleet.why.never'));
   if (s.status === 'degraded') {
-    if (s.reported_pending > 0) out.push(`${s.reported_pending} ${s.reported_pending === 1 ? 'event' : 'events'} waiting on the box`);
-    if (s.holds_master_state === false) out.push("Has not taken the fleet's latest policies");
+    if (s.reported_pending > 0) out.push(t('fleet.why.pending', { n: s.reported_pending }));
+    if (s.holds_master_state === false) out.push(t('fleet.why.policies'));
   }
-  if ((s.open_p1 ?? 0) > 0) out.push(`${s.open_p1} open P1 ${s.open_p1 === 1 ? 'alarm' : 'alarms'}`);
-  if (s.policy === 'violates') out.push('Software outside policy');
+  if ((s.open_p1 ?? 0) > 0) out.push(t('fleet.p1.open', { n: s.open_p1 ?? 0 }));
+  if (s.policy === 'violates') out.push(t('fleet.why.outside'));
   return out;
 }
 
 function SiteCard({ s, now }: { s: FleetSite; now: number }) {
   const [open, setOpen] = useState(false);
-  const st = STATUS[s.status ?? ''] ?? { tone: 'muted' as Tone, text: 'Not checked yet' };
+  const st = STATUS[s.status ?? ''] ?? { tone: 'muted' as Tone, text: 'fleet.status.unchecked' };
   const why = reasons(s, now);
   const p1 = s.open_p1 ?? 0;
-  const version = s.app_version ? `Version ${s.app_version}` : 'Version not reported';
-  const policy = s.policy === 'violates' ? 'outside policy' : s.policy === 'conforms' ? 'within policy' : null;
+  const version = s.app_version ? t('fleet.version', { version: s.app_version }) : t('fleet.version.none');
+  const policy = s.policy === 'violates' ? t('fleet.policy.outside') : s.policy === 'conforms' ? t('fleet.policy.within') : null;
   return (
     <li class={`card site-card tone-edge-${st.tone}`} data-site={s.id} data-status={s.status ?? ''}>
       <div class="site-head">
@@ -78,7 +81,7 @@ function SiteCard({ s, now }: { s: FleetSite; now: number }) {
           {s.site_id} <span class="site-farm">· {s.tenant_id}</span>
         </h3>
         <span class={`badge tone-${st.tone}`} data-badge="status">
-          {st.text}
+          {t(st.text)}
         </span>
       </div>
       {why.length ? (
@@ -88,45 +91,45 @@ function SiteCard({ s, now }: { s: FleetSite; now: number }) {
       ) : null}
       <dl class="card-fields site-fields">
         <div>
-          <dt>Last heard</dt>
-          <dd data-field="last-seen">{s.last_seen_at ? ago(s.last_seen_at, now) : 'Never'}</dd>
+          <dt>{t('fleet.field.last_seen')}</dt>
+          <dd data-field="last-seen">{s.last_seen_at ? ago(s.last_seen_at, now) : t('fleet.never')}</dd>
         </div>
         <div>
-          <dt>Behind by</dt>
-          <dd data-field="lag">{s.lag_seconds === null ? '—' : s.lag_seconds > 0 ? duration(s.lag_seconds) : 'Nothing'}</dd>
+          <dt>{t('fleet.field.lag')}</dt>
+          <dd data-field="lag">{s.lag_seconds === null ? '—' : s.lag_seconds > 0 ? duration(s.lag_seconds) : t('fleet.lag.none')}</dd>
         </div>
         <div>
-          <dt>P1 alarms</dt>
+          <dt>{t('fleet.field.p1')}</dt>
           <dd data-field="p1">
-            <span class={p1 > 0 ? 'badge tone-alarm' : ''}>{p1 > 0 ? `${p1} open P1 ${p1 === 1 ? 'alarm' : 'alarms'}` : 'None open'}</span>
+            <span class={p1 > 0 ? 'badge tone-alarm' : ''}>{p1 > 0 ? t('fleet.p1.open', { n: p1 }) : t('fleet.p1.none')}</span>
           </dd>
         </div>
         <div>
-          <dt>Software</dt>
+          <dt>{t('fleet.field.software')}</dt>
           <dd data-field="version">
             {version}
             {policy ? ' — ' : null}
             {policy ? <span class={`badge tone-${s.policy === 'violates' ? 'alarm' : 'ok'} site-policy`}>{policy}</span> : null}
-            {s.policy_violations?.length ? <span class="site-violation"> {s.policy_violations[0]}{s.policy_violations.length > 1 ? ` (and ${s.policy_violations.length - 1} more)` : ''}</span> : null}
+            {s.policy_violations?.length ? <span class="site-violation"> {s.policy_violations[0]}{s.policy_violations.length > 1 ? ` ${t('fleet.violations.more', { n: s.policy_violations.length - 1 })}` : ''}</span> : null}
           </dd>
         </div>
         <div>
-          <dt>Last heartbeat</dt>
-          <dd data-field="heartbeat">{s.last_heartbeat_at ? `${formatTime(s.last_heartbeat_at)} (${ago(s.last_heartbeat_at, now)})` : 'None yet'}</dd>
+          <dt>{t('fleet.field.heartbeat')}</dt>
+          <dd data-field="heartbeat">{s.last_heartbeat_at ? t('fleet.heartbeat', { time: formatTime(s.last_heartbeat_at), ago: ago(s.last_heartbeat_at, now) }) : t('fleet.heartbeat.none')}</dd>
         </div>
         <div>
-          <dt>Industry</dt>
-          <dd>{s.industry_code ? humanise(s.industry_code) : 'Not said yet'}</dd>
+          <dt>{t('fleet.field.industry')}</dt>
+          <dd>{s.industry_code ? industryName(s.industry_code) : t('fleet.industry.none')}</dd>
         </div>
       </dl>
       <button type="button" class="btn small" aria-expanded={open} onClick={() => setOpen(!open)}>
-        {open ? 'Less' : 'More about this site'}
+        {t(open ? 'fleet.less' : 'fleet.more')}
       </button>
       {open ? (
         <div class="site-more">
           {s.policy_violations?.length ? (
             <>
-              <h4>Outside policy</h4>
+              <h4>{t('fleet.more.outside')}</h4>
               <ul>
                 {s.policy_violations.map((v) => (
                   <li key={v}>{v}</li>
@@ -135,11 +138,11 @@ function SiteCard({ s, now }: { s: FleetSite; now: number }) {
             </>
           ) : null}
           <p>
-            {s.reported_pending > 0 ? `${s.reported_pending} events waiting on the box. ` : 'Nothing waiting on the box. '}
-            {s.holds_master_state ? "Has the fleet's latest policies." : "Has not taken the fleet's latest policies yet."}
+            {t('fleet.more.pending', { n: s.reported_pending })}{' '}
+            {t(s.holds_master_state ? 'fleet.more.policies' : 'fleet.more.no_policies')}
           </p>
           {s.module_versions?.length ? (
-            <p class="muted">Modules: {s.module_versions.map((m) => `${m.id} ${m.version}`).join(', ')}</p>
+            <p class="muted">{t('fleet.more.modules', { list: s.module_versions.map((m) => `${m.id} ${m.version}`).join(', ') })}</p>
           ) : null}
         </div>
       ) : null}
@@ -185,11 +188,12 @@ export function FleetSites() {
     <section class="resource fleet-sites" data-resource="sync-sites" aria-labelledby="h-fleet-sites">
       <div class="resource-head">
         <h2 id="h-fleet-sites">
-          Sites{list ? <span class="count"> ({list.total})</span> : null}
+          {t('fleet.sites')}
+          {list ? <span class="count"> ({list.total})</span> : null}
         </h2>
         {statusFilter?.enum ? (
           <label class="filter">
-            <span>Show</span>
+            <span>{t('fleet.filter.show')}</span>
             <select
               name="filter-status"
               value={status}
@@ -198,10 +202,10 @@ export function FleetSites() {
                 setOffset(0);
               }}
             >
-              <option value="">Every site</option>
+              <option value="">{t('fleet.filter.every')}</option>
               {statusFilter.enum.map((v) => (
                 <option key={v} value={v}>
-                  {STATUS[v]?.text ?? humanise(v)}
+                  {STATUS[v] ? t(STATUS[v].text) : humanise(v)}
                 </option>
               ))}
             </select>
@@ -210,7 +214,7 @@ export function FleetSites() {
       </div>
       {list ? (
         <p class="fleet-summary" data-summary>
-          {need ? `${need} of ${items.length} ${items.length === 1 ? 'site needs' : 'sites need'} attention, listed first.` : items.length ? 'Every site listed is in step.' : ''}
+          {need ? t('fleet.summary.need', { need, n: items.length }) : items.length ? t('fleet.summary.ok') : ''}
         </p>
       ) : null}
       {error ? (
@@ -219,9 +223,9 @@ export function FleetSites() {
         </p>
       ) : null}
       {!list ? (
-        <p class="loading">Loading...</p>
+        <p class="loading">{t('fleet.loading')}</p>
       ) : items.length === 0 ? (
-        <p class="empty">{status ? 'No site in this state.' : 'No site is registered yet.'}</p>
+        <p class="empty">{t(status ? 'fleet.empty.filtered' : 'fleet.empty')}</p>
       ) : (
         <ul class="cards site-cards">
           {items.map((s) => (
@@ -230,15 +234,13 @@ export function FleetSites() {
         </ul>
       )}
       {list && (list.total > list.limit || offset > 0) ? (
-        <nav class="pager" aria-label="Pages of sites">
+        <nav class="pager" aria-label={t('fleet.pages')}>
           <button type="button" class="btn" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
-            Previous
+            {t('fleet.previous')}
           </button>
-          <span>
-            {offset + 1}–{offset + items.length} of {list.total}
-          </span>
+          <span>{t('fleet.range', { from: offset + 1, to: offset + items.length, total: list.total })}</span>
           <button type="button" class="btn" disabled={!list.has_more} onClick={() => setOffset(offset + PAGE)}>
-            Next
+            {t('fleet.next')}
           </button>
         </nav>
       ) : null}
