@@ -5,12 +5,14 @@ import { ApiError, post } from './lib/api';
 import { applyTheme, endedReason, loadSession, prefs, session } from './lib/session';
 import { localSetting } from './lib/cache';
 import type { ShellPrefs } from './lib/session';
-import { setLanguage, tabletChoice } from './lib/i18n';
+import { loadOffered, setLanguage, tabletLanguage } from './lib/i18n';
 import './styles.css';
 
 async function boot(): Promise<void> {
-  const choice = tabletChoice();
-  if (choice) await setLanguage(choice);
+  // The tablet's language first (the one chosen on it, else the site's default, which the box's list
+  // of languages tells; offline, as kept on the tablet), so nothing shows in another one.
+  await loadOffered();
+  await setLanguage(tabletLanguage());
   const local = localSetting<ShellPrefs>('prefs');
   applyTheme(local?.theme ?? prefs.get().theme);
   const m = /^#\/login\?(.*)$/.exec(location.hash);
@@ -23,7 +25,7 @@ async function boot(): Promise<void> {
       try {
         await post('/api/v1/auth/passkey/commands/complete', { challenge_id: challenge, credential: secret });
       } catch (err) {
-        endedReason.set(err instanceof ApiError && err.code === 'login_refused' ? 'This login link is spent or expired: ask for a new code at the tablet.' : 'The login link could not be used.');
+        endedReason.set(err instanceof ApiError && err.code === 'login_refused' ? 'login.ended.link_spent' : 'login.ended.link_failed');
       }
     }
   }

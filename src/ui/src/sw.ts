@@ -53,6 +53,7 @@ sw.addEventListener('fetch', (e) => {
         }
         return res;
       })
+      // i18n-ok: the service worker has no catalogue; a browser answer for a page never cached, no screen of ours
       .catch(async () => (await caches.match(key)) ?? new Response('cabinet: offline and this page is not cached yet', { status: 503, headers: { 'content-type': 'text/plain' } })),
   );
 });

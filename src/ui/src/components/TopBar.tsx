@@ -6,6 +6,7 @@ import { logout, prefs, session, staleSince } from '../lib/session';
 import { useObservable } from '../lib/store';
 import { t, type MessageKey } from '../lib/i18n';
 import { AlarmCount, AudioPrompt } from './Annunciator';
+import { PersonLanguage } from './PersonLanguage';
 import { industryName, moduleName, roleName } from './shell-words';
 
 const LIVE_WORDS: Record<string, MessageKey | undefined> = { live: 'shell.live.live', polling: 'shell.live.polling', connecting: 'shell.live.connecting', offline: 'shell.live.offline' };
@@ -50,6 +51,7 @@ export function TopBar({ onMenu, menuOpen }: { onMenu: () => void; menuOpen: boo
         {/* the role in words; the tenant and scope are the box's business, not the operator's */}
         <span class="who-role">{roleName(s.user.role)}</span>
       </span>
+      <PersonLanguage />
       <button type="button" class="btn logout" id="logout" onClick={() => void logout()}>
         {t('shell.top.logout')}
       </button>

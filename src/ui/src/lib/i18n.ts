@@ -24,6 +24,18 @@ export function t(key: MessageKey, params?: MessageParams): string {
 }
 
 /**
+ * A sentence with elements inside it (a link, a code in bold): the key's text in the reader's
+ * language, cut at each slot's place, so a language puts the slot where its sentence needs it.
+ * Returns the pieces in order, text and slots, to render side by side.
+ */
+export function tParts<T>(key: MessageKey, slots: Record<string, T>, params?: MessageParams): (string | T)[] {
+  const marks: Record<string, string> = {};
+  for (const name of Object.keys(slots)) marks[name] = `\uE000${name}\uE000`;
+  const text = current.t(key, { ...(params ?? {}), ...marks });
+  return text.split('\uE000').map((piece, i) => (i % 2 === 1 && piece in slots ? slots[piece]! : piece)).filter((p) => p !== '');
+}
+
+/**
  * A text the box wrote (an alarm's title, an outcome): its key in the reader's language, or the
  * English the box stored beside it when the key is unknown to this shell or absent (older records,
  * texts typed by people).
@@ -101,11 +113,84 @@ export async function setLanguage(lang: string): Promise<boolean> {
 }
 
 const CHOICE = `${KEPT}choice`;
+const OFFERED = `${KEPT}languages`;
+
+/** A language a chooser offers (GET /app/i18n/languages.json). */
+export interface OfferedLanguage { code: string; name: string; shipped: boolean; coverage: number }
+export interface Offered { default: string; languages: OfferedLanguage[] }
+
+/** The languages this box offers and the site's default, as last read (kept on the tablet for offline starts). */
+export const offered = observable<Offered | undefined>(keptOffered());
+
+function keptOffered(): Offered | undefined {
+  try {
+    const raw = storage()?.getItem(OFFERED);
+    const v = raw ? (JSON.parse(raw) as Offered) : undefined;
+    return v && Array.isArray(v.languages) && typeof v.default === 'string' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads the languages offered from the box (public: the login screen asks before anyone logs in); offline, the kept copy. */
+export async function loadOffered(): Promise<Offered | undefined> {
+  try {
+    const res = await fetch('/app/i18n/languages.json', { credentials: 'same-origin' });
+    if (!res.ok) return offered.get();
+    const v = (await res.json()) as Offered;
+    offered.set(v);
+    try {
+      storage()?.setItem(OFFERED, JSON.stringify(v));
+    } catch {
+      // kept for this page only
+    }
+    return v;
+  } catch {
+    return offered.get();
+  }
+}
+
+/** The site's default language, as the box last said (languages.json default, app/context display.language). */
+export function siteDefault(): string {
+  return offered.get()?.default ?? BASE_LANGUAGE;
+}
+
+/** The site's default as app/context says it (kept with the offered list, so that an offline logout finds it). */
+export function setSiteDefault(lang: string | undefined): void {
+  if (!lang || !isLanguageTag(lang)) return;
+  const have = offered.get();
+  if (have?.default === lang) return;
+  const next = { default: lang, languages: have?.languages ?? [] };
+  offered.set(next);
+  try {
+    storage()?.setItem(OFFERED, JSON.stringify(next));
+  } catch {
+    // kept for this page only
+  }
+}
 
 /** The language chosen on this tablet (at the login screen), kept across reloads and logouts. */
 export function tabletChoice(): string | undefined {
   const v = storage()?.getItem(CHOICE);
   return v && isLanguageTag(v) ? v : undefined;
+}
+
+/** The tablet's own language when nobody is logged in: the one chosen on it, else the site's default. */
+export function tabletLanguage(): string {
+  return tabletChoice() ?? siteDefault();
+}
+
+/**
+ * The language of whoever logged in: their card's own, else the one chosen on this tablet (the
+ * person standing at it chose it), else the site's default.
+ */
+export function personLanguage(own: string | null | undefined): string {
+  return own && isLanguageTag(own) ? own : tabletLanguage();
+}
+
+/** Back to the tablet's language (the session ended). A language that cannot be had falls back to the site's default, then English. */
+export async function backToTabletLanguage(): Promise<void> {
+  for (const lang of [tabletLanguage(), siteDefault(), BASE_LANGUAGE]) if (await setLanguage(lang)) return;
 }
 
 /** A language chosen on this tablet: read in it now and after a reload. */

@@ -5,6 +5,7 @@
 import { getList, query } from './api';
 import type { Session } from './session';
 import { observable } from './store';
+import { t } from './i18n';
 
 export const people = observable<Map<string, string>>(new Map());
 
@@ -27,6 +28,6 @@ export function nameOf(subject: string | null | undefined, names: Map<string, st
   if (!subject) return '—';
   const held = names.get(subject);
   if (held) return held;
-  if (subject.startsWith('PK-')) return `card …${subject.slice(-4)}`;
+  if (subject.startsWith('PK-')) return t('login.person.card', { last4: subject.slice(-4) });
   return subject;
 }

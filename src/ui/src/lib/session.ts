@@ -4,6 +4,7 @@ import { ApiError, getLoaded, post, query } from './api';
 import { cachePut, clearCache, localSetting, setCacheOwner } from './cache';
 import { observable, on } from './store';
 import { setDisplay } from './format';
+import { backToTabletLanguage, personLanguage, setLanguage, setSiteDefault, setSiteLocale, type MessageKey } from './i18n';
 import { inFarmWords, offeredTo } from './words';
 import type { AppContext, DashboardLayout, ModuleRecord, Preferences, ThemeChoice, User } from './types';
 
@@ -29,7 +30,8 @@ export const session = observable<Session | null | undefined>(undefined);
 export const prefs = observable<ShellPrefs>({ theme: 'system', moduleOrder: [], pinned: [], origin: 'default' });
 /** Set (to the time of the data) while the shell shows cached data because the API is unreachable. */
 export const staleSince = observable<string | null>(null);
-export const endedReason = observable<string | null>(null);
+/** Why the last session ended, as a key of the login words: shown on the login screen in the tablet's language. */
+export const endedReason = observable<MessageKey | null>(null);
 
 const API = '/api/v1';
 
@@ -79,6 +81,11 @@ export async function loadSession(): Promise<Session | null> {
   }
   const ctx = track(await getLoaded<{ item: AppContext }>(`${API}/app/context`)).item;
   setDisplay(ctx.display);
+  // Numbers and dates at the site's region; the words in the person's language (their card's, else
+  // the tablet's choice, else the site's default). Before the session is shown, so it opens in it.
+  setSiteLocale(ctx.display?.locale);
+  setSiteDefault(ctx.display?.language);
+  await setLanguage(personLanguage(ctx.user.language));
   const list = track(await getLoaded<{ items: ModuleRecord[] }>(`${API}/modules/list${query({ limit: 500 })}`)).items;
   const ui = ctx.policy.permissions.ui;
   const api = ctx.policy.permissions.api;
@@ -150,14 +157,31 @@ export async function logout(): Promise<void> {
   await post(`${API}/auth/commands/logout`).catch(() => undefined);
   clearCache();
   session.set(null);
+  // The next person finds the tablet in its own language, not the last card's.
+  await backToTabletLanguage();
+}
+
+/**
+ * Changes the logged-in person's own language: kept on their card (auth/commands/set-language),
+ * so it follows them to every tablet, and read in at once. Throws the box's refusal (a session
+ * that is no card's has nowhere to keep it: lifecycle_conflict).
+ */
+export async function setOwnLanguage(lang: string): Promise<void> {
+  await post(`${API}/auth/commands/set-language`, { language: lang });
+  const s = session.get();
+  if (s) s.ctx = { ...s.ctx, user: { ...s.ctx.user, language: lang } };
+  // The kept app/context too: an offline reload must not bring the old language back.
+  await getLoaded(`${API}/app/context`).catch(() => undefined);
+  await setLanguage(lang);
 }
 
 /** The backend said the session is over (logout elsewhere, expiry, revoked card). */
 on('session-ended', () => {
   if (!session.get()) return;
   clearCache();
-  endedReason.set('Your session has ended (logged out elsewhere or expired). Please log in again.');
+  endedReason.set('login.ended.session');
   session.set(null);
+  void backToTabletLanguage();
 });
 
 on('reachable', (up) => {

@@ -2,10 +2,14 @@
 // in with the 4-digit code shown on the tablet (or opens the QR link, handled at start-up). On a
 // first run (no admin card yet) the backend's setup hint is shown. "Trust this box" offers the box's
 // own certificate authority (QR to its download, fingerprint to compare) so tablets reach it over HTTPS.
+// Before anyone logs in, the tablet's language is chosen here: each language by its own name, big
+// enough for a gloved hand, kept on the tablet (lib/i18n.ts chooseLanguage) across reloads and offline.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, describeError, get, post } from '../lib/api';
 import { endedReason, loadSession } from '../lib/session';
 import { useObservable } from '../lib/store';
+import { chooseLanguage, language, loadOffered, offered, t, tParts, type MessageKey } from '../lib/i18n';
+import { AUTONYMS, SHIPPED_LANGUAGES } from '../../../i18n/languages';
 
 interface PasskeyStatus { authenticated: boolean; setup_required?: boolean; setup_hint?: string }
 interface CaInfo { fingerprint_sha256: string; download_url: string; https_url: string; qr_svg: string }
@@ -27,26 +31,75 @@ function TrustBox() {
   const qr = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(ca.qr_svg)}`;
   return (
     <section id="trust-box" class="panel" aria-labelledby="trust-h">
-      <h2 id="trust-h">Trust this box</h2>
-      <img id="trust-qr" class="qr" src={qr} alt="QR code: link to this box's certificate" width={176} height={176} />
+      <h2 id="trust-h">{t('login.trust.title')}</h2>
+      <img id="trust-qr" class="qr" src={qr} alt={t('login.trust.qr_alt')} width={176} height={176} />
       <p>
-        On a tablet: scan the code or open <a href={ca.download_url}>{ca.download_url}</a>, install the certificate, then
-        use <a id="trust-https" href={ca.https_url}>{ca.https_url}</a>.
+        {tParts('login.trust.steps', {
+          download: <a href={ca.download_url}>{ca.download_url}</a>,
+          https: (
+            <a id="trust-https" href={ca.https_url}>
+              {ca.https_url}
+            </a>
+          ),
+        })}
       </p>
       <p>
-        The tablet must show this fingerprint (SHA-256): <code id="ca-fingerprint">{groupFingerprint(ca.fingerprint_sha256)}</code>
+        {t('login.trust.fingerprint')} <code id="ca-fingerprint">{groupFingerprint(ca.fingerprint_sha256)}</code>
       </p>
     </section>
   );
 }
 
+const LOGIN_ERRORS: Record<string, MessageKey> = {
+  login_refused: 'login.error.refused',
+  login_method_forbidden: 'login.error.card_at_panel',
+  rate_limited: 'login.error.rate_limited',
+};
+
 function loginError(err: unknown): string {
-  if (err instanceof ApiError) {
-    if (err.code === 'login_refused') return 'Login refused: unknown, expired or revoked card or code.';
-    if (err.code === 'login_method_forbidden') return 'Card login works only at the panel. Use the code from the tablet.';
-    if (err.code === 'rate_limited') return 'Too many attempts: wait a few minutes.';
-  }
-  return describeError(err);
+  const key = err instanceof ApiError ? LOGIN_ERRORS[err.code] : undefined;
+  return key ? t(key) : describeError(err);
+}
+
+/**
+ * The tablet's language, chosen before anyone logs in: one big button per language the box
+ * offers, each in its own name and marked with its own lang (so a screen reader says it right).
+ */
+function LanguageChoice() {
+  const list = useObservable(offered);
+  const lang = useObservable(language);
+  const [busy, setBusy] = useState('');
+  useEffect(() => {
+    void loadOffered();
+  }, []);
+  const languages = list?.languages.length ? list.languages : SHIPPED_LANGUAGES.map((code) => ({ code, name: AUTONYMS[code] ?? code }));
+  if (languages.length < 2) return null;
+  const choose = (code: string) => {
+    setBusy(code);
+    void chooseLanguage(code).finally(() => setBusy(''));
+  };
+  return (
+    <section id="language-choice" class="language-choice" aria-labelledby="language-h">
+      <h2 id="language-h">{t('login.language.title')}</h2>
+      <div class="language-buttons" role="group" aria-labelledby="language-h">
+        {languages.map((l) => (
+          <button
+            key={l.code}
+            type="button"
+            class={`btn language-btn ${l.code === lang ? 'primary' : ''}`}
+            data-lang={l.code}
+            lang={l.code}
+            aria-pressed={l.code === lang}
+            disabled={busy !== ''}
+            onClick={() => choose(l.code)}
+          >
+            {l.name}
+          </button>
+        ))}
+      </div>
+      <p class="muted language-hint">{t('login.language.hint')}</p>
+    </section>
+  );
 }
 
 export function Login() {
@@ -101,7 +154,7 @@ export function Login() {
     const code = input.value.trim();
     input.value = '';
     if (!/^\d{4}$/.test(code)) {
-      setError('The code has 4 digits.');
+      setError(t('login.code.four_digits'));
       return;
     }
     void attempt(() => post('/api/v1/auth/passkey/commands/complete', { code }));
@@ -109,32 +162,34 @@ export function Login() {
 
   return (
     <main class="login" id="login">
-      <h1>cabinet</h1>
+      <h1>{t('login.title')}</h1>
       {ended ? (
         <p class="notice" role="status">
-          {ended}
+          {t(ended)}
         </p>
       ) : null}
       {status?.setup_required || status?.setup_hint ? (
         <div class="notice setup-hint" id="setup-hint" role="note">
-          <strong>First start:</strong> {status.setup_hint ?? 'No admin card has been issued yet.'}
+          <strong>{t('login.first_start')}</strong> {status.setup_hint ?? t('login.first_start.no_admin')}
         </div>
       ) : null}
+      <LanguageChoice />
       <div class="login-panels">
         <form id="card-form" class="panel" onSubmit={onCard}>
-          <h2>At the panel</h2>
-          <label for="card">Hold your card to the reader</label>
+          <h2>{t('login.card.title')}</h2>
+          <label for="card">{t('login.card.label')}</label>
+          {/* i18n-ok: the shape of a card's code, not a word */}
           <input id="card" ref={cardRef} name="card" autoComplete="off" inputMode="none" placeholder="RF-..." readOnly={busy} />
           <button type="submit" class="btn primary" disabled={busy}>
-            Log in with card
+            {t('login.card.submit')}
           </button>
         </form>
         <form id="code-form" class="panel" onSubmit={onCode}>
-          <h2>On a phone</h2>
-          <label for="code">Code shown on the tablet</label>
+          <h2>{t('login.code.title')}</h2>
+          <label for="code">{t('login.code.label')}</label>
           <input id="code" name="code" inputMode="numeric" pattern="\d{4}" maxLength={4} placeholder="0000" autoComplete="one-time-code" disabled={busy} />
           <button type="submit" class="btn primary" disabled={busy}>
-            Log in with code
+            {t('login.code.submit')}
           </button>
         </form>
         <TrustBox />
