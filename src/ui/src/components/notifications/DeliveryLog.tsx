@@ -2,25 +2,32 @@
 // time. A failed one may be queued again by those who may.
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, getList, post, query } from '../../lib/api';
+import { t, type MessageKey } from '../../lib/i18n';
 import { when } from '../alarm-words';
-import { API, errorWords, unitNoun, type Channel, type Delivery } from './model';
+import { API, errorWords, industryOf, type Channel, type Delivery } from './model';
 
 const PAGE = 10;
-const FILTERS = [['', 'Everything'], ['sent', 'Sent'], ['pending', 'Waiting or retrying'], ['failed', 'Failed'], ['suppressed', 'Not sent on purpose']] as const;
-const EVENT_WORDS: Record<string, (l: number) => string> = {
-  raised: () => 'New alarm', escalated: (l) => `Escalation ${l}`, acknowledged: () => 'Acknowledged', cleared: () => 'Over',
-};
+const FILTERS = [
+  ['', 'notifications.log.filter.all'], ['sent', 'notifications.log.filter.sent'], ['pending', 'notifications.log.filter.pending'],
+  ['failed', 'notifications.log.filter.failed'], ['suppressed', 'notifications.log.filter.suppressed'],
+] as const satisfies readonly (readonly [string, MessageKey])[];
 
 /** The delivery's fate in words. Colour stays the alarm's priority (the card's edge), as on every screen. */
 function fate(d: Delivery, industry: string): { words: string; label: string } {
-  if (d.status === 'sent') return { label: 'Sent', words: `Sent ${d.sent_at ? when(d.sent_at) : ''}${d.attempts > 1 ? ` at the ${d.attempts}th attempt` : ''}.` };
-  if (d.status === 'failed') return { label: 'Failed', words: `Not sent after ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}: ${errorWords(d.last_error)}.` };
-  if (d.status === 'suppressed') {
-    const why = d.suppressed === 'shelved' ? 'the alarm was shelved' : `its ${unitNoun(industry)} was out of service`;
-    return { label: 'Not sent', words: `Not sent on purpose: ${why}.` };
+  if (d.status === 'sent') {
+    return { label: t('notifications.log.label.sent'), words: t('notifications.log.sent', { hasAt: d.sent_at ? 'yes' : 'no', at: d.sent_at ? when(d.sent_at) : '', attempts: d.attempts }) };
   }
-  if (d.attempts > 0) return { label: 'Retrying', words: `Attempt ${d.attempts} failed: ${errorWords(d.last_error)}. Next try ${d.next_attempt_at ? when(d.next_attempt_at) : 'soon'}.` };
-  return { label: 'Waiting', words: 'Waiting to be sent.' };
+  if (d.status === 'failed') return { label: t('notifications.log.label.failed'), words: t('notifications.log.failed', { attempts: d.attempts, error: errorWords(d.last_error) }) };
+  if (d.status === 'suppressed') {
+    return { label: t('notifications.log.label.suppressed'), words: t('notifications.log.suppressed', { why: d.suppressed === 'shelved' ? 'shelved' : 'out_of_service', industry: industryOf(industry) }) };
+  }
+  if (d.attempts > 0) {
+    return {
+      label: t('notifications.log.label.retrying'),
+      words: t('notifications.log.retrying', { attempts: d.attempts, error: errorWords(d.last_error), hasNext: d.next_attempt_at ? 'yes' : 'no', next: d.next_attempt_at ? when(d.next_attempt_at) : '' }),
+    };
+  }
+  return { label: t('notifications.log.label.waiting'), words: t('notifications.log.waiting') };
 }
 
 export function DeliveryLog({ channels, industry, mayRetry, refresh }: { channels: Channel[]; industry: string; mayRetry: boolean; refresh: number }) {
@@ -44,21 +51,21 @@ export function DeliveryLog({ channels, industry, mayRetry, refresh }: { channel
       setError(describeError(err));
     }
   };
-  const nameOf = (id: string) => channels.find((c) => c.id === id)?.name ?? 'a deleted channel';
+  const nameOf = (id: string) => channels.find((c) => c.id === id)?.name ?? t('notifications.log.deleted_channel');
   const last = rows ? Math.max(0, Math.ceil(rows.total / PAGE) - 1) : 0;
   return (
     <section class="panel" aria-labelledby="deliveries-h" id="deliveries">
-      <h2 id="deliveries-h">Messages sent</h2>
+      <h2 id="deliveries-h">{t('notifications.log.title')}</h2>
       <div class="toolbar">
         <div class="filter">
-          <label for="deliveries-show">Show</label>
+          <label for="deliveries-show">{t('notifications.log.show')}</label>
           <select id="deliveries-show" value={status} onChange={(e) => { setStatus((e.target as HTMLSelectElement).value); setPage(0); }}>
-            {FILTERS.map(([v, w]) => <option key={v} value={v}>{w}</option>)}
+            {FILTERS.map(([v, w]) => <option key={v} value={v}>{t(w)}</option>)}
           </select>
         </div>
       </div>
       {error ? <p class="error" role="alert">{error}</p> : null}
-      {rows && !rows.items.length ? <p class="empty">No messages {status ? 'of this kind ' : ''}yet.</p> : null}
+      {rows && !rows.items.length ? <p class="empty">{t('notifications.log.empty', { filtered: status ? 'yes' : 'no' })}</p> : null}
       <ol class="deliveries">
         {(rows?.items ?? []).map((d) => {
           const f = fate(d, industry);
@@ -66,22 +73,22 @@ export function DeliveryLog({ channels, industry, mayRetry, refresh }: { channel
             <li key={d.id} class={`card delivery ${d.priority === 'P1' ? 'tone-edge-alarm' : d.priority === 'P2' ? 'tone-edge-warn' : ''}`} data-delivery-status={d.status}>
               <div class="delivery-head">
                 <span class="badge">{f.label}</span>
-                <strong>{EVENT_WORDS[d.event]?.(d.escalation_level) ?? d.event}{d.priority ? `, ${d.priority}` : ''}</strong>
+                <strong>{t('notifications.log.event', { event: d.event, level: d.escalation_level, hasPriority: d.priority ? 'yes' : 'no', priority: d.priority ?? '' })}</strong>
                 <time class="muted" dateTime={d.created_at}>{when(d.created_at)}</time>
               </div>
               <p class="delivery-subject">{d.subject}</p>
-              <p class="muted">To {d.recipient} by {nameOf(d.channel_id)}.</p>
+              <p class="muted">{t('notifications.log.to', { recipient: d.recipient, channel: nameOf(d.channel_id) })}</p>
               <p class={`delivery-fate ${d.status === 'failed' ? 'failed' : ''}`}>{f.words}</p>
-              {mayRetry && d.status === 'failed' ? <button type="button" class="btn small" onClick={() => void retry(d.id)}>Try again</button> : null}
+              {mayRetry && d.status === 'failed' ? <button type="button" class="btn small" onClick={() => void retry(d.id)}>{t('common.action.retry')}</button> : null}
             </li>
           );
         })}
       </ol>
       {rows && rows.total > PAGE ? (
-        <nav class="pager" aria-label="Pages of messages">
-          <button type="button" class="btn" disabled={page === 0} onClick={() => setPage(page - 1)}>Newer</button>
-          <span>{page * PAGE + 1}–{Math.min(rows.total, (page + 1) * PAGE)} of {rows.total}</span>
-          <button type="button" class="btn" disabled={page >= last} onClick={() => setPage(page + 1)}>Older</button>
+        <nav class="pager" aria-label={t('notifications.log.pages')}>
+          <button type="button" class="btn" disabled={page === 0} onClick={() => setPage(page - 1)}>{t('notifications.log.newer')}</button>
+          <span>{t('notifications.log.range', { from: page * PAGE + 1, to: Math.min(rows.total, (page + 1) * PAGE), total: rows.total })}</span>
+          <button type="button" class="btn" disabled={page >= last} onClick={() => setPage(page + 1)}>{t('notifications.log.older')}</button>
         </nav>
       ) : null}
     </section>

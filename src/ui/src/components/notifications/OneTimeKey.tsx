@@ -2,6 +2,7 @@
 // keeps it encrypted and never shows it again, so the installer copies it into the receiver now
 // (as OneTimeCredential does for a card's code).
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { t } from '../../lib/i18n';
 
 export function OneTimeKey({ channel, secret, onDismiss }: { channel: string; secret: string; onDismiss: () => void }) {
   const ref = useRef<HTMLElement>(null);
@@ -10,23 +11,23 @@ export function OneTimeKey({ channel, secret, onDismiss }: { channel: string; se
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(secret);
-      setCopied('Copied.');
+      setCopied(t('notifications.key.copied'));
     } catch {
-      setCopied('This browser does not allow copying here: write the key down.');
+      setCopied(t('notifications.key.no_copy'));
     }
   };
   return (
     <section class="credential-once panel" id="key-once" ref={ref} tabIndex={-1} aria-labelledby="key-once-h">
-      <h3 id="key-once-h">Signing key for {channel}</h3>
-      <p class="credential-warning">Shown only now: put it into the receiver (it checks every message with it) before you close this. The box cannot show it again.</p>
+      <h3 id="key-once-h">{t('notifications.key.title', { channel })}</h3>
+      <p class="credential-warning">{t('notifications.key.warning')}</p>
       <p class="credential-code">
-        <span class="label">Key</span>
+        <span class="label">{t('notifications.form.key')}</span>
         <code id="key-once-code">{secret}</code>
       </p>
       <p class="status-line" role="status">{copied}</p>
       <div class="actions">
-        <button type="button" class="btn" id="key-once-copy" onClick={() => void copy()}>Copy</button>
-        <button type="button" class="btn primary" id="key-once-dismiss" onClick={onDismiss}>Done, hide the key</button>
+        <button type="button" class="btn" id="key-once-copy" onClick={() => void copy()}>{t('notifications.key.copy')}</button>
+        <button type="button" class="btn primary" id="key-once-dismiss" onClick={onDismiss}>{t('notifications.key.done')}</button>
       </div>
     </section>
   );

@@ -2,7 +2,8 @@
 // with Change and Delete for those who may.
 import { useState } from 'preact/hooks';
 import { describeError } from '../../lib/api';
-import { API, ruleWords, type Channel, type Rule } from './model';
+import { t } from '../../lib/i18n';
+import { API, listWords, ruleWords, severityWord, type Channel, type Rule } from './model';
 import { deleteItem } from './write';
 
 export function RuleCard({ r, channel, industry, mayChange, mayRemove, onChange, onDeleted }: {
@@ -21,22 +22,22 @@ export function RuleCard({ r, channel, industry, mayChange, mayRemove, onChange,
   };
   return (
     <li class={`card rule-card ${r.enabled ? '' : 'off'}`} data-rule={r.name}>
-      <h3 class="card-title">{r.name}{r.enabled ? '' : <span class="muted"> (not in use)</span>}</h3>
+      <h3 class="card-title">{r.name}{r.enabled ? '' : <span class="muted"> {t('notifications.rule.not_in_use')}</span>}</h3>
       <p class="rule-words">{ruleWords(r, channel, industry)}</p>
-      {r.severities.length ? <p class="muted">Only of severity {r.severities.join(', ')}.</p> : null}
+      {r.severities.length ? <p class="muted">{t('notifications.rule.severities', { list: listWords(r.severities.map((x) => severityWord(x))) })}</p> : null}
       {error ? <p class="error" role="alert">{error}</p> : null}
       {mayChange || mayRemove ? (
         <div class="actions">
-          {mayChange ? <button type="button" class="btn" onClick={onChange}>Change</button> : null}
-          {mayRemove && !confirm ? <button type="button" class="btn" onClick={() => setConfirm(true)}>Delete</button> : null}
+          {mayChange ? <button type="button" class="btn" onClick={onChange}>{t('notifications.change')}</button> : null}
+          {mayRemove && !confirm ? <button type="button" class="btn" onClick={() => setConfirm(true)}>{t('notifications.delete')}</button> : null}
         </div>
       ) : null}
       {confirm ? (
-        <div class="confirm" role="alertdialog" aria-label={`Delete ${r.name}?`}>
-          <p>Delete {r.name}? Nobody is told by it any more.</p>
+        <div class="confirm" role="alertdialog" aria-label={t('notifications.delete_ask', { name: r.name })}>
+          <p>{t('notifications.rule.delete_confirm', { name: r.name })}</p>
           <div class="actions">
-            <button type="button" class="btn primary" onClick={() => void remove()}>Delete it</button>
-            <button type="button" class="btn" onClick={() => setConfirm(false)}>Keep it</button>
+            <button type="button" class="btn primary" onClick={() => void remove()}>{t('notifications.delete_it')}</button>
+            <button type="button" class="btn" onClick={() => setConfirm(false)}>{t('notifications.keep_it')}</button>
           </div>
         </div>
       ) : null}

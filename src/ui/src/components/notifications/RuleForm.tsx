@@ -3,7 +3,8 @@
 // and choices; the houses the box knows are ticked, others typed by number.
 import { useState } from 'preact/hooks';
 import { ApiError, describeError, post } from '../../lib/api';
-import { API, addresses, EVENTS, PRIORITY_WORDS, REACH, reachOf, listWords, place, unitIds, unitNoun, type Channel, type EventFlag, type Rule } from './model';
+import { t } from '../../lib/i18n';
+import { API, addresses, EVENTS, industryOf, listWords, place, PRIORITIES, priorityWords, REACH, reachOf, unitIds, type Channel, type EventFlag, type Rule } from './model';
 import { checkedOf, described, refusedFields, Row, valueOf } from './fields';
 import { patchItem } from './write';
 
@@ -28,13 +29,14 @@ export function RuleForm({ rule, channels, known, industry, onSaved, onCancel }:
   const units = d.every ? [] : [...new Set([...d.units, ...typed.ok])];
   const people = addresses(d.recipients);
   const wrong: Record<string, string> = {};
-  if (!d.name.trim()) wrong.name = 'Give it a name, like "Crew at once".';
-  if (!channel) wrong.channel_id = 'Make a channel first.';
-  if (!d.every && typed.bad.length) wrong.unit_ids = `Not a ${unitNoun(industry)} number: ${typed.bad.join(', ')}.`;
-  else if (!d.every && !units.length) wrong.unit_ids = `Tick or type at least one ${unitNoun(industry)}.`;
-  if (channel?.kind === 'email' && people.bad.length) wrong.recipients = `Not an e-mail address: ${people.bad.join(', ')}.`;
-  if (channel?.kind === 'email' && !people.ok.length && !channel.recipients.length) wrong.recipients = 'The channel has no recipients: name at least one here.';
-  if (!Object.values(d.flags).some(Boolean)) wrong.flags = 'Tick at least one.';
+  const ind = industryOf(industry);
+  if (!d.name.trim()) wrong.name = t('notifications.ruleform.name_missing');
+  if (!channel) wrong.channel_id = t('notifications.ruleform.channel_missing');
+  if (!d.every && typed.bad.length) wrong.unit_ids = t('notifications.ruleform.units_bad', { industry: ind, list: typed.bad.join(', ') });
+  else if (!d.every && !units.length) wrong.unit_ids = t('notifications.ruleform.units_none', { industry: ind });
+  if (channel?.kind === 'email' && people.bad.length) wrong.recipients = t('notifications.form.not_addresses', { list: people.bad.join(', ') });
+  if (channel?.kind === 'email' && !people.ok.length && !channel.recipients.length) wrong.recipients = t('notifications.ruleform.to_missing');
+  if (!Object.values(d.flags).some(Boolean)) wrong.flags = t('notifications.ruleform.tick_one');
   const show = (k: string) => refused[k] ?? (touched ? wrong[k] : undefined);
   const pre = `rule-${rule?.id ?? 'new'}`;
 
@@ -61,58 +63,58 @@ export function RuleForm({ rule, channels, known, industry, onSaved, onCancel }:
   const tick = (list: string[], v: string, on: boolean) => (on ? [...list.filter((x) => x !== v), v] : list.filter((x) => x !== v));
   return (
     <form class="command-form rule-form" data-rule-form={rule?.id ?? 'new'} onSubmit={(e) => void save(e)} noValidate>
-      <h3>{rule ? `Change ${rule.name}` : 'New rule'}</h3>
-      <Row id={`${pre}-name`} label="Name" problem={show('name')}>
+      <h3>{rule ? t('notifications.form.change_title', { name: rule.name }) : t('notifications.ruleform.new_title')}</h3>
+      <Row id={`${pre}-name`} label={t('notifications.form.name')} problem={show('name')}>
         <input id={`${pre}-name`} name="name" value={d.name} autoComplete="off" {...described(`${pre}-name`, false, show('name'))} onInput={(e) => set({ name: valueOf(e) })} />
       </Row>
-      <Row id={`${pre}-channel`} label="Send by" problem={show('channel_id')}>
+      <Row id={`${pre}-channel`} label={t('notifications.ruleform.send_by')} problem={show('channel_id')}>
         <select id={`${pre}-channel`} name="channel_id" value={d.channel_id} {...described(`${pre}-channel`, false, show('channel_id'))} onChange={(e) => set({ channel_id: valueOf(e) })}>
-          {channels.map((c) => <option key={c.id} value={c.id}>{c.name} ({c.kind === 'email' ? 'e-mail' : 'webhook'})</option>)}
+          {channels.map((c) => <option key={c.id} value={c.id}>{t('notifications.ruleform.channel_option', { name: c.name, kind: c.kind })}</option>)}
         </select>
       </Row>
       <fieldset class="choices">
-        <legend>Which alarms</legend>
-        {Object.entries(PRIORITY_WORDS).map(([p, w]) => (
-          <label class="check" key={p}><input type="checkbox" name="priority" value={p} checked={d.priorities.includes(p)} onChange={(e) => set({ priorities: tick(d.priorities, p, checkedOf(e)) })} /> {w}</label>
+        <legend>{t('notifications.ruleform.which')}</legend>
+        {PRIORITIES.map((p) => (
+          <label class="check" key={p}><input type="checkbox" name="priority" value={p} checked={d.priorities.includes(p)} onChange={(e) => set({ priorities: tick(d.priorities, p, checkedOf(e)) })} /> {priorityWords(p)}</label>
         ))}
-        <small class="muted">{d.priorities.length ? '' : 'None ticked: alarms of any priority.'}</small>
+        <small class="muted">{d.priorities.length ? '' : t('notifications.ruleform.any_priority')}</small>
       </fieldset>
       <fieldset class="choices" aria-describedby={`${pre}-units-err`}>
-        <legend>Of which {unitNoun(industry, true)}</legend>
-        <label class="check"><input type="radio" name={`${pre}-every`} checked={d.every} onChange={() => set({ every: true })} /> Every {unitNoun(industry)}</label>
-        <label class="check"><input type="radio" name={`${pre}-every`} checked={!d.every} onChange={() => set({ every: false })} /> Only these {unitNoun(industry, true)}</label>
+        <legend>{t('notifications.ruleform.of_which', { industry: ind })}</legend>
+        <label class="check"><input type="radio" name={`${pre}-every`} checked={d.every} onChange={() => set({ every: true })} /> {t('notifications.ruleform.every', { industry: ind })}</label>
+        <label class="check"><input type="radio" name={`${pre}-every`} checked={!d.every} onChange={() => set({ every: false })} /> {t('notifications.ruleform.only_these', { industry: ind })}</label>
         {!d.every ? (
           <div class="unit-picks">
             {known.map((u) => <label class="check" key={u}><input type="checkbox" name="unit" value={u} checked={d.units.includes(u)} onChange={(e) => set({ units: tick(d.units, u, checkedOf(e)) })} /> {place(industry, u)}</label>)}
-            <Row id={`${pre}-more`} label={known.length ? `Other ${unitNoun(industry, true)} (numbers)` : `${unitNoun(industry, true).replace(/^./, (c) => c.toUpperCase())} (numbers)`} hint="Separated by commas, like 3, 4.">
+            <Row id={`${pre}-more`} label={t('notifications.ruleform.numbers', { industry: ind, others: known.length ? 'yes' : 'no' })} hint={t('notifications.ruleform.numbers_hint')}>
               <input id={`${pre}-more`} name="units" value={d.more} autoComplete="off" {...described(`${pre}-more`, true, undefined)} onInput={(e) => set({ more: valueOf(e) })} />
             </Row>
-            {units.length ? <small>Chosen: {listWords(units.map((u) => place(industry, u)))}.</small> : null}
+            {units.length ? <small>{t('notifications.ruleform.chosen', { list: listWords(units.map((u) => place(industry, u))) })}</small> : null}
           </div>
         ) : null}
         <span class="field-error" id={`${pre}-units-err`}>{show('unit_ids') ?? ''}</span>
       </fieldset>
       <fieldset class="choices" aria-describedby={`${pre}-flags-err`}>
-        <legend>Tell them when</legend>
-        {EVENTS.map(([k, w]) => <label class="check" key={k}><input type="checkbox" name={k} checked={d.flags[k]} onChange={(e) => set({ flags: { ...d.flags, [k]: checkedOf(e) } })} /> {w}</label>)}
+        <legend>{t('notifications.ruleform.when')}</legend>
+        {EVENTS.map(([k, w]) => <label class="check" key={k}><input type="checkbox" name={k} checked={d.flags[k]} onChange={(e) => set({ flags: { ...d.flags, [k]: checkedOf(e) } })} /> {t(w)}</label>)}
         <span class="field-error" id={`${pre}-flags-err`}>{show('flags') ?? ''}</span>
       </fieldset>
-      <Row id={`${pre}-reach`} label="How soon">
+      <Row id={`${pre}-reach`} label={t('notifications.ruleform.how_soon')}>
         <select id={`${pre}-reach`} name="reach" value={d.reach} onChange={(e) => set({ reach: valueOf(e) })}>
-          {REACH.map((x) => <option key={x.id} value={x.id}>{x.words}</option>)}
-          {d.reach === 'custom' && rule ? <option value="custom">As set before (escalation levels {rule.min_escalation_level} to {rule.max_escalation_level ?? 'any'})</option> : null}
+          {REACH.map((x) => <option key={x.id} value={x.id}>{t(x.words)}</option>)}
+          {d.reach === 'custom' && rule ? <option value="custom">{t('notifications.ruleform.as_before', { min: rule.min_escalation_level, hasMax: rule.max_escalation_level === null ? 'no' : 'yes', max: rule.max_escalation_level ?? 0 })}</option> : null}
         </select>
       </Row>
       {channel?.kind === 'email' ? (
-        <Row id={`${pre}-to`} label="To" hint={channel.recipients.length ? `Empty: the channel's recipients (${listWords(channel.recipients)}).` : 'One address per line, or separated by commas.'} problem={show('recipients')}>
+        <Row id={`${pre}-to`} label={t('notifications.ruleform.to')} hint={channel.recipients.length ? t('notifications.ruleform.to_hint_channel', { list: listWords(channel.recipients) }) : t('notifications.ruleform.to_hint')} problem={show('recipients')}>
           <textarea id={`${pre}-to`} name="recipients" rows={2} value={d.recipients} {...described(`${pre}-to`, true, show('recipients'))} onInput={(e) => set({ recipients: valueOf(e) })} />
         </Row>
       ) : null}
-      <label class="check"><input type="checkbox" name="enabled" checked={d.enabled} onChange={(e) => set({ enabled: checkedOf(e) })} /> In use</label>
+      <label class="check"><input type="checkbox" name="enabled" checked={d.enabled} onChange={(e) => set({ enabled: checkedOf(e) })} /> {t('notifications.in_use')}</label>
       {error ? <p class="error" role="alert">{error}</p> : null}
       <div class="actions">
-        <button type="submit" class="btn primary" disabled={busy}>{busy ? 'Saving…' : 'Save'}</button>
-        <button type="button" class="btn" onClick={onCancel} disabled={busy}>Cancel</button>
+        <button type="submit" class="btn primary" disabled={busy}>{busy ? t('notifications.saving') : t('common.action.save')}</button>
+        <button type="button" class="btn" onClick={onCancel} disabled={busy}>{t('common.action.cancel')}</button>
       </div>
     </form>
   );

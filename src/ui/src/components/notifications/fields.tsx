@@ -1,6 +1,9 @@
 // One labelled form row: its hint, and what is wrong with it (as typed, or the box's refusal),
 // tied to the input for screen readers.
 import type { ComponentChildren } from 'preact';
+import type { ErrorDetail } from '../../lib/api';
+import { issueText } from '../../lib/error-words';
+import { t } from '../../lib/i18n';
 
 export function Row({ id, label, hint, problem, children }: { id: string; label: string; hint?: string; problem?: string; children: ComponentChildren }) {
   return (
@@ -22,12 +25,13 @@ export const described = (id: string, hint: boolean, problem: string | undefined
 export const valueOf = (e: Event) => (e.target as HTMLInputElement).value;
 export const checkedOf = (e: Event) => (e.target as HTMLInputElement).checked;
 
-/** The box's refusal of a field (details[].field "item.smtp_host") in this form's terms. */
-export function refusedFields(details: { field: string; reason: string }[]): Record<string, string> {
+/** The box's refusal of a field (details[].field "item.smtp_host") in this form's terms, in the reader's language. */
+export function refusedFields(details: ErrorDetail[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const d of details) {
     const name = d.field.replace(/^item\./, '').split('.')[0] ?? '';
-    out[name] = `The box refused this: ${d.reason.replace(/_/g, ' ')}.`;
+    const why = d.reason === 'unknown_language' ? t('notifications.form.language_unknown') : issueText(d);
+    out[name] = t('notifications.form.refused', { why });
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // PATCH and DELETE of a channel or rule. The shared client (lib/api) has GET and POST only; these
 // answer the same way: the item, or ApiError with the box's code, message and details.
 import { ApiError } from '../../lib/api';
+import { t } from '../../lib/i18n';
 
 async function send<T>(method: 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
   let res: Response;
@@ -11,7 +12,7 @@ async function send<T>(method: 'PATCH' | 'DELETE', path: string, body?: unknown)
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
   } catch {
-    throw new ApiError(0, 'offline', 'The box does not answer (or the network is down).');
+    throw new ApiError(0, 'offline', t('errors.offline.short'));
   }
   const data = (await res.json().catch(() => undefined)) as { item?: T; error?: { code?: string; message?: string; details?: { field: string; reason: string }[] } } | undefined;
   if (!res.ok) throw new ApiError(res.status, data?.error?.code ?? 'error', data?.error?.message ?? res.statusText, data?.error?.details ?? []);
