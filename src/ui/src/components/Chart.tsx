@@ -6,7 +6,7 @@
 // reached by tapping a house card).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { readerLocale, t } from '../lib/i18n';
-import { timeTicks } from './chart-time';
+import { tickSpace, timeTicks } from './chart-time';
 
 export interface Series {
   /** the series for tests and keys (data-series), whatever the language; default: its label */
@@ -93,7 +93,13 @@ export function Chart({ title, x, series, unit = '', height = 220, name, band, d
             legend: { show: false },
             cursor: { show: false },
             axes: [
-              { stroke: fg, font, grid: { stroke: line }, values: (u: { scales: Record<string, { min?: number; max?: number }> }, ticks: number[]) => timeTicks(ticks, (u.scales.x?.max ?? 0) - (u.scales.x?.min ?? 0)) },
+              {
+                stroke: fg,
+                font,
+                grid: { stroke: line },
+                space: (_u: unknown, _axis: number, min: number, max: number) => tickSpace(max - min),
+                values: (u: { scales: Record<string, { min?: number; max?: number }> }, ticks: number[]) => timeTicks(ticks, (u.scales.x?.max ?? 0) - (u.scales.x?.min ?? 0)),
+              },
               // wide enough for its longest label ("3000 ppm" was cut to "0 ppm" at a fixed width)
               { stroke: fg, font, size: (_u: unknown, values: string[] | null) => Math.max(48, ...(values ?? []).map((v) => String(v).length * 9 + 22)), grid: { stroke: line }, values: (_u: unknown, ticks: number[]) => ticks.map(valueText) },
             ],

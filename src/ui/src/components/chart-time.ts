@@ -42,6 +42,16 @@ const HOUR_S = 3_600;
 const DAY_S = 86_400;
 
 /**
+ * The least room (CSS px) between two ticks of a time axis (uPlot's `space`), so that its labels
+ * never run into each other: the widest label of the span's kind in the reader's language (a
+ * Russian "28 нояб." is longer than "28 Nov") at the axis's 15 px font, and a gap.
+ */
+export function tickSpace(spanS: number): number {
+  const widest = spanS <= 2 * DAY_S ? clock(new Date(2026, 0, 1, 20, 58)).length : Math.max(...Array.from({ length: 12 }, (_, m) => dayMonth(new Date(2026, m, 28)).length));
+  return Math.ceil(widest * 9 + 18);
+}
+
+/**
  * The time axis of a climate chart (seconds), whatever the points: "last 24 hours" is exactly the
  * 24 hours before now (a lone point once stretched it to two days); "this batch" runs from the
  * first point to now, and a lone point just placed gets the half hour on each side.
