@@ -134,7 +134,7 @@ describe('the house screen and the setpoint flow in Chromium', () => {
     const legends = (await page.locator('.chart-legend').allTextContents()).join('\n');
     expect(legends).not.toMatch(/--/);
     expect(await page.locator('[data-chart="climate-temp"] .chart-legend').textContent()).toMatch(/Target\s*25\.5 °C/);
-    expect(await page.locator('[data-chart="climate-co2"] .chart-legend').textContent()).toMatch(/Limit\s*\d+ ppm/);
+    expect(await page.locator('[data-chart="climate-co2"] .chart-legend').textContent()).toMatch(/Limit\s*\d{1,3}(,\d{3})* ppm/);
     expect(await page.locator('[data-chart="perbird-water"] .chart-legend').textContent()).toMatch(/Water per bird\s*210 mL/);
     // Today's water is drawn apart, as partial.
     expect(await page.locator('[data-chart="perbird-water"] .chart-legend li.partial').textContent()).toMatch(/Today, projected.*so far|no reading yet/);
