@@ -3,12 +3,24 @@
 import type { Services } from '../kernel/context.js';
 import type { AlarmEvent } from '../realtime/bus.js';
 import type { AlarmComment, AlarmEventRow } from './alarm-schema.js';
-import { causeOf, placeOf } from './alarm-words.js';
+import { causeKey, causeOf, placeKey, placeOf, type KeyedText } from './alarm-words.js';
+import { textParamsOf } from './box-text.js';
 import { industryActions, toneOf, viewStateOf, type AlarmViewItem, type ChangeKind } from './alarm-view-item.js';
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 const commentOf = (c: Record<string, unknown>): AlarmComment => ({ text: String(c.text ?? ''), by: String(c.by ?? ''), at: String(c.at ?? '') });
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/**
+ * The keys of an item's texts: the title's and message's as stored (the box's own; null for a
+ * person's text and for older records), the cause's from the reading when it is worded from it,
+ * the place's. One set of parameters for all (their names do not overlap: box-text.ts).
+ */
+export function itemTexts(row: { title_key: string | null; message_key: string | null; text_params: unknown }, cause: KeyedText | null, place: KeyedText | null): Pick<AlarmViewItem, 'title_key' | 'message_key' | 'where_key' | 'text_params'> {
+  const stored = textParamsOf(row.text_params);
+  const params = stored || cause || place ? { ...stored, ...place?.params, ...cause?.params } : null;
+  return { title_key: row.title_key, message_key: cause ? cause.key : row.message_key, where_key: place?.key ?? null, text_params: params };
+}
 
 export function industryItem(row: AlarmEventRow): AlarmViewItem {
   const details = row.details ?? {};
@@ -20,7 +32,7 @@ export function industryItem(row: AlarmEventRow): AlarmViewItem {
     key: `industry-alarms:${row.id}`, resource: 'industry-alarms', id: row.id, tenant_id: row.tenant_id, site_id: row.site_id,
     industry: row.industry_code, unit_id: row.unit_id, where: placeOf(row.industry_code, row.unit_id), farm: null,
     title: row.title, cause: causeOf({ metric: row.metric, value: row.value, threshold, comparator, message: row.message }),
-    title_key: null, message_key: null, where_key: null, text_params: null,
+    ...itemTexts(row, causeKey({ metric: row.metric, value: row.value, threshold, comparator }), placeKey(row.industry_code, row.unit_id)),
     metric: row.metric, value: row.value, threshold, comparator, priority: row.priority, severity: row.severity,
     condition: row.condition, alarm_state: row.alarm_state, state, annunciated: row.annunciated, urgent: row.urgent,
     tone: toneOf({ state, condition: returned ? 'returned' : row.condition, priority: row.priority, severity: row.severity }),
@@ -37,6 +49,7 @@ export function industryItem(row: AlarmEventRow): AlarmViewItem {
 export const busView = (row: AlarmEventRow): AlarmEvent['alarm'] => ({
   id: row.id, tenant_id: row.tenant_id, site_id: row.site_id, severity: row.severity, state: row.status, source: row.source,
   title: row.title, correlation_id: row.correlation_id, acknowledged_by: row.acked_by, comment: null,
+  message: row.message, title_key: row.title_key, message_key: row.message_key, text_params: textParamsOf(row.text_params),
   industry_code: row.industry_code, unit_id: row.unit_id, priority: row.priority, escalation_level: row.escalation_level,
   sla_deadline_at: row.sla_deadline_at,
   // What a master needs to word a notification as the box does (the sync pushes this view).

@@ -38,9 +38,10 @@ import type { Database } from '../db/client.js';
 import { industryAlarmEvents, outOfServiceRecord, type AlarmEventRow, type IndustrySeverity, type OutOfServiceRow, type Priority } from './alarm-schema.js';
 import { alarmStateOf, annunciationOf, listedIn } from './alarm-states.js';
 import { announce, stageChange } from './alarm-items.js';
+import { storedText, type BoxText } from './box-text.js';
 import type { ChangeKind } from './alarm-view-item.js';
 
-export interface RaiseEventInput {
+export interface RaiseEventBase {
   tenant_id: string;
   site_id?: string | null;
   industry_code: AlarmEventRow['industry_code'];
@@ -52,7 +53,7 @@ export interface RaiseEventInput {
   severity: IndustrySeverity;
   priority?: Priority | null;
   source: string;
-  title: string;
+  /** A message the box did not word itself (what a person noted); with `text`, text.message_key words it instead. */
   message?: string | null;
   correlation_id?: string | null;
   sla_target_sec?: number | null;
@@ -67,6 +68,12 @@ export interface RaiseEventInput {
   /** For tests and replays: when the condition was observed. */
   now?: Date;
 }
+
+/**
+ * The title is the box's own text (`text`: a key with parameters; title and message are rendered
+ * from it in English, box-text.ts) or one a person typed (`title`, keys null).
+ */
+export type RaiseEventInput = RaiseEventBase & ({ text: BoxText; title?: undefined } | { title: string; text?: undefined });
 
 /** The maximum shelving time (decision): a shelved alarm always comes back within a shift. */
 export const SHELVE_MAX_MIN = 8 * 60;
@@ -268,8 +275,7 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
           raise_count: 1,
           last_raised_at: now.toISOString(),
           source: input.source,
-          title: input.title,
-          message: input.message ?? null,
+          ...storedText(services, input),
           correlation_id: input.correlation_id || randomUUID(),
           sla_target_sec: input.sla_target_sec ?? null,
           sla_deadline_at: input.sla_target_sec ? new Date(now.getTime() + input.sla_target_sec * 1000).toISOString() : null,

@@ -12,6 +12,7 @@
 import type { Services } from '../kernel/context.js';
 import { need } from '../kernel/context.js';
 import type { IndustrySeverity, Priority } from './alarm-schema.js';
+import type { BoxText } from './box-text.js';
 
 export const COMM_LOSS = 'comm_loss';
 const ACTOR = 'device-polling';
@@ -19,15 +20,6 @@ const ACTOR = 'device-polling';
 export const controllerRule = (controllerId: string) => `${COMM_LOSS}:${controllerId}`;
 export const MQTT_RULE = `${COMM_LOSS}:mqtt`;
 export const busRule = (bus: string) => `${COMM_LOSS}:bus:${bus}`;
-
-const LABEL: Record<string, string> = { poultry: 'House', swine: 'Room', melioration: 'Field' };
-
-/** "house-3" -> "House 3", "3" -> "House 3", "north" -> "House north": how the crew names it. */
-export function unitName(industry: string, unitId: string): string {
-  const label = LABEL[industry] ?? 'Unit';
-  const m = new RegExp(`^${label}[-_ ]*(.+)$`, 'i').exec(unitId);
-  return `${label} ${m ? m[1] : unitId}`;
-}
 
 export interface CommLoss {
   tenant_id: string;
@@ -37,8 +29,8 @@ export interface CommLoss {
   rule_id: string;
   priority: Priority;
   source: string;
-  title: string;
-  message: string | null;
+  /** Title and message as keys (box.comm_loss.*) with their parameters; their English is rendered from them. */
+  text: BoxText;
   details: Record<string, unknown>;
 }
 
@@ -52,7 +44,7 @@ export async function raiseCommLoss(services: Readonly<Services>, loss: CommLoss
   const { created, grouped } = await need(services, 'industryAlarms').raise({
     tenant_id: loss.tenant_id, site_id: loss.site_id, industry_code: loss.industry_code, unit_id: loss.unit_id,
     rule_id: loss.rule_id, metric: COMM_LOSS, severity: severityOf(loss.priority), priority: loss.priority,
-    source: loss.source, title: loss.title, message: loss.message, details: loss.details, actor: ACTOR, now,
+    source: loss.source, text: loss.text, details: loss.details, actor: ACTOR, now,
   });
   return created || grouped === true;
 }

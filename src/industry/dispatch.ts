@@ -28,6 +28,7 @@
 // a readable property, or verify off); `failed` with the field service's messages otherwise
 // (nothing after the first failed item is sent); `not_configured` when no adapter profile holds
 // any of the changed setpoints (nothing to write).
+import { english, type TextParams } from './box-text.js';
 import * as v from 'valibot';
 import type { Services } from '../kernel/context.js';
 import { defineRecord } from '../kernel/record.js';
@@ -157,6 +158,11 @@ export function defineAdapterRecord(name: string, unitLabel = 'Unit', readingKey
 }
 export type AdapterRow = ReturnType<typeof defineAdapterRecord>['row'];
 
+/** A dispatch message the box words: its English, key and parameters (box-text.ts). */
+export function dispatchText(services: Partial<Pick<Services, 'catalogues' | 'config'>> | undefined, key: string, params: TextParams): Pick<DispatchResult, 'message' | 'message_key' | 'text_params'> {
+  return { message: english(services).t(key, params), message_key: key, text_params: params };
+}
+
 export interface DispatchResult {
   adapter_profile_id: string | null;
   controller_id: string | null;
@@ -164,6 +170,12 @@ export interface DispatchResult {
   status: DispatchStatus;
   /** The field service's messages when failed; null otherwise. */
   message: string | null;
+  /**
+   * When the box worded `message` itself: its key (box.dispatch.*) and parameters, for a reader in
+   * another language (message is their English). Absent or null for the field service's own words.
+   */
+  message_key?: string | null;
+  text_params?: TextParams | null;
   correlation_id: string;
   at: string;
   /** Which setpoint keys were written, with the value sent. */
@@ -223,7 +235,7 @@ export async function dispatchSetpoints(services: Services, input: {
     .map((adapter) => ({ adapter, ...rpcRequest(adapter, input.values) }))
     .filter((t) => t.keys.length > 0);
   if (!targets.length) {
-    return { ...base, adapter_profile_id: null, controller_id: null, transport: null, status: 'not_configured', message: `no adapter profile holds ${Object.keys(input.values).join(', ')}`, written: [] };
+    return { ...base, adapter_profile_id: null, controller_id: null, transport: null, status: 'not_configured', ...dispatchText(services, 'box.dispatch.not_configured', { keys: Object.keys(input.values).join(', ') }), written: [] };
   }
   const field = services.field;
   const written: DispatchResult['written'] = [];

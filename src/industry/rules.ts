@@ -29,6 +29,7 @@ import type { SqliteStatement } from '../db/client.js';
 import type { NeutralTable } from '../db/table.js';
 import { colOf, tableOf } from '../db/sql.js';
 import { INDUSTRY_SEVERITIES, PRIORITIES, type AlarmEventRow, type IndustrySeverity, type Priority } from './alarm-schema.js';
+import type { BoxText, TextParams } from './box-text.js';
 
 export const COMPARATORS = ['gt', 'gte', 'lt', 'lte'] as const;
 export type Comparator = (typeof COMPARATORS)[number];
@@ -48,6 +49,13 @@ export interface AlarmRule {
   priority: Priority;
   sla_target_sec: number;
   title: string;
+  /**
+   * The box's own rules: the key of the raised alarm's title (box.rule.*, "{unit noun} {unit}:
+   * ..."), with title_params; title is its English. A rule a person wrote (a profile's) has none:
+   * its alarm's title is box.rule.custom.title with the rule's title as it was typed.
+   */
+  title_key?: string;
+  title_params?: Record<string, string | number>;
   /** Only these units (houses, rooms); absent = every unit. */
   unit_ids?: string[];
   /**
@@ -171,7 +179,11 @@ export function breaches(rules: readonly AlarmRule[], unitId: string, metrics: R
 /** Rules in force: the defaults with a site's rules of the same id replacing them, and its new ones added. */
 export function mergeRules(base: readonly AlarmRule[], overrides: readonly AlarmRule[]): AlarmRule[] {
   const byId = new Map(base.map((r) => [r.id, r]));
-  for (const r of overrides) byId.set(r.id, r);
+  for (const r of overrides) {
+    // A profile's rule that keeps the box's title keeps its key (its alarms read in each reader's language).
+    const own = byId.get(r.id);
+    byId.set(r.id, own?.title_key && !r.title_key && own.title === r.title ? { ...r, title_key: own.title_key, ...(own.title_params ? { title_params: own.title_params } : {}) } : r);
+  }
   return [...byId.values()];
 }
 
@@ -180,6 +192,19 @@ export const flagOf = (rule: Pick<AlarmRule, 'id'>): string => rule.id.slice(rul
 
 /** An alarm's title in the operator's words: what the unit is, which one, what happened. */
 export const unitTitle = (noun: string, unitId: string, text: string): string => `${noun} ${unitId}: ${text}`;
+
+/**
+ * A rule's alarm as the box's text: the title (its key, or box.rule.custom.title around the rule's
+ * typed title) and the message "temp 38 gt 31 for 120 s" (box.rule.message), with their data.
+ */
+export function ruleText(industry: string, unitId: string, rule: Pick<AlarmRule, 'title' | 'title_key' | 'title_params' | 'metric' | 'comparator' | 'hold_sec'>, value: number | null, limit: number | null): BoxText {
+  const params: TextParams = {
+    industry, unit: unitId, metric: rule.metric, value, comparator: rule.comparator, limit, hold_sec: rule.hold_sec ?? 0, ...rule.title_params,
+  };
+  return rule.title_key
+    ? { title_key: rule.title_key, message_key: 'box.rule.message', params }
+    : { title_key: 'box.rule.custom.title', message_key: 'box.rule.message', params: { ...params, text: rule.title } };
+}
 
 /** A PostgreSQL builder's prepare(name) and what it answers (the SQLite builder's takes no name). */
 interface PreparedQuery { execute(params: Record<string, unknown>): Promise<unknown> }
@@ -215,8 +240,7 @@ export function createRuleEngine(services: Services, opts: { table: NeutralTable
     const { event } = await services.industryAlarms.raise({
       tenant_id: row.tenant_id, site_id: row.site_id, industry_code, unit_id: row.unit_id, batch_id: row.batch_id,
       rule_id: rule.id, metric: rule.metric, value: row.last_value, severity: rule.severity, priority: rule.priority,
-      sla_target_sec: rule.sla_target_sec, source, title: unitTitle(unit, row.unit_id, rule.title),
-      message: `${rule.metric} ${row.last_value} ${rule.comparator} ${row.threshold_value}${rule.hold_sec ? ` for ${rule.hold_sec} s` : ''}`,
+      sla_target_sec: rule.sla_target_sec, source, text: ruleText(industry_code, row.unit_id, rule, row.last_value, row.threshold_value),
       correlation_id: row.correlation_id, actor: row.actor ?? source, now, latched: rule.latched === true,
       details: { ...details, comparator: rule.comparator, threshold: row.threshold_value, hysteresis: rule.hysteresis ?? 0, hold_sec: rule.hold_sec ?? 0, breach_since: row.breach_since },
     });

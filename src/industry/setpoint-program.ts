@@ -23,7 +23,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Caller, Services } from '../kernel/context.js';
 import type { NeutralTable } from '../db/table.js';
 import { colOf, tableOf } from '../db/sql.js';
-import { dispatchSetpoints, type AdapterRow, type DispatchResult } from './dispatch.js';
+import { dispatchSetpoints, dispatchText, type AdapterRow, type DispatchResult } from './dispatch.js';
 import type { VersionColumns, Versioned } from './versions.js';
 
 /** What every setpoint version row carries besides its version columns. */
@@ -89,7 +89,8 @@ export function defineSetpointProgram<Row extends SetpointColumns>(spec: Setpoin
       const pending: DispatchResult = {
         adapter_profile_id: holder?.id ?? null, controller_id: holder?.controller_id ?? null, transport: (holder?.transport as DispatchResult['transport']) ?? null,
         status: holder ? 'pending' : 'not_configured',
-        message: holder ? 'written on confirmation' : `no adapter profile of ${spec.unitOf(probe)} holds ${keys.join(', ')}`,
+        // The setpoint keys and the unit as data (codes and ids), worded in each reader's language.
+        ...(holder ? dispatchText(services, 'box.dispatch.pending', {}) : dispatchText(services, 'box.dispatch.not_configured_unit', { unit: spec.unitOf(probe), keys: keys.join(', ') })),
         correlation_id: opts.correlation_id, at: new Date().toISOString(), written: [],
       };
       const row = await spec.versions.add(services.db, { ...content, correlation_id: opts.correlation_id, adapter_dispatch: pending } as never, { id: opts.id, actor: opts.actor, change_note: opts.change_note });

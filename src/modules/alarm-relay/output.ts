@@ -29,6 +29,13 @@ export function writeRequest(row: OutputRow, on: boolean): FieldRequest {
   };
 }
 
+/** Where the output is, as data for the box's texts (box.relay.failed.message words it as describeOutput does). */
+export function outputParams(row: OutputRow): Record<string, string | number | null> {
+  if (row.transport === 'bacnet') return { transport: 'bacnet', device: row.device_instance ?? null, object: row.object_instance ?? null };
+  const at = row.transport === 'modbus-tcp' ? `${row.host}:${row.port ?? 502}` : `${row.serial_port}`;
+  return { transport: row.transport, at, modbus_unit: row.unit_id ?? 1, coil: row.coil ?? null };
+}
+
 /** Where the output is, in the words of the commissioning sheet. */
 export function describeOutput(row: OutputRow): string {
   if (row.transport === 'bacnet') return `BACnet device ${row.device_instance} binary output ${row.object_instance}`;

@@ -22,14 +22,10 @@ import { industryAlarmEvents, INDUSTRY_CODES, type AlarmEventRow } from '../../i
 import { colOf, tableOf } from '../../db/sql.js';
 import { siteOf, type BoxIdentity } from '../../runtime/first-run.js';
 import { alarmRelayOutputs, OUTPUTS, type OutputName, type OutputRow } from './schema.js';
-import { describeOutput, writeRequest } from './output.js';
+import { describeOutput, outputParams, writeRequest } from './output.js';
 
 export const ACTOR = 'alarm-relay';
 export const failureRule = (output: OutputName) => `${ACTOR}:${output}`;
-const TITLES: Record<OutputName, string> = {
-  siren: 'The alarm siren output does not answer — check the I/O module',
-  watchdog: 'The watchdog output does not answer — check the I/O module',
-};
 /** A watchdog tick later than this means the event loop is not answering: no toggle. */
 export const LOOP_LATE_MS = 2000;
 /** The database must answer `select 1` within this to count as healthy. */
@@ -161,8 +157,10 @@ export function createAlarmRelay({ services, field, industryAlarms }: Deps) {
     }
     const { event } = await industryAlarms.raise({
       tenant_id: row.tenant_id, site_id: row.site_id, industry_code: industry, unit_id: null, rule_id: failureRule(output), metric: 'alarm_relay',
-      severity: 'critical', priority: 'P1', source: ACTOR, title: TITLES[output],
-      message: `${describeOutput(row)}: ${message}`, correlation_id: correlationId, details: { output, target: describeOutput(row), error: message }, actor: ACTOR,
+      severity: 'critical', priority: 'P1', source: ACTOR,
+      // The output and the field service's answer as data; the box words them in each reader's language.
+      text: { title_key: 'box.relay.failed.title', message_key: 'box.relay.failed.message', params: { output, ...outputParams(row), error: message } },
+      correlation_id: correlationId, details: { output, target: describeOutput(row), error: message }, actor: ACTOR,
     });
     s.failing_since ??= event.raised_at;
     s.alarm_id = event.id;

@@ -3,13 +3,15 @@
 import { causeOf, placeOf } from '../../industry/alarm-words.js';
 import { toneOf, viewStateOf, type AlarmViewItem } from '../../industry/alarm-view-item.js';
 import type { AlarmRow } from './schema.js';
+import { itemTexts } from '../../industry/alarm-items.js';
 
 export function siteItem(row: AlarmRow): AlarmViewItem {
   const state = viewStateOf({ alarm_state: row.alarm_state, shelved: false, out_of_service: false, latched: false, returned_at: null, condition: row.condition });
   return {
     key: `alarms:${row.id}`, resource: 'alarms', id: row.id, tenant_id: row.tenant_id, site_id: row.site_id, industry: null, unit_id: null,
     where: placeOf(null, row.source), farm: null, title: row.title, cause: causeOf({ metric: null, value: null, threshold: null, comparator: null, message: row.message }),
-    title_key: null, message_key: null, where_key: null, text_params: null,
+    // A site alarm has no reading: its cause is its message (the place is its source's own name).
+    ...itemTexts(row, null, null),
     metric: null, value: null, threshold: null, comparator: null, priority: null, severity: row.severity,
     condition: row.condition, alarm_state: row.alarm_state, state, annunciated: row.annunciated, urgent: row.urgent,
     tone: toneOf({ state, condition: row.condition, priority: null, severity: row.severity }), comm_loss: false, latched: false, resettable: false,

@@ -13,14 +13,18 @@ import { alarms, type AlarmRow, type Severity } from './schema.js';
 import { alarmStateOf, annunciationOf, listedIn } from '../../industry/alarm-states.js';
 import type { ChangeKind } from '../../industry/alarm-view-item.js';
 import { siteItem } from './item.js';
+import { storedText, textParamsOf, type BoxText } from '../../industry/box-text.js';
 
 export interface RaiseInput {
   tenant_id: string | null;
   site_id?: string | null;
   severity: Severity;
   source: string;
-  title: string;
+  /** A text a person typed; keys null. */
+  title?: string;
   message?: string | null;
+  /** A text the box words itself: key and parameters, title and message rendered from it in English (src/industry/box-text.ts). */
+  text?: BoxText;
   correlation_id?: string;
   details?: Record<string, unknown> | null;
   /** Who raises it (a subject, or a module such as "poultry-rules"); for the audit trail. */
@@ -67,6 +71,7 @@ export const busAlarm = (row: AlarmRow) => ({
   id: row.id, tenant_id: row.tenant_id, site_id: row.site_id, severity: row.severity, state: row.state, source: row.source,
   title: row.title, correlation_id: row.correlation_id, acknowledged_by: row.acknowledged_by, comment: row.comment,
   condition: row.condition, annunciated: row.annunciated, urgent: row.urgent,
+  message: row.message, title_key: row.title_key, message_key: row.message_key, text_params: textParamsOf(row.text_params),
 });
 
 /** alarm_state and listed from the condition and the acknowledgement (src/industry/alarm-states.ts). */
@@ -100,8 +105,7 @@ export function createAlarmService(services: Services): AlarmService {
         severity: input.severity,
         state: 'open',
         source: input.source,
-        title: input.title,
-        message: input.message ?? null,
+        ...storedText(services, input),
         correlation_id: input.correlation_id ?? randomUUID(),
         details: input.details ?? null,
         raised_at: new Date().toISOString(),

@@ -5,7 +5,8 @@
 import type { Services } from '../../kernel/context.js';
 import type { BusLinkEvent, DeviceLinkEvent, PolledDevice } from '../../field/poll-types.js';
 import type { Priority } from '../../industry/alarm-schema.js';
-import { busRule, clearCommLoss, controllerRule, raiseCommLoss, unitName } from '../../industry/comm-loss.js';
+import { busRule, clearCommLoss, controllerRule, raiseCommLoss } from '../../industry/comm-loss.js';
+import { unitPart } from '../../industry/box-text.js';
 
 export interface KnownDevice {
   device: PolledDevice;
@@ -20,14 +21,17 @@ export async function onDeviceLink(services: Services, e: DeviceLinkEvent, known
   }
   await raiseCommLoss(services, {
     ...key, site_id: e.site_id, priority: known?.priority ?? 'P1', source: 'device',
-    title: `${unitName(e.industry, e.unit_id)} controller not answering`,
-    // Farm words for the screens; what the bus said stays in details for the installer.
-    message: `The box could not read controller ${e.controller_id} ${e.misses} times in a row — check its power and its cable`,
+    // Farm words for the screens, in each reader's language; what the bus said stays in details for the installer.
+    text: {
+      title_key: 'box.comm_loss.controller.title', message_key: 'box.comm_loss.controller.message',
+      params: { industry: e.industry, unit: unitPart(e.industry, e.unit_id), controller: e.controller_id, misses: e.misses },
+    },
     details: { device_id: e.device_id, controller_id: e.controller_id, bus: e.bus, misses: e.misses, last_message: e.message, at: e.at },
   }, new Date(e.at));
 }
 
-const busName = (bus: string) => (bus.startsWith('rtu:') ? `RS-485 bus ${bus.slice(4)}` : `Bus ${bus}`);
+/** The most units a bus title names; the rest are counted ("and 2 more"). */
+const NAMED_UNITS = 3;
 
 /** One alarm per tenant for the bus (a box serves one tenant; a shared bus is each tenant's loss). */
 export async function onBusLink(services: Services, e: BusLinkEvent, lookup: (deviceId: string) => KnownDevice | undefined): Promise<void> {
@@ -47,11 +51,16 @@ export async function onBusLink(services: Services, e: BusLinkEvent, lookup: (de
       await clearCommLoss(services, key);
       continue;
     }
-    const units = [...new Set(list.map((k) => unitName(k.device.industry, k.device.unit_id)))];
+    // The units by their names after the noun (the noun is the first device's industry's, in the reader's language).
+    const units = [...new Set(list.map((k) => unitPart(first.industry, k.device.unit_id)))];
+    const rtu = e.bus.startsWith('rtu:');
+    const named = Object.fromEntries(units.slice(0, NAMED_UNITS).map((u, i) => [`u${i + 1}`, u]));
     await raiseCommLoss(services, {
       ...key, site_id: first.site_id, priority: list.some((k) => k.priority === 'P1') ? 'P1' : 'P2', source: 'device',
-      title: `${busName(e.bus)} lost: ${units.join(', ')} not answering`,
-      message: e.bus.startsWith('rtu:') ? 'The RS-485 adapter does not answer — check that it is plugged in' : 'The bus does not answer — check the network to the controllers',
+      text: {
+        title_key: 'box.comm_loss.bus.title', message_key: 'box.comm_loss.bus.message',
+        params: { rtu, bus: rtu ? e.bus.slice(4) : e.bus, industry: first.industry, count: Math.min(units.length, NAMED_UNITS + 1), more: Math.max(0, units.length - NAMED_UNITS), ...named },
+      },
       details: { bus: e.bus, last_message: e.message, device_ids: list.map((k) => k.device.id), controllers: list.map((k) => k.device.controller_id), at: e.at },
     }, new Date(e.at));
   }

@@ -9,7 +9,8 @@ import type { TelemetryPoint } from '../../realtime/bus.js';
 import { colOf, tableOf } from '../../db/sql.js';
 import { readingRecord } from '../poultry/climate-schema.js';
 import { findFlock } from '../poultry/flock.js';
-import { clearCommLoss, MQTT_RULE, raiseCommLoss, unitName } from '../../industry/comm-loss.js';
+import { clearCommLoss, MQTT_RULE, raiseCommLoss } from '../../industry/comm-loss.js';
+import { unitPart } from '../../industry/box-text.js';
 
 /** Metrics the MQTT climate bridge (src/modules/poultry/mqtt-climate.ts) turns into a reading. */
 const CLIMATE_METRICS = new Set(['temp', 'temperature', 'humidity', 'co2', 'nh3', 'ventilation']);
@@ -74,8 +75,10 @@ export async function watchMqttSilence(services: Services, staleAfterS: number):
       const minutes = Math.max(1, Math.round((now - h.last) / 60_000));
       await raiseCommLoss(services, {
         tenant_id: h.tenant, site_id: flock.site_id, industry_code: 'poultry', unit_id: h.house, rule_id: MQTT_RULE, priority: 'P1', source: 'mqtt',
-        title: `${unitName('poultry', h.house)} controller not answering`,
-        message: `No reading over MQTT for ${minutes} min — check the controller`,
+        text: {
+          title_key: 'box.comm_loss.controller.title', message_key: 'box.comm_loss.mqtt.message',
+          params: { industry: 'poultry', unit: unitPart('poultry', h.house), minutes },
+        },
         details: { last_reading_at: new Date(h.last).toISOString(), stale_after_s: staleAfterS },
       });
     }

@@ -182,14 +182,15 @@ export function createMeliorationService(services: Services): MeliorationService
     const details = { day: last.day, depletion_mm: last.depletion_end_mm, surplus_mm: last.surplus_mm, taw_mm: soil.taw_mm, raw_mm: soil.raw_mm, weather_source: last.weather_source };
     const changes = [
       await applyRule(field, 'water_deficit', decideDeficit(active('water_deficit'), last.depletion_end_mm, soil.taw_mm, field.depletion_fraction), last.depletion_end_mm,
-        `root-zone depletion ${last.depletion_end_mm.toFixed(1)} mm on ${last.day} reached the readily available water ${soil.raw_mm.toFixed(1)} mm (TAW ${soil.taw_mm.toFixed(1)} mm)`, actor, details),
+        { day: last.day, depletion: last.depletion_end_mm, raw: soil.raw_mm, taw: soil.taw_mm }, actor, details),
       await applyRule(field, 'overwatering', decideOverwatering(active('overwatering'), last.surplus_mm), last.surplus_mm,
-        `${last.surplus_mm.toFixed(1)} mm above field capacity on ${last.day}`, actor, details),
+        { day: last.day, surplus: last.surplus_mm }, actor, details),
     ];
     return { field: saved ?? field, alerts: changes.filter((x): x is AlertChange => x !== undefined) };
   }
 
-  async function applyRule(field: FieldRow, kind: AlertKind, decision: Decision, value: number, message: string, actor: string, details: Record<string, unknown>): Promise<AlertChange | undefined> {
+  /** `words`: the balance's figures the alert's title and message are worded from (box.melioration.<kind>.*), as data. */
+  async function applyRule(field: FieldRow, kind: AlertKind, decision: Decision, value: number, words: Record<string, string | number>, actor: string, details: Record<string, unknown>): Promise<AlertChange | undefined> {
     if (decision === 'keep') return undefined;
     const alarms = need(services, 'industryAlarms');
     if (decision === 'clear') {
@@ -200,7 +201,8 @@ export function createMeliorationService(services: Services): MeliorationService
     const { event } = await alarms.raise({
       tenant_id: field.tenant_id, site_id: field.site_id, industry_code: 'melioration', unit_id: field.id, rule_id: kind,
       metric: kind === 'water_deficit' ? 'depletion_mm' : 'surplus_mm', value, severity: rule.severity, priority: rule.priority,
-      source: 'melioration-balance', title: `${rule.title}: ${field.name}`, message, sla_target_sec: rule.sla_target_sec,
+      source: 'melioration-balance', sla_target_sec: rule.sla_target_sec,
+      text: { title_key: `box.melioration.${kind}.title`, message_key: `box.melioration.${kind}.message`, params: { field: field.name, ...words } },
       details, actor, bridge: 'all',
     });
     return { kind, decision, alarm_id: event.id };

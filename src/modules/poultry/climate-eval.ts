@@ -8,7 +8,7 @@
 // reading beyond one of them is `alarm`; whether an alarm *event* is raised is the rule engine's
 // decision (hysteresis, hold time), so a single reading never floods the operator.
 import type { AlarmRule } from '../../industry/rules.js';
-import { FEEDWATER_ALARMS } from './feedwater.js';
+import { FEEDWATER_ALARMS, feedwaterTitleKey } from './feedwater.js';
 import type { ClimatePhase } from './default-curve.js';
 
 export interface ClimateReading {
@@ -59,12 +59,12 @@ export function climateBandFlags(r: ClimateReading, p: ClimatePhase): string[] {
 
 /** The default poultry climate rules; a published poultry profile's `alarm_rules` replace rules of the same id. */
 export const DEFAULT_CLIMATE_RULES: readonly AlarmRule[] = [
-  { id: 'climate:temp_high', metric: 'temp', comparator: 'gt', threshold: 'target_temp_c', offset: TEMP_ALARM_DELTA_C, hysteresis: 0.5, hold_sec: 120, severity: 'critical', priority: 'P1', sla_target_sec: 900, title: 'Temperature far above target' },
-  { id: 'climate:temp_low', metric: 'temp', comparator: 'lt', threshold: 'target_temp_c', offset: -TEMP_ALARM_DELTA_C, hysteresis: 0.5, hold_sec: 120, severity: 'critical', priority: 'P1', sla_target_sec: 900, title: 'Temperature far below target' },
-  { id: 'climate:ventilation_low', metric: 'ventilation', comparator: 'lt', threshold: 'min_ventilation_pct', hysteresis: 2, hold_sec: 60, severity: 'critical', priority: 'P1', sla_target_sec: 600, title: 'Ventilation below the minimum' },
-  { id: 'climate:co2_high', metric: 'co2', comparator: 'gt', threshold: 'co2_max_ppm', hysteresis: 200, hold_sec: 300, severity: 'high', priority: 'P1', sla_target_sec: 1800, title: 'CO2 above the maximum' },
-  { id: 'climate:nh3_high', metric: 'nh3', comparator: 'gt', threshold: 'nh3_max_ppm', hysteresis: 2, hold_sec: 300, severity: 'high', priority: 'P1', sla_target_sec: 1800, title: 'NH3 above the maximum' },
-  { id: 'climate:humidity_high', metric: 'humidity', comparator: 'gt', threshold: 'humidity_alarm_max', hysteresis: 3, hold_sec: 600, severity: 'medium', priority: 'P2', sla_target_sec: 3600, title: 'Humidity far above the band' },
+  { id: 'climate:temp_high', metric: 'temp', comparator: 'gt', threshold: 'target_temp_c', offset: TEMP_ALARM_DELTA_C, hysteresis: 0.5, hold_sec: 120, severity: 'critical', priority: 'P1', sla_target_sec: 900, title: 'Temperature far above target', title_key: 'box.rule.climate.temp_high.title' },
+  { id: 'climate:temp_low', metric: 'temp', comparator: 'lt', threshold: 'target_temp_c', offset: -TEMP_ALARM_DELTA_C, hysteresis: 0.5, hold_sec: 120, severity: 'critical', priority: 'P1', sla_target_sec: 900, title: 'Temperature far below target', title_key: 'box.rule.climate.temp_low.title' },
+  { id: 'climate:ventilation_low', metric: 'ventilation', comparator: 'lt', threshold: 'min_ventilation_pct', hysteresis: 2, hold_sec: 60, severity: 'critical', priority: 'P1', sla_target_sec: 600, title: 'Ventilation below the minimum', title_key: 'box.rule.climate.ventilation_low.title' },
+  { id: 'climate:co2_high', metric: 'co2', comparator: 'gt', threshold: 'co2_max_ppm', hysteresis: 200, hold_sec: 300, severity: 'high', priority: 'P1', sla_target_sec: 1800, title: 'CO2 above the maximum', title_key: 'box.rule.climate.co2_high.title' },
+  { id: 'climate:nh3_high', metric: 'nh3', comparator: 'gt', threshold: 'nh3_max_ppm', hysteresis: 2, hold_sec: 300, severity: 'high', priority: 'P1', sla_target_sec: 1800, title: 'NH3 above the maximum', title_key: 'box.rule.climate.nh3_high.title' },
+  { id: 'climate:humidity_high', metric: 'humidity', comparator: 'gt', threshold: 'humidity_alarm_max', hysteresis: 3, hold_sec: 600, severity: 'medium', priority: 'P2', sla_target_sec: 3600, title: 'Humidity far above the band', title_key: 'box.rule.climate.humidity_high.title' },
 ];
 
 /**
@@ -80,9 +80,9 @@ export const FEEDWATER_RULES: readonly AlarmRule[] = [
   { id: 'feedwater:low_pressure', metric: 'pressure_bar', comparator: 'lt', threshold: 'pressure_min_bar', ...pick('low_pressure') },
 ];
 
-function pick(flag: keyof typeof FEEDWATER_ALARMS): Pick<AlarmRule, 'severity' | 'priority' | 'sla_target_sec' | 'title'> {
+function pick(flag: keyof typeof FEEDWATER_ALARMS): Pick<AlarmRule, 'severity' | 'priority' | 'sla_target_sec' | 'title' | 'title_key'> {
   const a = FEEDWATER_ALARMS[flag]!;
-  return { severity: a.severity, priority: a.priority, sla_target_sec: a.sla_target_sec, title: a.title };
+  return { severity: a.severity, priority: a.priority, sla_target_sec: a.sla_target_sec, title: a.title, title_key: feedwaterTitleKey(flag) };
 }
 
 export { mergeRules } from '../../industry/rules.js';

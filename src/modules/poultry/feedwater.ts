@@ -2,7 +2,6 @@
 // judged against the birds' age (feedwater-eval.ts), with versioned thresholds
 // (commands/set-thresholds) and the alarm-level anomalies raised and cleared through the one
 // industry alarm service. poultry-feedwater-days lists the site days for charts.
-import { unitTitle } from '../../industry/rules.js';
 import * as v from 'valibot';
 import { randomUUID } from 'node:crypto';
 import { command, defineResource, itemSchema } from '../../kernel/resource.js';
@@ -90,6 +89,9 @@ function initialProfile(tenant: string, site: string | null, house: string, batc
 }
 const { min_day_fraction: _minDay, ...DEFAULT_THRESHOLDS_ROW } = DEFAULT_THRESHOLDS;
 
+/** The title key of a feed/water alarm (box.rule.feedwater.<flag>.title, "House 2: Water far below expected: ..."). */
+export const feedwaterTitleKey = (flag: string): string => `box.rule.feedwater.${flag}.title`;
+
 async function raiseAndClear(services: Services, row: FeedwaterRow, flags: AnomalyFlag[], values: Record<string, number | null>, actor: string, correlation: string) {
   const alarms = services.industryAlarms;
   if (!alarms) return;
@@ -99,7 +101,9 @@ async function raiseAndClear(services: Services, row: FeedwaterRow, flags: Anoma
       await alarms.raise({
         tenant_id: row.tenant_id, site_id: row.site_id, industry_code: 'poultry', unit_id: row.house_id, batch_id: row.batch_id,
         rule_id, metric: spec.metric, value: values[spec.metric] ?? null, severity: spec.severity, priority: spec.priority,
-        sla_target_sec: spec.sla_target_sec, source: 'poultry-feedwater', title: unitTitle('House', row.house_id, spec.title), correlation_id: correlation, actor,
+        sla_target_sec: spec.sla_target_sec, source: 'poultry-feedwater', correlation_id: correlation, actor,
+        // The same title as the feed/water rule of this flag (FEEDWATER_RULES), in each reader's language.
+        text: { title_key: feedwaterTitleKey(flag), params: { industry: 'poultry', unit: row.house_id } },
         details: { flags, water_today_l: row.water_today_l, feed_today_kg: row.feed_today_kg, expected_water_today_l: row.expected_water_today_l, expected_feed_today_kg: row.expected_feed_today_kg },
       });
     } else if (!spec.holds.some((f) => flags.includes(f))) {

@@ -25,6 +25,7 @@ import { adapterRecord } from './climate-schema.js';
 import { publishedPhases, SETPOINT_KEYS } from './climate.js';
 import { findFlock, fractionalAge } from './flock.js';
 import { followRecord, type FollowRow, type PauseReason } from './follow-schema.js';
+import type { TextParams } from '../../industry/box-text.js';
 
 declare module '../../kernel/context.js' {
   interface Services {
@@ -41,11 +42,13 @@ export const DEFAULT_DEADBAND: Readonly<Record<string, number>> = Object.freeze(
   target_temp_c: 0.2, temp_tolerance_c: 0.1, humidity_min_pct: 1, humidity_max_pct: 1, co2_max_ppm: 100, nh3_max_ppm: 1, min_ventilation_pct: 1,
 });
 
-const FARM_WORDS: Record<string, string> = {
-  target_temp_c: 'the temperature', temp_tolerance_c: 'the temperature band', humidity_min_pct: 'the minimum humidity', humidity_max_pct: 'the maximum humidity',
-  co2_max_ppm: 'the CO2 limit', nh3_max_ppm: 'the ammonia limit', min_ventilation_pct: 'the minimum ventilation',
-};
-const words = (keys: readonly string[]) => keys.map((k) => FARM_WORDS[k] ?? k).join(' and ');
+/** The most setpoints a pause's title names; the rest are counted ("and 2 more"). */
+const NAMED_KEYS = 3;
+/** The setpoints of a pause as data for box.follow.*: k1..k3 (the catalogue words them), count and more. */
+const keyParams = (keys: readonly string[]): TextParams => ({
+  count: Math.min(keys.length, NAMED_KEYS + 1), more: Math.max(0, keys.length - NAMED_KEYS),
+  ...Object.fromEntries(keys.slice(0, NAMED_KEYS).map((k, i) => [`k${i + 1}`, k])),
+});
 
 export interface TickOutcome {
   house_id: string;
@@ -117,13 +120,12 @@ export function createCurveFollower(services: Services): CurveFollower {
     return rows.filter((r) => !row.site_id || r.site_id === null || r.site_id === row.site_id);
   };
 
-  async function pause(row: FollowRow, reason: PauseReason, keys: string[], message: string, correlation_id: string, value: number | null, now: Date) {
-    const title = reason === 'write_failed'
-      ? `House ${row.house_id}: curve following paused — controller did not accept ${words(keys)}`
-      : `House ${row.house_id}: curve following paused — ${words(keys)} changed at the controller`;
+  async function pause(row: FollowRow, reason: PauseReason, keys: string[], message: string, correlation_id: string, value: number | null, now: Date, text: { message_key: string | null; params: TextParams }) {
     const raised = await services.industryAlarms?.raise({
       tenant_id: row.tenant_id, site_id: row.site_id, industry_code: 'poultry', unit_id: row.house_id, rule_id: FOLLOW_RULE, metric: FOLLOW_RULE, value,
-      severity: 'medium', priority: 'P2', source: 'poultry-curve-follow', title, message, correlation_id, actor: FOLLOW_ACTOR, now,
+      severity: 'medium', priority: 'P2', source: 'poultry-curve-follow', message, correlation_id, actor: FOLLOW_ACTOR, now,
+      // The setpoints by their keys (the catalogue names them in the reader's language), at most NAMED_KEYS named.
+      text: { title_key: 'box.follow.paused.title', message_key: text.message_key, params: { industry: 'poultry', unit: row.house_id, reason, ...keyParams(keys), ...text.params } },
       details: { reason, keys },
     });
     await update(row, { paused: true, pause_reason: reason, pause_message: message, alarm_id: raised?.event.id ?? null, updated_at: now.toISOString() });
@@ -156,7 +158,8 @@ export function createCurveFollower(services: Services): CurveFollower {
     const changed = Object.keys(written).filter((key) => held[key] !== undefined && Math.abs(held[key]! - written[key]!) > (deadband[key] ?? 0) + 1e-9);
     if (!changed.length) return;
     const message = changed.map((key) => `${key}: the box wrote ${written[key]}, the controller holds ${held[key]}`).join('; ');
-    await pause(row, 'changed_at_controller', changed, message, randomUUID(), held[changed[0]!] ?? null, new Date(ev.at));
+    const values = Object.fromEntries(changed.slice(0, NAMED_KEYS).flatMap((key, i) => [[`w${i + 1}`, written[key]!], [`h${i + 1}`, held[key]!]]));
+    await pause(row, 'changed_at_controller', changed, message, randomUUID(), held[changed[0]!] ?? null, new Date(ev.at), { message_key: 'box.follow.changed.message', params: values });
   }
 
   async function follow(row: FollowRow, now: Date): Promise<TickOutcome> {
@@ -204,7 +207,9 @@ export function createCurveFollower(services: Services): CurveFollower {
     if (failed) {
       await update(row, checked);
       const refused = keys.filter((k) => !dispatch.written.some((w) => w.key === k && w.verified));
-      await pause(row, 'write_failed', refused.length ? refused : keys, dispatch.message ?? 'the controller did not accept the write', correlation_id, values[refused[0] ?? keys[0]!] ?? null, now);
+      // The field service's own answer stays as it said it; without one the box words it.
+      await pause(row, 'write_failed', refused.length ? refused : keys, dispatch.message ?? 'the controller did not accept the write', correlation_id, values[refused[0] ?? keys[0]!] ?? null, now,
+        { message_key: dispatch.message ? null : 'box.follow.refused.message', params: {} });
       return { ...base, action: 'failed', age_days: age, keys, correlation_id };
     }
     // The write's time is when it was done: the poller shares the bus queue, so a poll answered

@@ -5,6 +5,7 @@
 import type { Services } from '../../kernel/context.js';
 import type { AlarmEventRow } from '../../industry/alarm-schema.js';
 import { SLA_SEC, type Finding } from './norms.js';
+import type { BoxText } from '../../industry/box-text.js';
 
 export interface AlarmUnit {
   tenant_id: string;
@@ -22,7 +23,7 @@ export const raisedView = (e: AlarmEventRow): RaisedAlarm => ({ id: e.id, rule_i
  * Raises `raise` findings and clears the rules of `family` that are not among them.
  * rule ids are `<family>:<flag>`, e.g. swine-climate:temp_high.
  */
-export async function syncAlarms(services: Services, unit: AlarmUnit, family: string, allFlags: readonly string[], raise: readonly Finding[], opts: { actor: string; correlation_id: string; source: string; title: (f: Finding) => string }): Promise<RaisedAlarm[]> {
+export async function syncAlarms(services: Services, unit: AlarmUnit, family: string, allFlags: readonly string[], raise: readonly Finding[], opts: { actor: string; correlation_id: string; source: string; title: (f: Finding) => BoxText }): Promise<RaisedAlarm[]> {
   const alarms = services.industryAlarms;
   if (!alarms) return [];
   const out: RaisedAlarm[] = [];
@@ -31,7 +32,9 @@ export async function syncAlarms(services: Services, unit: AlarmUnit, family: st
     const { event } = await alarms.raise({
       tenant_id: unit.tenant_id, site_id: unit.site_id, industry_code: 'swine', unit_id: unit.unit_id, batch_id: unit.batch_id ?? null,
       rule_id: `${family}:${f.flag}`, metric: f.metric, value: f.value, severity: f.severity, priority: f.priority,
-      source: opts.source, title: opts.title(f), message: `${f.metric} ${f.value} (limit ${f.limit})`, correlation_id: opts.correlation_id,
+      source: opts.source, correlation_id: opts.correlation_id,
+      // The title's key (the finding's words) and the message "metric value (limit n)", as data.
+      text: { ...opts.title(f), message_key: 'box.swine.finding.message', params: { ...opts.title(f).params, metric: f.metric, value: f.value, limit: f.limit } },
       sla_target_sec: SLA_SEC[f.priority], details: { flag: f.flag, limit: f.limit }, actor: opts.actor,
     });
     out.push(raisedView(event));

@@ -92,7 +92,8 @@ export const biosecurityResource = defineResource<BiosecurityRow>({
           const { event } = await need(ctx.services, 'industryAlarms').raise({
             tenant_id: caller.tenant_id!, site_id: site, industry_code: 'swine', unit_id: b.room_id ?? 'site-gate', rule_id: `swine-biosecurity:${id}`,
             metric: 'downtime_hours', value: b.downtime_hours ?? null, severity: 'high', priority: 'P1', source: 'swine-biosecurity',
-            title: `Biosecurity: ${b.person ?? b.vehicle_id} ${flags.includes('downtime_short') ? `entered after ${b.downtime_hours} h downtime (${required} h required)` : 'entered without a shower-in'}`,
+            // Who entered and the hours as data; what a person noted stays as the message, as typed.
+            text: { title_key: 'box.swine.biosecurity.title', params: { who: b.person ?? b.vehicle_id ?? null, short: flags.includes('downtime_short'), hours: b.downtime_hours ?? null, required } },
             message: b.notes ?? null, correlation_id: ctx.requestId, sla_target_sec: SLA_SEC.P1, details: { biosecurity_event_id: id, flags }, actor: caller.subject,
           });
           alarmId = event.id;

@@ -3,7 +3,6 @@
 // boars, norms.ts). 15 % off the curve is a warning; 30 % is an anomaly: feed_low (pigs off feed,
 // a sign of disease or heat, or a blocked valve: high/P1 industry alarm) or feed_high (spill or a
 // leaking valve: medium/P2). A later delivery back within 30 % clears the alarm.
-import { unitTitle } from '../../industry/rules.js';
 import * as v from 'valibot';
 import { command, defineResource, itemSchema } from '../../kernel/resource.js';
 import { defineRecord } from '../../kernel/record.js';
@@ -85,7 +84,7 @@ export const feedingResource = defineResource<FeedingRow>({
         const site = writeSite(caller, b.site_id);
         const unit = `${b.room_id}/${b.valve_id ?? b.pen_id ?? '*'}`;
         const alarms = await syncAlarms(ctx.services, { tenant_id: caller.tenant_id!, site_id: site, unit_id: unit, batch_id: b.batch_id }, 'swine-feeding', ['feed_low', 'feed_high'], findings,
-          { actor: caller.subject, correlation_id: ctx.requestId, source: 'swine-feeding', title: (f) => unitTitle('Room', unit, `${f.flag === 'feed_low' ? 'pigs off feed or valve blocked' : 'feed spill or valve leaking'} (${f.value} kg/head/d)`) });
+          { actor: caller.subject, correlation_id: ctx.requestId, source: 'swine-feeding', title: (f) => ({ title_key: 'box.swine.feeding.title', params: { industry: 'swine', unit, flag: f.flag, value: f.value } }) });
         const now = new Date().toISOString();
         const row: FeedingRow = {
           id: timeId(), tenant_id: caller.tenant_id!, site_id: site, room_id: b.room_id, pen_id: b.pen_id ?? null, valve_id: b.valve_id ?? null, batch_id: b.batch_id ?? null,

@@ -4,7 +4,6 @@
 // lactating; norms.ts). 25 % off is a warning; +50 % is a leak (medium/P2 industry alarm: a
 // broken drinker floods the pen), -50 % or no flow at all is a blockage (high/P1: pigs without
 // water). A later reading back in range clears the alarm.
-import { unitTitle } from '../../industry/rules.js';
 import * as v from 'valibot';
 import { and, desc, eq, isNull, ne } from 'drizzle-orm';
 import { command, defineResource, itemSchema } from '../../kernel/resource.js';
@@ -105,7 +104,7 @@ export const waterResource = defineResource<WaterRow>({
         if (dev >= WATER_ALARM_PCT) findings.push({ flag: 'leak', metric: 'per_head_l_day', value: round(perHead), limit: round(baseline * (1 + WATER_ALARM_PCT / 100)), severity: 'medium', priority: 'P2' });
         const unit = `${b.room_id}/${b.pen_id ?? '*'}`;
         const alarms = await syncAlarms(ctx.services, { tenant_id: tenant, site_id: site, unit_id: unit, batch_id: b.batch_id }, 'swine-water', ['leak', 'blockage'], findings,
-          { actor: caller.subject, correlation_id: ctx.requestId, source: 'swine-water', title: (f) => unitTitle('Room', unit, `${f.flag === 'leak' ? 'water leak' : 'water line blocked'} (${f.value} l/head/d)`) });
+          { actor: caller.subject, correlation_id: ctx.requestId, source: 'swine-water', title: (f) => ({ title_key: 'box.swine.water.title', params: { industry: 'swine', unit, flag: f.flag, value: f.value } }) });
         const flags = [...findings.map((f) => f.flag), ...(b.water_l === 0 ? ['no_flow'] : [])];
         const now = new Date().toISOString();
         const row: WaterRow = {
