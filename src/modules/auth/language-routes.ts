@@ -2,6 +2,9 @@
 // badge they logged in with (an admin changes anyone's with passkeys/commands/set-language). Every
 // role may, for its own card only: the session acts as its passkey id, so no id is taken.
 import * as v from 'valibot';
+import { eq } from 'drizzle-orm';
+import type { Services } from '../../kernel/context.js';
+import { colOf, tableOf } from '../../db/sql.js';
 import { defineRoute } from '../../kernel/route.js';
 import { ApiError } from '../../kernel/errors.js';
 import { Store } from '../../db/store.js';
@@ -34,3 +37,15 @@ export const languageRoute = defineRoute({
     return { language };
   },
 });
+
+/**
+ * The language of whoever a session belongs to: their card's or badge's (a session opened with a
+ * passkey acts as its id), or null when it has none, or for a session that is not a person's card
+ * (a token made with `cabinet token`).
+ */
+export async function personLanguage(services: Pick<Services, 'db' | 'modules'>, subject: string): Promise<string | null> {
+  if (!isPasskeySubject(subject) || !services.modules.isInstalled('passkeys')) return null;
+  const { db } = services;
+  const [row] = (await db.orm.select({ language: colOf(passkeys, db, 'language') }).from(tableOf(passkeys, db)).where(eq(colOf(passkeys, db, 'id'), subject)).limit(1)) as { language: string | null }[];
+  return row?.language ?? null;
+}

@@ -8,7 +8,7 @@ import { INDUSTRIES } from '../../config.js';
 import { DEFAULT_UI_RULES, operations, uiAccessStore, uiRules, UI_RESOURCES, type UiResourceId } from '../../auth/policy.js';
 import { scopeString } from '../../auth/scope.js';
 import type { Caller, Services } from '../../kernel/context.js';
-import { personLanguage } from '../../auth/language.js';
+import { personLanguage } from './language-routes.js';
 
 const operationItem = {
   type: 'object', required: ['id', 'layer', 'resource', 'action', 'allowed'],
