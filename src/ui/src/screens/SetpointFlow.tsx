@@ -33,9 +33,10 @@ type Setpoint = (typeof SETPOINTS)[number];
 interface Written { key: string; value: number; verified: boolean }
 /**
  * The write's outcome as the box answers it. `message` is the field service's own (technical,
- * English); a box that words it for people sends its key and parameters beside it.
+ * English); a box that words it for people sends its key and parameters beside it (message_key,
+ * text_params, as on its alarms).
  */
-interface Dispatch { status: string; message: string | null; controller_id: string | null; written: Written[]; message_key?: string | null; message_params?: MessageParams | null }
+interface Dispatch { status: string; message: string | null; controller_id: string | null; written: Written[]; message_key?: string | null; text_params?: MessageParams | null }
 interface Change { sp: Setpoint; from: number | undefined; to: number }
 
 /** A setpoint's value with its unit, or "not set". */
@@ -49,7 +50,7 @@ export function outcomeOf(c: Change, d: Dispatch | null, sendError: string | nul
   if (w?.verified) return { words: t('setpoints.outcome.verified'), tone: 'ok', state: 'verified' };
   if (w) return { words: t(d.status === 'failed' ? 'setpoints.outcome.writtenIncomplete' : 'setpoints.outcome.writtenNoReadBack'), tone: 'warn', state: 'written' };
   // The farm words for a failure are this shell's (from the field service's message) unless the box worded it itself.
-  if (d.status === 'failed') return { words: boxText(d.message_key, d.message_params, failureWords(d.message, d.written.length > 0)), tone: 'alarm', state: 'failed' };
+  if (d.status === 'failed') return { words: boxText(d.message_key, d.text_params, failureWords(d.message, d.written.length > 0)), tone: 'alarm', state: 'failed' };
   if (d.status === 'not_configured') return { words: t('setpoints.outcome.notConfigured'), tone: 'warn', state: 'not_configured' };
   if (d.status === 'skipped') return { words: t('setpoints.outcome.skipped'), tone: 'warn', state: 'skipped' };
   return { words: t('setpoints.outcome.saved'), tone: 'warn', state: 'saved' };
