@@ -73,7 +73,12 @@ export interface RaiseEventBase {
  * The title is the box's own text (`text`: a key with parameters; title and message are rendered
  * from it in English, box-text.ts) or one a person typed (`title`, keys null).
  */
-export type RaiseEventInput = RaiseEventBase & ({ text: BoxText; title?: undefined } | { title: string; text?: undefined });
+export interface RaiseEventInput extends RaiseEventBase {
+  /** The box's own text; when given, title is not read. */
+  text?: BoxText;
+  /** A text a person (or an integration) typed; stored as given, keys null. */
+  title?: string;
+}
 
 /** The maximum shelving time (decision): a shelved alarm always comes back within a shift. */
 export const SHELVE_MAX_MIN = 8 * 60;
