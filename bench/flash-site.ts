@@ -116,11 +116,14 @@ for (const r of results) {
   line('readings group commits; telemetry commits', `${r.commits.group}; ${r.commits.telemetry}`);
   line('to storage (write_bytes), a checkpoint at each end', `${kib(r.site.disk, SECONDS)}, ${mib(perDay(r.site.disk, SECONDS))} a day`);
   line('of which the end checkpoint (the window\'s pages into the file)', `${kib(r.site.checkpointDisk, SECONDS)}`);
+  const logBytes = r.site.wal ? r.site.wal.frames * (r.site.wal.pageSize + 24) : 0;
+  line('of which the log\'s frames (page + 24 B header each)', `${kib(logBytes, SECONDS)}`);
+  line('of which the rest (the log index -shm, partly written pages)', `${kib(r.site.disk - r.site.checkpointDisk - logBytes, SECONDS)}`);
   line('readings\' own bytes (record payload, no index)', `${kib(r.site.own, SECONDS)}, ${mib(perDay(r.site.own, SECONDS))} a day`);
   line('written / own bytes', `${(r.site.disk / Math.max(1, r.site.own)).toFixed(1)}x`);
   line('per reading (climate reading or telemetry point)', `${(r.site.disk / Math.max(1, n)).toFixed(0)} B written, ${(r.site.own / Math.max(1, n)).toFixed(0)} B own`);
   line('every write(2), sockets included (wchar)', `${kib(r.site.all, SECONDS)}`);
-  line('log frames by table/index', walLine(r.site.wal, 8));
+  line('log frames by table/index', walLine(r.site.wal, 24));
   line('idle box (flocks placed, nothing polled), same phase', `${kib(r.idle.disk, SECONDS)} to storage`);
 }
 const [b, a] = [results.find((r) => r.phase === 'before'), results.find((r) => r.phase === 'after')];

@@ -7,13 +7,18 @@
 //  - the load generator: autocannon, 16 connections, `GET /api/v1/tables/list?limit=50`.
 // The two servers are loaded in turn, several rounds alternated. Each server's CPU time comes from
 // /proc/<pid>/stat (utime + stime, all its threads) before and after its load.
-// Usage: npx tsx bench/overhead.ts [--rounds 4] [--seconds 8] [--connections 16] [--threads] [--cpu-prof DIR] [--before DIR]
-// (--before DIR: also a server from another tree, e.g. `git archive <rev> | tar -x -C DIR` with
-// node_modules and dist linked in, measured in the same rounds: before and after in one run)
+// Usage: npx tsx bench/overhead.ts [--rounds 4] [--seconds 8] [--connections 16] [--threads] [--cpu-prof DIR] [--binary FILE] [--before DIR|FILE]
+// (--binary FILE: the server is the built single executable, `FILE serve`, as a box runs it
+// (`npm run build` makes dist/cabinet), instead of the source tree under tsx)
+// (--before DIR|FILE: also a server from another tree, e.g. `git archive <rev> | tar -x -C DIR` with
+// node_modules and dist linked in, or another revision's executable, measured in the same rounds:
+// before and after in one run)
+// (--cpu-prof with an executable: NODE_OPTIONS=--cpu-prof, which the executable honours; build it
+// with CABINET_BUILD_MINIFY=0 for readable names)
 // (--threads: each server's CPU by thread)
 // (--cpu-prof: both servers write V8 CPU profiles, DIR/kit and DIR/bare, when they stop)
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -128,15 +133,25 @@ async function load(url: string, pid: number, seconds: number, connections: numb
 
 interface Kit { name: string; proc: ChildProcess; url: string; auth: Record<string, string>; bytes: () => number; dir: string }
 
-/** A cabinet server from `tree` (this checkout, or another revision's), on a data directory of its own with 200 rows. */
+/**
+ * A cabinet server from `tree` (this checkout, or another revision's), or a built executable when
+ * `tree` is a file, on a data directory of its own with 200 rows.
+ */
 async function startKit(name: string, tree: string, extra: string[], profile: string[], env: NodeJS.ProcessEnv = process.env): Promise<Kit> {
   const dir = mkdtempSync(join(tmpdir(), 'cabinet-overhead-'));
   const httpPort = await freePort();
   const ports = [...extra, '--http-port', String(httpPort), '--https-port', '0', '--rpc-port', '0', '--mqtt-port', '0', '--mqtt-tls-port', '0', '--host', '127.0.0.1', '--data-dir', dir];
-  const started = await startUntil(process.execPath, [...profile, '--import', 'tsx', 'src/main.ts', 'serve', ...ports], undefined, tree, env);
+  const binary = statSync(tree).isFile();
+  // The executable takes Node's options from NODE_OPTIONS (its SEA configuration lets it).
+  const cli = (args: string[], prof: string[] = []) => (binary ? { cmd: tree, args } : { cmd: process.execPath, args: [...prof, '--import', 'tsx', 'src/main.ts', ...args] });
+  const cwd = binary ? ROOT : tree;
+  const serveEnv = binary && profile.length ? { ...env, NODE_OPTIONS: profile.join(' ') } : env;
+  const serve = cli(['serve', ...ports], profile);
+  const started = await startUntil(serve.cmd, serve.args, undefined, cwd, serveEnv);
   const url = `http://127.0.0.1:${httpPort}`;
   await until(async () => (await fetch(`${url}/ready`).catch(() => undefined))?.status === 200);
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main.ts', 'token', '--role', 'admin', '--scope-type', 'master', '--data-dir', dir], { cwd: tree, encoding: 'utf8' });
+  const token = cli(['token', '--role', 'admin', '--scope-type', 'master', '--data-dir', dir]);
+  const { stdout } = await promisify(execFile)(token.cmd, token.args, { cwd, encoding: 'utf8' });
   const auth = { authorization: `Bearer ${stdout.trim()}` };
   for (let i = 0; i < 200; i++) {
     const res = await fetch(`${url}/api/v1/tables`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ item: { id: `row-${i}`, name: `House ${i}`, temp: 20 + (i % 7) } }) });
@@ -157,7 +172,7 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   const kits: Kit[] = [];
   try {
-    kits.push(await startKit('cabinet serve', ROOT, extra, prof('kit')));
+    kits.push(await startKit(process.argv.includes('--binary') ? 'executable   ' : 'cabinet serve', process.argv.includes('--binary') ? arg('binary', join(ROOT, 'dist', 'cabinet')) : ROOT, extra, prof('kit')));
     if (beforeTree) kits.push(await startKit('same, before ', beforeTree, extra, prof('before')));
     // --also NAME=DIR[:VAR=VALUE]: more servers (variants, for experiments), each with its tree and one environment variable.
     for (let i = process.argv.indexOf('--also'); i >= 0; i = process.argv.indexOf('--also', i + 1)) {

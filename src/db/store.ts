@@ -86,15 +86,15 @@ const escapeLike = (term: string) => `%${term.replace(/[\\%_]/g, (m) => `\\${m}`
 
 export class Store<Row extends Record<string, unknown>> {
   private readonly lists = new Map<string, { rows: Prepared; total: Prepared }>();
-  private readonly sqliteLists = new Map<string, { rows: SqliteRead; total: SqliteRead }>();
+  private readonly sqliteLists = new Map<string, { rows: SqliteRead; total: SqliteRead; exact: SqliteRead }>();
   /** SQLite: the bounded count of the table's rows and until when its verdict holds. */
   private size: { probe: SqliteStatement; large: boolean; until: number } | undefined;
   private readonly byKey = new Map<string, Prepared>();
   /**
-   * SQLite: list totals by shape and filter values, each under the database's change mark when it
-   * was counted (Database.changeMark): a page read again with nothing committed since takes its
-   * total from here instead of counting again. The count was the largest cost a list page added
-   * over the bare query (docs/request-overhead.md).
+   * SQLite, tables whose lists run in the read worker: list totals by filter values, each under the
+   * database's change mark when it was counted (Database.changeMark): a page read again with
+   * nothing committed since takes its total from here instead of counting again (up to COUNT_CAP
+   * rows stepped in the worker).
    */
   private readonly totals = new Map<string, { mark: number; n: number }>();
   private appendOne: SqliteStatement | undefined;
@@ -145,7 +145,11 @@ export class Store<Row extends Record<string, unknown>> {
     // The count stops one past COUNT_CAP: its cost is bounded whatever the table holds.
     const matches = orm.select({ one: sql`1` }).from(this.t).where(cond).limit(COUNT_CAP + 1).as('matches');
     const total = orm.select({ n: count() }).from(matches);
-    return { rows, total };
+    // A small table's rows counted without the bound: the subquery's bound steps every row through
+    // a co-routine, which costs several times a plain count (and a count of the whole table is
+    // read from its b-tree's pages without visiting rows).
+    const exact = orm.select({ n: count() }).from(this.t).where(cond);
+    return { rows, total, exact };
   }
 
   private listShape(opts: ListOptions) {
@@ -171,12 +175,10 @@ export class Store<Row extends Record<string, unknown>> {
     const { whereCols, ranges, shape } = this.listShape(opts);
     let p = this.sqliteLists.get(shape);
     if (!p) {
-      const { rows, total } = this.listBuilders(opts, whereCols, ranges);
-      p = {
-        rows: this.sqliteRead(rows, (r) => this.decode(r)),
-        // Rows of `{ n }`, like Drizzle's count.
-        total: this.sqliteRead(total, (r) => [{ n: Number(r[0]?.['count(*)'] ?? 0) }]),
-      };
+      const { rows, total, exact } = this.listBuilders(opts, whereCols, ranges);
+      // Rows of `{ n }`, like Drizzle's count.
+      const n = (r: Record<string, unknown>[]) => [{ n: Number(r[0]?.['count(*)'] ?? 0) }];
+      p = { rows: this.sqliteRead(rows, (r) => this.decode(r)), total: this.sqliteRead(total, n), exact: this.sqliteRead(exact, n) };
       this.sqliteLists.set(shape, p);
     }
     return p;
@@ -256,11 +258,16 @@ export class Store<Row extends Record<string, unknown>> {
     if (this.db.offloadSqlite) {
       const p = this.sqliteList(opts);
       const inWorker = this.readsInWorker();
-      // Read before the count it labels: a commit after it moves the mark, so that total is not kept.
-      const mark = this.db.changeMark?.();
+      // A small table (the main thread) is counted exactly and plainly, at about the cost of
+      // telling whether a kept total still holds; a large one's bounded count in the worker is kept
+      // until something is committed. The mark is read before the count it labels: a commit after
+      // it moves the mark, so that total is not kept.
+      const mark = inWorker ? this.db.changeMark?.() : undefined;
       const key = mark === undefined ? undefined : this.totalKey(opts);
       const kept = key === undefined ? undefined : this.totals.get(key);
-      if (kept && kept.mark === mark) {
+      if (!inWorker) {
+        [found, counted] = (await Promise.all([p.rows.execute(params, false), p.exact.execute(params, false)])) as [Row[], { n: number }[]];
+      } else if (kept && kept.mark === mark) {
         found = (await p.rows.execute(params, inWorker)) as Row[];
         counted = [{ n: kept.n }];
       } else {

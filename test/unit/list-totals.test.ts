@@ -1,7 +1,9 @@
-// A list's total kept between pages (src/db/store.ts, Database.changeMark): on a real SQLite file,
+// A list's total kept between pages (src/db/store.ts, Database.changeMark), on a real SQLite file
+// whose table is large enough for its lists to run in the read worker (where totals are kept):
 // every way the rows can change is seen by the next page's total: a Store write, a prepared
 // statement, exec, another connection's commit, a transaction's commit (a page read while it was
 // open counts the committed rows only), a rollback; and totals of other filters are their own.
+// A small table's total (counted on the main thread, never kept) is checked the same way.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +11,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { col, defineTable } from '../../src/db/table.js';
-import { Store, type ListOptions } from '../../src/db/store.js';
+import { SMALL_TABLE_ROWS, Store, type ListOptions } from '../../src/db/store.js';
 
 const things = defineTable('lt_things', { id: col.id(), tenant_id: col.text({ notNull: true }), name: col.text({ notNull: true }) });
 type Row = { id: string; tenant_id: string; name: string };
@@ -19,8 +21,15 @@ let db: Database;
 let store: Store<Row>;
 let other: BetterSqlite3.Database;
 
+/** Rows of another tenant that make the table large (lists in the read worker). */
+const FILLER = SMALL_TABLE_ROWS + 200;
 const page = (where: Record<string, string> = {}, q?: string): ListOptions => ({ where, sort: { column: 'id', order: 'asc' }, limit: 2, offset: 0, ...(q ? { q: { columns: ['name'], term: q } } : {}) });
-const total = async (where: Record<string, string> = {}, q?: string) => (await store.list(page(where, q))).total;
+/** The total of tenant A's rows (the filler's are counted away in the unfiltered case). */
+const total = async (where: Record<string, string> = {}, q?: string) => {
+  const n = (await store.list(page(where, q))).total;
+  return Object.keys(where).length || q ? n : n - filler;
+};
+let filler = FILLER;
 
 beforeAll(async () => {
   db = await openDatabase({ dataDir: dir });
@@ -31,6 +40,10 @@ beforeAll(async () => {
 });
 beforeEach(async () => {
   await db.exec('delete from lt_things');
+  if (filler) {
+    const add = other.prepare("insert into lt_things (id, tenant_id, name) values (?, 'F', 'filler')");
+    other.transaction(() => { for (let i = 0; i < filler; i++) add.run(`f${i}`); })();
+  }
   for (const id of ['a', 'b', 'c']) await store.insert({ id, tenant_id: 'A', name: `thing ${id}` });
 });
 afterAll(async () => {
@@ -39,8 +52,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('list totals kept between pages', () => {
+describe.each([['a large table (lists in the read worker, totals kept)', FILLER], ['a small table (counted on the main thread)', 0]])('list totals: %s', (_name, rows) => {
+  beforeAll(() => {
+    filler = rows;
+    store = new Store<Row>(db, things); // its size class is measured afresh
+  });
   it('a page read again with nothing changed has the same total; each kind of write changes it', async () => {
+    expect(store.readsInWorker()).toBe(filler > 0);
     expect(await total()).toBe(3);
     expect(await total()).toBe(3);
     await store.insert({ id: 'd', tenant_id: 'A', name: 'thing d' });
@@ -99,6 +117,7 @@ describe('list totals kept between pages', () => {
     expect(await total({ tenant_id: 'B' })).toBe(1);
     expect(await total({}, 'thing')).toBe(3);
     expect(await total({}, 'other')).toBe(1);
+    expect(await total({}, 'filler')).toBe(filler);
     expect(await total({ tenant_id: 'A' })).toBe(3);
     expect(await total()).toBe(4);
   });
