@@ -249,6 +249,44 @@ describe('an alarm raised by the box, in each tablet\'s language', () => {
     await fitsBoth(ru, '.alarm-account, .alarm-account dt, .alarm-account dd, .inbox-item .btn');
     expect(await axeSerious(ru)).toEqual([]);
     await shoot(ru, 'alarm-languages-account-ru');
+  }, 60_000);
+
+  it('the menu, the dashboard\'s module tiles and the alarm history in Russian and Spanish', async () => {
+    const words = {
+      ru: { menu: ['Рабочий стол', 'Все модули', 'Тревоги'], dashboard: 'Все модули', history: 'Прошлых тревог пока нет.', poultry: 'Птицеводство', none: 'Тревог нет' },
+      es: { menu: ['Área de trabajo', 'Panel', 'Alarmas'], dashboard: 'Panel', history: 'Aún no hay alarmas pasadas.', poultry: 'Avicultura', none: 'Sin alarmas' },
+    };
+    for (const lang of ['ru', 'es'] as const) {
+      const { page } = pages[lang];
+      // The shelved alarm is not announced: the top bar says there is none, in one phrase of the language.
+      expect(await page.locator('#alarm-count').textContent()).toContain(words[lang].none);
+      await page.locator('.menu-btn').click();
+      const menu = page.locator('#menu');
+      await menu.waitFor();
+      const entries = await menu.locator('a').allTextContents();
+      for (const w of words[lang].menu) expect(entries, lang).toContain(w);
+      await fitsBoth(page, '#sidebar, #menu a');
+      expect(await axeSerious(page)).toEqual([]);
+      await shoot(page, `alarm-languages-menu-${lang}`);
+      await menu.locator('a', { hasText: words[lang].dashboard }).click();
+      await page.locator('.dashboard h1', { hasText: words[lang].dashboard }).waitFor();
+      // The modules by their names in the reader's language (the box's own for one the catalogue lacks).
+      expect(await page.locator('#modules li[data-module="poultry"] strong').textContent()).toBe(words[lang].poultry);
+      // The live feed names the alarm in the reader's words too (by the box's keys, when it sends them).
+      await page.locator('#events li').first().waitFor();
+      const feed = (await page.locator('#events').textContent())!;
+      expect(feed).toContain(tr(lang).t('shell.feed.event', { event: 'alarm_changed' }));
+      if (alarm.title_key && BUILT_IN.en[alarm.title_key]) {
+        expect(feed).toContain(boxWords(lang, alarm.title_key, alarm.title));
+        expect(feed).not.toContain(alarm.title);
+      }
+      await fitsBoth(page, '.tile, .tile strong, .tile small, .live-feed li');
+      expect(await axeSerious(page)).toEqual([]);
+      await shoot(page, `alarm-languages-dashboard-${lang}`);
+      await page.goto(`${server.url}/#/alarms?view=history`);
+      await page.locator('#alarm-history').waitFor();
+      await expect.poll(() => page.locator('#alarm-history .empty').textContent()).toBe(words[lang].history);
+    }
     for (const lang of ['ru', 'es'] as const) expect(pages[lang].problems, lang).toEqual([]);
   }, 60_000);
 });

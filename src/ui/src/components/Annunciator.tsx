@@ -71,19 +71,27 @@ export function AlarmCount() {
   const words = [p1 ? t('alarms.count.p1', { n: p1 }) : '', p2 ? t('alarms.count.p2', { n: p2 }) : '', other ? t('alarms.count.other', { n: other }) : ''].filter(Boolean).join(' · ');
   // An acknowledged alarm whose condition is still there is not "none": it is said apart.
   const acked = active > 0;
+  const none = !words && !acked;
   return (
     <a class={`btn alarm-count tone-${tone}`} id="alarm-count" href={href('alarms')} data-state="known" data-p1={p1} data-p2={p2} data-total={total} data-active={active} aria-live="polite">
-      <span class="sr-only">{t('alarms.count.knownLabel')} </span>
-      <span aria-hidden="true">{t('alarms.count.word')} </span>
-      {words || (acked ? '' : t('alarms.count.none'))}
-      {words && acked ? ' · ' : ''}
-      {/* On a phone the long words would push the top bar past the screen: "1 still active" there (one sentence each, the other hidden). */}
-      {acked ? (
-        <span class="alarm-count-active">
-          <span class="alarm-count-long">{t('alarms.count.stillActiveLong', { n: active })}</span>
-          <span class="alarm-count-short">{t('alarms.count.stillActiveShort', { n: active })}</span>
-        </span>
-      ) : null}
+      <span class="sr-only">{t('alarms.count.knownLabel')} {none ? `${t('alarms.count.none')} ` : ''}</span>
+      {/* Nothing to count: one phrase of its own in each language ("Alarms none", "Тревог нет", "Sin alarmas"). */}
+      {none ? (
+        <span aria-hidden="true">{t('alarms.count.noneShown')}</span>
+      ) : (
+        <>
+          <span aria-hidden="true">{t('alarms.count.word')} </span>
+          {words}
+          {words && acked ? ' · ' : ''}
+          {/* On a phone the long words would push the top bar past the screen: "1 still active" there (one sentence each, the other hidden). */}
+          {acked ? (
+            <span class="alarm-count-active">
+              <span class="alarm-count-long">{t('alarms.count.stillActiveLong', { n: active })}</span>
+              <span class="alarm-count-short">{t('alarms.count.stillActiveShort', { n: active })}</span>
+            </span>
+          ) : null}
+        </>
+      )}
     </a>
   );
 }

@@ -1,5 +1,6 @@
 // The latest status events, live (WebSocket) or polled.
 import { formatTime, humanise, toneOf } from '../lib/format';
+import { alarmStore, type AlarmItem } from '../lib/alarms';
 import { placeOf } from '../lib/inbox';
 import { recentEvents } from '../lib/live';
 import { session, type Session } from '../lib/session';
@@ -30,26 +31,38 @@ function sourceName(source: string, s: Session | null | undefined): string {
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
+const obj = (v: unknown): Record<string, unknown> | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
+const paramsOf = (v: unknown): MessageParams | null => obj(v) as MessageParams | null;
+
+/** A title with its place before it ("House 3: …") unless the box's English already names it; both in the reader's words. */
+function placed(english: string, titleKey: string | null, where: string | null, whereKey: string | null, params: MessageParams | null): string {
+  const title = boxText(titleKey, params, english);
+  if (!where || english.toLowerCase().includes(where.toLowerCase())) return title;
+  return t('shell.feed.placeTitle', { where: boxText(whereKey, params, where), title });
+}
 
 /**
  * What an alarm event is about, in its own words, with the house, room or field ("House 3:
- * temperature far below target"), when it says: the box's keys (title_key, where_key,
- * text_params) in the reader's language where the event carries them, else its English.
+ * temperature far below target"), when it says; in the reader's language by the box's keys
+ * (title_key, where_key, text_params): an alarm_changed event carries the alarm's view item; an
+ * older event its title, and its keys when the box sends them, else those of the same alarm in the
+ * alarm store. Without keys, the English the box wrote.
  */
-function titleOf(e: { details?: unknown }): string | undefined {
-  const d = e.details && typeof e.details === 'object' ? (e.details as Record<string, unknown>) : {};
-  const english = d.title;
-  if (typeof english !== 'string' || !english.trim()) return undefined;
-  const params = d.text_params && typeof d.text_params === 'object' ? (d.text_params as MessageParams) : null;
-  const title = boxText(str(d.title_key), params, english);
-  const place = placeOf(str(d.industry_code), str(d.unit_id));
-  if (!place || english.toLowerCase().includes(place.toLowerCase())) return title;
-  return t('shell.feed.placeTitle', { where: boxText(str(d.where_key), params, place), title });
+function titleOf(e: { details?: unknown }, items: AlarmItem[] | null): string | undefined {
+  const d = obj(e.details) ?? {};
+  const item = obj(d.item);
+  if (item && str(item.title)) return placed(str(item.title)!, str(item.title_key), str(item.where), str(item.where_key), paramsOf(item.text_params));
+  const english = str(d.title);
+  if (!english?.trim()) return undefined;
+  const listed = d.title_key ? undefined : items?.find((a) => a.id === d.alarm_id && a.title === english);
+  const keys: Record<string, unknown> = listed ? (listed as unknown as Record<string, unknown>) : d;
+  return placed(english, str(keys.title_key), placeOf(str(d.industry_code), str(d.unit_id)), str(keys.where_key), paramsOf(keys.text_params));
 }
 
 export function LiveFeed({ limit = 12 }: { limit?: number }) {
   const events = useObservable(recentEvents);
   const s = useObservable(session);
+  const { items } = useObservable(alarmStore);
   return (
     <section class="panel live-feed" aria-labelledby="live-feed-h">
       <h2 id="live-feed-h">{t('shell.feed.title')}</h2>
@@ -58,7 +71,7 @@ export function LiveFeed({ limit = 12 }: { limit?: number }) {
         {events.slice(0, limit).map((e) => (
           <li key={e.id} class={`tone-${toneOf(e.status) ?? 'muted'}`} data-status={e.status}>
             <time dateTime={e.timestamp}>{formatTime(e.timestamp)}</time> <strong>{sourceName(e.source, s)}</strong>: {eventWords(e.event)}
-            {titleOf(e) ? <span class="event-title"> — {titleOf(e)}</span> : null} <span class={`badge tone-${toneOf(e.status) ?? 'muted'}`}>{statusWords(e.status)}</span>
+            {titleOf(e, items) ? <span class="event-title"> — {titleOf(e, items)}</span> : null} <span class={`badge tone-${toneOf(e.status) ?? 'muted'}`}>{statusWords(e.status)}</span>
           </li>
         ))}
       </ol>
