@@ -2,10 +2,10 @@
 // with, for those who may, "Send a test message" (the server's answer in the reader's words),
 // Change and Delete.
 import { useState } from 'preact/hooks';
-import { ApiError, describeError, post } from '../../lib/api';
+import { ApiError, describeError } from '../../lib/api';
 import { boxText, t, type MessageParams } from '../../lib/i18n';
 import { API, listWords, tlsWords, type Channel } from './model';
-import { deleteItem } from './write';
+import { deleteItem, runCommand } from './write';
 
 export interface Abilities { test: boolean; change: boolean; remove: boolean }
 interface Outcome { ok: boolean; words: string }
@@ -44,7 +44,7 @@ export function ChannelCard({ c, can, rules, languageName, onChange, onDeleted }
     setBusy(true);
     setOutcome(null);
     try {
-      const r = await post<{ reply: string }>(`${API}/notification-channels/commands/test`, { id: c.id });
+      const r = await runCommand<{ reply: string }>(`${API}/notification-channels/commands/test`, { id: c.id });
       setOutcome({ ok: true, words: sentWords(c, r.reply) });
     } catch (err) {
       setOutcome(outcomeOf(err));
