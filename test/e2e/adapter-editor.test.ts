@@ -94,7 +94,7 @@ describe('adapter profile editor in Chromium', () => {
     // a wrong port: the row says the controller did not answer, and the box is not "offline"
     await form.locator('#adp-port').fill(String(await closedTcpPort()));
     await temp.locator('button.read-now').click();
-    await expect.poll(() => temp.locator('.read-value').textContent()).toMatch(/^No value: Connection refused 127\.0\.0\.1:\d+/);
+    await expect.poll(() => temp.locator('.read-value').textContent()).toMatch(/^No value: Nothing answers at 127\.0\.0\.1 port \d+: check that the controller is on/);
     expect(await temp.locator('.read-value').getAttribute('class')).toContain('tone-alarm');
     await form.locator('#adp-port').fill(String(simPort));
     expect(await profiles()).toEqual([]);

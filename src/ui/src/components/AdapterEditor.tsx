@@ -6,13 +6,14 @@
 // saved profile (`initial`), the form changes it: saving sends commands/revise, which the box keeps
 // as the profile's next version.
 import { useState } from 'preact/hooks';
-import { describeError, post } from '../lib/api';
+import { ApiError, describeError, post } from '../lib/api';
 import { humanise } from '../lib/format';
 import { known, serverLabel } from '../lib/field-words';
 import { t } from '../lib/i18n';
 import type { Scheme } from '../lib/types';
 import { blankRow, enumsOf, fromProfile, readingText, readNowBody, toProfile, type Draft, type Row } from '../lib/adapter-draft';
 import { ProfileFile } from './ProfileFile';
+import { errorWords } from './adapters/link-words';
 
 /** What was saved: the controller's name, and the version a change became. */
 export interface Saved { controller_id: string; version?: number }
@@ -71,7 +72,9 @@ export function AdapterEditor({ path, scheme, initial, onDone, onCancel }: Props
       const row = draft[list][i]!;
       setReads((x) => ({ ...x, [id]: { state: 'ok', text: readingText(r.value, row.key) } }));
     } catch (err) {
-      setReads((x) => ({ ...x, [id]: { state: 'error', text: t('adapters.read.failed', { cause: describeError(err) }) } }));
+      // The equipment did not answer: the field service's failure said as what to check (link-words), in the reader's words.
+      const cause = err instanceof ApiError && err.code === 'device_read_failed' ? (errorWords(err.message) ?? describeError(err)) : describeError(err);
+      setReads((x) => ({ ...x, [id]: { state: 'error', text: t('adapters.read.failed', { cause }) } }));
     }
   };
 
@@ -208,7 +211,8 @@ export function AdapterEditor({ path, scheme, initial, onDone, onCancel }: Props
   };
 
   return (
-    <form class="adapter-editor command-form" aria-label={revising ? t('adapters.editor.changeLabel', { name: String(initial.controller_id ?? '') }) : t('adapters.editor.newLabel')} data-revising={revising ? 'true' : 'false'} onSubmit={review}>
+    // noValidate: a missing value is said by the editor's own check, in the reader's language, not in the browser's bubble
+    <form class="adapter-editor command-form" aria-label={revising ? t('adapters.editor.changeLabel', { name: String(initial.controller_id ?? '') }) : t('adapters.editor.newLabel')} data-revising={revising ? 'true' : 'false'} onSubmit={review} noValidate>
       <p class="command-summary">{t('adapters.editor.summary')}</p>
       <ProfileFile
         onLoad={(profile, name) => {

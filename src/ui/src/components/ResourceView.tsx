@@ -279,7 +279,7 @@ export function ResourceView({ path, fixedFilters = {}, initialFilters = {}, hea
             <span class="sr-only">{t('forms.list.search', { what: title })}</span>
             <input
               type="search"
-              placeholder={t('forms.list.searchIn', { fields: new Intl.ListFormat(readerLocale(), { type: 'unit' }).format(scheme.search_fields!.map((n) => fieldLabel(n, path, fields))).toLocaleLowerCase(readerLocale()) })}
+              placeholder={t('forms.list.searchIn', { fields: scheme.search_fields!.map((n) => fieldLabel(n, path, fields)).join(', ').toLocaleLowerCase(readerLocale()) })}
               value={q}
               onInput={(e) => {
                 setQ((e.target as HTMLInputElement).value);

@@ -70,8 +70,9 @@ export function fieldWords(name: string, resource?: string, fields: SchemeField[
   const ownLabel = inResource ?? known(`forms.field.${name}`);
   const ownHint = (inResource !== undefined ? known(`forms.in.${resource}.${name}.hint`) : undefined) ?? (inResource === undefined ? known(`forms.field.${name}.hint`) : undefined);
   const field = fields.find((f) => f.name === name);
-  const label = ownLabel ?? (schema?.title && !SNAKE.test(schema.title) ? serverLabel(schema.title) : undefined) ?? (field?.label && !SNAKE.test(field.label) ? serverLabel(field.label) : undefined) ?? humanise(name);
-  const unitId = FIELD_UNITS[name];
+  const label = ownLabel ?? (schema?.title && !SNAKE.test(schema.title) ? serverLabel(schema.title) : undefined) ?? (field?.label && !SNAKE.test(field.label) ? serverLabel(field.label) : undefined) ?? serverLabel(humanise(name));
+  // the table's unit, else the scheme's: a unit the catalogue names ("days") in the reader's words
+  const unitId = FIELD_UNITS[name] ?? (typeof field?.unit === 'string' && /^[a-z]+$/.test(field.unit) && known(`forms.unit.${field.unit}`) ? field.unit : undefined);
   const unit = (unitId ? known(`forms.unit.${unitId}`) : undefined) ?? (typeof field?.unit === 'string' ? field.unit : undefined);
   const described = schema?.description && !SNAKE.test(schema.description) && !/\b[45]\d\d\b/.test(schema.description) ? schema.description : undefined;
   const hint = ownHint ?? described;
@@ -80,10 +81,10 @@ export function fieldWords(name: string, resource?: string, fields: SchemeField[
 
 export const fieldLabel = (name: string, resource?: string, fields?: SchemeField[], schema?: JsonSchema): string => fieldWords(name, resource, fields, schema).label;
 
-/** A choice as a person reads it: "Site staff", not "tenant"; values the catalogue does not name are made readable. */
+/** A choice as a person reads it: "Site staff", not "tenant"; other values made readable ("Out of service"), in the reader's words when the catalogue has them. */
 export function choiceWords(field: string, value: string): string {
   if (/^p\d$/i.test(value)) return value.toUpperCase(); // a priority: P1, P2
-  return known(`forms.choice.${field}.${value}`) ?? known(`forms.choice.any.${value}`) ?? humanise(value);
+  return known(`forms.choice.${field}.${value}`) ?? known(`forms.choice.any.${value}`) ?? serverLabel(humanise(value));
 }
 
 /** Choices a person may not pick are not offered: only the fleet team issues fleet-wide cards. */
