@@ -1,7 +1,7 @@
 // Commissioning forms in Debian's Chromium, as a site admin at the panel: issuing a QR badge shows
 // its code once with a printable QR (the print stylesheet prints the badge alone; the shown code
 // really logs in), gone when dismissed; a flock's placement day is a date picker whose value reads
-// the site's way (site_locale de-DE), in the confirmation and in the list; day filters and days
+// the site's way (site_locale de-DE: an English reader at a German site, en-DE), in the confirmation and in the list; day filters and days
 // checked by a pattern are pickers too. Both orientations, axe.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -98,20 +98,20 @@ describe('commissioning forms in Chromium', () => {
     await form.locator('input[name="batch_id"]').fill('B-4');
     await form.locator('select[name="subtype"]').selectOption('broiler');
     await start.fill('2026-11-20');
-    // beside the picker, the day as the site writes it (de-DE)
-    expect(await form.locator('.date-read').first().textContent()).toBe('20. Nov. 2026');
+    // beside the picker, the day as the site writes it for an English reader (en-DE: the language is the reader's, the region the site's)
+    expect(await form.locator('.date-read').first().textContent()).toBe('20 Nov 2026');
     expect(await start.getAttribute('aria-describedby')).toBe(await form.locator('.date-read').first().getAttribute('id'));
     expect(await axeSerious(page)).toEqual([]);
     await shoot(page, 'commission-date-picker');
     await form.locator('button[type="submit"]').click();
-    expect(await form.locator('.confirm').textContent()).toContain('Placed on: 20. Nov. 2026');
+    expect(await form.locator('.confirm').textContent()).toContain('Placed on: 20 Nov 2026');
     await form.locator('.confirm-yes').click();
     await page.locator('.command-done').waitFor();
 
     const placed = await farm.get('/api/v1/poultry-flock/list?house_id=4');
     expect(placed.body.items.map((f: { start_date: string }) => f.start_date)).toEqual(['2026-11-20']);
     // the list writes the day the same way
-    await expect.poll(() => page.locator('[data-resource="poultry-flock"]').textContent()).toContain('20. Nov. 2026');
+    await expect.poll(() => page.locator('[data-resource="poultry-flock"]').textContent()).toContain('20 Nov 2026');
 
     // a day filter is a date picker too; so is a pattern-checked day the scheme marks as a date
     for (const day of ['2026-11-21', '2026-11-22']) {
