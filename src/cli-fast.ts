@@ -37,6 +37,9 @@ Commands:
              storage_budget_bytes now; prints what it deleted and gave back (docs/storage-and-reads.md)
   simulate   simulated poultry house controllers on Modbus TCP (and RTU): --port 5020 --houses N
              [--serial /dev/PATH] [--speed X] [--age-days D] [--seed S] [--print-profile]; docs/simulator.md
+  release    the fleet team's release tools: release keygen --out DIR (ed25519 key pair);
+             release sign --key release.key --deb FILE.deb (writes FILE.deb.sig.json); release
+             upload --url MASTER --token T --deb FILE.deb [--sig F] [--notes TEXT]; docs/install.md
   version    print the cabinet, Node.js and SQLite versions
   help       this text
 

@@ -137,6 +137,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'passkey': return await (await import('./cli-auth.js')).passkeyCommand(args);
       case 'storage': return await (await import('./modules/storage/cli.js')).storageCommand(args);
       case 'simulate': return await (await import('./simulate/cli.js')).simulateCommand(args);
+      case 'release': return await (await import('./cli-release.js')).releaseCommand(args);
       default:
         process.stderr.write(`cabinet: unknown command ${command}; run 'cabinet help'\n`);
         return 2;
