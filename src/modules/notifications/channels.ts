@@ -3,6 +3,8 @@
 // Secrets (smtp_password, webhook_key) are write-only: accepted in create and PATCH, stored
 // encrypted (secrets.ts), never in an answer, a log line or the audit; items say has_secret.
 // The user info and query of webhook_url are write-only too (a token often rides there).
+// `language` is the language its messages are written in (null: the site's default), one the box
+// offers now (message.ts renders with it).
 import * as v from 'valibot';
 import { defineResource } from '../../kernel/resource.js';
 import { ApiError } from '../../kernel/errors.js';
