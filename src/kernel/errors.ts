@@ -50,7 +50,7 @@ export type ErrorCode = keyof typeof ERROR_CODES;
  * One field issue: the field, a machine reason, and what a reader needs to word it in their
  * language (validate.ts fills them for body issues): min and max of a range, min_length and
  * max_length of a text, min_items and max_items of a list, allowed values, the format or type
- * expected, and the English message of a check over several fields.
+ * expected.
  */
 export interface ErrorDetail {
   field: string;
@@ -64,7 +64,6 @@ export interface ErrorDetail {
   allowed?: (string | number | boolean)[];
   format?: string;
   expected?: string;
-  message?: string;
 }
 
 export class ApiError extends Error {

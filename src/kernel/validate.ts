@@ -1,7 +1,8 @@
 // Request bodies are validated with valibot; every issue becomes a {field, reason} detail, with
 // what a reader needs to word it in their language (the shell's error-words.ts): min and max of a
 // range, min_length/max_length of a text, min_items/max_items of a list, the allowed values of a
-// choice, the format or type expected, and a check's own message.
+// choice, the format or type expected. A check over several fields says what it checks in the
+// answer's message (English), as before.
 import * as v from 'valibot';
 import { ApiError, type ErrorDetail } from './errors.js';
 
@@ -45,6 +46,7 @@ const TYPES = new Set(['number', 'string', 'boolean', 'array', 'object', 'intege
 
 /** What the reader of an issue needs besides its reason (error-words.ts issueText). */
 function paramsOf(issue: v.BaseIssue<unknown>, schema: Node): Record<string, unknown> {
+  if (reasonOf(issue) === 'required') return {};
   const at = schemaAt(schema, (issue.path ?? []).map((p) => p.key));
   const actions = at?.pipe ?? [];
   const requirement = (type: string): number | undefined => {
@@ -75,7 +77,6 @@ function paramsOf(issue: v.BaseIssue<unknown>, schema: Node): Record<string, unk
       break;
     }
     case 'regex': out.format = 'pattern'; break;
-    case 'check': case 'custom': if (issue.message) out.message = issue.message; break;
     default:
       if (FORMATS.has(issue.type)) out.format = issue.type;
       else if (issue.type === 'integer' || issue.type === 'safe_integer') out.expected = 'integer';

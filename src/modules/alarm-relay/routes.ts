@@ -81,7 +81,7 @@ type ConfigureBody = v.InferOutput<typeof configureBody>;
 /** What the shapes cannot say: RTU unit ids, and priorities only for the siren. */
 function refused(b: ConfigureBody): ErrorDetail[] {
   const details: ErrorDetail[] = [];
-  if (b.transport === 'modbus-rtu' && b.unit_id !== undefined && (b.unit_id < 1 || b.unit_id > 247)) details.push({ field: 'unit_id', reason: 'out_of_range' });
+  if (b.transport === 'modbus-rtu' && b.unit_id !== undefined && (b.unit_id < 1 || b.unit_id > 247)) details.push({ field: 'unit_id', reason: 'out_of_range', min: 1, max: 247 });
   if (b.output === 'watchdog' && b.priorities !== undefined) details.push({ field: 'priorities', reason: 'siren_only' });
   return details;
 }
