@@ -140,11 +140,11 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: { version: strin
                   type: 'array',
                   items: {
                     type: 'object', required: ['field', 'reason'],
-                    description: 'One field issue: a machine reason, and (validation_error of a body) what a reader needs to word it in their language: min/max of a range, min_length/max_length of a text, min_items/max_items of a list, allowed values, the format or type expected, a check\'s own message.',
+                    description: 'One field issue: a machine reason, and (validation_error of a body) what a reader needs to word it in their language: min/max of a range, min_length/max_length of a text, min_items/max_items of a list, allowed values, the format or type expected.',
                     properties: {
                       field: { type: 'string' }, reason: { type: 'string' }, min: { type: 'number' }, max: { type: 'number' },
                       min_length: { type: 'integer' }, max_length: { type: 'integer' }, min_items: { type: 'integer' }, max_items: { type: 'integer' },
-                      allowed: { type: 'array', items: {} }, format: { type: 'string' }, expected: { type: 'string' }, message: { type: 'string' },
+                      allowed: { type: 'array', items: {} }, format: { type: 'string' }, expected: { type: 'string' },
                     },
                   },
                 },
