@@ -96,7 +96,7 @@ describe('request validation decisions', () => {
     expect((await admin.get('/api/v1/status/999999')).status).toBe(404);
     const blank = await admin.post('/api/v1/tasks', { item: { title: '   ' } });
     expect(blank.status).toBe(400);
-    expect(blank.body.error.details).toEqual([{ field: 'item.title', reason: 'out_of_range' }]);
+    expect(blank.body.error.details).toEqual([expect.objectContaining({ field: 'item.title', reason: 'out_of_range' })]);
     const tenant = await clientAs(env, server, { subject: 'farm-admin', role: 'admin', scope_type: 'tenant', tenant_id: 't1' }, admin.contract);
     const noHost = await tenant.post('/api/v1/poultry-adapters', { item: { unit_id: 'H1', controller_id: 'c1', transport: 'modbus-tcp', points: [{ key: 'target_temp_c', address: 1 }] } });
     expect(noHost.status).toBe(400);
