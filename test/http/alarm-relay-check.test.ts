@@ -68,7 +68,7 @@ describe('alarm relay: check before saving, failing since (sqlite)', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.map((d: { field: string }) => d.field)).toEqual(['host']);
     const rtu = await boxAdmin.post('/api/v1/alarm-relay/commands/check', { output: 'siren', transport: 'modbus-rtu', serial_port: '/dev/ttyUSB0', unit_id: 0, coil: 0 });
-    expect(rtu.body.error.details).toEqual([{ field: 'unit_id', reason: 'out_of_range' }]);
+    expect(rtu.body.error.details).toEqual([{ field: 'unit_id', reason: 'out_of_range', min: 1, max: 247 }]);
     const denied = await operator.post('/api/v1/alarm-relay/commands/check', { output: 'siren', transport: 'modbus-tcp', host: '127.0.0.1', port: peer.port, coil: 0 });
     expect(denied.body.error.code).toBe('rbac_forbidden');
     expect(await peer.writes(0)).toEqual([]);
