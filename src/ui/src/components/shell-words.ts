@@ -1,6 +1,7 @@
 // The shell frame's names for the box's codes, in the reader's language: industries, roles and
 // modules (src/i18n/messages/<lang>/shell.json). A code the catalogue does not know (a module
 // added later, an industry of a newer box) is shown as the box names it, so nothing goes blank.
+import { known } from '../lib/field-words';
 import { humanise } from '../lib/format';
 import { boxText, t } from '../lib/i18n';
 
@@ -16,12 +17,12 @@ export function roleName(role: string): string {
   return words || humanise(role);
 }
 
-/** A module's name (menu, dashboard tile, pinned button): the catalogue's, else the box's. */
+/** A module's name (menu, dashboard tile, pinned button): its farm words (modules.<id>.name, "System" not "Core"), else the catalogue's, else the box's. */
 export function moduleName(m: { id: string; name: string }): string {
-  return boxText(`shell.module.${m.id}`, null, m.name);
+  return known(`modules.${m.id}.name`) ?? boxText(`shell.module.${m.id}`, null, m.name);
 }
 
 /** A module's line on its dashboard tile: the catalogue's, else the box's. */
 export function moduleAbout(m: { id: string; description?: string | null }): string {
-  return m.description ? boxText(`shell.module.${m.id}.about`, null, m.description) : '';
+  return known(`modules.${m.id}.description`) ?? (m.description ? boxText(`shell.module.${m.id}.about`, null, m.description) : '');
 }
