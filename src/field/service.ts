@@ -70,6 +70,12 @@ export interface FieldService {
   bacnet(): Promise<BacnetGateway>;
   readonly config: FieldConfig;
   close(): Promise<void>;
+  /**
+   * Writes running now (execute() calls not finished), routine ones (audit 'failures': watchdog
+   * toggles, relay re-assertions) left out: the box's updater installs only while it is 0.
+   * Optional: a wrapper that writes nothing (the master's) need not say.
+   */
+  writesInFlight?(): number;
 }
 
 /** "tcp:<host>:<port>" or "rtu:<path>": one queue per key, the `bus` of poll events. */
@@ -87,6 +93,7 @@ export function createFieldService(config: FieldConfig, deps: FieldServiceDeps):
   const buses = new Map<string, ModbusBus>();
   let bacnet: BacnetGateway | null = null;
   let closed = false;
+  let inFlight = 0;
 
   const busFor = (plan: ModbusPlan): ModbusBus => busOf(plan.bus);
   const busOf = (spec: ModbusBusSpec): ModbusBus => {
@@ -139,6 +146,16 @@ export function createFieldService(config: FieldConfig, deps: FieldServiceDeps):
   }
 
   async function execute(request: unknown, actor: Actor, correlationId: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
+    const counted = options.audit !== 'failures';
+    if (counted) inFlight++;
+    try {
+      return await executeNow(request, actor, correlationId, options);
+    } finally {
+      if (counted) inFlight--;
+    }
+  }
+
+  async function executeNow(request: unknown, actor: Actor, correlationId: string, options: ExecuteOptions): Promise<ExecuteResult> {
     const started = Date.now();
     const auditOk = options.audit !== 'failures';
     const base = (protocol: Protocol, index: number) => ({
@@ -239,6 +256,7 @@ export function createFieldService(config: FieldConfig, deps: FieldServiceDeps):
   return {
     execute,
     config,
+    writesInFlight: () => inFlight,
     modbusBus(spec) {
       if (closed) throw new FieldFailure('link_lost', `Service closing ${busKey(spec)}`);
       return busOf(spec);
