@@ -1,7 +1,7 @@
 // The installer's screens in Russian and Spanish in Debian's Chromium: a tablet set to the language
 // (localStorage cabinet-i18n.choice, before the shell loads) shows the site set-up screen, each
 // step's title and words rendered from the box's keys and parameters, and the siren and watchdog
-// screen with its forms and a validation error, in that language; no English word of these screens
+// screen with its forms and a validation error, and Settings, in that language; no English word of these screens
 // is left; nothing is cut or runs past its card (scrollWidth against clientWidth) in either
 // orientation; axe clean; screenshots of both.
 import { readFileSync } from 'node:fs';
@@ -24,12 +24,14 @@ const words = (lang: Lang | 'en'): Translator => makeTranslator(lang, formatLoca
 interface Box { tagName: string; className: string; textContent: string | null; scrollWidth: number; clientWidth: number; getBoundingClientRect(): { left: number; right: number; width: number }; ownerDocument: { documentElement: { clientWidth: number } } }
 
 /** What a person reads, and the cards that hold it: the text must fit its box. */
-const FITS = ['h1', 'h2', 'p', 'label', 'legend', 'button', 'a.btn', '.badge', 'small', '.field-error', 'option', 'li.setup-line', 'section.relay-output', '.setup-head']
-  .map((s) => `#main ${s}`).join(', ');
+const READ = ['h1', 'h2', 'p', 'label', 'legend', 'button', 'a.btn', '.badge', 'small', '.field-error', 'option', 'li', 'li.setup-line', 'section.relay-output', '.setup-head'];
+const FITS = READ.map((s) => `#main ${s}`).join(', ');
+/** Settings: its own sections (the role pins and the profile history beside them are other screens' parts). */
+const SETTINGS = ['.settings > h1', '.settings > .status-line', ...['[aria-labelledby="theme-h"]', '#menu-settings', '[aria-labelledby="about-h"]'].flatMap((sec) => [sec, ...READ.map((s) => `${sec} ${s}`)])].join(', ');
 
 /** Elements whose text is cut or runs past their own box or the screen's edge. */
-async function overflowing(page: Page): Promise<string[]> {
-  return page.locator(FITS).evaluateAll((els) =>
+async function overflowing(page: Page, selector = FITS): Promise<string[]> {
+  return page.locator(selector).evaluateAll((els) =>
     (els as unknown as Box[]).flatMap((e) => {
       const r = e.getBoundingClientRect();
       if (r.width === 0) return []; // not shown
@@ -41,12 +43,12 @@ async function overflowing(page: Page): Promise<string[]> {
 }
 
 /** No text cut in either orientation and axe clean in each; screenshots of both. */
-async function checkBoth(page: Page, name: string): Promise<string[]> {
+async function checkBoth(page: Page, name: string, selector = FITS): Promise<string[]> {
   const found: string[] = [];
   for (const size of [LANDSCAPE, PORTRAIT]) {
     await page.setViewportSize(size);
     await page.waitForFunction((w) => (globalThis as unknown as { innerWidth: number }).innerWidth === w, size.width);
-    for (const o of await overflowing(page)) found.push(`${size.width}x${size.height}: ${o}`);
+    for (const o of await overflowing(page, selector)) found.push(`${size.width}x${size.height}: ${o}`);
     for (const v of await axeSerious(page)) found.push(`${size.width}x${size.height}: axe ${v}`);
   }
   await page.setViewportSize(LANDSCAPE);
@@ -58,7 +60,7 @@ async function checkBoth(page: Page, name: string): Promise<string[]> {
 function englishOnly(lang: Lang): Set<string> {
   const en = BUILT_IN.en;
   const other = BUILT_IN[lang];
-  return new Set(Object.keys(en).filter((k) => /^(setup|siren)\./.test(k) && !en[k]!.includes('{') && other[k] !== en[k]).map((k) => en[k]!));
+  return new Set(Object.keys(en).filter((k) => /^(setup|siren|settings)\./.test(k) && !en[k]!.includes('{') && other[k] !== en[k]).map((k) => en[k]!));
 }
 
 /** The texts of the leaves under `root` (elements without element children), trimmed. */
@@ -139,6 +141,20 @@ describe('the installer\'s screens in Russian and Spanish', () => {
       const leftSiren = (await leafTexts(page, '#main [data-screen="SirenRelay"]')).filter((x) => englishOnly(lang).has(x));
       expect(leftSiren, 'English left on the siren screen').toEqual([]);
       expect(await checkBoth(page, `siren-${lang}`)).toEqual([]);
+
+      // Settings: the theme, the menu order and this tablet, in the reader's words
+      await page.goto(`${server.url}/#/settings`);
+      await page.locator('#menu-order li').first().waitFor();
+      expect(await page.locator('.settings > h1').textContent()).toBe(w.t('settings.title'));
+      expect(await page.locator('#theme-h').textContent()).toBe(w.t('settings.theme.title'));
+      expect(await page.locator('.theme-choices label').first().textContent()).toBe(`${w.t('settings.theme.light')} ${w.t('settings.theme.light.note')}`);
+      expect(await page.locator('#menu-order button').first().getAttribute('aria-label')).toMatch(new RegExp(`^${w.t('settings.menu.up', { name: 'NAME' }).split('NAME')[0]!}`));
+      await page.locator('.theme-choices input[value="dark"]').check();
+      await expect.poll(() => page.locator('.settings > .status-line').textContent()).toBe(w.t('settings.saved', { what: 'theme' }));
+      const leftSettings = (await leafTexts(page, '#main .settings')).filter((x) => englishOnly(lang).has(x));
+      expect(leftSettings, 'English left on Settings').toEqual([]);
+      expect(await checkBoth(page, `settings-${lang}`, SETTINGS)).toEqual([]);
+      await page.locator('.theme-choices input[value="light"]').check();
       expect(problems).toEqual([]);
       await context.close();
     });
