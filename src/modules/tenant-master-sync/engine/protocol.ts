@@ -23,6 +23,33 @@ export const versionsSchema = v.object({
 });
 export type ReportedVersions = v.InferOutput<typeof versionsSchema>;
 
+/**
+ * The box's update report (module `updates` on the box; the steps of its state file): where its
+ * self-update stands. Sent in every push and pull; the master keeps it on the site's sync record
+ * (sync-sites: running/target/previous version, step, progress, reason, at) and counts it for the
+ * release's rollout. Not strict: a later box may report more; a step this master does not know is
+ * kept as it is. Steps: idle, downloading, verified, waiting_for_window, installing, proving, done,
+ * rolled_back, failed.
+ */
+export const updateStateSchema = v.object({
+  step: v.pipe(v.string(), v.minLength(1), v.maxLength(32)),
+  target_version: v.optional(v.nullable(short), null),
+  previous_version: v.optional(v.nullable(short), null),
+  /** 0..1: the download's progress while downloading; 1 once verified. */
+  progress: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(1)), 0),
+  /** Why the box is where it is, in English words (shown on the master); null when nothing to say. */
+  reason: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(1000))), null),
+  /** A stable code of the reason (no_release_key, bad_signature, proof_timeout, ...). */
+  reason_code: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64))), null),
+  /** When the box entered the step. */
+  at: v.pipe(v.string(), v.isoTimestamp()),
+  /** The box's Debian architecture (amd64, arm64): the master offers the package of this arch. */
+  arch: short,
+  /** The master's rollout the update belongs to, as the pull answer named it. */
+  rollout_id: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(100))), null),
+});
+export type UpdateStateReport = v.InferOutput<typeof updateStateSchema>;
+
 const report = {
   /** Events left in the outbox after this request's events. */
   remaining: v.pipe(v.number(), v.integer(), v.minValue(0)),
@@ -40,6 +67,8 @@ const report = {
    * "unknown" for them.
    */
   versions: v.optional(versionsSchema),
+  /** The box's self-update state (updateStateSchema). Absent from older boxes: they are offered no update. */
+  update_state: v.optional(v.nullable(updateStateSchema)),
 };
 
 function parsedText(x: unknown): unknown {
@@ -81,6 +110,30 @@ export interface PushAnswer {
   mode: SyncMode;
 }
 
+/** A published release's package, as a box downloads it (GET /api/v1/releases/{version}/packages/{arch}/chunks/{idx}). */
+export interface UpdatePackage {
+  version: string;
+  arch: string;
+  size: number;
+  sha256: string;
+  /** Bytes per chunk (the last chunk may be shorter); chunks = ceil(size / chunk_size). */
+  chunk_size: number;
+  chunks: number;
+  /** The .sig.json text as the fleet team signed it (release-signature.ts SignedRelease). */
+  signed: string;
+}
+
+/** The version the master wants the box to run, for the box's reported arch. */
+export interface UpdateOffer extends UpdatePackage {
+  /** The rollout that reached this site (null: the policies alone ask for it, e.g. pinned). */
+  rollout_id: string | null;
+  /**
+   * The package of the version the box runs now, when the master has it published: the box keeps
+   * it to go back to. Null when the master has none.
+   */
+  previous: UpdatePackage | null;
+}
+
 export interface PullAnswer {
   tenant_id: string;
   site_id: string;
@@ -97,6 +150,13 @@ export interface PullAnswer {
    * content_sha256 as the master holds them. Absent from an older master's answer.
    */
   industry_profiles?: ProfileRow[];
+  /**
+   * The release the box should install now (its target: the version policies in force for it and
+   * the rollout that reached it, for the arch in its update_state), or null: stay on the version
+   * it runs (no target, held by the fleet team, no update_state reported, no package of its
+   * arch). Absent from an older master's answer (same as null).
+   */
+  update?: UpdateOffer | null;
 }
 
 export const pushAnswerSchema = {
@@ -110,6 +170,12 @@ export const pullAnswerSchema = {
     run_requested_at: { anyOf: [{ type: 'string' }, { type: 'null' }] }, applied_seq: { type: 'integer' }, revision: { type: 'string' },
     version_policies: { type: 'array', items: { type: 'object' } },
     site_policies: { type: 'array', items: { type: 'object', required: ['module_id', 'enabled'], properties: { module_id: { type: 'string' }, enabled: { type: 'boolean' } } } },
+    update: {
+      anyOf: [{ type: 'null' }, {
+        type: 'object', required: ['version', 'arch', 'size', 'sha256', 'chunk_size', 'chunks', 'signed', 'rollout_id', 'previous'],
+        description: 'The release the box should install now, for its arch, or null (no target, held, or no package of its arch). previous: the package of the version the box runs, when published.',
+      }],
+    },
     industry_profiles: {
       type: 'array', description: 'The published industry profiles for the site (its tenant\'s, site_id empty or this site, of the site\'s industry); the box stores each as the published version of its lineage.',
       items: { type: 'object', required: ['id', 'site_id', 'industry_code', 'equipment_profile', 'name', 'version_id', 'content', 'content_sha256'] },
