@@ -9,7 +9,8 @@
 //   indexes. A power cut loses at most that minute of them;
 // - a refusal (result deny) and every authentication or session event (logins, logouts, MQTT
 //   connections) within flushMs (2 s), taking the held entries along. Not at once: a flood of
-//   refused requests would otherwise be a commit each, a way to wear the flash from the network.
+//   refused requests would otherwise be a commit each, a way to wear the flash from the network;
+// - at most HELD_MAX entries wait: under load they are written as they reach it.
 // A clean stop writes everything (the server flushes before the database closes); a reader
 // flushes first, so a list never misses an entry.
 import type { Database } from '../db/client.js';
@@ -57,6 +58,13 @@ export interface SecurityLogRow extends Record<string, unknown> {
 }
 
 const PURGE_EVERY_MS = 60 * 60_000;
+/**
+ * Entries held at most: more are written at the end of their turn. Under load (hundreds of
+ * requests a second) a minute's entries would otherwise be tens of thousands of objects kept in
+ * the heap (the box's memory under 50 clients) and one long transaction; 500 entries are one
+ * commit of about 150 KB, as cheap a write per entry as a minute's.
+ */
+const HELD_MAX = 500;
 const COLUMNS = Object.keys(securityLog.columns) as (keyof SecurityLogRow & string)[];
 
 export class SecurityLog {
@@ -91,7 +99,7 @@ export class SecurityLog {
     });
     if (e.result === 'deny') this.log.warn('security deny', { event: e.event, path: e.path, reason: e.reason, subject: e.subject, request_id: e.request_id });
     const now = Date.now();
-    const at = (e.result === 'allow' && e.category === 'access' ? heldCommitAt(this.db, now) : undefined) ?? now + this.flushMs;
+    const at = this.buffer.length >= HELD_MAX ? now : ((e.result === 'allow' && e.category === 'access' ? heldCommitAt(this.db, now) : undefined) ?? now + this.flushMs);
     if (this.timer) {
       if (at >= this.timerAt) return;
       clearTimeout(this.timer);

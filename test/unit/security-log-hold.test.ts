@@ -2,7 +2,8 @@
 // by another connection, under a stepped clock: an allowed request waits for the whole minute's
 // commit of what nobody waits for (telemetry_hold_ms); a refusal or an authentication event is
 // written within 2 s and takes the held entries along; without a hold (0) every entry is written
-// within 2 s, as before; flush() (a reader, a clean stop) writes everything at once.
+// within 2 s, as before; 500 waiting entries are written at once; flush() (a reader, a clean stop)
+// writes everything at once.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,6 +72,19 @@ describe('security log: when entries are written', () => {
     log.record(login);
     await stepTo('2026-12-01T10:01:04.200Z');
     expect(stored().slice(3)).toEqual(['access:allow', 'login:allow']);
+  });
+
+  it('writes held entries once 500 wait, without waiting for the minute (memory and one long commit under load)', async () => {
+    configureGroupCommit(db, { holdMs: 60_000 });
+    const log = new SecurityLog(db, createLogger('error'));
+    vi.setSystemTime(new Date('2026-12-01T10:00:05Z'));
+    for (let i = 0; i < 499; i++) log.record(allow);
+    await stepTo('2026-12-01T10:00:06Z');
+    expect(stored()).toEqual([]);
+    log.record(allow);
+    log.record(allow);
+    await stepTo('2026-12-01T10:00:06.010Z');
+    expect(stored()).toHaveLength(501);
   });
 
   it('writes every entry within 2 s when nothing is held (telemetry_hold_ms 0)', async () => {
