@@ -101,6 +101,10 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'sync_request_timeout_ms', schema: int(100, 600_000), allowed: 'an integer from 100 to 600000', default: 15_000, description: 'Timeout of one request of the edge to the master.' },
   { key: 'sync_stale_ms', schema: int(100, 86_400_000), allowed: 'an integer from 100 to 86400000', default: 60_000, description: 'Master: a site not heard from for longer is out of contact (its tenant\'s sync record is degraded or stopped).' },
   { key: 'sync_retention_days', schema: int(0, 36500), allowed: 'an integer from 0 to 36500 (0 keeps everything)', default: 365, description: 'Master: the events, heartbeats and telemetry aggregates received from the sites are dropped a whole month at a time once the month is older than this (PostgreSQL: its partition is detached and dropped; checked hourly). The analytics day roll-ups stay.' },
+  { key: 'release_public_key', schema: text(), allowed: 'empty (no updates) or the path of a PEM file (ed25519 public key)', default: '', description: 'The fleet\'s release public key (SPKI PEM; `cabinet release keygen` makes the pair): a box installs only packages signed with it, and a master publishes only releases that verify with it. Keep the file root-owned (/etc/cabinet): the privileged installer checks every package with it again before dpkg. Empty: the box does not update itself.' },
+  { key: 'updates_enabled', schema: bool(), allowed: 'true | false', default: true, description: 'Edge-single: the box updates itself to the release its master targets (downloaded in chunks, verified, installed in the maintenance window, proven or rolled back). false: it reports its state and installs nothing.' },
+  { key: 'update_window', schema: v.pipe(text(), v.check((s) => { const m = /^(?:([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-3]):([0-5]\d))?$/.exec(s); return m !== null && (s === '' || `${m[1]}${m[2]}` !== `${m[3]}${m[4]}`); }, 'HH:MM-HH:MM')), allowed: 'empty (any time) or HH:MM-HH:MM in site_timezone (may cross midnight: 22:00-04:00)', default: '', description: 'Edge-single: the maintenance window in which the box installs an update it has downloaded and verified (never while a P1 alarm is unacknowledged or a setpoint write is in progress).' },
+  { key: 'update_proof_timeout_s', schema: int(30, 86_400), allowed: 'an integer from 30 to 86400', default: 600, description: 'Edge-single: how long a newly installed version has to prove itself healthy (ready, its controllers read, a sync with the master) before the installer puts the previous version back. A rollout\'s own proof_timeout_s, when the master sends one, wins.' },
   { key: 'alarm_escalation_interval_ms', schema: int(50, 3_600_000), allowed: 'an integer from 50 to 3600000', default: 15_000, description: 'How often the box escalates industry alarms whose SLA deadline has passed unacknowledged (on its own, no cloud needed).' },
   { key: 'alarm_flood_count', schema: int(0, 1000), allowed: 'an integer from 0 (no grouping) to 1000', default: 5, description: 'Flood/chatter grouping: a rule raising more than this many alarms on one unit within alarm_flood_window_min becomes one grouped alarm whose raise_count counts the raises (docs/alarms.md).' },
   { key: 'alarm_flood_window_min', schema: int(1, 1440), allowed: 'an integer from 1 to 1440', default: 10, description: 'The window, in minutes, of alarm_flood_count.' },
@@ -167,6 +171,10 @@ export interface Config {
   sync_request_timeout_ms: number;
   sync_stale_ms: number;
   sync_retention_days: number;
+  release_public_key: string;
+  updates_enabled: boolean;
+  update_window: string;
+  update_proof_timeout_s: number;
   alarm_escalation_interval_ms: number;
   alarm_flood_count: number;
   alarm_flood_window_min: number;
