@@ -61,7 +61,7 @@ function errorResponses(route: AnyRoute): Record<string, JsonSchema> {
   if (route.path.startsWith('/api/')) codes.add('service_unavailable');
   if (requiredScope(route) !== 'any') codes.add('scope_boundary_denied');
   // A write can meet a unique key (two creates of one id at once): the pipeline answers 409 already_exists (unique.ts).
-  if (route.method === 'post' || route.method === 'patch') { codes.add('payload_too_large'); codes.add('unsupported_media_type'); codes.add('already_exists'); }
+  if (route.method === 'post' || route.method === 'put' || route.method === 'patch') { codes.add('payload_too_large'); codes.add('unsupported_media_type'); codes.add('already_exists'); }
   if (route.method === 'post' && route.idempotent !== false) { codes.add('idempotency_key_reused'); codes.add('idempotency_in_progress'); }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
@@ -101,6 +101,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: { version: strin
       ...('public' in route.access ? { security: [] } : { 'x-permission': route.access }),
       ...(parameters.length ? { parameters } : {}),
       ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: body } } } } : {}),
+      ...(route.rawBody ? { requestBody: { required: true, description: route.rawBody.description, content: { [route.rawBody.contentType]: { schema: { type: 'string', format: 'binary' } } } } } : {}),
       responses: { [success.status]: success.body, ...errorResponses(route) },
     };
     (paths[route.path] ??= {})[route.method] = operation;

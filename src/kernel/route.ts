@@ -13,7 +13,7 @@ import { conflictError } from './unique.js';
 import type { AppContext, AppEnv, Caller, Services } from './context.js';
 import type { Owner } from './scope.js';
 
-export type Method = 'get' | 'post' | 'patch' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type JsonSchema = Record<string, unknown>;
 
 /**
@@ -58,6 +58,11 @@ export interface RouteDef<B = unknown> {
   body?: v.GenericSchema<unknown, B>;
   /** The body schema as JSON Schema when it cannot be derived from the valibot schema. */
   bodyJsonSchema?: JsonSchema;
+  /**
+   * A body that is not JSON (e.g. application/octet-stream bytes): the pipeline does not read it
+   * (the handler does, from ctx.c, within max_body_bytes); documented with this content type.
+   */
+  rawBody?: { contentType: string; description: string };
   response: ResponseSpec;
   status?: 200 | 201 | 202;
   errors?: ErrorCode[];
@@ -123,7 +128,7 @@ const isPromise = (v: unknown): v is Promise<unknown> => typeof (v as Promise<un
 export function mountRoute(app: Hono<AppEnv>, route: AnyRoute, guards: Guards): void {
   // Everything that depends on the route alone is settled here, once, not per request.
   const querySpec = route.query ?? {};
-  const readsBody = !(route.method === 'get' || route.method === 'delete');
+  const readsBody = !(route.method === 'get' || route.method === 'delete') && !route.rawBody;
   const idempotentPost = route.method === 'post' && route.idempotent !== false;
   const status = route.status ?? 200;
   const kind = route.response.kind;
