@@ -125,8 +125,10 @@ export interface UpdatePackage {
 
 /** The version the master wants the box to run, for the box's reported arch. */
 export interface UpdateOffer extends UpdatePackage {
-  /** The rollout that reached this site (null: the policies alone ask for it, e.g. pinned). */
+  /** The rollout that reached this site. */
   rollout_id: string | null;
+  /** Seconds the new version has to prove itself healthy (the rollout's; null: the box's update_proof_timeout_s). */
+  proof_timeout_s: number | null;
   /**
    * The package of the version the box runs now, when the master has it published: the box keeps
    * it to go back to. Null when the master has none.
@@ -172,7 +174,7 @@ export const pullAnswerSchema = {
     site_policies: { type: 'array', items: { type: 'object', required: ['module_id', 'enabled'], properties: { module_id: { type: 'string' }, enabled: { type: 'boolean' } } } },
     update: {
       anyOf: [{ type: 'null' }, {
-        type: 'object', required: ['version', 'arch', 'size', 'sha256', 'chunk_size', 'chunks', 'signed', 'rollout_id', 'previous'],
+        type: 'object', required: ['version', 'arch', 'size', 'sha256', 'chunk_size', 'chunks', 'signed', 'rollout_id', 'proof_timeout_s', 'previous'],
         description: 'The release the box should install now, for its arch, or null (no target, held, or no package of its arch). previous: the package of the version the box runs, when published.',
       }],
     },
