@@ -2,8 +2,9 @@
 // Chromium: a tablet set to Russian or Spanish (localStorage cabinet-i18n.choice, before the shell
 // loads) and a site admin's card without a language of its own. A command form's labels, a
 // required field left empty and a number the box refuses (humidity 150 %) are said beside their
-// field in that language (the form's own words and the box's issue, issueText); a record list and
-// a record; the adapter editor and its own check. Both orientations, screenshots, axe, and no
+// field in that language (the form's own words and the box's issue, issueText); a card's language
+// chosen by its own name and kept by the card; a record list and a record; the adapter editor and
+// its own check. Both orientations, screenshots, axe, and no
 // label, button, heading or cell cut or overflowing (scrollWidth against clientWidth). Then a walk
 // in Russian over every record screen and the command forms on them: no text a person reads as a
 // name (labels, buttons, headings, columns, choices, summaries) is an English value of the
@@ -139,6 +140,26 @@ describe('the admin\'s forms in the reader\'s language', () => {
       expect(await form.locator('input[name="humidity"]').getAttribute('aria-describedby')).toContain(`${(await humidity.getAttribute('id')) ?? 'none'}`);
       expect(await form.locator('.error[role="alert"]').textContent()).toBe(w.t('forms.invalid.seeFields', { n: 1 }));
       await checkBoth(page, `admin-forms-${lang}-validation`, found);
+
+      // A card's language: chosen among the box's languages by their own names; the card keeps it.
+      await page.goto(`${server.url}/#/r/passkeys`);
+      await page.locator('.resource-actions button[data-command="issue"]').click();
+      const issue = page.locator('form[data-command="issue"]');
+      expect(await issue.locator('label[for$="-language"]').textContent()).toBe(w.t('forms.field.language'));
+      await issue.locator('select[name="language"] option[value="ru"]').waitFor({ state: 'attached' });
+      expect(await issue.locator('select[name="language"] option').allTextContents()).toEqual([w.t('forms.language.siteDefault'), 'English', 'Русский', 'Español']);
+      await issue.locator('select[name="type"]').selectOption('rfid');
+      await issue.locator('input[name="holder"]').fill(`Night shift ${lang}`);
+      await issue.locator('select[name="language"]').selectOption(lang);
+      await issue.locator('button[type="submit"]').click();
+      expect(await issue.locator('.confirm').textContent()).toContain(w.t('forms.confirm.field', { label: w.t('forms.field.language'), value: lang === 'ru' ? 'Русский' : 'Español' }));
+      await issue.locator('.confirm-yes').click();
+      await page.locator('#credential-once').waitFor();
+      expect(await page.locator('#credential-dismiss').textContent()).toBe(w.t('forms.credential.dismiss'));
+      await checkBoth(page, `admin-forms-${lang}-card-issued`, found);
+      const cards = (await farm.get(`/api/v1/passkeys/list?q=${encodeURIComponent(`Night shift ${lang}`)}`)).body.items as { language: string | null }[];
+      expect(cards.map((c) => c.language)).toEqual([lang]);
+      await page.locator('#credential-dismiss').click();
 
       // A record list and a record.
       await page.goto(`${server.url}/#/r/poultry-flock`);
