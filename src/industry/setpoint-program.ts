@@ -24,6 +24,7 @@ import type { Caller, Services } from '../kernel/context.js';
 import type { NeutralTable } from '../db/table.js';
 import { colOf, tableOf } from '../db/sql.js';
 import { dispatchSetpoints, dispatchText, type AdapterRow, type DispatchResult } from './dispatch.js';
+import type { TextParams } from './box-text.js';
 import type { VersionColumns, Versioned } from './versions.js';
 
 /** What every setpoint version row carries besides its version columns. */
@@ -52,7 +53,8 @@ export interface SetpointProgram<Row extends SetpointColumns> {
   /** Adds `content` as a draft (with adapter_dispatch pending|not_configured) and audits it. */
   draft(services: Services, content: Omit<Row, keyof VersionColumns | 'adapter_dispatch' | 'correlation_id'>, opts: { id: string; actor: string; change_note: string | null; correlation_id: string; changed: string[]; details?: Record<string, unknown> }): Promise<Row>;
   /** Writes a draft to the controllers and publishes it when they confirmed (see the header). */
-  confirm(services: Services, draft: Row, opts: { caller: Caller; correlation_id: string; change_note?: string; skip?: string }): Promise<{ row: Row; dispatch: DispatchResult; previous: Row | undefined }>;
+  /** skip: why nothing is written (status skipped), as the box's text (a key and its data) or as given. */
+  confirm(services: Services, draft: Row, opts: { caller: Caller; correlation_id: string; change_note?: string; skip?: string | { key: string; params: TextParams } }): Promise<{ row: Row; dispatch: DispatchResult; previous: Row | undefined }>;
 }
 
 export function defineSetpointProgram<Row extends SetpointColumns>(spec: SetpointProgramSpec<Row>): SetpointProgram<Row> {
@@ -107,7 +109,8 @@ export function defineSetpointProgram<Row extends SetpointColumns>(spec: Setpoin
       const values = valuesOf(draft);
       let dispatch: DispatchResult;
       if (opts.skip) {
-        dispatch = { adapter_profile_id: null, controller_id: null, transport: null, status: 'skipped', message: opts.skip, correlation_id, at: new Date().toISOString(), written: [] };
+        const words = typeof opts.skip === 'string' ? { message: opts.skip } : dispatchText(services, opts.skip.key, opts.skip.params);
+        dispatch = { adapter_profile_id: null, controller_id: null, transport: null, status: 'skipped', ...words, correlation_id, at: new Date().toISOString(), written: [] };
       } else {
         const prev = previous ? valuesOf(previous) : {};
         const changed = Object.fromEntries(Object.entries(values).filter(([k, x]) => prev[k] !== x));
