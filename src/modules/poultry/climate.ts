@@ -302,7 +302,7 @@ async function ack(ctx: HandlerContext<v.InferOutput<typeof ackBody>>, draft: Cl
   const flock = await findFlock(services, draft.tenant_id, draft.house_id, draft.batch_id);
   const age = flock && flock.status === 'active' ? ageOf(flock, services) : null;
   const skip = age !== null && !ageFits(draft, age)
-    ? `age phase ${draft.age_phase_id} (days ${draft.day_from}-${draft.day_to}) is not in force at age ${age}; the controller keeps the active phase's setpoints`
+    ? { key: 'box.dispatch.skipped_phase', params: { phase: draft.age_phase_id, day_from: draft.day_from, day_to: draft.day_to, age } }
     : undefined;
   const { row: saved } = await climateSetpoints.confirm(services, draft, { caller, correlation_id: draft.correlation_id ?? ctx.requestId, ...(ctx.body.change_note ? { change_note: ctx.body.change_note } : {}), ...(skip ? { skip } : {}) });
   return withDispatch(saved, age);
