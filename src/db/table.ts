@@ -5,7 +5,7 @@ import * as pg from 'drizzle-orm/pg-core';
 import * as lite from 'drizzle-orm/sqlite-core';
 import type { Column } from 'drizzle-orm';
 
-export type ColumnKind = 'text' | 'integer' | 'real' | 'boolean' | 'json' | 'timestamp';
+export type ColumnKind = 'text' | 'integer' | 'real' | 'boolean' | 'json' | 'timestamp' | 'blob';
 
 export interface ColumnSpec {
   kind: ColumnKind;
@@ -20,7 +20,9 @@ type ValueOf<K extends ColumnKind> = K extends 'text' | 'timestamp'
     ? number
     : K extends 'boolean'
       ? boolean
-      : unknown;
+      : K extends 'blob'
+        ? Buffer
+        : unknown;
 
 /** The row type a neutral table reads back (nullable unless notNull or primary key). */
 export type RowOf<C extends Record<string, ColumnSpec>> = {
@@ -54,7 +56,15 @@ export const col = {
   boolean: (o: Omit<ColumnSpec, 'kind'> = {}): ColumnSpec => ({ kind: 'boolean', ...o }),
   json: (o: Omit<ColumnSpec, 'kind'> = {}): ColumnSpec => ({ kind: 'json', ...o }),
   timestamp: (o: Omit<ColumnSpec, 'kind'> = {}): ColumnSpec => ({ kind: 'timestamp', ...o }),
+  /** Bytes (SQLite blob, PostgreSQL bytea): read back as a Buffer. */
+  blob: (o: Omit<ColumnSpec, 'kind'> = {}): ColumnSpec => ({ kind: 'blob', ...o }),
 } as const;
+
+/** PostgreSQL bytea; node-postgres answers a Buffer, PGlite a Uint8Array (made a Buffer here). */
+const pgBytea = pg.customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (v) => (Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength)),
+});
 
 function liteColumn(name: string, spec: ColumnSpec) {
   let c;
@@ -63,6 +73,7 @@ function liteColumn(name: string, spec: ColumnSpec) {
     case 'real': c = lite.real(name); break;
     case 'boolean': c = lite.integer(name, { mode: 'boolean' }); break;
     case 'json': c = lite.text(name, { mode: 'json' }); break;
+    case 'blob': c = lite.blob(name, { mode: 'buffer' }); break;
     default: c = lite.text(name);
   }
   if (spec.primaryKey) c = c.primaryKey();
@@ -78,6 +89,7 @@ function pgColumn(name: string, spec: ColumnSpec) {
     case 'real': c = pg.doublePrecision(name); break;
     case 'boolean': c = pg.boolean(name); break;
     case 'json': c = pg.jsonb(name); break;
+    case 'blob': c = pgBytea(name); break;
     default: c = pg.text(name);
   }
   if (spec.primaryKey) c = c.primaryKey();
