@@ -18,6 +18,7 @@ import siren from './en/siren.json' with { type: 'json' };
 import notifications from './en/notifications.json' with { type: 'json' };
 import settings from './en/settings.json' with { type: 'json' };
 import fleet from './en/fleet.json' with { type: 'json' };
+import updates from './en/updates.json' with { type: 'json' };
 
 export const EN = {
   ...common,
@@ -38,6 +39,7 @@ export const EN = {
   ...notifications,
   ...settings,
   ...fleet,
+  ...updates,
 };
 
 /** Every key the product knows: English has them all (the parity test holds the others to it). */

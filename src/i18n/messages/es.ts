@@ -18,6 +18,7 @@ import siren from './es/siren.json' with { type: 'json' };
 import notifications from './es/notifications.json' with { type: 'json' };
 import settings from './es/settings.json' with { type: 'json' };
 import fleet from './es/fleet.json' with { type: 'json' };
+import updates from './es/updates.json' with { type: 'json' };
 
 import type { Catalogue } from '../translate.js';
 
@@ -40,4 +41,5 @@ export const ES: Catalogue = {
   ...notifications,
   ...settings,
   ...fleet,
+  ...updates,
 };

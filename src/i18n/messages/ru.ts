@@ -18,6 +18,7 @@ import siren from './ru/siren.json' with { type: 'json' };
 import notifications from './ru/notifications.json' with { type: 'json' };
 import settings from './ru/settings.json' with { type: 'json' };
 import fleet from './ru/fleet.json' with { type: 'json' };
+import updates from './ru/updates.json' with { type: 'json' };
 
 import type { Catalogue } from '../translate.js';
 
@@ -40,4 +41,5 @@ export const RU: Catalogue = {
   ...notifications,
   ...settings,
   ...fleet,
+  ...updates,
 };
