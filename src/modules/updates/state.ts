@@ -36,6 +36,7 @@ export const SETTLED_STEPS: readonly UpdateStep[] = ['idle', 'done', 'rolled_bac
 export const INSTALLER_STEPS: readonly UpdateStep[] = ['installing', 'proving'];
 
 export type UpdateActor = 'service' | 'installer';
+export type ReasonParams = Record<string, string | number>;
 
 /** What the service hands to the installer (request.json), also kept in state.request. */
 export interface UpdateRequest {
@@ -85,6 +86,8 @@ export interface UpdateState {
   reason: string | null;
   /** A stable code of the reason (no_release_key, bad_signature, bad_checksum, proof_timeout, dpkg_failed...). */
   reason_code: string | null;
+  /** The parameters of the reason's words (catalogue key `updates.reason.<reason_code>`): data, never worded English. */
+  reason_params: ReasonParams | null;
   /** When the step was entered. */
   at: string;
   rollout_id: string | null;
@@ -114,7 +117,7 @@ export function debianArch(arch: string = process.arch): string {
 
 export function initialState(arch: string, at: string): UpdateState {
   return {
-    schema: 1, step: 'idle', target_version: null, previous_version: null, arch, progress: 0, reason: null, reason_code: null,
+    schema: 1, step: 'idle', target_version: null, previous_version: null, arch, progress: 0, reason: null, reason_code: null, reason_params: null,
     at, rollout_id: null, request: null, deadline_at: null, given_up: [], history: [],
   };
 }
@@ -194,6 +197,13 @@ export function readState(dataDir: string): UpdateState | null {
   return parseState(text);
 }
 
+function paramsOf(x: unknown): ReasonParams | null {
+  if (!x || typeof x !== 'object' || Array.isArray(x)) return null;
+  const out: ReasonParams = {};
+  for (const [k, v] of Object.entries(x as Record<string, unknown>)) if (typeof v === 'string' || typeof v === 'number') out[k] = v;
+  return out;
+}
+
 export function parseState(text: string): UpdateState {
   const raw = JSON.parse(text) as Record<string, unknown>;
   if (!raw || typeof raw !== 'object' || raw.schema !== 1 || !isStep(raw.step)) throw new Error('the update state file is not a state of schema 1');
@@ -210,6 +220,7 @@ export function parseState(text: string): UpdateState {
     progress: typeof raw.progress === 'number' && raw.progress >= 0 && raw.progress <= 1 ? raw.progress : 0,
     reason: str(raw.reason),
     reason_code: str(raw.reason_code),
+    reason_params: paramsOf(raw.reason_params),
     at: str(raw.at) ?? '',
     rollout_id: str(raw.rollout_id),
     request: raw.request && typeof raw.request === 'object' ? raw.request as UpdateRequest : null,
@@ -231,9 +242,10 @@ export interface StepChange {
   running_version: string | null;
   reason?: string | null;
   reason_code?: string | null;
+  reason_params?: ReasonParams | null;
   at?: string;
   /** Other fields to set with the step (target_version, progress, request, deadline_at, ...). */
-  patch?: Partial<Omit<UpdateState, 'schema' | 'step' | 'history' | 'reason' | 'reason_code' | 'at'>>;
+  patch?: Partial<Omit<UpdateState, 'schema' | 'step' | 'history' | 'reason' | 'reason_code' | 'reason_params' | 'at'>>;
 }
 
 /**
@@ -250,6 +262,7 @@ export function changeStep(dataDir: string, change: StepChange): UpdateState {
     step: change.step,
     reason: change.reason ?? null,
     reason_code: change.reason_code ?? null,
+    reason_params: change.reason_params ?? null,
     at,
   };
   const entry: UpdateHistoryEntry = {
