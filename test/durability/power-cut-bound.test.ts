@@ -9,6 +9,9 @@
 //   minute roll-ups are rebuilt from the stored points, and an alarm raised and acknowledged, a
 //   setpoint written to the controller (/api/rpc) and an audit record, each answered before the
 //   kill, are all there.
+// - The security log (src/auth/security-log.ts): a clean stop loses no entry; SIGKILL loses no
+//   allowed request's entry older than the bound (they wait for the hold period's commit) and no
+//   refusal older than its 2 s flush.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -27,6 +30,8 @@ const TENANT = { role: 'admin' as const, scope_type: 'tenant' as const, tenant_i
 
 type Item = Record<string, unknown>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Refusals and authentication events are written within this (the security log's flushMs). */
+const SECURITY_FLUSH_MS = 2000;
 
 describe('what a stop may lose, per kind', () => {
   let env: TestEnv;
@@ -60,8 +65,22 @@ describe('what a stop may lose, per kind', () => {
     const db = new Database(join(env.dataDir, 'cabinet.sqlite'), { readonly: true });
     try { return Number((db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n); } finally { db.close(); }
   };
+  /** A request whose security-log entry carries `requestId`: allowed with the token, refused (401) without. */
+  const logged = async (requestId: string, token?: string) => {
+    const res = await fetch(`${box.url}/api/v1/tables/list?limit=1`, { headers: { 'x-request-id': requestId, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+    await res.arrayBuffer();
+    expect(res.status).toBe(token ? 200 : 401);
+  };
+  /** The security-log entries committed to the file, by request id: result of each. */
+  const securityEntries = (ids: string[]) => {
+    const db = new Database(join(env.dataDir, 'cabinet.sqlite'), { readonly: true });
+    try {
+      const rows = db.prepare(`select request_id, result from auth_security_log where request_id in (${ids.map(() => '?').join(', ')})`).all(...ids) as { request_id: string; result: string }[];
+      return Object.fromEntries(rows.map((r) => [r.request_id, r.result]));
+    } finally { db.close(); }
+  };
 
-  it('a clean stop loses nothing; SIGKILL loses only held readings and telemetry younger than the bound, and no alarm, acknowledgement, setpoint write or audit record', async () => {
+  it('a clean stop loses nothing; SIGKILL loses only held readings, telemetry and allowed requests\' log entries younger than the bound, refusals younger than 2 s, and no alarm, acknowledgement, setpoint write or audit record', async () => {
     const simulation = new Simulation({ houses: HOUSES, age_days: 12, birds: 20_000, speed: 1, seed: 3, noise: 1 });
     sim = await startTcpServer(simulation, '127.0.0.1', 0);
     env = await createTestEnv('sqlite');
@@ -88,17 +107,27 @@ describe('what a stop may lose, per kind', () => {
     expect((hourly.body.item.items as Item[]).reduce((n, i) => n + Number(i.n), 0)).toBe([...shownBefore.values()].filter((r) => r.house_id === 'house-1').length);
     expect(shownBefore.size).toBeGreaterThan(0);
     expect(committed('poultry_climate_readings')).toBeLessThan(shownBefore.size); // some were held, not committed
+    await logged('clean-stop-allow', token);
+    await logged('clean-stop-deny');
     await box.stop();
+    expect(securityEntries(['clean-stop-allow', 'clean-stop-deny'])).toEqual({ 'clean-stop-allow': 'allow', 'clean-stop-deny': 'deny' });
     await box.start();
     expect([...(await readings(token)).keys()].sort()).toEqual([...shownBefore.keys()].sort());
     expect(await minutes(token)).toEqual(minutesBefore);
 
     // SIGKILL under polling: the critical writes are answered first, then the box is killed.
     sim = await startTcpServer(simulation, '127.0.0.1', sim.where as number);
+    const oldAllowAt = Date.now();
+    await logged('kill-old-allow', token);
     await sleep(BOUND_MS + 4000);
     // The kill falls in the middle of a hold period (its commit is on the whole period plus 2 s), so readings are held.
     const phase = () => (Date.now() - 2000) % HOLD_MS;
+    // A refusal a few seconds before the kill, inside the same hold period: written within 2 s, not held.
+    while (phase() < 3000 || phase() > 5000) await sleep(200);
+    const denyAt = Date.now();
+    await logged('kill-deny');
     while (phase() < 8000 || phase() > 11_000) await sleep(200);
+    await logged('kill-held-allow', token);
     const raised = await api(box, token, 'POST', '/api/v1/alarms/commands/raise', { severity: 'high', source: 'rules', title: 'power cut test' });
     expect(raised.status, JSON.stringify(raised.body)).toBe(201);
     const alarmId = String(raised.body.item.id);
@@ -119,6 +148,8 @@ describe('what a stop may lose, per kind', () => {
     const shownMinutes = await minutes(token);
     const held = shown.size - committed('poultry_climate_readings');
     expect(held).toBeGreaterThan(0); // the kill has held readings to lose
+    // An allowed request's entry of this hold period is not committed yet: the kill has one to lose.
+    expect(securityEntries(['kill-held-allow'])).toEqual({});
     const killedAt = Date.now();
     await box.kill9();
     await sim.close();
@@ -145,6 +176,11 @@ describe('what a stop may lose, per kind', () => {
     } finally {
       db.close();
     }
+
+    // The security log: what is older than its bound is there.
+    expect(killedAt - oldAllowAt).toBeGreaterThan(BOUND_MS);
+    expect(killedAt - denyAt).toBeGreaterThan(SECURITY_FLUSH_MS + 500);
+    expect(securityEntries(['kill-old-allow', 'kill-deny'])).toEqual({ 'kill-old-allow': 'allow', 'kill-deny': 'deny' });
 
     const alarm = await api(box, token, 'GET', `/api/v1/alarms/${alarmId}`);
     expect(alarm.status).toBe(200);
