@@ -1,6 +1,7 @@
 // The shell frame's and the alarm screens' counted words (src/i18n/messages/<lang>/{shell,alarms}.json)
 // in each shipped language: the plural forms Russian needs for 1, 2, 5 and 21 (one, few, many, and
 // 21 back to "one"), Spanish's one/other, and the English the browser tests read, unchanged.
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN } from '../../src/i18n/built-in.js';
 import { formatLocale } from '../../src/i18n/languages.js';
@@ -71,15 +72,23 @@ describe('counted alarm words', () => {
     expect(tr('ru').t('shell.feed.event', { event: 'something_new' })).toBe('');
   });
 
-  it('every module the box ships has a name and a line in each language', () => {
-    const en = BUILT_IN.en;
-    const names = Object.keys(en).filter((k) => /^shell\.module\.[a-z-]+$/.test(k));
-    expect(names.length).toBeGreaterThan(20);
-    for (const lang of ['ru', 'es'] as const) {
-      for (const k of names) {
-        expect(BUILT_IN[lang][k], `${lang} ${k}`).toBeTruthy();
-        expect(BUILT_IN[lang][`${k}.about`], `${lang} ${k}.about`).toBeTruthy();
+  it('every module the box ships is named in each language (its farm words in modules.*, else the shell\'s), once', async () => {
+    const dir = new URL('../../src/modules/', import.meta.url).pathname;
+    const ids: string[] = [];
+    for (const d of readdirSync(dir, { withFileTypes: true }).filter((x) => x.isDirectory())) {
+      const mod = (await import(`${dir}${d.name}/module.ts`).catch(() => ({}))) as Record<string, unknown>;
+      for (const v of Object.values(mod)) if (v && typeof v === 'object' && typeof (v as { id?: unknown }).id === 'string' && 'description' in v) ids.push((v as unknown as { id: string }).id);
+    }
+    expect(ids.length).toBeGreaterThan(20);
+    for (const lang of ['en', 'ru', 'es'] as const) {
+      const cat = BUILT_IN[lang];
+      for (const id of ids) {
+        const farm = cat[`modules.${id}.name`] !== undefined;
+        const shell = cat[`shell.module.${id}`] !== undefined;
+        expect(farm || shell, `${lang}: module ${id} has no name`).toBe(true);
+        expect(farm && shell, `${lang}: module ${id} named twice`).toBe(false);
+        if (shell) expect(cat[`shell.module.${id}.about`], `${lang} ${id}.about`).toBeTruthy();
       }
     }
-  });
+  }, 30_000);
 });
