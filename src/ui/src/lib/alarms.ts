@@ -12,7 +12,7 @@ import { ApiError, getItem, getList, post, query } from './api';
 import { t } from './i18n';
 import { liveState } from './live';
 import { session, type Session } from './session';
-import { observable, on, type Observable } from './store';
+import { observable, on, type Observable } from './observable';
 import type { AlarmAction, AlarmSummary, AlarmViewItem, StatusEvent } from './types';
 // The box's own list order, for an event's alarm placed between two reads of the list.
 import { viewOrder } from '../../../industry/alarm-view-item';

@@ -4,7 +4,7 @@
 import { cacheGet, cachePut } from './cache';
 import { errorText } from './error-words';
 import { t } from './i18n';
-import { emit } from './store';
+import { emit } from './observable';
 
 /** One field issue of a validation_error: its field, a machine reason, and what a reader needs to word it (min, max, allowed, format, expected). */
 export interface ErrorDetail { field: string; reason: string; [param: string]: unknown }

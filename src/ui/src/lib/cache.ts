@@ -9,7 +9,7 @@ const MAX_ENTRIES = 120;
 
 function storage(): Storage | undefined {
   try {
-    return window.localStorage;
+    return globalThis.localStorage;
   } catch {
     return undefined;
   }

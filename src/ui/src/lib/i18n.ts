@@ -5,7 +5,8 @@
 import { EN, type MessageKey } from '../../../i18n/messages/en';
 import { BASE_LANGUAGE, formatLocale, isLanguageTag } from '../../../i18n/languages';
 import { makeTranslator, type Catalogue, type MessageParams, type Translator } from '../../../i18n/translate';
-import { observable } from './store';
+import { observable } from './observable';
+import { pageDocument } from './page';
 
 export type { MessageKey, MessageParams };
 
@@ -53,7 +54,7 @@ export function readerLocale(): string {
 
 function storage(): Storage | undefined {
   try {
-    return window.localStorage;
+    return globalThis.localStorage;
   } catch {
     return undefined;
   }
@@ -107,7 +108,8 @@ export async function setLanguage(lang: string): Promise<boolean> {
   if (!catalogue || ticket !== pending) return false;
   own = catalogue;
   current = makeTranslator(lang, formatLocale(lang, siteLocale), catalogue, EN);
-  document.documentElement.lang = lang;
+  const doc = pageDocument();
+  if (doc) doc.documentElement.lang = lang;
   language.set(lang);
   return true;
 }

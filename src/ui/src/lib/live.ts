@@ -2,8 +2,9 @@
 // reconnecting with exponential back-off; while it is broken the shell polls status/list over
 // HTTP so it keeps updating (contract 6).
 import { ApiError, getList, getLoaded, query } from './api';
-import { emit, observable } from './store';
+import { emit, observable } from './observable';
 import type { StatusEvent } from './types';
+import { pageLocation } from './page';
 
 export type LiveState = 'connecting' | 'live' | 'polling' | 'offline' | 'stopped';
 
@@ -88,6 +89,7 @@ function stopPolling(): void {
 function connect(): void {
   if (!running) return;
   liveState.set(pollTimer ? 'polling' : 'connecting');
+  const location = pageLocation();
   const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/v1/status/stream${lastId > 0 ? `?since=${lastId}` : ''}`;
   let socket: WebSocket;
   try {

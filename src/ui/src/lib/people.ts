@@ -4,7 +4,7 @@
 // the fallback below says "card …SNSB" (the passkey's last four), never the raw id.
 import { getList, query } from './api';
 import type { Session } from './session';
-import { observable } from './store';
+import { observable } from './observable';
 import { t } from './i18n';
 
 export const people = observable<Map<string, string>>(new Map());

@@ -1,6 +1,6 @@
 // Hash routes: #/ (the workspace), #/dashboard, #/m/<module>, #/r/<resource path>[?id=..],
 // #/settings, #/house/<id>, #/alarms. Hash routing works from the service worker's cached page.
-import { observable } from './store';
+import { observable } from './observable';
 
 export interface Route { name: string; params: Record<string, string> }
 

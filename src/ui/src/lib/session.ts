@@ -2,11 +2,12 @@
 // shell preferences (backend first, local storage only as the fallback cache).
 import { ApiError, getLoaded, post, query } from './api';
 import { cachePut, clearCache, localSetting, setCacheOwner } from './cache';
-import { observable, on } from './store';
+import { observable, on } from './observable';
 import { setDisplay } from './format';
 import { backToTabletLanguage, personLanguage, setLanguage, setSiteDefault, setSiteLocale, type MessageKey } from './i18n';
 import { inFarmWords, offeredTo } from './words';
 import type { AppContext, DashboardLayout, ModuleRecord, Preferences, ThemeChoice, User } from './types';
+import { pageDocument } from './page';
 
 export interface Session {
   user: User;
@@ -53,7 +54,8 @@ function layoutOf(p: Preferences | undefined): DashboardLayout {
 }
 
 export function applyTheme(theme: ThemeChoice): void {
-  document.documentElement.dataset.theme = theme;
+  const doc = pageDocument();
+  if (doc) doc.documentElement.dataset.theme = theme;
 }
 
 let stale: string | null = null;

@@ -1,42 +1,8 @@
-// A small event bus and observable values for the whole shell (no state library needed).
+// The shell's state: the bus and observables (lib/observable.ts), and the hook that renders one.
 import { useEffect, useState } from 'preact/hooks';
+import type { Observable } from './observable';
 
-type Handler = (payload: unknown) => void;
-const handlers = new Map<string, Set<Handler>>();
-
-export function on(event: string, fn: Handler): () => void {
-  let set = handlers.get(event);
-  if (!set) handlers.set(event, (set = new Set()));
-  set.add(fn);
-  return () => set.delete(fn);
-}
-
-export function emit(event: string, payload?: unknown): void {
-  for (const fn of handlers.get(event) ?? []) fn(payload);
-}
-
-export interface Observable<T> {
-  get(): T;
-  set(value: T): void;
-  subscribe(fn: (value: T) => void): () => void;
-}
-
-export function observable<T>(initial: T): Observable<T> {
-  let value = initial;
-  const subs = new Set<(value: T) => void>();
-  return {
-    get: () => value,
-    set(next) {
-      if (Object.is(next, value)) return;
-      value = next;
-      for (const fn of subs) fn(value);
-    },
-    subscribe(fn) {
-      subs.add(fn);
-      return () => subs.delete(fn);
-    },
-  };
-}
+export { emit, observable, on, type Observable } from './observable';
 
 export function useObservable<T>(o: Observable<T>): T {
   const [value, setValue] = useState(o.get());
