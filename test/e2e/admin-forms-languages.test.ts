@@ -47,6 +47,8 @@ async function checkBoth(page: Page, name: string, found: string[]): Promise<voi
   for (const size of [LANDSCAPE, PORTRAIT]) {
     await page.setViewportSize(size);
     await page.waitForFunction((w) => (globalThis as unknown as { innerWidth: number }).innerWidth === w, size.width);
+    // the screen's own layout for this width (a list becomes cards below 1100 px) is drawn on the frames after the resize
+    await page.evaluate(() => new Promise<void>((done) => { const raf = (globalThis as unknown as { requestAnimationFrame(cb: () => void): number }).requestAnimationFrame; raf(() => raf(() => done())); }));
     for (const o of await overflowing(page)) found.push(`${name} ${size.width}x${size.height}: ${o}`);
     for (const v of await axeSerious(page)) found.push(`${name} ${size.width}x${size.height}: axe ${v}`);
   }
@@ -185,6 +187,16 @@ describe('the admin\'s forms in the reader\'s language', () => {
       await editor.locator('button[type="submit"]').click();
       expect(await editor.locator('.error[role="alert"]').textContent()).toBe(w.t('adapters.invalid.unitController'));
       await checkBoth(page, `admin-forms-${lang}-adapter-editor`, found);
+
+      // Settings: a role's quick buttons and the site's shell profile.
+      await page.goto(`${server.url}/#/settings`);
+      const pins = page.locator('#role-pins');
+      await pins.locator('#role-order li').first().waitFor();
+      expect(await pins.locator('h2').textContent()).toBe(w.t('forms.pins.title'));
+      expect(await pins.locator('#role-pins-save').textContent()).toBe(w.t('forms.pins.save', { role: 'operator' }));
+      expect(await page.locator('#profile-h').textContent()).toBe(w.t('forms.shellProfile.title'));
+      await pins.scrollIntoViewIfNeeded();
+      await checkBoth(page, `admin-forms-${lang}-role-pins`, found);
 
       expect(found).toEqual([]);
       expect(problems).toEqual([]);
