@@ -17,7 +17,7 @@ import type { TelemetryPoint } from '../../../realtime/bus.js';
 import { Outbox } from './outbox.js';
 import { applyDownState } from './apply.js';
 import { basisOf, differing, heldDigests, masterDigests, type Held, type HeldBasis } from './held.js';
-import { PUSH_MAX_BYTES, type EventKind, type PullAnswer, type PushAnswer, type ReportedVersions } from './protocol.js';
+import { PUSH_MAX_BYTES, type EventKind, type PullAnswer, type PushAnswer, type ReportedVersions, type UpdateOffer, type UpdateStateReport } from './protocol.js';
 import { registryOf } from '../../core/registry/runtime.js';
 import pkg from '../../../../package.json' with { type: 'json' };
 
@@ -34,6 +34,18 @@ export interface EdgeSyncStatus {
   failures: number;
   down_revision: string | null;
 }
+
+/**
+ * The box's updater (module updates) as the sync sees it: what it reports with every request, and
+ * the master's offer of every pull answer (null: stay on the running version).
+ */
+export interface SyncUpdater {
+  report(): UpdateStateReport;
+  offered(update: UpdateOffer | null): void;
+}
+
+/** Fields of the report an older master may refuse as unknown: the box then syncs without them. */
+const OPTIONAL_REPORTS = ['versions', 'update_state'] as const;
 
 declare module '../../../kernel/context.js' {
   interface Services {
@@ -77,7 +89,8 @@ export class EdgeSync {
   private basis: HeldBasis | undefined;
   private held: Held | undefined;
   /** The master refused the versions field (a master older than the report): it is left out from then on. */
-  private versionsRefused = false;
+  private readonly refused = new Set<string>();
+  private updater: SyncUpdater | undefined;
   private readonly started = Date.now();
   private readonly st: EdgeSyncStatus;
 
@@ -148,6 +161,30 @@ export class EdgeSync {
     return { ...this.st, pending: s.pending, oldest_pending_at: s.oldest_at };
   }
 
+  /** The updates module registers its updater here (one per box). */
+  setUpdater(updater: SyncUpdater | undefined): void {
+    this.updater = updater;
+  }
+
+  /**
+   * A GET of a master path over the site's session (the updater's package chunks): the status and
+   * the raw bytes. A refused session is opened again once.
+   */
+  async download(path: string): Promise<{ status: number; bytes: Buffer; error: string | null }> {
+    const base = this.cfg.sync_master_url.replace(/\/+$/, '');
+    for (let attempt = 0; ; attempt++) {
+      const token = this.token && this.token.expires - Date.now() > 60_000 ? this.token.value : await this.login();
+      const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(this.cfg.sync_request_timeout_ms) });
+      const bytes = Buffer.from(await res.arrayBuffer());
+      if (res.status === 401 && attempt === 0) { this.token = undefined; continue; }
+      let error: string | null = null;
+      if (res.status !== 200) {
+        try { error = (JSON.parse(bytes.toString('utf8')) as { error?: { message?: string } }).error?.message ?? null; } catch { error = null; }
+      }
+      return { status: res.status, bytes, error };
+    }
+  }
+
   /** Runs one cycle now (tests, and the CLI), unless one is already running. */
   syncNow(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
@@ -196,6 +233,11 @@ export class EdgeSync {
     this.st.site_id = pulled.site_id;
     this.st.mode = pulled.mode;
     await this.holdMasterState(pulled);
+    try {
+      this.updater?.offered(pulled.update ?? null);
+    } catch (err) {
+      this.services.log.warn('the updater refused the pull answer\'s update', { error: (err as Error).message });
+    }
     // The master already holds everything up to applied_seq (an answer lost to a crash). A box
     // whose database was replaced numbers its new events after that, or they would be taken
     // for duplicates.
@@ -272,7 +314,7 @@ export class EdgeSync {
   }
 
   private report(remaining: number, oldest: string | null) {
-    return { remaining, oldest_remaining_at: oldest, down_revision: this.st.down_revision, rtt_ms: this.lastRtt, industry_code: this.cfg.industry, ...(this.held ? { held: this.held } : {}), ...(this.versionsRefused ? {} : { versions: this.versions() }) };
+    return { remaining, oldest_remaining_at: oldest, down_revision: this.st.down_revision, rtt_ms: this.lastRtt, industry_code: this.cfg.industry, ...(this.held ? { held: this.held } : {}), ...(this.refused.has('versions') ? {} : { versions: this.versions() }), ...(this.updater && !this.refused.has('update_state') ? { update_state: this.updater.report() } : {}) };
   }
 
   /** What the box runs, read from the registry at every report (modules are installed and removed at run time). */
@@ -326,13 +368,16 @@ export class EdgeSync {
       this.lastRtt = Math.round((performance.now() - t0) * 10) / 10;
       if (res.status === 401) { this.token = undefined; continue; }
       const err = (res.body as { error?: { code?: string; message?: string; details?: { field?: string; reason?: string }[] } } | null)?.error;
-      // A master older than the versions report refuses the field: the box syncs without it (the
-      // master shows its versions as unknown) instead of not syncing at all.
-      if (res.status === 400 && 'versions' in body && err?.details?.some((d) => d.field === 'versions' && d.reason === 'unknown_field')) {
-        this.versionsRefused = true;
-        this.services.log.warn('the master does not take the versions report (it is older than this box); syncing without it');
-        const { versions: _left, ...rest } = body;
+      // A master older than the versions (or update) report refuses the field: the box syncs
+      // without it (the master shows its versions as unknown, and offers no update) instead of not
+      // syncing at all.
+      const unknown = res.status === 400 ? OPTIONAL_REPORTS.find((f) => f in body && err?.details?.some((d) => d.field === f && d.reason === 'unknown_field')) : undefined;
+      if (unknown) {
+        this.refused.add(unknown);
+        this.services.log.warn(`the master does not take the ${unknown} report (it is older than this box); syncing without it`);
+        const { [unknown]: _left, ...rest } = body;
         body = rest;
+        attempt--;
         continue;
       }
       if (res.status !== 200) {
