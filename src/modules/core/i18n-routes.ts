@@ -24,7 +24,22 @@ export const i18nRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get', path: '/app/i18n/{file}', module: 'core', summary: 'A language catalogue of the web shell, or languages.json: the languages offered', tags: ['web'], access: { public: true },
     description: '`languages.json`: {default, languages: [{code, name, shipped, coverage}]}, the site\'s default language (setting site_language) and every language a chooser offers, shipped and site-added. `<code>.json`: that language\'s catalogue, flat message keys to ICU MessageFormat strings, the shipped words with the site\'s own file (data_dir/i18n/<code>.json) over them. Revalidated by ETag (no-cache).',
-    response: { kind: 'raw', contentType: 'application/json', description: 'JSON' }, errors: ['not_found'],
+    response: {
+      kind: 'raw', contentType: 'application/json', description: 'languages.json: the offered languages; <code>.json: a catalogue (message key to ICU MessageFormat text)',
+      schema: {
+        oneOf: [
+          {
+            type: 'object', required: ['default', 'languages'],
+            properties: {
+              default: { type: 'string', description: 'The site\'s default language (setting site_language).' },
+              languages: { type: 'array', items: { type: 'object', required: ['code', 'name', 'shipped', 'coverage'], properties: { code: { type: 'string' }, name: { type: 'string' }, shipped: { type: 'boolean' }, coverage: { type: 'number', minimum: 0, maximum: 1 } } } },
+            },
+          },
+          { type: 'object', additionalProperties: { type: 'string' }, description: 'A catalogue: flat message keys to ICU MessageFormat strings.' },
+        ],
+      },
+    },
+    errors: ['not_found'],
     handler: async ({ c, params, services }) => {
       const file = params.file as string;
       if (file === 'languages.json') {
