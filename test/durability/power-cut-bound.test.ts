@@ -124,6 +124,9 @@ describe('what a stop may lose, per kind', () => {
     const phase = () => (Date.now() - 2000) % HOLD_MS;
     // A refusal a few seconds before the kill, inside the same hold period: written within 2 s, not held.
     while (phase() < 3000 || phase() > 5000) await sleep(200);
+    // Committed by the hold periods' own commits since (nothing else flushed the log meanwhile).
+    expect(Date.now() - oldAllowAt).toBeGreaterThan(BOUND_MS);
+    expect(securityEntries(['kill-old-allow'])).toEqual({ 'kill-old-allow': 'allow' });
     const denyAt = Date.now();
     await logged('kill-deny');
     while (phase() < 8000 || phase() > 11_000) await sleep(200);
