@@ -6,13 +6,14 @@
 // is started again. Once complete, the file is verified (size, sha256, the signed manifest's
 // fields, the signature with the box's release key) and only then renamed to .deb beside its
 // .sig.json. Nothing unverified ever carries the .deb name the hand-off uses.
+import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { fileDigest, verifySigned, type SignedRelease } from '../../runtime/release-signature.js';
 import type { UpdatePackage } from '../tenant-master-sync/engine/protocol.js';
 import { ensureUpdatesDir, packagePath, partPath, signaturePath, writeFileAtomic, writeJsonAtomic, type ReasonParams } from './state.js';
 
 /** Fetches one chunk: the status and the bytes (engine/edge.ts EdgeSync.download). */
-export type ChunkFetcher = (path: string) => Promise<{ status: number; bytes: Buffer; error: string | null }>;
+export type ChunkFetcher = (path: string) => Promise<{ status: number; bytes: Buffer; error: string | null; sha256?: string | null }>;
 
 /** A refusal or a stop, with the code and parameters of its words (updates.reason.<code>). */
 export class UpdateError extends Error {
@@ -120,6 +121,12 @@ export async function fetchPackage(dataDir: string, p: UpdatePackage, publicPem:
       const want = expectedLength(p, idx);
       if (res.bytes.length !== want) {
         const error = `${res.bytes.length} bytes instead of ${want}`;
+        throw new UpdateError('download_failed', { chunk: idx + 1, chunks: p.chunks, error }, `chunk ${idx} of ${p.version}: ${error}`);
+      }
+      // A chunk damaged on the way (the master names each chunk's sha256) is fetched again later, not
+      // written: the whole package is checked against its signed sha256 at the end anyway.
+      if (res.sha256 && createHash('sha256').update(res.bytes).digest('hex') !== res.sha256) {
+        const error = 'the chunk does not match its sha256';
         throw new UpdateError('download_failed', { chunk: idx + 1, chunks: p.chunks, error }, `chunk ${idx} of ${p.version}: ${error}`);
       }
       let off = 0;

@@ -168,9 +168,10 @@ export class EdgeSync {
 
   /**
    * A GET of a master path over the site's session (the updater's package chunks): the status and
-   * the raw bytes. A refused session is opened again once.
+   * the raw bytes, with the sha256 the master says they have (x-chunk-sha256). A refused session
+   * is opened again once.
    */
-  async download(path: string): Promise<{ status: number; bytes: Buffer; error: string | null }> {
+  async download(path: string): Promise<{ status: number; bytes: Buffer; error: string | null; sha256: string | null }> {
     const base = this.cfg.sync_master_url.replace(/\/+$/, '');
     for (let attempt = 0; ; attempt++) {
       const token = this.token && this.token.expires - Date.now() > 60_000 ? this.token.value : await this.login();
@@ -181,7 +182,7 @@ export class EdgeSync {
       if (res.status !== 200) {
         try { error = (JSON.parse(bytes.toString('utf8')) as { error?: { message?: string } }).error?.message ?? null; } catch { error = null; }
       }
-      return { status: res.status, bytes, error };
+      return { status: res.status, bytes, error, sha256: res.headers.get('x-chunk-sha256') };
     }
   }
 
