@@ -12,11 +12,8 @@ import type { ModuleRecord } from './types';
 
 /** Modules offered to operators (when their role may also list its records); the rest is admin work. */
 const OPERATOR_MODULES = new Set(['alarms', 'poultry', 'swine', 'melioration', 'tasks']);
-/** Modules the shell has words for (their names and descriptions in modules.json). */
-const NAMED_MODULES = new Set([
-  'alarms', 'alarm-view', 'poultry', 'swine', 'melioration', 'tasks', 'industry', 'device-polling', 'devices', 'status', 'core', 'auth', 'passkeys',
-  'tables', 'forms', 'audit', 'shell', 'field', 'analytics', 'subscriptions', 'sla-profiles', 'version-policies', 'tenant-master', 'tenant-master-sync',
-]);
+/** Whether the shell has farm words for the module (modules.<id>.name in the catalogue). */
+const named = (id: string) => known(`modules.${id}.name`) !== undefined;
 
 /** A module's name in the reader's words (its own name when the shell does not know it). */
 export function moduleName(m: Pick<ModuleRecord, 'id' | 'name'>): string {
@@ -29,7 +26,7 @@ export function moduleName(m: Pick<ModuleRecord, 'id' | 'name'>): string {
  * the module then reads it in the language of the moment.
  */
 export function inFarmWords(m: ModuleRecord): ModuleRecord {
-  if (!NAMED_MODULES.has(m.id)) return { ...m, description: plainSummary(m.description) };
+  if (!named(m.id)) return { ...m, description: plainSummary(m.description) };
   const out = { ...m };
   Object.defineProperties(out, {
     name: { get: () => known(`modules.${m.id}.name`) ?? m.name, enumerable: true, configurable: true },
@@ -41,7 +38,7 @@ export function inFarmWords(m: ModuleRecord): ModuleRecord {
 /** Whether this role is offered the module at all (its records must also be listable). */
 export function offeredTo(role: string, m: ModuleRecord): boolean {
   if (role !== 'operator') return true;
-  return NAMED_MODULES.has(m.id) ? OPERATOR_MODULES.has(m.id) : m.industry_scope === 'industry';
+  return named(m.id) ? OPERATOR_MODULES.has(m.id) : m.industry_scope === 'industry';
 }
 
 /** The catalogue's words for a command: "<kind>.<resource>.<command>", else "<kind>.<command>". */
