@@ -60,6 +60,8 @@ interface Prepared {
 /** A SQLite read that can run on either side: in the read worker, or on the main thread's read connection. */
 interface SqliteRead {
   execute(params: Record<string, unknown>, inWorker: boolean): Promise<unknown[]>;
+  /** On the main thread's connection, without a promise (a small table's page and count). */
+  here(params: Record<string, unknown>): unknown[];
 }
 
 /** SQLite's prepare() takes no name; PostgreSQL's needs one per distinct statement. */
@@ -192,13 +194,14 @@ export class Store<Row extends Record<string, unknown>> {
     const { sql: text, params } = (builder as { toSQL(): { sql: string; params: unknown[] } }).toSQL();
     const offload = this.db.offloadSqlite!;
     const bind = binder(params);
-    let here: SqliteStatement | undefined;
+    let stmt: SqliteStatement | undefined;
+    const here = (values: Record<string, unknown>) => {
+      stmt ??= this.db.prepareSqlite!(text);
+      return map(stmt.all(...bind(values)) as Record<string, unknown>[]);
+    };
     return {
-      execute: async (values, inWorker) => {
-        if (inWorker) return map((await offload(text, bind(values))) as Record<string, unknown>[]);
-        here ??= this.db.prepareSqlite!(text);
-        return map(here.all(...bind(values)) as Record<string, unknown>[]);
-      },
+      execute: async (values, inWorker) => (inWorker ? map((await offload(text, bind(values))) as Record<string, unknown>[]) : here(values)),
+      here,
     };
   }
 
@@ -266,7 +269,9 @@ export class Store<Row extends Record<string, unknown>> {
       const key = mark === undefined ? undefined : this.totalKey(opts);
       const kept = key === undefined ? undefined : this.totals.get(key);
       if (!inWorker) {
-        [found, counted] = (await Promise.all([p.rows.execute(params, false), p.exact.execute(params, false)])) as [Row[], { n: number }[]];
+        // Two statements on the main thread run one after the other anyway: no promises between them.
+        found = p.rows.here(params) as Row[];
+        counted = p.exact.here(params) as { n: number }[];
       } else if (kept && kept.mark === mark) {
         found = (await p.rows.execute(params, inWorker)) as Row[];
         counted = [{ n: kept.n }];
