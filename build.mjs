@@ -28,7 +28,11 @@
 //  6. Debian package dist/cabinet_<version>_<amd64|arm64>.deb (scripts/deb.mjs, dpkg-deb).
 //
 // Options: --arch x64|arm64|all, --entry <file> (app module, default src/main.ts), --no-smoke,
-//          --no-deb (skip the Debian packages), --keep (keep dist/.build intermediates).
+//          --no-deb (skip the Debian packages), --keep (keep dist/.build intermediates),
+//          --version V (build as version V without changing package.json: the executable reports V
+//          everywhere it reports its version, and the package is cabinet_V_<arch>.deb; the
+//          executables go to dist/cabinet-V and dist/cabinet-arm64-V so that the package.json
+//          build stays in place. Tests of the fleet's self-update use it for a second version).
 // Environment: CABINET_BUILD_CACHE (default .cache); for measurements only: CABINET_BUILD_MINIFY=0
 // (a readable bundle for CPU profiles), CABINET_BUILD_V8="<options>" (replaces V8_OPTIONS).
 import { spawnSync } from 'node:child_process';
@@ -339,6 +343,18 @@ async function bundle(entry, outfile) {
     define: { ...SHARED_OPTIONS.define, __CABINET_SQLITE_JS__: JSON.stringify(sqliteScript) },
     plugins: [
       {
+        // --version: every `import pkg from '.../package.json'` in the program sees the override,
+        // so the executable reports the version it is packaged as (version, /health, the sync).
+        name: 'cabinet-version',
+        setup(b) {
+          const pkgFile = join(ROOT, 'package.json');
+          b.onLoad({ filter: /[\\/]package\.json$/ }, (args) => {
+            if (args.path !== pkgFile || APP_VERSION === PKG_VERSION) return undefined;
+            return { contents: JSON.stringify({ ...JSON.parse(readFileSync(pkgFile, 'utf8')), version: APP_VERSION }), loader: 'json' };
+          });
+        },
+      },
+      {
         name: 'cabinet-app-entry',
         setup(b) {
           b.onResolve({ filter: /^cabinet:app$/ }, () => ({ path: entry }));
@@ -629,6 +645,7 @@ const { values } = parseArgs({
     smoke: { type: 'boolean', default: true },
     'no-smoke': { type: 'boolean', default: false },
     'no-deb': { type: 'boolean', default: false },
+    version: { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
   allowPositionals: false,
@@ -639,7 +656,15 @@ for (const a of arches) if (!(a in TARGETS)) throw new Error(`--arch must be x64
 const entry = resolve(ROOT, values.entry);
 if (!existsSync(entry)) throw new Error(`entry ${entry} does not exist`);
 const smoke = values.smoke && !values['no-smoke'];
-const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
+const PKG_VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
+const APP_VERSION = values.version ?? PKG_VERSION;
+// MAJOR.MINOR.PATCH only: semver and dpkg order it the same way (a semver pre-release 1.2.3-rc1
+// sorts before 1.2.3, while dpkg reads "-rc1" as a Debian revision that sorts after it).
+if (!/^\d+\.\d+\.\d+$/.test(APP_VERSION)) throw new Error(`--version ${APP_VERSION} is not MAJOR.MINOR.PATCH`);
+const version = APP_VERSION;
+if (APP_VERSION !== PKG_VERSION) {
+  for (const t of Object.values(TARGETS)) t.out = `${t.out}-${APP_VERSION}`;
+}
 
 const work = join(ROOT, 'dist', '.build');
 mkdirSync(work, { recursive: true });

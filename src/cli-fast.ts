@@ -40,6 +40,8 @@ Commands:
   release    the fleet team's release tools: release keygen --out DIR (ed25519 key pair);
              release sign --key release.key --deb FILE.deb (writes FILE.deb.sig.json); release
              upload --url MASTER --token T --deb FILE.deb [--sig F] [--notes TEXT]; docs/install.md
+  update     update apply | update recover: the privileged installer of the fleet's self-update
+             (run as root by cabinet-updater.service; docs/install.md)
   version    print the cabinet, Node.js and SQLite versions
   help       this text
 

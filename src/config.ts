@@ -105,6 +105,8 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'updates_enabled', schema: bool(), allowed: 'true | false', default: true, description: 'Edge-single: the box updates itself to the release its master targets (downloaded in chunks, verified, installed in the maintenance window, proven or rolled back). false: it reports its state and installs nothing.' },
   { key: 'update_window', schema: v.pipe(text(), v.check((s) => { const m = /^(?:([01]\d|2[0-3]):([0-5]\d)-([01]\d|2[0-3]):([0-5]\d))?$/.exec(s); return m !== null && (s === '' || `${m[1]}${m[2]}` !== `${m[3]}${m[4]}`); }, 'HH:MM-HH:MM')), allowed: 'empty (any time) or HH:MM-HH:MM in site_timezone (may cross midnight: 22:00-04:00)', default: '', description: 'Edge-single: the maintenance window in which the box installs an update it has downloaded and verified (never while a P1 alarm is unacknowledged or a setpoint write is in progress).' },
   { key: 'update_proof_timeout_s', schema: int(30, 86_400), allowed: 'an integer from 30 to 86400', default: 600, description: 'Edge-single: how long a newly installed version has to prove itself healthy (ready, its controllers read, a sync with the master) before the installer puts the previous version back. A rollout\'s own proof_timeout_s, when the master sends one, wins.' },
+  { key: 'update_dpkg_command', schema: v.pipe(text(), v.minLength(1)), allowed: 'a command (words split at spaces)', default: 'dpkg', description: 'Edge-single: the command the privileged installer (`cabinet update apply`, run as root by cabinet-updater.service) installs a package with (dpkg -i, dpkg -s, dpkg --configure -a). Another value is for tests only.' },
+  { key: 'update_service_control', schema: v.pipe(text(), v.minLength(1)), allowed: 'a command (words split at spaces) taking systemctl\'s verbs', default: 'systemctl', description: 'Edge-single: how the privileged installer stops, starts and watches cabinet.service (stop, start, restart, show -p NRestarts --value). Another value is for tests that run without systemd.' },
   { key: 'alarm_escalation_interval_ms', schema: int(50, 3_600_000), allowed: 'an integer from 50 to 3600000', default: 15_000, description: 'How often the box escalates industry alarms whose SLA deadline has passed unacknowledged (on its own, no cloud needed).' },
   { key: 'alarm_flood_count', schema: int(0, 1000), allowed: 'an integer from 0 (no grouping) to 1000', default: 5, description: 'Flood/chatter grouping: a rule raising more than this many alarms on one unit within alarm_flood_window_min becomes one grouped alarm whose raise_count counts the raises (docs/alarms.md).' },
   { key: 'alarm_flood_window_min', schema: int(1, 1440), allowed: 'an integer from 1 to 1440', default: 10, description: 'The window, in minutes, of alarm_flood_count.' },
@@ -175,6 +177,8 @@ export interface Config {
   updates_enabled: boolean;
   update_window: string;
   update_proof_timeout_s: number;
+  update_dpkg_command: string;
+  update_service_control: string;
   alarm_escalation_interval_ms: number;
   alarm_flood_count: number;
   alarm_flood_window_min: number;

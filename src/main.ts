@@ -138,6 +138,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'storage': return await (await import('./modules/storage/cli.js')).storageCommand(args);
       case 'simulate': return await (await import('./simulate/cli.js')).simulateCommand(args);
       case 'release': return await (await import('./cli-release.js')).releaseCommand(args);
+      case 'update': return await (await import('./updater/command.js')).updateCommand(args);
       default:
         process.stderr.write(`cabinet: unknown command ${command}; run 'cabinet help'\n`);
         return 2;
