@@ -56,9 +56,9 @@ async function status(services: Services) {
   const updater = need(services, 'updater');
   const st = updater.status();
   const s = st.state;
-  const cfg = services.config;
+  const cfg = updater.config;
   const previousPresent = packageOnDisk(cfg.data_dir, updater.version, updater.arch);
-  const gates = await readGates(services, services.clock.now(), previousPresent);
+  const gates = await readGates({ db: services.db, field: services.field, config: cfg }, services.clock.now(), previousPresent);
   const key = Boolean(cfg.release_public_key);
   return {
     step: s.step, step_key: `updates.step.${s.step}`, running_version: updater.version, target_version: s.target_version, previous_version: s.previous_version,

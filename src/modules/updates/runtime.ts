@@ -87,6 +87,11 @@ export class Updater implements SyncUpdater {
     this.state = initialState(this.arch, new Date(services.clock.now()).toISOString());
   }
 
+  /** The settings this updater runs with (its data directory, window, key). */
+  get config(): Services['config'] {
+    return this.services.config;
+  }
+
   private get dataDir(): string {
     return this.services.config.data_dir;
   }
@@ -431,9 +436,9 @@ export class Updater implements SyncUpdater {
   }
 }
 
-/** The rollout's proof time, when the master sends one with the offer. */
+/** The rollout's proof time, when the master sends one with the offer (an older master's answer has none). */
 function proofTimeout(offer: UpdateOffer): number | undefined {
-  const t = (offer as UpdateOffer & { proof_timeout_s?: unknown }).proof_timeout_s;
+  const t: unknown = offer.proof_timeout_s;
   return typeof t === 'number' && Number.isInteger(t) && t > 0 ? t : undefined;
 }
 
