@@ -28,6 +28,7 @@ import notifications from './notifications/module.js';
 import alarmRelay from './alarm-relay/module.js';
 import storage from './storage/module.js';
 import siteSetup from './site-setup/module.js';
+import releases from './releases/module.js';
 import updates from './updates/module.js';
 
-export const MODULES: readonly ModuleManifest[] = [core, auth, passkeys, tables, forms, field, tenantMaster, tenantMasterSync, subscriptions, slaProfiles, versionPolicies, analytics, industry, poultry, swine, melioration, audit, status, alarms, alarmView, tasks, devices, shell, devicePolling, notifications, alarmRelay, storage, siteSetup, updates];
+export const MODULES: readonly ModuleManifest[] = [core, auth, passkeys, tables, forms, field, tenantMaster, tenantMasterSync, subscriptions, slaProfiles, versionPolicies, analytics, industry, poultry, swine, melioration, audit, status, alarms, alarmView, tasks, devices, shell, devicePolling, notifications, alarmRelay, storage, siteSetup, updates, releases];

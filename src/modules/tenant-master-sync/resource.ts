@@ -5,7 +5,11 @@ import * as v from 'valibot';
 import { command, defineResource } from '../../kernel/resource.js';
 import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import { ident } from '../tenant-master/input.js';
-import { pull, push, refreshRecords, registerSite, requestRun, setMode } from './engine/master.js';
+import { pull, push, refreshRecords, registerSite, requestRun, setMode, siteKeyOf } from './engine/master.js';
+import { ApiError } from '../../kernel/errors.js';
+import { Store } from '../../db/store.js';
+import { evaluateRollouts } from '../releases/engine.js';
+import { syncSites, type SyncSiteRow } from './schema.js';
 import { pullAnswerSchema, pullBody, pushAnswerSchema, pushBody } from './engine/protocol.js';
 import { SYNC_MODES, syncRecord, type SyncTenantRow } from './schema.js';
 
@@ -44,6 +48,36 @@ export const syncResource = defineResource<SyncTenantRow>({
       handler: async (ctx, kit) => {
         await requestRun(ctx.services.db, timing(ctx.services), ctx.body.tenant_id, ctx.body.wait_ms);
         return kit.toItem(await kit.load(ctx, ctx.body.tenant_id));
+      },
+    }),
+    'hold-updates': command({
+      summary: 'Hold a site\'s software where it is (hold: true, with the reason) or let it update again (hold: false): a held site is offered no release and no rollout counts it; site_id is the sync-sites id (site@tenant), or the site id with tenant_id',
+      action: 'update',
+      body: v.strictObject({
+        site_id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}(@[A-Za-z0-9][A-Za-z0-9._:-]{0,127})?$/, 'a site id, or site@tenant')),
+        tenant_id: v.optional(ident),
+        hold: v.boolean(),
+        reason: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(1000))),
+      }),
+      errors: ['not_found'],
+      response: { type: 'object', required: ['id', 'update_hold'], properties: { id: { type: 'string' }, update_hold: { type: 'boolean' }, update_hold_reason: { anyOf: [{ type: 'string' }, { type: 'null' }] }, update_hold_by: { anyOf: [{ type: 'string' }, { type: 'null' }] }, update_hold_at: { anyOf: [{ type: 'string' }, { type: 'null' }] } } },
+      handler: async (ctx) => {
+        const { db } = ctx.services;
+        const [site_id, fromId] = ctx.body.site_id.split('@') as [string, string | undefined];
+        const tenant_id = fromId ?? ctx.body.tenant_id;
+        if (!tenant_id) throw new ApiError('validation_error', 'site_id names no tenant: give site@tenant or tenant_id', [{ field: 'tenant_id', reason: 'required' }]);
+        if (fromId && ctx.body.tenant_id && ctx.body.tenant_id !== fromId) throw new ApiError('validation_error', `site_id names tenant ${fromId}, tenant_id ${ctx.body.tenant_id}`, [{ field: 'tenant_id', reason: 'differs_from_site_id' }]);
+        const actor = ctx.caller?.subject ?? 'system';
+        const at = new Date(ctx.services.clock.now()).toISOString();
+        const hold = ctx.body.hold;
+        const saved = await new Store<SyncSiteRow>(db, syncSites).update({ tenant_id, site_id }, hold
+          ? { update_hold: true, update_hold_reason: ctx.body.reason ?? null, update_hold_by: actor, update_hold_at: at }
+          : { update_hold: false, update_hold_reason: null, update_hold_by: actor, update_hold_at: at });
+        if (!saved) throw new ApiError('not_found', `site ${site_id}@${tenant_id} is not registered`);
+        await ctx.services.audit.record({ actor, action: hold ? 'sync.hold_updates' : 'sync.release_updates', resource: 'sync-sites', result: 'success', correlation_id: ctx.requestId, details: { site: siteKeyOf(saved), hold, reason: ctx.body.reason ?? null }, tenant_id });
+        // A held site leaves the rollouts' counts: a wave waiting for it may start now.
+        if (ctx.services.modules.isInstalled('releases')) await evaluateRollouts(ctx.services, { actor, correlationId: ctx.requestId });
+        return { id: siteKeyOf(saved), update_hold: Boolean(saved.update_hold), update_hold_reason: saved.update_hold_reason ?? null, update_hold_by: saved.update_hold_by ?? null, update_hold_at: saved.update_hold_at ?? null };
       },
     }),
     'set-mode': command({

@@ -61,6 +61,23 @@ export const siteRecord = defineRecord('sync_sites', {
   module_versions: { type: 'array', items: 'object', label: 'Module versions', nullable: true, readOnly: true, description: 'The box\'s installed modules as it last reported them: id, version, industry_code.' },
   versions_reported_at: { type: 'datetime', label: 'Versions reported', nullable: true, readOnly: true },
   last_heartbeat_at: { type: 'datetime', label: 'Last heartbeat', nullable: true, readOnly: true, sortable: true, description: 'The newest heartbeat the master applied from this box (the time the box wrote on it).' },
+  // ---- the box's self-update (module releases on the master, updates on the box): the master's
+  // offer, written at each pull, and the box's report (update_state in its pushes and pulls)
+  running_version: { type: 'string', label: 'Running version', nullable: true, readOnly: true, column: false, description: 'The cabinet version the box runs (app_version, as it last reported).' },
+  target_version: { type: 'string', label: 'Target version', nullable: true, readOnly: true, filter: true, sortable: true, description: 'The release the master offered the box at its last pull (its version policies and the rollout that reached it); null: none (it runs its target, none is published for it, it is held, or it does not report its update state).' },
+  target_rollout_id: { type: 'string', label: 'Rollout', nullable: true, readOnly: true, filter: true, description: 'The rollout the offered release came through.' },
+  previous_version: { type: 'string', label: 'Previous version', nullable: true, readOnly: true, description: 'The version the box ran before its current or last update (the one it goes back to).' },
+  update_version: { type: 'string', label: 'Update of', nullable: true, readOnly: true, description: 'The version the box\'s update step is about, as it reported.' },
+  update_step: { type: 'string', label: 'Update', nullable: true, readOnly: true, filter: true, sortable: true, ui: { badge: true }, description: 'The box\'s update step as it last reported: idle, downloading, verified, waiting_for_window, installing, proving, done, rolled_back, failed; null from a box that does not report it.' },
+  update_progress: { type: 'number', label: 'Update progress', nullable: true, readOnly: true, description: '0..1: the download\'s progress while downloading; 1 once verified.' },
+  update_reason: { type: 'string', label: 'Update reason', nullable: true, readOnly: true, description: 'Why the box is where it is, in its words (a rollback\'s cause, what it waits for).' },
+  update_reason_code: { type: 'string', label: 'Update reason code', nullable: true, readOnly: true, filter: true, description: 'A stable code of the reason (no_release_key, bad_signature, proof_timeout, ...).' },
+  update_at: { type: 'datetime', label: 'Update step since', nullable: true, readOnly: true, sortable: true, description: 'When the box entered the step (its clock).' },
+  update_arch: { type: 'string', label: 'Architecture', nullable: true, readOnly: true, filter: true, description: 'The box\'s Debian architecture (amd64, arm64): the package it is offered.' },
+  update_hold: { type: 'boolean', label: 'Updates held', nullable: true, readOnly: true, description: 'Held by the fleet team (tenant-master-sync/commands/hold-updates): the box is offered no release and no rollout counts it; null or false: not held.' },
+  update_hold_reason: { type: 'string', label: 'Why held', nullable: true, readOnly: true },
+  update_hold_by: { type: 'string', label: 'Held by', nullable: true, readOnly: true },
+  update_hold_at: { type: 'datetime', label: 'Held since', nullable: true, readOnly: true },
   // ---- the fleet view, computed before every read (engine/sites.ts); null until the first read
   id: { type: 'string', label: 'ID', readOnly: true, column: { unique: true, notNull: false }, description: 'site@tenant (an id may not hold @, so it is unambiguous).' },
   status: { type: 'string', label: 'Sync', enum: SYNC_STATUSES, nullable: true, readOnly: true, filter: true, sortable: true, ui: { badge: true } },
@@ -96,6 +113,20 @@ export interface SyncSiteRow extends Record<string, unknown> {
   module_versions?: ReportedModule[] | null;
   versions_reported_at?: string | null;
   last_heartbeat_at?: string | null;
+  target_version?: string | null;
+  target_rollout_id?: string | null;
+  previous_version?: string | null;
+  update_version?: string | null;
+  update_step?: string | null;
+  update_progress?: number | null;
+  update_reason?: string | null;
+  update_reason_code?: string | null;
+  update_at?: string | null;
+  update_arch?: string | null;
+  update_hold?: boolean | null;
+  update_hold_reason?: string | null;
+  update_hold_by?: string | null;
+  update_hold_at?: string | null;
   id?: string | null;
   status?: string | null;
   open_p1?: number | null;

@@ -30,6 +30,8 @@ export const sitesResource = defineResource<SyncSiteRow>({
       holds_master_state: row.holds_master_state === null ? null : Boolean(row.holds_master_state),
       module_versions: json(row.module_versions) ?? null, policy_violations: json(row.policy_violations) ?? null,
       lag_seconds: lagOf(row),
+      running_version: row.app_version ?? null, update_hold: Boolean(row.update_hold),
+      update_progress: row.update_progress === null || row.update_progress === undefined ? null : Number(row.update_progress),
     };
   },
 });

@@ -24,6 +24,7 @@ import type { PullAnswer, PullBody, PushAnswer, PushBody } from './protocol.js';
 import { differing, masterDigests, type Held } from './held.js';
 import { addRollups, RollupBatch } from './rollup.js';
 import { derivedOf, stateChange } from './alarms.js';
+import { evaluateRollouts, offerFor, reportMoved } from '../../releases/engine.js';
 
 const SITE_CREDENTIAL_DAYS = 10 * 365;
 
@@ -71,7 +72,7 @@ const emptyRecord = (tenant: string, now: string): SyncTenantRow => ({
 });
 
 /** The site a session belongs to, or 403: only a registered site's current credential may sync. */
-async function siteOf(services: Services, caller: Caller | undefined): Promise<SyncSiteRow> {
+export async function siteOf(services: Services, caller: Caller | undefined): Promise<SyncSiteRow> {
   if (!caller || caller.scope_type !== 'tenant' || !caller.tenant_id || !caller.site_id) {
     throw new ApiError('rbac_forbidden', 'only a site credential session may sync');
   }
@@ -161,7 +162,29 @@ function reportOf(body: PullBody, now: string): Partial<SyncSiteRow> {
     ...(body.industry_code ? { industry_code: body.industry_code } : {}),
     ...(body.held ? { held: body.held } : {}),
     ...(body.versions ? { app_version: body.versions.app, module_versions: body.versions.modules, versions_reported_at: now } : {}),
+    ...(body.update_state ? updateReportOf(body.update_state) : {}),
   };
+}
+
+/** The box's update report as the site row keeps it (the fleet view's update columns). */
+function updateReportOf(u: NonNullable<PullBody['update_state']>): Partial<SyncSiteRow> {
+  return {
+    update_version: u.target_version, previous_version: u.previous_version, update_step: u.step, update_progress: u.progress,
+    update_reason: u.reason, update_reason_code: u.reason_code, update_at: u.at, update_arch: u.arch,
+  };
+}
+
+/**
+ * After a report: the rollouts count a site whose step, update version or running version moved
+ * (releases/engine.ts). A failure here is logged, never the box's: its report is stored.
+ */
+async function countForRollouts(services: Services, before: SyncSiteRow, report: Partial<SyncSiteRow>): Promise<void> {
+  if (!services.modules.isInstalled('releases') || !reportMoved(before, report)) return;
+  try {
+    await evaluateRollouts(services, { correlationId: `site-${siteKeyOf(before)}` });
+  } catch (err) {
+    services.log.error('rollout evaluation failed', { site: siteKeyOf(before), error: (err as Error).message });
+  }
 }
 
 /**
@@ -179,9 +202,17 @@ export async function pull(services: Services, caller: Caller | undefined, body:
   const { db } = services;
   const site = await siteOf(services, caller);
   const rec = await modeOf(db, site.tenant_id);
-  await new Store<SyncSiteRow>(db, syncSites).update({ tenant_id: site.tenant_id, site_id: site.site_id }, reportOf(body, new Date().toISOString()));
+  const sites = new Store<SyncSiteRow>(db, syncSites);
+  const key = { tenant_id: site.tenant_id, site_id: site.site_id };
+  const report = reportOf(body, new Date().toISOString());
+  const fresh = (await sites.update(key, report)) ?? { ...site, ...report };
+  await countForRollouts(services, site, report);
   const down = await downState(db, { ...site, industry_code: body.industry_code ?? site.industry_code });
-  return { tenant_id: site.tenant_id, site_id: site.site_id, mode: rec.mode as SyncMode, run_requested_at: rec.run_requested_at, applied_seq: Number(site.applied_seq), ...down };
+  // The release the box should install now (releases/engine.ts), kept on its row for the fleet view.
+  const update = services.modules.isInstalled('releases') ? await offerFor(db, fresh, down.version_policies) : null;
+  const target = { target_version: update?.version ?? null, target_rollout_id: update?.rollout_id ?? null };
+  if ((fresh.target_version ?? null) !== target.target_version || (fresh.target_rollout_id ?? null) !== target.target_rollout_id) await sites.update(key, target);
+  return { tenant_id: site.tenant_id, site_id: site.site_id, mode: rec.mode as SyncMode, run_requested_at: rec.run_requested_at, applied_seq: Number(site.applied_seq), ...down, update };
 }
 
 /** Pushes of one site are applied one at a time in this process (the row update orders them across processes). */
@@ -200,7 +231,9 @@ export async function push(services: Services, caller: Caller | undefined, body:
   if (rec.mode === 'paused' && body.events.length > 0) {
     throw new ApiError('lifecycle_conflict', `sync of tenant ${site.tenant_id} is paused; events are kept in the site outbox until it is resumed`, [{ field: 'mode', reason: 'paused' }]);
   }
-  return perSite(`${site.tenant_id}\n${site.site_id}`, () => applyPush(services.db, site, body, rec.mode as SyncMode));
+  const answer = await perSite(`${site.tenant_id}\n${site.site_id}`, () => applyPush(services.db, site, body, rec.mode as SyncMode));
+  await countForRollouts(services, site, reportOf(body, ''));
+  return answer;
 }
 
 async function applyPush(db: Database, site: SyncSiteRow, body: PushBody, mode: SyncMode): Promise<PushAnswer> {

@@ -10,6 +10,7 @@ import { and, count, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
 import { colOf, tableOf } from '../../../db/sql.js';
 import { checkPolicies } from '../../version-policies/check.js';
+import { refusalOf, softwarePolicies } from '../../releases/policy.js';
 import { syncAlarms, syncSites, syncTenants, type SitePolicyVerdict, type SyncSiteRow, type SyncTenantRow } from '../schema.js';
 import { downStates, holdsMasterState, siteKeyOf, type DownState, type SyncTiming } from './master.js';
 
@@ -53,8 +54,11 @@ export function viewOf(site: SyncSiteRow, down: DownState, mode: string, p1: num
   if (modules) {
     const result = checkPolicies(down.version_policies, modules.map((m) => ({ id: m.id, version: m.version, industry_code: m.industry_code ?? null })),
       { industry_code: site.industry_code, tenant_id: site.tenant_id, single_tenant: false });
-    policy = result.compliant ? 'conforms' : 'violates';
     violations = result.violations.map((v) => `${v.message} (policy ${v.policy_id})`);
+    // The software itself (module id cabinet in a policy): judged as the releases are targeted, pinned winning.
+    const software = site.app_version ? refusalOf(softwarePolicies(down.version_policies, site), site.app_version) : null;
+    if (software) violations.push(software);
+    policy = violations.length ? 'violates' : 'conforms';
   }
   const attention = (status === 'stopped' ? ATTENTION.stopped : status === 'degraded' ? ATTENTION.degraded : 0)
     + (p1 > 0 ? ATTENTION.openP1 : 0) + (policy === 'violates' ? ATTENTION.violation : 0);

@@ -1,0 +1,28 @@
+// Manifest of the releases module (master): the fleet's signed releases, their packages kept in
+// chunks in the database, the rollouts that take them to the sites in waves, and the chunk
+// download the boxes update from over their sync session.
+import { defineModule, grant, managed } from '../../kernel/module.js';
+import { releaseResource, releaseRoutes } from './resource.js';
+import { rolloutResource } from './rollouts.js';
+import { RELEASE_TABLES } from './schema.js';
+
+export default defineModule({
+  id: 'releases',
+  name: 'Releases',
+  description: 'The fleet\'s software releases: signed packages (ed25519, signed offline by the fleet team) uploaded in chunks, checked and published; rollouts that take a release to the sites its version policies allow, in waves (canaries, then percentages) with a failure threshold that pauses them; the chunk download boxes update from.',
+  version: '1.0.0',
+  core: false,
+  dependencies: ['tenant-master-sync', 'version-policies'],
+  industry_code: null,
+  industry_scope: 'master',
+  key_entity: 'release',
+  provides_enrichment_for: ['tenant-master-sync'],
+  routes: [...releaseResource.routes, ...releaseRoutes, ...rolloutResource.routes],
+  tables: RELEASE_TABLES,
+  permissions: [
+    ...managed(['releases', 'release-rollouts'], 'read'),
+    // A site box downloads with its credential session (an operator passkey); the route also checks
+    // the release is the site's target (or the version it runs). Fleet admins download any.
+    ...grant('release-packages', { admin: ['download'], operator: ['download'] }),
+  ],
+});
