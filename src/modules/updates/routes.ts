@@ -79,7 +79,7 @@ export const updatesRoutes: AnyRoute[] = [
   defineRoute({
     method: 'get', path: '/api/v1/updates/status', module: 'updates', tags: ['updates'],
     summary: 'Where the box\'s self-update stands: step, versions, download progress, the reason in words and as a key, the maintenance window, what the install waits for (window, unacknowledged P1 alarms, a setpoint write, the package to go back to), the proof after an install, the last step changes.',
-    access: { resource: 'updates', action: 'read', owner: 'installation' },
+    access: { resource: 'updates', action: 'read' },
     response: { kind: 'single', item: statusItem },
     errors: ['lifecycle_conflict', 'service_unavailable'],
     handler: async ({ services }) => status(services),
