@@ -40,6 +40,7 @@ import { createHash } from 'node:crypto';
 import {
   chmodSync,
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -422,9 +423,14 @@ function collectAssets() {
     if (!existsSync(full)) throw new Error(`swagger-ui-dist lacks ${f}`);
     files.push([`docs/${f}`, full]);
   }
-  walk(join(ROOT, 'dist/web'), 'web/', files);
+  // A snapshot of the shell: another build or a browser test may swap dist/web for a new build
+  // (new file names) before the SEA blob reads the files listed here.
+  const web = join(work, 'web');
+  rmSync(web, { recursive: true, force: true });
+  cpSync(join(ROOT, 'dist/web'), web, { recursive: true });
+  walk(web, 'web/', files);
   // The OpenAPI document, written once here (src/server.ts serves it instead of building it).
-  const openapi = join(ROOT, 'dist', '.build', 'openapi.yaml');
+  const openapi = join(work, 'openapi.yaml');
   const made = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/openapi-yaml.ts'), openapi], { cwd: ROOT, encoding: 'utf8' });
   if (made.status !== 0) throw new Error(`scripts/openapi-yaml.ts failed: ${made.stderr}`);
   files.push(['openapi/openapi.yaml', openapi]);
@@ -666,7 +672,8 @@ if (APP_VERSION !== PKG_VERSION) {
   for (const t of Object.values(TARGETS)) t.out = `${t.out}-${APP_VERSION}`;
 }
 
-const work = join(ROOT, 'dist', '.build');
+// A --version build has its own intermediates: it may run beside the package.json one.
+const work = join(ROOT, 'dist', APP_VERSION === PKG_VERSION ? '.build' : `.build-${APP_VERSION}`);
 mkdirSync(work, { recursive: true });
 
 try {

@@ -9,6 +9,8 @@
 // Contents (what the maintainer scripts in systemd/debian/ rely on):
 //   /usr/bin/cabinet                          the executable
 //   /lib/systemd/system/cabinet.service       systemd/cabinet.service, ExecStart at /usr/bin
+//   /lib/systemd/system/cabinet-updater.{path,service}  the privileged installer of the fleet's
+//                                             self-update (systemd/cabinet-updater.*), as they are
 //   /usr/lib/sysusers.d/cabinet.conf          systemd/cabinet.sysusers
 //   /etc/cabinet/cabinet.yaml                 conffile: systemd/cabinet.yaml (an admin's edits survive upgrades)
 //   /usr/share/doc/cabinet/{copyright,changelog.gz,README.Debian}
@@ -152,8 +154,13 @@ const README_DEBIAN = `cabinet for Debian
 
 The service runs as the system user "cabinet" from /lib/systemd/system/cabinet.service with
 /etc/cabinet/cabinet.yaml. Data: /var/lib/cabinet (SQLite database, session key). Extracted
-native addons: /var/cache/cabinet. Backups taken before each package upgrade:
-/var/backups/cabinet (the newest 5 are kept).
+native addons: /var/cache/cabinet. Backups taken before each package upgrade (by the version
+installed before it): /var/backups/cabinet (the newest 5 are kept).
+
+A box that a fleet master updates: cabinet-updater.path starts cabinet-updater.service (root)
+when the service hands an update over; it checks the package with release_public_key, installs
+it with dpkg, and puts the previous version and its backup back when the new one does not prove
+itself healthy in time. It also runs once at boot, to finish an update a power cut interrupted.
 
 First admin card (the service log says the same while no admin passkey exists):
   sudo -u cabinet cabinet passkey issue --config /etc/cabinet/cabinet.yaml --type rfid \\
@@ -192,6 +199,9 @@ export function buildDeb(o) {
       .replace('ExecStart=/usr/local/bin/cabinet ', 'ExecStart=/usr/bin/cabinet ')
       .replace(/^# Install: .*\n# .*\n# .*\n/m, '# Installed by the Debian package cabinet. Local changes belong in a drop-in\n# (systemctl edit cabinet), not in this file.\n'),
   );
+  for (const unitFile of ['cabinet-updater.path', 'cabinet-updater.service']) {
+    put(stage, `lib/systemd/system/${unitFile}`, { from: join(ROOT, 'systemd', unitFile) });
+  }
   put(stage, 'usr/lib/sysusers.d/cabinet.conf', { from: join(ROOT, 'systemd/cabinet.sysusers') });
   // 0640: the file may hold a database password or a session secret; postinst gives it to
   // root:cabinet (the group does not exist when the package is built).
@@ -236,7 +246,7 @@ export function buildDeb(o) {
   put(stage, 'DEBIAN/control', control);
   put(stage, 'DEBIAN/md5sums', md5sums);
   put(stage, 'DEBIAN/conffiles', '/etc/cabinet/cabinet.yaml\n');
-  for (const script of ['postinst', 'prerm', 'postrm']) {
+  for (const script of ['preinst', 'postinst', 'prerm', 'postrm']) {
     put(stage, `DEBIAN/${script}`, { from: join(ROOT, 'systemd/debian', script) }, 0o755);
   }
   for (const d of [stage, ...walkFiles(stage).map((f) => dirname(f))]) chmodSync(d, 0o755);

@@ -6,7 +6,8 @@
 #     started; `cabinet version`; a start from the installed paths with the packaged config (as
 #     user cabinet): the first-run hint in the log and in auth/passkey/status, the hint's command
 #     run as printed, then a row written;
-#  3. upgrade to a higher version: an edited conffile kept, a backup taken (the newest 5 kept),
+#  3. upgrade to a higher version: an edited conffile kept, a backup taken by the version installed
+#     before it (preinst; the newest 5 kept),
 #     the row still there; that backup restored by root with the service stopped (refused while
 #     it runs), the files given back to user cabinet, the service starting on it;
 #  4. dpkg -r: binary and unit gone, data, backups and config kept; dpkg -P: all of it gone.
@@ -48,7 +49,8 @@ for pair in "amd64:$deb_amd64:3e" "arm64:$deb_arm64:b7"; do
   dpkg-deb -c "$deb" | awk '{print $1, $2, $6}' > "$work/contents-$arch"
   for want in "-rwxr-xr-x root/root ./usr/bin/cabinet" "-rw-r--r-- root/root ./lib/systemd/system/cabinet.service" \
               "-rw-r--r-- root/root ./usr/lib/sysusers.d/cabinet.conf" "-rw-r----- root/root ./etc/cabinet/cabinet.yaml" \
-              "-rw-r--r-- root/root ./usr/share/doc/cabinet/copyright" "-rw-r--r-- root/root ./usr/share/man/man1/cabinet.1.gz"; do
+              "-rw-r--r-- root/root ./usr/share/doc/cabinet/copyright" "-rw-r--r-- root/root ./usr/share/man/man1/cabinet.1.gz" \
+              "-rw-r--r-- root/root ./lib/systemd/system/cabinet-updater.path" "-rw-r--r-- root/root ./lib/systemd/system/cabinet-updater.service"; do
     grep -qxF -e "$want" "$work/contents-$arch" || fail "$deb lacks: $want"
   done
   dpkg-deb -x "$deb" "$work/x-$arch"
@@ -101,8 +103,12 @@ getent passwd cabinet | grep -q ':/var/lib/cabinet:/usr/sbin/nologin$' || fail "
 [ "$(stat -c '%U:%G %a' /var/lib/cabinet)" = "cabinet:cabinet 700" ] || fail "/var/lib/cabinet owner/mode: $(stat -c '%U:%G %a' /var/lib/cabinet)"
 [ "$(stat -c '%U:%G %a' /etc/cabinet/cabinet.yaml)" = "root:cabinet 640" ] || fail "config owner/mode: $(stat -c '%U:%G %a' /etc/cabinet/cabinet.yaml)"
 [ -L /etc/systemd/system/multi-user.target.wants/cabinet.service ] || fail "the unit is not enabled"
-# The packaged unit, with its ExecStart at /usr/bin, as systemd reads it.
-if command -v systemd-analyze >/dev/null; then systemd-analyze verify /lib/systemd/system/cabinet.service || fail "systemd-analyze verify of the installed unit"; fi
+# The installer of the fleet's self-update: its path unit and its boot run enabled, its root-only directory.
+[ -L /etc/systemd/system/paths.target.wants/cabinet-updater.path ] || fail "cabinet-updater.path is not enabled"
+[ -L /etc/systemd/system/multi-user.target.wants/cabinet-updater.service ] || fail "cabinet-updater.service (the boot run) is not enabled"
+[ "$(stat -c '%U:%G %a' /var/lib/cabinet-updater)" = "root:root 700" ] || fail "/var/lib/cabinet-updater owner/mode"
+# The packaged units, with their ExecStart at /usr/bin, as systemd reads them.
+if command -v systemd-analyze >/dev/null; then systemd-analyze verify --man=no /lib/systemd/system/cabinet.service /lib/systemd/system/cabinet-updater.path /lib/systemd/system/cabinet-updater.service || fail "systemd-analyze verify of the installed units"; fi
 /usr/bin/cabinet version | tee "$work/version"
 grep -qx "cabinet $version" "$work/version" || fail "cabinet version"
 
@@ -173,7 +179,8 @@ dpkg -l cabinet | grep -q '^rc' || fail "package not in state rc"
 echo "-- dpkg -P: everything goes, after saying so"
 dpkg -P cabinet | tee "$work/purge.log"
 grep -q 'purge deletes the data' "$work/purge.log" || fail "purge did not say what it deletes"
-for gone in /var/lib/cabinet /var/cache/cabinet /var/backups/cabinet /etc/cabinet /etc/systemd/system/multi-user.target.wants/cabinet.service; do
+for gone in /var/lib/cabinet /var/cache/cabinet /var/backups/cabinet /etc/cabinet /etc/systemd/system/multi-user.target.wants/cabinet.service \
+            /var/lib/cabinet-updater /etc/systemd/system/paths.target.wants/cabinet-updater.path /etc/systemd/system/multi-user.target.wants/cabinet-updater.service; do
   [ ! -e "$gone" ] || fail "$gone left after purge"
 done
 ! dpkg -l cabinet 2>/dev/null | grep -qE '^(ii|rc)' || fail "package still known after purge"

@@ -78,6 +78,8 @@ export interface InstallerOptions {
   pollMs?: number;
   log?: (line: string) => void;
   now?: () => number;
+  /** The command that runs this program (`cabinet restore`); default selfCommand(). */
+  self?: string[];
 }
 
 export type Outcome = 'nothing' | 'busy' | 'done' | 'rolled_back' | 'failed' | 'refused';
@@ -148,6 +150,7 @@ export class Installer {
   private readonly dpkg: string[];
   private readonly control: string[];
   private readonly configFile?: string;
+  private readonly self: string[];
 
   constructor(o: InstallerOptions) {
     this.config = o.config;
@@ -160,6 +163,7 @@ export class Installer {
     this.dpkg = words(o.config.update_dpkg_command);
     this.control = words(o.config.update_service_control);
     this.configFile = o.configFile;
+    this.self = o.self ?? selfCommand();
   }
 
   private get runFile(): string {
@@ -490,7 +494,7 @@ export class Installer {
     const cache = mkdtempSync(join(tmpdir(), 'cabinet-updater-'));
     try {
       const args = ['restore', '--from', backup, ...(this.configFile ? ['--config', this.configFile] : ['--data-dir', this.dataDir])];
-      const r = await run([...selfCommand(), ...args], { ...process.env, CABINET_CACHE_DIR: cache }, this.log);
+      const r = await run([...this.self, ...args], { ...process.env, CABINET_CACHE_DIR: cache }, this.log);
       return r.code === 0;
     } finally {
       rmSync(cache, { recursive: true, force: true });
