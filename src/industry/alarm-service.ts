@@ -38,7 +38,7 @@ import type { Database } from '../db/client.js';
 import { industryAlarmEvents, outOfServiceRecord, type AlarmEventRow, type IndustrySeverity, type OutOfServiceRow, type Priority } from './alarm-schema.js';
 import { alarmStateOf, annunciationOf, listedIn } from './alarm-states.js';
 import { announce, stageChange } from './alarm-items.js';
-import { storedText, type BoxText } from './box-text.js';
+import { storedText, textParamsOf, type BoxText } from './box-text.js';
 import type { ChangeKind } from './alarm-view-item.js';
 
 export interface RaiseEventBase {
@@ -192,7 +192,9 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
     if (!services.status) return false;
     await services.status.publish({
       tenant_id: row.tenant_id, site_id: row.site_id, source: `${row.industry_code}-alarms`, event, status, correlation_id: row.correlation_id,
-      details: { alarm_id: row.id, industry_code: row.industry_code, unit_id: row.unit_id, batch_id: row.batch_id, severity: row.severity, priority: row.priority, rule_id: row.rule_id, escalation_level: row.escalation_level, title: row.title },
+      details: { alarm_id: row.id, industry_code: row.industry_code, unit_id: row.unit_id, batch_id: row.batch_id, severity: row.severity, priority: row.priority, rule_id: row.rule_id, escalation_level: row.escalation_level, title: row.title,
+        // A reader in another language renders the title from its key (the live feed, after the alarm has left the store).
+        title_key: row.title_key, text_params: textParamsOf(row.text_params) },
     });
     return true;
   };

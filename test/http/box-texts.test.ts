@@ -79,6 +79,14 @@ describe.each(DIALECTS)('the box texts as keys (%s)', (dialect) => {
     expect(events.find((e) => e.id === a!.id)).toMatchObject({ title_key: 'box.comm_loss.controller.title', text_params: expect.objectContaining({ unit: '2', misses: 3 }) });
   });
 
+  it('the alarm_raised status event carries the title key and its data too (a live feed renders it after the alarm left the store)', async () => {
+    const [a] = await alarmsOf('comm_loss:ctl-2');
+    const events = (await admin.get(`/api/v1/status/list?correlation_id=${a!.correlation_id}`)).body.items as { event: string; details: Record<string, unknown> }[];
+    const raised = events.find((e) => e.event === 'alarm_raised');
+    expect(raised?.details).toMatchObject({ title: 'House 2 controller not answering', title_key: 'box.comm_loss.controller.title', text_params: { unit: '2', controller: 'ctl-2' } });
+    expect(say('ru', raised!.details.title_key as string, raised!.details.text_params as Params)).not.toBe(raised!.details.title);
+  });
+
   it('a rule alarm: the rule title and the reading against its limit as keys, read in each language', async () => {
     const r = await admin.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-7', avg_weight_kg: 8, temp_c: 40 });
     expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
