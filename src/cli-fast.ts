@@ -39,7 +39,7 @@ Commands:
              [--serial /dev/PATH] [--speed X] [--age-days D] [--seed S] [--print-profile]; docs/simulator.md
   release    the fleet team's release tools: release keygen --out DIR (ed25519 key pair);
              release sign --key release.key --deb FILE.deb (writes FILE.deb.sig.json); release
-             upload --url MASTER --token T --deb FILE.deb [--sig F] [--notes TEXT]; docs/install.md
+             upload --url MASTER --token T --deb FILE.deb[,FILE2.deb] [--notes TEXT]; docs/install.md
   update     update apply | update recover: the privileged installer of the fleet's self-update
              (run as root by cabinet-updater.service; docs/install.md)
   version    print the cabinet, Node.js and SQLite versions

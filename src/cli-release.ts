@@ -2,7 +2,7 @@
 // OFFLINE on the fleet team's machine (the master never holds the private key); upload sends a
 // signed package to the master over its HTTP API (create, chunks, attach, publish).
 import { execFile } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ import { fileDigest, keyId, signedShape, signManifest, type ReleaseManifest } fr
 
 const USAGE = `usage: cabinet release keygen --out DIR
        cabinet release sign --key release.key --deb FILE.deb
-       cabinet release upload --url MASTER --token TOKEN --deb FILE.deb [--sig FILE.deb.sig.json] [--notes TEXT]`;
+       cabinet release upload --url MASTER --token TOKEN --deb FILE.deb[,FILE2.deb] [--sig FILE.deb.sig.json] [--notes TEXT]`;
 
 export async function releaseCommand(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
@@ -93,11 +93,14 @@ async function failure(res: Response, what: string): Promise<ConfigError> {
   return new ConfigError(`${what} refused (HTTP ${res.status}) ${message}`);
 }
 
-async function upload(args: string[]): Promise<number> {
-  const { values } = parseFlags(args, ['url', 'token', 'deb', 'sig', 'notes']);
-  const token = values.token ?? process.env.CABINET_TOKEN;
-  if (!values.url || !token || !values.deb) throw new ConfigError('usage: cabinet release upload --url MASTER --token TOKEN (or CABINET_TOKEN) --deb FILE.deb [--sig FILE.deb.sig.json] [--notes TEXT]');
-  const sigFile = values.sig ?? `${values.deb}.sig.json`;
+interface Upload {
+  deb: string;
+  signedText: string;
+  manifest: ReleaseManifest;
+}
+
+/** A .deb and its .sig.json, checked here first: a package that is not the signed file is not sent. */
+async function readUpload(deb: string, sigFile: string): Promise<Upload> {
   let signedText: string;
   let parsed: unknown;
   try {
@@ -108,43 +111,66 @@ async function upload(args: string[]): Promise<number> {
   }
   const shape = signedShape(parsed);
   if (!shape.ok) throw new ConfigError(`${sigFile}: ${shape.reason}`);
-  const { version, arch, size } = shape.signed.manifest;
+  if (!existsSync(deb)) throw new ConfigError(`${deb} does not exist`);
+  const d = await fileDigest(deb);
+  const m = shape.signed.manifest;
+  if (d.size !== m.size || d.sha256 !== m.sha256) throw new ConfigError(`${deb} is not the file ${sigFile} signed (size or sha256 differ)`);
+  return { deb, signedText, manifest: m };
+}
+
+async function upload(args: string[]): Promise<number> {
+  const { values } = parseFlags(args, ['url', 'token', 'deb', 'sig', 'notes']);
+  const token = values.token ?? process.env.CABINET_TOKEN;
+  if (!values.url || !token || !values.deb) throw new ConfigError('usage: cabinet release upload --url MASTER --token TOKEN (or CABINET_TOKEN) --deb FILE.deb[,FILE2.deb] [--sig FILE.deb.sig.json] [--notes TEXT]');
+  const debs = values.deb.split(',').map((d) => d.trim()).filter(Boolean);
+  if (values.sig && debs.length > 1) throw new ConfigError('--sig names the signature of one package; with several, each is FILE.deb.sig.json');
+  const uploads = await Promise.all(debs.map((deb) => readUpload(deb, values.sig ?? `${deb}.sig.json`)));
+  const version = uploads[0]!.manifest.version;
+  const other = uploads.find((u) => u.manifest.version !== version);
+  if (other) throw new ConfigError(`${other.deb} is version ${other.manifest.version}, ${uploads[0]!.deb} is ${version}: one release is one version`);
   const base = values.url.replace(/\/+$/, '');
   const headers = { authorization: `Bearer ${token}` };
   const json = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
     const res = await fetch(`${base}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     if (!res.ok) throw await failure(res, path);
-    return (await res.json()) as Record<string, unknown>;
+    return ((await res.json()) as { item: Record<string, unknown> }).item;
   };
   // An existing draft of this version is resumed (its chunks already there are skipped): an
   // upload cut off half way is run again with the same command.
-  const list = await fetch(`${base}/api/v1/releases?version=${encodeURIComponent(version)}`, { headers });
-  if (!list.ok) throw await failure(list, 'GET /api/v1/releases');
+  const list = await fetch(`${base}/api/v1/releases/list?version=${encodeURIComponent(version)}`, { headers });
+  if (!list.ok) throw await failure(list, 'GET /api/v1/releases/list');
   const found = ((await list.json()) as { items: Array<{ id: string; version: string; state: string }> }).items.find((r) => r.version === version);
   if (found && found.state !== 'draft') throw new ConfigError(`release ${version} is ${found.state} on the master already`);
   const release = found ?? (await json('/api/v1/releases/commands/create', { version, notes: values.notes ?? '' }));
-  const id = String(release.id);
+  const id = encodeURIComponent(String(release.id));
   const chunkSize = 1024 * 1024;
-  const chunks = Math.max(1, Math.ceil(size / chunkSize));
-  const st = await fetch(`${base}/api/v1/releases/${id}/packages/${arch}`, { headers });
-  const have = new Set<number>(st.ok ? ((await st.json()) as { received?: number[] }).received ?? [] : []);
-  const file = await open(values.deb, 'r');
-  try {
-    for (let idx = 0; idx < chunks; idx++) {
-      if (have.has(idx)) continue;
-      const buf = Buffer.alloc(Math.min(chunkSize, size - idx * chunkSize));
-      await file.read(buf, 0, buf.length, idx * chunkSize);
-      const res = await fetch(`${base}/api/v1/releases/${id}/packages/${arch}/chunks/${idx}?chunks=${chunks}&chunk_size=${chunkSize}`, {
-        method: 'PUT', headers: { ...headers, 'content-type': 'application/octet-stream' }, body: buf,
-      });
-      if (!res.ok) throw await failure(res, `chunk ${idx}`);
-      process.stderr.write(`chunk ${idx + 1}/${chunks}\n`);
+  for (const u of uploads) {
+    const { arch, size } = u.manifest;
+    const chunks = Math.max(1, Math.ceil(size / chunkSize));
+    const st = await fetch(`${base}/api/v1/releases/${id}/packages/${arch}`, { headers });
+    const state = st.ok ? ((await st.json()) as { item: { received: number[]; received_sha256: string[] } }).item : { received: [], received_sha256: [] };
+    const have = new Map(state.received.map((idx, i) => [idx, state.received_sha256[i]]));
+    const file = await open(u.deb, 'r');
+    let sent = 0;
+    try {
+      for (let idx = 0; idx < chunks; idx++) {
+        const buf = Buffer.alloc(Math.min(chunkSize, size - idx * chunkSize));
+        await file.read(buf, 0, buf.length, idx * chunkSize);
+        if (have.get(idx) === createHash('sha256').update(buf).digest('hex')) continue;
+        const res = await fetch(`${base}/api/v1/releases/${id}/packages/${arch}/chunks/${idx}`, {
+          method: 'PUT', headers: { ...headers, 'content-type': 'application/octet-stream' }, body: buf,
+        });
+        if (!res.ok) throw await failure(res, `chunk ${idx} of ${u.deb}`);
+        sent++;
+        process.stderr.write(`${arch} chunk ${idx + 1}/${chunks}\n`);
+      }
+    } finally {
+      await file.close();
     }
-  } finally {
-    await file.close();
+    await json('/api/v1/releases/commands/attach', { id: String(release.id), arch, signed: u.signedText });
+    process.stdout.write(`${arch}: ${size} bytes in ${chunks} chunk(s), ${sent} sent, ${chunks - sent} there already\n`);
   }
-  await json('/api/v1/releases/commands/attach', { id, arch, signed: signedText });
-  const published = await json('/api/v1/releases/commands/publish', { id });
-  process.stdout.write(`release ${version} (${id}) ${String(published.state ?? 'published')}: ${arch}, ${size} bytes in ${chunks} chunk(s)\n`);
+  const published = await json('/api/v1/releases/commands/publish', { id: String(release.id) });
+  process.stdout.write(`release ${version} ${String(published.state)}: ${uploads.map((u) => u.manifest.arch).join(', ')}\n`);
   return 0;
 }

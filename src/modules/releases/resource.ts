@@ -123,20 +123,23 @@ async function packageProblem(db: Database, release: ReleaseRow, pkg: ReleasePac
 }
 
 const packageResponse = {
-  type: 'object', required: ['release_id', 'arch', 'chunk_size', 'received', 'complete'],
+  type: 'object', required: ['release_id', 'arch', 'chunk_size', 'received', 'received_sha256', 'complete'],
   properties: {
     release_id: { type: 'string' }, arch: { type: 'string' }, size: { anyOf: [{ type: 'integer' }, { type: 'null' }] }, sha256: { anyOf: [{ type: 'string' }, { type: 'null' }] },
     chunk_size: { type: 'integer' }, chunks: { anyOf: [{ type: 'integer' }, { type: 'null' }] }, received: { type: 'array', items: { type: 'integer' }, description: 'Indexes of the chunks stored so far (an upload resumes with the others).' },
+    received_sha256: { type: 'array', items: { type: 'string' }, description: 'The sha256 of each chunk in received, in the same order (an upload resends a chunk whose bytes differ).' },
     key_id: { anyOf: [{ type: 'string' }, { type: 'null' }] }, complete: { type: 'boolean' },
   },
 };
 
 async function packageState(db: Database, release: string, arch: string) {
   const pkg = await packageStore(db).find({ release_id: release, arch });
-  const received = (await receivedOf(db, release, arch)).map((c) => c.idx);
+  const stored = await receivedOf(db, release, arch);
+  const received = stored.map((c) => c.idx);
   return {
     release_id: release, arch, size: pkg?.size === null || pkg?.size === undefined ? null : Number(pkg.size), sha256: pkg?.sha256 ?? null,
     chunk_size: pkg ? Number(pkg.chunk_size) : CHUNK_SIZE, chunks: pkg?.chunks === null || pkg?.chunks === undefined ? null : Number(pkg.chunks), received,
+    received_sha256: stored.map((c) => c.sha256),
     key_id: pkg?.key_id ?? null, complete: Boolean(pkg?.complete),
   };
 }

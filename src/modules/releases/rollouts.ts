@@ -35,7 +35,7 @@ const createBody = v.strictObject({
 
 const store = (services: Services) => new Store<RolloutRow>(services.db, releaseRollouts);
 
-const toItem = (row: RolloutRow) => ({
+const toItem = ({ accepted_failures: _internal, ...row }: RolloutRow) => ({
   ...row, canary_site_ids: json(row.canary_site_ids), waves: json(row.waves), progress: json(row.progress) ?? null, failure_threshold_percent: Number(row.failure_threshold_percent),
 });
 
@@ -81,10 +81,6 @@ export const rolloutResource = defineResource<RolloutRow>({
         const release = (await new Store<ReleaseRow>(db, releases).find({ id: b.release_id }));
         if (!release) throw new ApiError('not_found', `release ${b.release_id} not found`, [{ field: 'release_id', reason: 'not_found' }]);
         if (release.state !== 'published') throw new ApiError('lifecycle_conflict', `release ${release.id} is ${release.state}; only a published release is rolled out`, [{ field: 'release_id', reason: release.state }]);
-        const rc = (n: string) => colOf(releaseRollouts, db, n);
-        const active = (await db.orm.select().from(tableOf(releaseRollouts, db))
-          .where(and(eq(rc('release_id'), release.id), inArray(rc('state'), ['running', 'paused'])))) as RolloutRow[];
-        if (active.length) throw new ApiError('lifecycle_conflict', `release ${release.id} has a rollout in progress already (${active[0]!.id}, ${active[0]!.state})`, [{ field: 'release_id', reason: 'rollout_in_progress' }]);
         if (b.canary_site_ids.length) {
           const sites = (await db.orm.select().from(tableOf(syncSites, db))
             .where(inArray(colOf(syncSites, db, 'tenant_id'), [...new Set(b.canary_site_ids.map((id) => id.split('@')[1]!))]))) as SyncSiteRow[];
@@ -92,6 +88,10 @@ export const rolloutResource = defineResource<RolloutRow>({
           const unknown = b.canary_site_ids.filter((id) => !known.has(id));
           if (unknown.length) throw new ApiError('validation_error', `canary_site_ids names sites that are not registered: ${unknown.join(', ')}`, unknown.map(() => ({ field: 'canary_site_ids', reason: 'not_registered' })));
         }
+        const rc = (n: string) => colOf(releaseRollouts, db, n);
+        const active = (await db.orm.select().from(tableOf(releaseRollouts, db))
+          .where(and(eq(rc('release_id'), release.id), inArray(rc('state'), ['running', 'paused'])))) as RolloutRow[];
+        if (active.length) throw new ApiError('lifecycle_conflict', `release ${release.id} has a rollout in progress already (${active[0]!.id}, ${active[0]!.state})`, [{ field: 'release_id', reason: 'rollout_in_progress' }]);
         const now = nowIso(ctx.services);
         const row: RolloutRow = {
           id: `ro-${timeId(ctx.services.clock.now())}`, release_id: release.id, canary_site_ids: [...new Set(b.canary_site_ids)], waves: b.waves,
