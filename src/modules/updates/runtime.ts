@@ -13,7 +13,6 @@ import { inArray } from 'drizzle-orm';
 import type { Services } from '../../kernel/context.js';
 import { colOf, tableOf } from '../../db/sql.js';
 import { auditRecords } from '../audit/schema.js';
-import { siteOf } from '../../runtime/first-run.js';
 import semver from '../../runtime/semver.js';
 import type { SyncUpdater } from '../tenant-master-sync/engine/edge.js';
 import type { UpdateOffer, UpdatePackage, UpdateStateReport } from '../tenant-master-sync/engine/protocol.js';
@@ -384,9 +383,8 @@ export class Updater implements SyncUpdater {
     const ids = entries.map((h) => `update-${h.id}`);
     const seen = new Set((await db.orm.select({ id: colOf(auditRecords, db, 'correlation_id') }).from(tableOf(auditRecords, db))
       .where(inArray(colOf(auditRecords, db, 'correlation_id'), ids)) as { id: string }[]).map((r) => r.id));
-    const tenant = siteOf(this.services.config)?.tenant_id ?? null;
     for (const h of entries) {
-      if (!seen.has(`update-${h.id}`)) await this.services.audit.record(auditEntry(h, this.arch, tenant));
+      if (!seen.has(`update-${h.id}`)) await this.services.audit.record(auditEntry(h, this.arch));
       this.audited.add(h.id);
     }
   }
@@ -442,14 +440,15 @@ function proofTimeout(offer: UpdateOffer): number | undefined {
   return typeof t === 'number' && Number.isInteger(t) && t > 0 ? t : undefined;
 }
 
-function auditEntry(h: UpdateHistoryEntry, arch: string, tenant: string | null) {
+/** The box's software is the installation's, no tenant's: tenant_id null (the master files it under the site's tenant). */
+function auditEntry(h: UpdateHistoryEntry, arch: string) {
   return {
     actor: h.by === 'installer' ? 'system:installer' : 'system:updates',
     action: `updates.${h.step}`,
     resource: 'updates',
     result: h.step === 'failed' || h.step === 'rolled_back' ? 'error' as const : 'success' as const,
     correlation_id: `update-${h.id}`,
-    tenant_id: tenant,
+    tenant_id: null,
     details: { step: h.step, at: h.at, by: h.by, running_version: h.running_version, target_version: h.target_version, arch, reason: h.reason, reason_code: h.reason_code },
   };
 }
