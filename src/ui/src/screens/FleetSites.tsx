@@ -2,15 +2,22 @@
 // words, its list the order: the sites that need the fleet team first), each in words a fleet team
 // reads at a glance: "Stopped", "Last heard 3 min ago", "2 open P1 alarms", "Version 0.1.0 —
 // outside policy". Status by colour and by text. A box that goes quiet sends nothing, so the list
-// is read again every few seconds as well as on live data.
+// is read again every few seconds as well as on live data. Each site's software update as the box
+// last reported it: running, target and previous versions, the step in words ("Downloading 40 %",
+// "Rolled back" and why), and the fleet team's hold on its updates (held with a reason, released).
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { describeError, getList, getLoaded, query, type ListEnvelope } from '../lib/api';
+import { ApiError, describeError, getList, getLoaded, query, type ListEnvelope } from '../lib/api';
 import { dataTick } from '../lib/live';
 import { useObservable } from '../lib/store';
 import { formatTime, humanise, type Tone } from '../lib/format';
 import { t, type MessageKey } from '../lib/i18n';
 import { useNow } from '../components/hooks';
 import { industryName } from '../components/shell-words';
+import { ReasonAction } from '../components/updates/ReasonAction';
+import { ReachNote } from '../components/updates/ReachNote';
+import { mayPost } from '../components/updates/live';
+import { reasonWords, stepTone, stepWords } from '../components/updates/words';
+import { session } from '../lib/session';
 import type { Scheme } from '../lib/types';
 
 export interface FleetSite {
@@ -30,7 +37,25 @@ export interface FleetSite {
   policy_violations: string[] | null;
   holds_master_state: boolean | null;
   attention: number | null;
+  // ---- the box's self-update (sync-sites, since the releases module)
+  running_version?: string | null;
+  target_version?: string | null;
+  previous_version?: string | null;
+  update_version?: string | null;
+  update_step?: string | null;
+  update_progress?: number | null;
+  update_reason?: string | null;
+  update_reason_code?: string | null;
+  /** The reason's data, when the master keeps it (it does not yet: the words then do without). */
+  update_reason_params?: Record<string, string | number> | null;
+  update_at?: string | null;
+  update_hold?: boolean | null;
+  update_hold_reason?: string | null;
+  update_hold_by?: string | null;
+  update_hold_at?: string | null;
 }
+
+const HOLD_PATH = '/api/v1/tenant-master-sync/commands/hold-updates';
 
 const PATH = '/api/v1/sync-sites';
 const PAGE = 50;
@@ -67,13 +92,29 @@ export function reasons(s: FleetSite, now: number): string[] {
   return out;
 }
 
-function SiteCard({ s, now }: { s: FleetSite; now: number }) {
+/** The site's update: the step in words, why, and since when. */
+function UpdateField({ s }: { s: FleetSite }) {
+  const step = s.update_step ?? null;
+  const words = stepWords({ step, progress: s.update_progress, reason_code: s.update_reason_code, target: s.target_version });
+  return (
+    <dd data-field="update">
+      <span class={`badge tone-${stepTone(step)}`} data-step={step ?? ''}>
+        {words}
+      </span>
+      {step && s.update_at ? <span class="muted site-update-at"> {t('fleet.update.since', { time: formatTime(s.update_at) })}</span> : null}
+    </dd>
+  );
+}
+
+function SiteCard({ s, now, mayHold, onChanged }: { s: FleetSite; now: number; mayHold: boolean; onChanged: () => void }) {
   const [open, setOpen] = useState(false);
   const st = STATUS[s.status ?? ''] ?? { tone: 'muted' as Tone, text: 'fleet.status.unchecked' };
   const why = reasons(s, now);
   const p1 = s.open_p1 ?? 0;
   const version = s.app_version ? t('fleet.version', { version: s.app_version }) : t('fleet.version.none');
   const policy = s.policy === 'violates' ? t('fleet.policy.outside') : s.policy === 'conforms' ? t('fleet.policy.within') : null;
+  const updateReason = s.update_reason_code || s.update_reason ? reasonWords(s.update_reason_code, s.update_reason_params, s.update_reason) : '';
+  const holder = s.update_hold_by ?? '';
   return (
     <li class={`card site-card tone-edge-${st.tone}`} data-site={s.id} data-status={s.status ?? ''}>
       <div class="site-head">
@@ -121,7 +162,31 @@ function SiteCard({ s, now }: { s: FleetSite; now: number }) {
           <dt>{t('fleet.field.industry')}</dt>
           <dd>{s.industry_code ? industryName(s.industry_code) : t('fleet.industry.none')}</dd>
         </div>
+        <div>
+          <dt>{t('fleet.field.update')}</dt>
+          <UpdateField s={s} />
+        </div>
+        <div>
+          <dt>{t('fleet.field.target')}</dt>
+          <dd data-field="target">{s.target_version ?? (s.update_step ? t('fleet.target.none') : '—')}</dd>
+        </div>
+        <div>
+          <dt>{t('fleet.field.previous')}</dt>
+          <dd data-field="previous">{s.previous_version ?? '—'}</dd>
+        </div>
       </dl>
+      {updateReason ? (
+        <p class="site-update-reason" data-field="update-reason">
+          {updateReason}
+        </p>
+      ) : null}
+      {s.update_hold ? (
+        <p class="site-hold" data-hold>
+          {s.update_hold_reason
+            ? t('fleet.hold.line', { who: holder, time: s.update_hold_at ? formatTime(s.update_hold_at) : '—', reason: s.update_hold_reason })
+            : t('fleet.hold.line_bare', { who: holder, time: s.update_hold_at ? formatTime(s.update_hold_at) : '—' })}
+        </p>
+      ) : null}
       <button type="button" class="btn small" aria-expanded={open} onClick={() => setOpen(!open)}>
         {t(open ? 'fleet.less' : 'fleet.more')}
       </button>
@@ -144,6 +209,16 @@ function SiteCard({ s, now }: { s: FleetSite; now: number }) {
           {s.module_versions?.length ? (
             <p class="muted">{t('fleet.more.modules', { list: s.module_versions.map((m) => `${m.id} ${m.version}`).join(', ') })}</p>
           ) : null}
+          {/* Holding is rare and deliberate: behind "More", with the reason asked for. */}
+          {mayHold ? (
+            s.update_hold ? (
+              <ReasonAction action="release-hold" owner={s.id} label={t('fleet.hold.release')} question={t('fleet.hold.release_why')} submit={t('fleet.hold.release_submit')}
+                busyLabel={t('fleet.action.busy')} required={false} path={HOLD_PATH} body={(reason) => ({ site_id: s.id, hold: false, ...(reason ? { reason } : {}) })} onDone={onChanged} />
+            ) : (
+              <ReasonAction action="hold" owner={s.id} label={t('fleet.hold.hold')} question={t('fleet.hold.why')} submit={t('fleet.hold.submit')}
+                busyLabel={t('fleet.action.busy')} required path={HOLD_PATH} body={(reason) => ({ site_id: s.id, hold: true, reason })} onDone={onChanged} />
+            )
+          ) : null}
         </div>
       ) : null}
     </li>
@@ -153,6 +228,11 @@ function SiteCard({ s, now }: { s: FleetSite; now: number }) {
 export function FleetSites() {
   const tick = useObservable(dataTick);
   const now = useNow(POLL_MS);
+  const sess = useObservable(session);
+  const mayHold = sess ? mayPost(sess.ctx.policy.permissions.api, HOLD_PATH) : false;
+  const [turn, setTurn] = useState(0);
+  const [staleAt, setStaleAt] = useState<string | null>(null);
+  const [downSince, setDownSince] = useState<string | null>(null);
   const [scheme, setScheme] = useState<Scheme | null>(null);
   const [list, setList] = useState<ListEnvelope<FleetSite> | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -175,12 +255,19 @@ export function FleetSites() {
         if (cancelled) return;
         setList(r.data);
         setError(null);
+        // The master out of reach: the last list, said to be as it was then.
+        setStaleAt(r.stale ? r.at : null);
+        setDownSince((d) => (r.stale ? (d ?? new Date().toISOString()) : null));
       })
-      .catch((err) => !cancelled && setError(describeError(err)));
+      .catch((err) => {
+        if (cancelled) return;
+        if (err instanceof ApiError && err.offline) setDownSince((d) => d ?? new Date().toISOString());
+        else setError(describeError(err));
+      });
     return () => {
       cancelled = true;
     };
-  }, [url, tick, now]);
+  }, [url, tick, now, turn]);
 
   const items = list?.items ?? [];
   const need = items.filter((s) => (s.attention ?? 0) > 0).length;
@@ -217,6 +304,7 @@ export function FleetSites() {
           {need ? t('fleet.summary.need', { need, n: items.length }) : items.length ? t('fleet.summary.ok') : ''}
         </p>
       ) : null}
+      <ReachNote side="master" downSince={downSince} staleAt={staleAt} />
       {error ? (
         <p class="error" role="alert">
           {error}
@@ -229,7 +317,7 @@ export function FleetSites() {
       ) : (
         <ul class="cards site-cards">
           {items.map((s) => (
-            <SiteCard key={s.id} s={s} now={now} />
+            <SiteCard key={s.id} s={s} now={now} mayHold={mayHold} onChanged={() => setTurn((n) => n + 1)} />
           ))}
         </ul>
       )}
