@@ -14,6 +14,10 @@ const INSTALLATION_WIDE: Record<string, string> = {
   permission_overrides: 'the role rules of a module, for every tenant',
   registry_imports: 'the one-time legacy import (written at start-up only, no route)',
   sla_profiles: 'SLA profiles of the fleet (a master group)',
+  releases: 'the fleet\'s software releases (master scope only)',
+  release_packages: 'the packages of the fleet\'s releases (master scope only)',
+  release_chunks: 'the bytes of those packages (master scope only)',
+  release_rollouts: 'the rollouts of the fleet\'s releases (master scope only)',
 };
 
 /** Tables without a tenant_id column that are keyed by something narrower than the installation. */
@@ -45,7 +49,7 @@ describe('settings have an owner', () => {
 
   it('every write route of a module holding installation-wide state declares its owner or needs the master scope', () => {
     const holders = MODULES.filter((m) => m.tables.some((t) => t.name in INSTALLATION_WIDE));
-    expect(holders.map((m) => m.id).sort()).toEqual(['core', 'sla-profiles']);
+    expect(holders.map((m) => m.id).sort()).toEqual(['core', 'releases', 'sla-profiles']);
     const undeclared = holders.flatMap((m) => writes(m.routes)).filter((r) => ownerOf(r) === undefined && requiredScope(r) !== 'master').map(name);
     expect(undeclared).toEqual([]);
   });
