@@ -12,7 +12,7 @@ export default defineModule({
   description: 'The fleet\'s software releases: signed packages (ed25519, signed offline by the fleet team) uploaded in chunks, checked and published; rollouts that take a release to the sites its version policies allow, in waves (canaries, then percentages) with a failure threshold that pauses them; the chunk download boxes update from.',
   version: '1.0.0',
   core: false,
-  dependencies: ['tenant-master-sync', 'version-policies'],
+  dependencies: ['tenant-master-sync'],
   industry_code: null,
   industry_scope: 'master',
   key_entity: 'release',
