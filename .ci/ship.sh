@@ -2,7 +2,8 @@
 # Shipping checks (run by .ci/run after the test suite): build both single executables and their
 # Debian packages, install check of the x64 one in an empty directory, Modbus RTU from the binary,
 # the arm64 one under qemu, the systemd unit, the packages (lintian, dpkg -i, upgrade, remove,
-# purge), and the README's measured figures. Bounded in time; every process it
+# purge), the fleet's self-update end to end (scripts/ship-fleet-update.mjs), and the README's
+# measured figures. Bounded in time; every process it
 # starts is stopped by scripts/ship-check.mjs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +36,15 @@ timeout 120 bash scripts/ship-systemd.sh dist/cabinet
 
 step "Debian packages: contents, lintian, dpkg -i of the amd64 one, start, upgrade, remove, purge"
 timeout 900 bash scripts/ship-deb.sh
+
+step "fleet self-update end to end: a master and two boxes (dpkg in sandboxes), a second version built with --version"
+version=$(node -p 'require("./package.json").version')
+next=$(node -p 'const [a, b, c] = require("./package.json").version.split(".").map(Number); `${a}.${b}.${c + 1}`')
+start=$(date +%s)
+timeout 900 node build.mjs --arch x64 --version "$next" --no-smoke
+echo "the build of $next took $(( $(date +%s) - start )) s"
+timeout 1200 node scripts/ship-fleet-update.mjs --base "dist/cabinet_${version}_amd64.deb" --next "dist/cabinet_${next}_amd64.deb"
+rm -f "dist/cabinet-$next" "dist/cabinet_${next}_amd64.deb"
 
 step "figures for the README (binary size, spawn-to-/ready, idle RSS)"
 timeout 300 node scripts/measure-binary.mjs --runs 5

@@ -557,9 +557,12 @@ export class Installer {
       // dpkg finished (or --configure -a finished it): the new version has not run yet; prove it.
       return this.prove(run, request?.proof_timeout_s ?? this.config.update_proof_timeout_s);
     }
-    const untouched = now.ok && now.version === run.previous_version;
-    if (untouched && request && run.attempts < MAX_ATTEMPTS) {
-      this.log(`installer: the previous version is still installed; installing again (attempt ${run.attempts + 1} of ${MAX_ATTEMPTS})`);
+    // The previous version still installed (cut before dpkg unpacked anything), or a package dpkg
+    // left half-installed: dpkg -i of the new package again finishes either (the backup of the
+    // first attempt is kept: preinst does not overwrite CABINET_BACKUP_TO).
+    if (request && run.attempts < MAX_ATTEMPTS) {
+      const where = now.ok && now.version === run.previous_version ? 'the previous version is still installed' : `dpkg left ${now.version ?? 'no version'} ${now.ok ? 'installed' : 'half-installed'}`;
+      this.log(`installer: ${where}; installing again (attempt ${run.attempts + 1} of ${MAX_ATTEMPTS})`);
       return this.install(run, request);
     }
     return this.rollback(run, 'install_interrupted', `The installation of version ${run.version} was interrupted; the previous version was put back.`, { version: run.version });
