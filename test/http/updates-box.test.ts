@@ -297,6 +297,18 @@ describe.each(DIALECTS)('the box updates itself (%s)', (dialect) => {
     expect(readState(first.dir)).toMatchObject({ step: 'idle', reason_code: 'downgrade_refused', reason_params: { version: '0.0.1', running: RUNNING } });
   }, 60_000);
 
+  it('without a release key it downloads nothing and says why, in the state and in its report', async () => {
+    const master = new FakeMaster();
+    master.add(target);
+    const { u, dir } = updater(master, { config: { release_public_key: '' } });
+    await u.start();
+    u.offered(offer());
+    await u.settled();
+    expect(master.requests).toEqual([]);
+    expect(readState(dir)).toMatchObject({ step: 'idle', reason_code: 'no_release_key' });
+    expect(u.report()).toMatchObject({ step: 'idle', reason_code: 'no_release_key', arch: ARCH, reason: 'No release key is configured on this box (setting release_public_key): it does not update itself.' });
+  });
+
   it('audits the installer\'s steps once at the next start, and a new version proves itself and writes done', async () => {
     const master = new FakeMaster();
     const dir = mkdtempSync(join(tmpdir(), 'cabinet-upd-'));

@@ -20,7 +20,7 @@ import { english } from '../../industry/box-text.js';
 import { answeringControllers, readGates, type GateReport, type Wait } from './gates.js';
 import { fetchPackage, packageOnDisk, removePackage, UpdateError } from './download.js';
 import {
-  changeStep, debianArch, ensureUpdatesDir, initialState, INSTALLER_STEPS, packagePath, patchState, readState, signaturePath, updatesDir, writeRequest,
+  changeStep, debianArch, ensureUpdatesDir, initialState, INSTALLER_STEPS, packagePath, patchState, readState, signaturePath, updatesDir, writeRequest, writeState,
   type ReasonParams, type UpdateHistoryEntry, type UpdateRequest, type UpdateState, type UpdateStep,
 } from './state.js';
 import pkg from '../../../package.json' with { type: 'json' };
@@ -358,7 +358,10 @@ export class Updater implements SyncUpdater {
     const changed = Object.entries(patch).some(([k, v]) => JSON.stringify(s[k as keyof UpdateState]) !== JSON.stringify(v));
     if (s.step === step && s.reason_code === code && JSON.stringify(s.reason_params ?? {}) === JSON.stringify(code ? params : {}) && !changed) return;
     if (s.step === step) {
-      this.state = patchState(this.dataDir, { ...patch, reason, reason_code: code, reason_params: code ? params : null }) ?? s;
+      // The first reason of a box that never had a state file (idle, no release key) creates it.
+      const next: UpdateState = { ...s, ...patch, reason, reason_code: code, reason_params: code ? params : null, at: s.at || this.iso() };
+      writeState(this.dataDir, next);
+      this.state = next;
       return;
     }
     this.state = changeStep(this.dataDir, { step, by: 'service', running_version: this.version, reason, reason_code: code, reason_params: code ? params : null, at: this.iso(), patch });
