@@ -6,7 +6,7 @@
 // disk; audits every step once, the installer's too; proves a new version and writes done. The
 // end-to-end path over the real master is test/sync/updates-master.test.ts.
 import { generateKeyPairSync, createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +21,7 @@ import type { EdgeSync } from '../../src/modules/tenant-master-sync/engine/edge.
 import type { UpdateOffer, UpdatePackage } from '../../src/modules/tenant-master-sync/engine/protocol.js';
 import { signManifest } from '../../src/runtime/release-signature.js';
 import { RECHECK_MS, Updater } from '../../src/modules/updates/runtime.js';
-import { changeStep, packagePath, readRequest, readState, requestPath } from '../../src/modules/updates/state.js';
+import { changeStep, packagePath, partPath, readRequest, readState, requestPath } from '../../src/modules/updates/state.js';
 import pkg from '../../package.json' with { type: 'json' };
 
 const RUNNING = pkg.version;
@@ -271,8 +271,10 @@ describe.each(DIALECTS)('the box updates itself (%s)', (dialect) => {
     expect(readState(first.dir)).toMatchObject({ step: 'downloading', reason_code: 'download_failed', progress: 0.5, reason_params: { chunk: 4, chunks: 6 } });
     expect(readState(first.dir)!.reason).toMatch(/^The download stopped at chunk 4 of 6: the master answered 503/);
     await first.u.stop();
+    // The power went while chunk 4 was being written: part of it is on disk.
+    appendFileSync(partPath(first.dir, TARGET, ARCH), randomBytes(1000));
 
-    // The box restarts; the link is back: chunks 3..5 only.
+    // The box restarts; the link is back: chunks 3..5 only (the half chunk is cut off and fetched again).
     master.failFrom = undefined;
     master.requests = [];
     const again = updater(master, { dir: first.dir, config: { update_window: '' } });
