@@ -87,7 +87,7 @@ export function createCatalogues(opts: { dir: string | undefined; warn?: (msg: s
         const cat = catalogue(code) ?? {};
         const shipped = isShipped(code);
         const have = shipped ? baseKeys.length : baseKeys.filter((k) => cat[k] !== undefined).length;
-        return { code, name: AUTONYMS[code] ?? AUTONYMS[code.split('-')[0]!] ?? code, shipped, coverage: baseKeys.length ? have / baseKeys.length : 1 };
+        return { code, name: autonym(code), shipped, coverage: baseKeys.length ? have / baseKeys.length : 1 };
       });
     },
     catalogue,
@@ -97,6 +97,18 @@ export function createCatalogues(opts: { dir: string | undefined; warn?: (msg: s
     },
     rejected: (lang) => readSite(lang)?.rejected ?? [],
   };
+}
+
+/** A language's own name: ours for the shipped ones, else what Intl knows ("polski" for pl), else its code. */
+function autonym(code: string): string {
+  if (AUTONYMS[code]) return AUTONYMS[code]!;
+  try {
+    const name = new Intl.DisplayNames([code], { type: 'language' }).of(code);
+    if (name && name !== code) return name.charAt(0).toLocaleUpperCase(code) + name.slice(1);
+  } catch {
+    // not a code Intl knows
+  }
+  return code;
 }
 
 function parseSiteFile(path: string, mtimeMs: number, size: number, lang: string, warn?: (msg: string, data: Record<string, unknown>) => void): SiteFile {
