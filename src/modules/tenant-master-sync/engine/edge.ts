@@ -88,7 +88,7 @@ export class EdgeSync {
   private lastRun: string | null = null;
   private basis: HeldBasis | undefined;
   private held: Held | undefined;
-  /** The master refused the versions field (a master older than the report): it is left out from then on. */
+  /** Report fields the master refused as unknown (a master older than them): left out from then on. */
   private readonly refused = new Set<string>();
   private updater: SyncUpdater | undefined;
   private readonly started = Date.now();
