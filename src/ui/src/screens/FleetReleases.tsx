@@ -14,6 +14,7 @@ import { session } from '../lib/session';
 import { useObservable } from '../lib/store';
 import type { ListEnvelope } from '../lib/api';
 import { ReasonAction } from '../components/updates/ReasonAction';
+import { StartRollout } from '../components/updates/StartRollout';
 import { ReachNote } from '../components/updates/ReachNote';
 import { mayPost, useLive } from '../components/updates/live';
 import { reasonWords, secondsWords, sizeWords, stepTone, stepWords } from '../components/updates/words';
@@ -63,7 +64,7 @@ function packageLine(p: PackageSummary): string {
   return t('fleet.package.partial', { arch: p.arch, received: p.received, chunks: p.chunks ?? 0, size: sizeWords(p.size ?? 0) });
 }
 
-function ReleaseCard({ r }: { r: Release }) {
+function ReleaseCard({ r, mayStart, onChanged }: { r: Release; mayStart: boolean; onChanged: () => void }) {
   const st = RELEASE_STATE[r.state] ?? { key: 'fleet.release.state.draft', tone: 'muted' as Tone };
   const pkgs = r.packages ?? [];
   return (
@@ -105,6 +106,7 @@ function ReleaseCard({ r }: { r: Release }) {
       ) : (
         <p class="muted">{t('fleet.release.no_packages')}</p>
       )}
+      {mayStart ? <StartRollout release={r.id} onDone={onChanged} /> : null}
     </li>
   );
 }
@@ -173,7 +175,7 @@ function RolloutCard({ r, api, reasons, onChanged }: { r: Rollout; api: Record<s
         <div>
           <dt>{t('fleet.rollout.failure_rate')}</dt>
           <dd data-field="failure-rate">
-            <span class={over ? 'badge tone-alarm' : ''}>{t('fleet.rollout.rate', { rate, threshold })}</span>
+            {tParts('fleet.rollout.rate', { rate: <span class={`badge tone-${over ? 'alarm' : p && p.failed > 0 ? 'warn' : 'ok'}`} data-rate={rate}>{t('fleet.rollout.rate_value', { rate })}</span> }, { threshold })}
           </dd>
         </div>
         <div>
@@ -238,6 +240,9 @@ export function FleetReleases() {
     releases.reload();
   };
   const down = rollouts.downSince ?? releases.downSince;
+  // A release is offered a rollout when none of its own is under way (the master refuses a second).
+  const mayCreate = mayPost(api, COMMAND('create'));
+  const active = new Set((rollouts.data?.items ?? []).filter((r) => r.state === 'running' || r.state === 'paused').map((r) => r.release_id));
   const upload = tParts('fleet.releases.upload', {
     // i18n-ok: the command's own name, typed as it is in every language
     command: <code>cabinet release upload</code>,
@@ -280,7 +285,7 @@ export function FleetReleases() {
         ) : (
           <ul class="cards release-cards">
             {releases.data.items.map((r) => (
-              <ReleaseCard key={r.id} r={r} />
+              <ReleaseCard key={r.id} r={r} mayStart={r.state === 'published' && mayCreate && !active.has(r.id)} onChanged={reload} />
             ))}
           </ul>
         )}
