@@ -17,7 +17,7 @@ export class NoInstance extends Error {}
 
 // Candidates tried against a `pattern`; the first that matches (and fits the length bounds) wins.
 const PATTERN_CANDIDATES = [
-  'a1', 'a', 'abc', 'sample-1', 'x.y_z:1', '1.0.0', '2026-01-15', '2026', '10.0.0.1', '*', 'deadbeef', '0', '1', 'A1', 'ab',
+  'a1', 'a', 'abc', 'sample-1', 'x.y_z:1', '1.0.0', '2026-01-15', '2026', '10.0.0.1', '*', 'deadbeef', '0', '1', 'A1', 'ab', 'site-1@farm-1',
 ];
 
 function resolve(schema: Schema, root: Schema | undefined): Schema {

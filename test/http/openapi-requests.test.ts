@@ -11,7 +11,7 @@ import type { RunningServer } from '../../src/server.js';
 
 interface Operation {
   parameters?: { name: string; in: string; required?: boolean; schema: Schema }[];
-  requestBody?: { content: { 'application/json': { schema: Schema } } };
+  requestBody?: { content: Record<string, { schema: Schema } | undefined> };
   security?: unknown[];
   'x-permission'?: { scope?: 'master' | 'tenant' | 'any' };
 }
@@ -64,14 +64,16 @@ async function sendAll(doc: { paths: Record<string, Record<string, Operation>> }
         const value = queryValueOf(p.schema, opts, p.name);
         if (value !== undefined) query.set(p.name, value);
       }
-      const schema = op.requestBody?.content['application/json'].schema;
+      const schema = op.requestBody?.content['application/json']?.schema;
       const body = schema ? instanceOf(schema, opts) : undefined;
+      // A body of raw bytes (a release chunk): a few bytes of that type.
+      const raw = op.requestBody?.content['application/octet-stream'] ? 'chunk' : undefined;
       const scope = op['x-permission']?.scope;
       const caller = op.security ? callers.anon : template.startsWith('/api/v1/site-sync/') ? callers.site : scope === 'tenant' ? callers.tenant : callers.master;
       const url = query.size ? `${path}?${query}` : path;
       let res: Answer;
       try {
-        res = await caller.request(method.toUpperCase(), url, { body, headers: { 'x-request-id': `conformance-${mode}` } });
+        res = await caller.request(method.toUpperCase(), url, { body, raw, headers: { 'x-request-id': `conformance-${mode}`, ...(raw ? { 'content-type': 'application/octet-stream' } : {}) } });
       } catch (err) {
         findings.push({ op: key, mode, status: 0, body: (err as Error).message.slice(0, 400) });
         continue;
