@@ -118,6 +118,7 @@ describe('software updates in the fleet view, the releases screen and the box', 
   let browser: Browser;
   let token = '';
   let fleetCard = '';
+  let securityCard = '';
   let boxCard = '';
   let window = '';
   let rolloutId = '';
@@ -161,6 +162,9 @@ describe('software updates in the fleet view, the releases screen and the box', 
     const issued = await fleet.post('/api/v1/passkeys/commands/issue', { type: 'rfid', holder: 'fleet team', role: 'admin', ttl_minutes: 60, scope: 'master', card_uid: '04F1EE7035' });
     expect(issued.status, JSON.stringify(issued.body)).toBe(201);
     fleetCard = issued.body.item.credential as string;
+    const security = await fleet.post('/api/v1/passkeys/commands/issue', { type: 'rfid', holder: 'fleet auditor', role: 'security', ttl_minutes: 60, scope: 'master', card_uid: '04F1EE7036' });
+    expect(security.status, JSON.stringify(security.body)).toBe(201);
+    securityCard = security.body.item.credential as string;
     const reg = async (site_id: string) => {
       const r = await fleet.post('/api/v1/tenant-master-sync/commands/register-site', { tenant_id: 'green-acres', site_id, industry_code: 'poultry' });
       expect(r.status, JSON.stringify(r.body)).toBe(201);
@@ -288,6 +292,20 @@ describe('software updates in the fleet view, the releases screen and the box', 
     expect(problems).toEqual([]);
     await context.close();
   }, 90_000);
+
+  it('security (reads, may not command): the same screens without hold, pause, resume, abort or start', async () => {
+    const { page, context, problems } = await inLanguage(browser, master.url, securityCard, 'en');
+    const northCard = page.locator(`[data-resource="sync-sites"] [data-site="${NORTH}"]`);
+    await expect.poll(() => northCard.locator('[data-field="update"] .badge').textContent(), { timeout: 20_000 }).toBe('Waiting to install');
+    await northCard.locator('button', { hasText: 'More about this site' }).click();
+    await northCard.locator('.site-more').waitFor();
+    expect(await page.locator('[data-resource="sync-sites"] [data-action]').count()).toBe(0);
+    await page.goto(`${master.url}/#/m/releases`);
+    await page.locator(`[data-rollout="${rolloutId}"]`).waitFor();
+    expect(await page.locator('.fleet-releases [data-action]').count()).toBe(0);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
 
   for (const lang of ['en', 'ru'] as const) {
     it(`${lang}: the box's own screen: step, window, what the install waits for`, async () => {
