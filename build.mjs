@@ -423,6 +423,8 @@ function collectAssets() {
     if (!existsSync(full)) throw new Error(`swagger-ui-dist lacks ${f}`);
     files.push([`docs/${f}`, full]);
   }
+  // The catalogues, read by the server at a language's first use (src/i18n/built-in.ts).
+  walk(join(ROOT, 'src/i18n/messages'), 'i18n/', []).filter(([name]) => name.endsWith('.json')).forEach((f) => files.push(f));
   // A snapshot of the shell: another build or a browser test may swap dist/web for a new build
   // (new file names) before the SEA blob reads the files listed here.
   const web = join(work, 'web');

@@ -47,7 +47,8 @@ for (const lang of readdirSync(join(ROOT, 'src/i18n/messages')).filter((d) => !d
   for (const f of readdirSync(join(ROOT, 'src/i18n/messages', lang))) Object.assign(merged, JSON.parse(readFileSync(join(ROOT, 'src/i18n/messages', lang, f), 'utf8')));
   rows.push([`catalogue ${lang} (${Object.keys(merged).length} keys)${lang === 'en' ? ', inside the main script' : ', fetched when chosen'}`, Buffer.from(JSON.stringify(merged))]);
 }
-rows.push(['main script now', main]);
+rows.push(['main script now (code; the English words are a chunk of their own)', main]);
+for (const f of readdirSync(join(ROOT, 'dist/web')).filter((f) => /^words-.*\.js$/.test(f))) rows.push([`English words chunk ${f}, loaded with the main script`, readFileSync(join(ROOT, 'dist/web', f))]);
 let baseline;
 if (baselineRef) {
   const dir = mkdtempSync(join(tmpdir(), 'shell-size-'));

@@ -3,7 +3,7 @@
 // English `title`/`message` an alarm record keeps for the API's clients is rendered from the same
 // key with the English catalogue, so there is one wording, not two.
 import type { Services } from '../kernel/context.js';
-import { EN } from '../i18n/messages/en.js';
+import { BUILT_IN } from '../i18n/built-in.js';
 import { makeTranslator, type Translator } from '../i18n/translate.js';
 import type { TextParams } from './alarm-view-item.js';
 
@@ -34,7 +34,7 @@ let bundled: Translator | undefined;
  */
 export function english(services?: Partial<Pick<Services, 'catalogues' | 'config'>>): Translator {
   if (services?.catalogues) return services.catalogues.translator('en');
-  return (bundled ??= makeTranslator('en', 'en', EN, EN));
+  return (bundled ??= makeTranslator('en', 'en', BUILT_IN.en, BUILT_IN.en));
 }
 
 /** A text in another language (a channel's, a test's): the same key and parameters. */

@@ -13,6 +13,7 @@ export const ASSET_ROOTS: Readonly<Record<string, string>> = {
   'docs/': 'node_modules/swagger-ui-dist/',
   // The web shell as built by src/ui/build-ui.mjs (Vite) from src/ui.
   'web/': 'dist/web/',
+  'i18n/': 'src/i18n/messages/',
 };
 
 export interface AssetSource {

@@ -11,13 +11,9 @@ const DIR = new URL('../../src/i18n/messages/', import.meta.url).pathname;
 const en = BUILT_IN.en;
 
 describe('shipped catalogues', () => {
-  it('every area file of every language is merged by its index', () => {
-    for (const lang of SHIPPED_LANGUAGES) {
-      const index = readFileSync(join(DIR, `${lang}.ts`), 'utf8');
-      for (const f of readdirSync(join(DIR, lang))) {
-        expect(index, `${lang}/${f} is not imported by ${lang}.ts`).toContain(`from './${lang}/${f}'`);
-      }
-    }
+  it('every English area file is merged by the shell\'s index (the server reads every file of a language itself)', () => {
+    const index = readFileSync(join(DIR, 'en.ts'), 'utf8');
+    for (const f of readdirSync(join(DIR, 'en'))) expect(index, `en/${f} is not imported by en.ts`).toContain(`from './en/${f}'`);
   });
 
   it('the same area files exist in every language, and each key starts with its area', () => {

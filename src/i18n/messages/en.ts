@@ -1,5 +1,6 @@
 // The en catalogue: one file per area of the product (messages/en/<area>.json), merged here.
-// Adding an area: its file in each language and a line in en.ts, ru.ts and es.ts (test/unit/i18n-catalogues.test.ts finds a file left out).
+// Adding an area: its file in each language and a line here (test/unit/i18n-catalogues.test.ts finds a file left out);
+// the server reads every file of a language itself (src/i18n/built-in.ts).
 import common from './en/common.json' with { type: 'json' };
 import login from './en/login.json' with { type: 'json' };
 import locale from './en/locale.json' with { type: 'json' };
