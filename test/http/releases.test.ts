@@ -15,6 +15,11 @@ import { clientAs, createClient, type Answer, type Client } from '../helpers/cli
 import type { RunningServer } from '../../src/server.js';
 import { signManifest, type ReleaseManifest } from '../../src/runtime/release-signature.js';
 import { releaseCommand } from '../../src/cli-release.js';
+import { SteppedClock } from '../helpers/clock.js';
+import { waitFor } from '../helpers/wait.js';
+import { Store } from '../../src/db/store.js';
+import { syncSites, type SyncSiteRow } from '../../src/modules/tenant-master-sync/schema.js';
+import { releaseRollouts, type RolloutRow } from '../../src/modules/releases/schema.js';
 
 const MiB = 1024 * 1024;
 const keyPair = () => generateKeyPairSync('ed25519', { privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
@@ -34,6 +39,8 @@ describe.each(DIALECTS)('releases and rollouts (master on %s)', (dialect) => {
   let env: TestEnv;
   let master: RunningServer;
   let fleet: Client;
+  // The master's clock: its rollout sweep runs when the test steps it, never on its own.
+  const clock = new SteppedClock(Date.now());
   const fleetKey = keyPair();
   const otherKey = keyPair();
   const sites = new Map<string, Client>();
@@ -86,7 +93,7 @@ describe.each(DIALECTS)('releases and rollouts (master on %s)', (dialect) => {
   beforeAll(async () => {
     env = await createTestEnv(dialect);
     writeFileSync(join(env.dataDir, 'release.pub'), fleetKey.publicKey);
-    master = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off', release_public_key: join(env.dataDir, 'release.pub') });
+    master = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off', release_public_key: join(env.dataDir, 'release.pub') }, { clock });
     fleetToken = await env.token(master);
     fleet = await clientAs(env, master);
     const ids = ['w1@wave', 'w2@wave', 'w3@wave', 'w4@wave', 'w5@wave', 'p1@pin', 'p2@pin', 'o1@old'];
@@ -331,6 +338,27 @@ describe.each(DIALECTS)('releases and rollouts (master on %s)', (dialect) => {
     expect(await pull('w2@wave')).toBeNull();
     // An older box (no update state) is offered nothing.
     expect(await pull('o1@old', null)).toBeNull();
+  });
+
+  it('the master\'s sweep counts a report whose evaluation was cut short (a restart), without any read or new report', async () => {
+    const set = async (body: Record<string, unknown>) => ok(await fleet.post('/api/v1/version-policies/commands/set', { module_id: 'cabinet', ...body }));
+    await set({ id: 'cab-max', scope: 'global', max_version: '9.0.0' });
+    await set({ id: 'poultry-02', scope: 'industry', industry_code: 'poultry', min_version: '0.1.0' });
+    ok(await fleet.post('/api/v1/releases/commands/create', { version: '0.6.0' }), 201);
+    await upload('0.6.0', 'amd64', pkg(fleetKey.privateKey, '0.6.0', 'amd64', 64));
+    ok(await fleet.post('/api/v1/releases/commands/publish', { id: '0.6.0' }));
+    const id = ok(await fleet.post('/api/v1/release-rollouts/commands/create', { release_id: '0.6.0', canary_site_ids: ['w5@wave'], waves: [100] }), 201).id as string;
+    // The canary's done is stored, but the evaluation that should follow never ran (the master died).
+    const db = master.services.db;
+    await new Store<SyncSiteRow>(db, syncSites).update({ tenant_id: 'wave', site_id: 'w5' }, { app_version: '0.6.0', update_version: '0.6.0', update_step: 'done' });
+    const stored = () => new Store<RolloutRow>(db, releaseRollouts).find({ id });
+    expect((await stored())?.wave).toBe(0);
+    await clock.step(29_000);
+    expect((await stored())?.wave).toBe(0);
+    await clock.step(1_000);
+    const moved = await waitFor('the sweep to start wave 1', async () => { const r = await stored(); return Number(r?.wave) === 1 ? r : undefined; });
+    expect(moved.state).toBe('running');
+    expect((await pull('w4@wave'))?.version).toBe('0.6.0');
   });
 
   it('cabinet release upload sends a real signed .deb in chunks, resuming a cut-off upload, and publishes it', async () => {

@@ -15,8 +15,8 @@
 // a held or no longer eligible site is skipped) and the failure rate (failed + rolled back over
 // finished, failures accepted by a resume left out) is at or below the threshold; above it the
 // whole rollout pauses, with the reasons. Evaluation runs when a site's report changes its step or
-// version, when the rollout is read, and on its commands: the rollout advances on the boxes'
-// reports, never on a timer.
+// version, when the rollout is read, on its commands, and in the master's 30 s sweep (module.ts):
+// the rollout advances on the boxes' reports; time alone never starts a wave.
 import { createHash } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
 import semver from '../../runtime/semver.js';
