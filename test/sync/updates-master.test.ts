@@ -201,7 +201,7 @@ describe(`the box updates itself from a real master (${process.env.CABINET_TEST_
     // The link drops from the third chunk on.
     link.cut = { version: good.version, from: 2 };
     link.chunks = [];
-    await rollout(good.version);
+    const ro = await rollout(good.version);
     const stalled = await waitFor('the download stalled at chunk 3', async () => {
       const s = state();
       return s?.step === 'downloading' && s.target_version === good.version && s.reason_code === 'download_failed' ? s : undefined;
@@ -225,8 +225,10 @@ describe(`the box updates itself from a real master (${process.env.CABINET_TEST_
 
     // The installer's part, played here: it takes the request, installs, and starts the new
     // version with a deadline. (This process cannot become another version; the proof is of the
-    // version it runs, which is what the new one does at its first start.)
+    // version it runs, which is what the new one does at its first start; the rollout is stopped
+    // first, or the master would go on offering 90.4.0 to a box that still says it runs 0.1.0.)
     await stopBox();
+    ok(await api(master, fleet, 'POST', '/api/v1/release-rollouts/commands/abort', { id: ro.id, reason: 'the test plays the installer' }), 'abort');
     changeStep(boxEnv.dataDir, { step: 'installing', by: 'installer', running_version: RUNNING });
     rmSync(requestPath(boxEnv.dataDir));
     changeStep(boxEnv.dataDir, { step: 'proving', by: 'installer', running_version: RUNNING, patch: { target_version: RUNNING, deadline_at: new Date(Date.now() + 120_000).toISOString() } });
