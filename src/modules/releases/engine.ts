@@ -178,8 +178,10 @@ function waveSites(rollout: RolloutRow, k: number, eligible: readonly SyncSiteRo
 }
 
 export interface EvaluationOptions {
-  /** Only this rollout (a command's); all running ones when absent. */
+  /** Only this rollout (a command's); every rollout when absent (their progress is refreshed too). */
   rolloutId?: string;
+  /** Only the running rollouts (a report, the sweep): nothing is read of the fleet when none runs. */
+  runningOnly?: boolean;
   /** Who to name in the audit of what the evaluation does. */
   actor?: string;
   correlationId?: string;
@@ -227,7 +229,9 @@ export async function evaluateRollouts(services: Services, opts: EvaluationOptio
   const rc = (n: string) => colOf(releaseRollouts, db, n);
   const rollouts = (await (opts.rolloutId
     ? db.orm.select().from(tableOf(releaseRollouts, db)).where(eq(rc('id'), opts.rolloutId))
-    : db.orm.select().from(tableOf(releaseRollouts, db)))) as RolloutRow[];
+    : opts.runningOnly
+      ? db.orm.select().from(tableOf(releaseRollouts, db)).where(eq(rc('state'), 'running'))
+      : db.orm.select().from(tableOf(releaseRollouts, db)))) as RolloutRow[];
   if (!rollouts.length) return [];
   const fleet = await readFleet(db);
   const rels = (await db.orm.select().from(tableOf(releases, db)).where(inArray(colOf(releases, db, 'id'), [...new Set(rollouts.map((r) => r.release_id))]))) as ReleaseRow[];

@@ -38,7 +38,7 @@ export default defineModule({
       let stopped = false;
       const sweep = () => {
         timer = services.clock.setTimeout(() => {
-          void evaluateRollouts(services).catch((err: Error) => services.log.error('rollout sweep failed', { error: err.message })).finally(() => { if (!stopped) sweep(); });
+          void evaluateRollouts(services, { runningOnly: true }).catch((err: Error) => services.log.error('rollout sweep failed', { error: err.message })).finally(() => { if (!stopped) sweep(); });
         }, SWEEP_MS);
       };
       return {

@@ -76,7 +76,7 @@ export const syncResource = defineResource<SyncTenantRow>({
         if (!saved) throw new ApiError('not_found', `site ${site_id}@${tenant_id} is not registered`);
         await ctx.services.audit.record({ actor, action: hold ? 'sync.hold_updates' : 'sync.release_updates', resource: 'sync-sites', result: 'success', correlation_id: ctx.requestId, details: { site: siteKeyOf(saved), hold, reason: ctx.body.reason ?? null }, tenant_id });
         // A held site leaves the rollouts' counts: a wave waiting for it may start now.
-        if (ctx.services.modules.isInstalled('releases')) await evaluateRollouts(ctx.services, { actor, correlationId: ctx.requestId });
+        if (ctx.services.modules.isInstalled('releases')) await evaluateRollouts(ctx.services, { runningOnly: true, actor, correlationId: ctx.requestId });
         return { id: siteKeyOf(saved), update_hold: Boolean(saved.update_hold), update_hold_reason: saved.update_hold_reason ?? null, update_hold_by: saved.update_hold_by ?? null, update_hold_at: saved.update_hold_at ?? null };
       },
     }),

@@ -181,7 +181,7 @@ function updateReportOf(u: NonNullable<PullBody['update_state']>): Partial<SyncS
 async function countForRollouts(services: Services, before: SyncSiteRow, report: Partial<SyncSiteRow>): Promise<void> {
   if (!services.modules.isInstalled('releases') || !reportMoved(before, report)) return;
   try {
-    await evaluateRollouts(services, { correlationId: `site-${siteKeyOf(before)}` });
+    await evaluateRollouts(services, { runningOnly: true, correlationId: `site-${siteKeyOf(before)}` });
   } catch (err) {
     services.log.error('rollout evaluation failed', { site: siteKeyOf(before), error: (err as Error).message });
   }
