@@ -397,8 +397,9 @@ export const releaseRoutes: AnyRoute[] = [
       if (caller?.scope_type !== 'master') {
         const row = await siteOf(ctx.services, caller);
         site = siteKey(row);
-        const allowed = release.state === 'published' && pkg?.complete
-          && (row.app_version === release.version || (await offerFor(db, row, (await downState(db, row)).version_policies))?.version === release.version);
+        // The version it runs (to go back to) even once withdrawn; a target only while published.
+        const allowed = Boolean(pkg?.complete) && ((row.app_version === release.version && release.state !== 'draft')
+          || (release.state === 'published' && (await offerFor(db, row, (await downState(db, row)).version_policies))?.version === release.version));
         if (!allowed) {
           throw new ApiError('rbac_forbidden', `release ${release.id} (${arch}) is not the target of site ${site}, nor the version it runs`, [{ field: 'id', reason: 'not_the_site_target' }]);
         }
