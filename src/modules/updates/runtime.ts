@@ -195,6 +195,8 @@ export class Updater implements SyncUpdater {
     // A version that rolled back or failed here is not tried again by itself (the installer also lists it in given_up).
     const givenUp = offer && (s.given_up.includes(offer.version) || ((s.step === 'rolled_back' || s.step === 'failed') && s.target_version === offer.version));
     if (!offer || offer.version === this.version || givenUp) {
+      // A version given up here needs no bytes on disk (a rolled-back install left its package).
+      if (givenUp && offer && offer.version !== this.version) removePackage(this.dataDir, offer.version, this.arch);
       if (UNDERWAY.includes(s.step)) {
         const was = s.target_version;
         if (was) removePackage(this.dataDir, was, this.arch);
