@@ -6,7 +6,7 @@
 // disk; audits every step once, the installer's too; proves a new version and writes done. The
 // end-to-end path over the real master is test/sync/updates-master.test.ts.
 import { generateKeyPairSync, createHash, randomBytes } from 'node:crypto';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -309,6 +309,31 @@ describe.each(DIALECTS)('the box updates itself (%s)', (dialect) => {
     expect(master.requests).toEqual([]);
     expect(readState(dir)).toMatchObject({ step: 'idle', reason_code: 'no_release_key' });
     expect(u.report()).toMatchObject({ step: 'idle', reason_code: 'no_release_key', arch: ARCH, reason: 'No release key is configured on this box (setting release_public_key): it does not update itself.' });
+  });
+
+  it('after a rollback it stays on its version: the version is not fetched again, its package goes, the one to go back to stays', async () => {
+    const master = new FakeMaster();
+    master.add(target);
+    master.add(previous);
+    const dir = mkdtempSync(join(tmpdir(), 'cabinet-upd-'));
+    dirs.push(dir);
+    mkdirSync(join(dir, 'updates'), { recursive: true });
+    writeFileSync(packagePath(dir, TARGET, ARCH), target.bytes);
+    writeFileSync(packagePath(dir, RUNNING, ARCH), previous.bytes);
+    changeStep(dir, {
+      step: 'rolled_back', by: 'installer', running_version: RUNNING, reason: 'The new version did not prove itself healthy in time; the previous version was put back.', reason_code: 'proof_timeout',
+      patch: { target_version: TARGET, previous_version: RUNNING, arch: ARCH, given_up: [TARGET] },
+    });
+    const { u } = updater(master, { dir, config: { update_window: '' } });
+    await u.start();
+    u.offered(offer());
+    await u.settled();
+    expect(master.requests).toEqual([]);
+    expect(readState(dir)).toMatchObject({ step: 'rolled_back', reason_code: 'proof_timeout', target_version: TARGET });
+    expect(existsSync(packagePath(dir, TARGET, ARCH))).toBe(false);
+    expect(existsSync(packagePath(dir, RUNNING, ARCH))).toBe(true);
+    expect(u.report()).toMatchObject({ step: 'rolled_back', reason_code: 'proof_timeout', target_version: TARGET, previous_version: RUNNING });
+    expect((await auditedFor(dir)).map((a) => [a.action, a.actor, a.result])).toEqual([['updates.rolled_back', 'system:installer', 'error']]);
   });
 
   it('audits the installer\'s steps once at the next start, and a new version proves itself and writes done', async () => {
