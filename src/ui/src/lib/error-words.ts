@@ -2,8 +2,15 @@
 // `validation_error` with details[] of {field, reason, min, max, allowed, ...}) and an English
 // message for clients that read it; the shell words them from the catalogue's `errors` area and
 // falls back to the server's message for a code it has no words for.
-import type { ApiError } from './api';
 import { boxText, t, type MessageParams } from './i18n';
+
+/** What of an API error the words need (ApiError of lib/api.ts, which imports this file: no import back). */
+export interface ApiErrorLike {
+  readonly code: string;
+  readonly message: string;
+  readonly offline: boolean;
+  readonly details: readonly { field?: string; reason?: string; [param: string]: unknown }[];
+}
 
 /** One field issue of a 400 validation_error (the server's details[] entry). */
 export interface IssueDetail { field?: string; reason?: string; [k: string]: unknown }
@@ -24,7 +31,7 @@ const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g
 const CARD = /\bPK-[A-Z0-9]+\b/g;
 
 /** The server's message as a sentence; ids mean nothing to a person at the tablet, so they are dropped. */
-function serverMessage(err: ApiError): string {
+function serverMessage(err: ApiErrorLike): string {
   const m = err.message.replace(UUID, '').replace(CARD, '').replace(/\s{2,}/g, ' ').replace(/\s+([,.;:)])/g, '$1').trim();
   return m ? m.charAt(0).toUpperCase() + m.slice(1) : '';
 }
@@ -88,7 +95,7 @@ function fieldWords(field: unknown): string {
  * after them where it says what it was about), each field issue of a validation error, or the
  * server's message for a code this shell has no words for.
  */
-export function errorText(err: ApiError): string {
+export function errorText(err: ApiErrorLike): string {
   if (err.offline) return t('errors.offline');
   if (err.code === 'validation_error' && err.details.length) {
     const issues = err.details.map((d) => t('errors.issue.with_field', { field: fieldWords(d.field), issue: issueText(d) }));

@@ -14,8 +14,7 @@
 // chosen from its names.
 import { getList, query } from './api';
 import { t, type MessageKey, type MessageParams } from './i18n';
-import type { Session } from './session';
-import type { JsonSchema, SchemeField } from './types';
+import type { JsonSchema, SchemeField, Session } from './types';
 
 export interface FieldWords {
   label: string;

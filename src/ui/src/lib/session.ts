@@ -6,18 +6,10 @@ import { observable, on } from './observable';
 import { setDisplay } from './format';
 import { backToTabletLanguage, personLanguage, setLanguage, setSiteDefault, setSiteLocale, type MessageKey } from './i18n';
 import { inFarmWords, offeredTo } from './words';
-import type { AppContext, DashboardLayout, ModuleRecord, Preferences, ThemeChoice, User } from './types';
+import type { AppContext, DashboardLayout, ModuleRecord, Preferences, Session, ThemeChoice, User } from './types';
 import { pageDocument } from './page';
 
-export interface Session {
-  user: User;
-  ctx: AppContext;
-  modules: ModuleRecord[];
-  /** Resource paths (below /api/v1/) that have a scheme, per module id. */
-  resources: Map<string, string[]>;
-  /** Industry shown (cloud-multi may switch it). */
-  industry: string;
-}
+export type { Session } from './types';
 
 export interface ShellPrefs {
   theme: ThemeChoice;

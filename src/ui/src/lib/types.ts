@@ -116,3 +116,14 @@ export interface StatusEvent { id: number; source: string; event: string; status
 export type {
   AlarmViewItem, AlarmSummary, AlarmCounts, AlarmAction, AlarmTone, ViewState as AlarmViewState, ChangeKind as AlarmChangeKind, TextParams,
 } from '../../../industry/alarm-view-item';
+
+/** Who is logged in and what the shell knows of their box (lib/session.ts keeps it). */
+export interface Session {
+  user: User;
+  ctx: AppContext;
+  modules: ModuleRecord[];
+  /** Resource paths (below /api/v1/) that have a scheme, per module id. */
+  resources: Map<string, string[]>;
+  /** Industry shown (cloud-multi may switch it). */
+  industry: string;
+}
