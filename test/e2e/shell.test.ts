@@ -170,7 +170,7 @@ describe('web shell in Chromium', () => {
     await expect.poll(() => page.locator(`.quick a[data-quick="${last}"]`).count()).toBe(1);
     // each change is a version of the site's shell profile
     await expect.poll(() => page.locator('#profile-history li[data-version]').count()).toBeGreaterThan(1);
-    expect(await page.locator('#profile-history li').first().textContent()).toMatch(/current.*Ui preferences/);
+    expect(await page.locator('#profile-history li').first().textContent()).toMatch(/current.*Settings change/);
     expect(await axeSerious(page)).toEqual([]);
     await shoot(page, 'settings');
     await page.reload();

@@ -20,14 +20,14 @@ describe('site display settings', () => {
     const operator = await clientAs(env, server, { role: 'operator', scope_type: 'tenant', tenant_id: 'farm-1', subject: 'op-1' });
     const ctx = await operator.get('/api/v1/app/context');
     expect(ctx.status).toBe(200);
-    expect(ctx.body.item.display).toEqual({ locale: 'en-GB', clock: '24h' });
+    expect(ctx.body.item.display).toEqual({ locale: 'en-GB', clock: '24h', language: 'en' });
   });
 
   it('takes the site\'s locale and clock from the settings', async () => {
     await server.close();
     server = await env.start({ mqtt_broker: 'off', site_locale: 'de-DE', site_clock: '12h' });
     const admin = await clientAs(env, server);
-    expect((await admin.get('/api/v1/app/context')).body.item.display).toEqual({ locale: 'de-DE', clock: '12h' });
+    expect((await admin.get('/api/v1/app/context')).body.item.display).toEqual({ locale: 'de-DE', clock: '12h', language: 'en' });
   });
 
   it('refuses a clock or a locale it does not know, naming the setting', () => {

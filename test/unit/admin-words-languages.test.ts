@@ -92,7 +92,7 @@ describe('the admin\'s words in each language', () => {
     expect(m.name).toBe('System');
     await readIn('ru');
     expect(m.name).toBe('Система');
-    expect(m.description).toBe('Сам шкаф: его модули, их версии и состояние.');
+    expect(m.description).toBe('Сам блок: его модули, их версии и состояние.');
     await readIn('es');
     expect({ ...m }.name).toBe('Sistema');
     await readIn('en');
