@@ -45,7 +45,7 @@ const rows = [['the translator alone (intl-messageformat + src/i18n/translate.ts
 for (const lang of readdirSync(join(ROOT, 'src/i18n/messages')).filter((d) => !d.includes('.'))) {
   const merged = {};
   for (const f of readdirSync(join(ROOT, 'src/i18n/messages', lang))) Object.assign(merged, JSON.parse(readFileSync(join(ROOT, 'src/i18n/messages', lang, f), 'utf8')));
-  rows.push([`catalogue ${lang} (${Object.keys(merged).length} keys)${lang === 'en' ? ', inside the main script' : ', fetched when chosen'}`, Buffer.from(JSON.stringify(merged))]);
+  rows.push([`catalogue ${lang} (${Object.keys(merged).length} keys)${lang === 'en' ? ', a chunk loaded with the main script' : ', fetched when chosen'}`, Buffer.from(JSON.stringify(merged))]);
 }
 rows.push(['main script now (code; the English words are a chunk of their own)', main]);
 for (const f of readdirSync(join(ROOT, 'dist/web')).filter((f) => /^words-.*\.js$/.test(f))) rows.push([`English words chunk ${f}, loaded with the main script`, readFileSync(join(ROOT, 'dist/web', f))]);
