@@ -54,8 +54,12 @@ describe.each(DIALECTS)('edge-to-master sync (master on %s)', (dialect) => {
       raised.push(r.body.item);
     }
     expect((await edgeOp.post('/api/v1/alarms/commands/ack', { id: raised[0]!.id, comment: 'seen' })).status).toBe(200);
+    // One whole minute an hour ago: inside the fleet figures' 7-day window whatever day the suite runs
+    // (a fixed date fell out of it a week later).
+    const minute = Math.floor((Date.now() - 3_600_000) / 60_000) * 60_000;
+    const at = (second: number) => new Date(minute + second * 1000).toISOString();
     const ingest = await edgeOp.post('/api/v1/devices/telemetry/commands/ingest', {
-      points: Array.from({ length: 30 }, (_, i) => ({ device_id: `fan-${i % 3}`, metric: 'temp', value: 20 + i, ts: '2026-11-22T10:00:30.000Z' })),
+      points: Array.from({ length: 30 }, (_, i) => ({ device_id: `fan-${i % 3}`, metric: 'temp', value: 20 + i, ts: at(30) })),
     });
     expect(ingest.status).toBe(200);
     await waitFor('the telemetry aggregates on the master', async () => {
@@ -75,7 +79,7 @@ describe.each(DIALECTS)('edge-to-master sync (master on %s)', (dialect) => {
     expect(tele.map((t) => [t.device_id, Number(t.points)])).toEqual([['fan-0', 10], ['fan-1', 10], ['fan-2', 10]]);
     expect(tele.reduce((n, t) => n + Number(t.sum), 0)).toBe(Array.from({ length: 30 }, (_, i) => 20 + i).reduce((a, b) => a + b, 0));
     // A later push for the same device and minute adds to the stored aggregate.
-    await edgeOp.post('/api/v1/devices/telemetry/commands/ingest', { points: [{ device_id: 'fan-0', metric: 'temp', value: 100, ts: '2026-11-22T10:00:50.000Z' }, { device_id: 'fan-0', metric: 'temp', value: -5, ts: '2026-11-22T10:00:51.000Z' }] });
+    await edgeOp.post('/api/v1/devices/telemetry/commands/ingest', { points: [{ device_id: 'fan-0', metric: 'temp', value: 100, ts: at(50) }, { device_id: 'fan-0', metric: 'temp', value: -5, ts: at(51) }] });
     const merged = await waitFor('the merged aggregate', async () => {
       const [r] = await db.rows<{ points: number; min: number; max: number }>(sqlOf("select points, min, max from sync_telemetry where device_id = 'fan-0'"));
       return Number(r?.points) === 12 ? r : undefined;
