@@ -9,18 +9,18 @@ import type { AppContext } from './context.js';
 export class BodyTooLarge extends Error {}
 
 /**
- * The body as text, at most `maxBytes` (BodyTooLarge beyond). Under @hono/node-server the bytes
+ * The body's bytes, at most `maxBytes` (BodyTooLarge beyond). Under @hono/node-server the bytes
  * are read from the Node request itself: going through the web Request would build an undici
  * Request and a web stream around it, a measurable part of a small POST's time.
  */
-export async function readBodyText(c: Context, maxBytes: number): Promise<string> {
+export async function readBodyBytes(c: Context, maxBytes: number): Promise<Buffer> {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   // Not flowing and not ended: nobody has read from it yet (asking the web Request whether its
   // body was used would build that Request).
   if (!incoming || typeof incoming.on !== 'function' || incoming.readableEnded || incoming.readableFlowing !== null) {
-    const text = await c.req.text();
-    if (Buffer.byteLength(text) > maxBytes) throw new BodyTooLarge();
-    return text;
+    const buf = Buffer.from(await c.req.arrayBuffer());
+    if (buf.length > maxBytes) throw new BodyTooLarge();
+    return buf;
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -30,7 +30,7 @@ export async function readBodyText(c: Context, maxBytes: number): Promise<string
       incoming.off('end', onEnd);
       incoming.off('error', onError);
       if (err) reject(err);
-      else resolve(chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks, size).toString('utf8'));
+      else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
@@ -48,6 +48,11 @@ export async function readBodyText(c: Context, maxBytes: number): Promise<string
     incoming.on('end', onEnd);
     incoming.on('error', onError);
   });
+}
+
+/** The body as UTF-8 text, at most `maxBytes` (BodyTooLarge beyond). */
+export async function readBodyText(c: Context, maxBytes: number): Promise<string> {
+  return (await readBodyBytes(c, maxBytes)).toString('utf8');
 }
 
 export async function readJsonBody(c: AppContext): Promise<unknown> {

@@ -4,7 +4,6 @@
 // .../chunks/{idx}: a site session for a release its target allows, or a fleet admin).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
 import { and, asc, eq } from 'drizzle-orm';
 import * as v from 'valibot';
 import semver from '../../runtime/semver.js';
@@ -12,6 +11,7 @@ import { signedShape, verifySigned, type SignedRelease } from '../../runtime/rel
 import { command, defineResource } from '../../kernel/resource.js';
 import { defineRoute, type AnyRoute, type HandlerContext } from '../../kernel/route.js';
 import { ApiError } from '../../kernel/errors.js';
+import { BodyTooLarge, readBodyBytes } from '../../kernel/body.js';
 import { requestHeader } from '../../kernel/headers.js';
 import type { Caller, Services } from '../../kernel/context.js';
 import { colOf, tableOf } from '../../db/sql.js';
@@ -268,40 +268,14 @@ export const releaseResource = defineResource<ReleaseRow>({
   },
 });
 
-/** The request body as bytes, at most `max` (413 beyond). */
+/** The request body as bytes, at most `max` (413 beyond): the kit's reader (src/kernel/body.ts). */
 async function bodyBytes(c: HandlerContext<unknown>['c'], max: number): Promise<Buffer> {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  const tooLarge = () => new ApiError('payload_too_large', `a chunk is at most ${max} bytes`);
-  if (!incoming || typeof incoming.on !== 'function' || incoming.readableEnded || incoming.readableFlowing !== null) {
-    const buf = Buffer.from(await c.req.arrayBuffer());
-    if (buf.length > max) throw tooLarge();
-    return buf;
+  try {
+    return await readBodyBytes(c, max);
+  } catch (err) {
+    if (err instanceof BodyTooLarge) throw new ApiError('payload_too_large', `a chunk is at most ${max} bytes`);
+    throw err;
   }
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    const done = (err?: Error) => {
-      incoming.off('data', onData);
-      incoming.off('end', onEnd);
-      incoming.off('error', onError);
-      if (err) reject(err);
-      else resolve(Buffer.concat(parts, size));
-    };
-    const onData = (part: Buffer) => {
-      size += part.length;
-      if (size > max) {
-        incoming.pause();
-        done(tooLarge());
-        return;
-      }
-      parts.push(part);
-    };
-    const onEnd = () => done();
-    const onError = (err: Error) => done(err);
-    incoming.on('data', onData);
-    incoming.on('end', onEnd);
-    incoming.on('error', onError);
-  });
 }
 
 const chunkParams = { idx: { type: 'integer' as const, min: 0, max: 65_535 } };
