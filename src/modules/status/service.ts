@@ -27,8 +27,18 @@ export interface StatusScope {
   site_id?: string;
 }
 
+/** Writes a status event inside the caller's transaction; it is put on the bus once that transaction has committed. */
+export type StatusWriter = (input: StatusInput) => Promise<StatusEvent>;
+
 export interface StatusService {
   publish(input: StatusInput): Promise<StatusEvent>;
+  /**
+   * For a change that stores its status events in its own transaction (an alarm raise: one
+   * commit for the alarm, its audit record and its status event). `work` opens that transaction
+   * and writes through `write`; the events go on the bus after `work` has resolved (committed),
+   * in id order, under the same serialisation as publish(). Nothing is emitted when it throws.
+   */
+  publishWith<T>(work: (write: StatusWriter) => Promise<T>): Promise<T>;
   /** Stored events with id > after, oldest first, within the scope. */
   after(after: number, scope: StatusScope, limit: number): Promise<StatusEvent[]>;
   /** The highest stored id within the scope (0 when none). */
@@ -86,29 +96,45 @@ export async function createStatusService(services: Services): Promise<StatusSer
     return parts.length ? and(...parts) : undefined;
   };
 
+  /** Inside a transaction: the event's id from the counter row, the event, its sync outbox entry. */
+  const store = async (input: StatusInput): Promise<StatusEvent> => {
+    const [next] = await nextValue(db, { name: SEQ });
+    const item: StatusEvent = {
+      id: Number(next!.value),
+      tenant_id: input.tenant_id,
+      site_id: input.site_id ?? null,
+      source: input.source,
+      event: input.event,
+      status: input.status,
+      correlation_id: input.correlation_id ?? null,
+      details: input.details ?? null,
+      timestamp: new Date().toISOString(),
+    };
+    // Its id is new (the counter's): one prepared INSERT on SQLite, no query built per event.
+    await storeFor<StatusEvent & Record<string, unknown>>(db, statusEvents).append(item as StatusEvent & Record<string, unknown>);
+    await need(services, 'bus').stage('status', item);
+    return item;
+  };
+
   return {
     publish(input) {
       return lock(async () => {
-        const row = await db.transaction(async () => {
-          const [next] = await nextValue(db, { name: SEQ });
-          const item: StatusEvent = {
-            id: Number(next!.value),
-            tenant_id: input.tenant_id,
-            site_id: input.site_id ?? null,
-            source: input.source,
-            event: input.event,
-            status: input.status,
-            correlation_id: input.correlation_id ?? null,
-            details: input.details ?? null,
-            timestamp: new Date().toISOString(),
-          };
-          // Its id is new (the counter's): one prepared INSERT on SQLite, no query built per event.
-          await storeFor<StatusEvent & Record<string, unknown>>(db, statusEvents).append(item as StatusEvent & Record<string, unknown>);
-          await need(services, 'bus').stage('status', item);
-          return item;
-        });
+        const row = await db.transaction(() => store(input));
         need(services, 'bus').emit('status', row);
         return row;
+      });
+    },
+    publishWith(work) {
+      return lock(async () => {
+        const written: StatusEvent[] = [];
+        const out = await work(async (input) => {
+          if (!db.inTransaction()) throw new Error('publishWith: write a status event inside the transaction of its change');
+          const item = await store(input);
+          written.push(item);
+          return item;
+        });
+        for (const item of written) need(services, 'bus').emit('status', item);
+        return out;
       });
     },
     async after(after, scope, limit) {
