@@ -300,7 +300,9 @@ const SHARED_OPTIONS = {
   platform: 'node',
   format: 'cjs',
   target: 'node24',
-  minify: process.env.CABINET_BUILD_MINIFY !== '0',
+  // CABINET_BUILD_MINIFY=0 keeps the names for CPU profiles; whitespace still goes, and with it the
+  // comments, which may hold non-ASCII text the loader cannot read as latin1.
+  ...(process.env.CABINET_BUILD_MINIFY === '0' ? { minifyWhitespace: true } : { minify: true }),
   keepNames: true,
   legalComments: 'eof',
   logLevel: 'warning',
