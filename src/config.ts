@@ -59,7 +59,7 @@ export const SETTINGS: readonly Setting[] = [
   { key: 'host', schema: v.pipe(text(), v.minLength(1)), allowed: 'an IP address or host name', default: '0.0.0.0', description: 'Address the HTTP listener binds to.' },
   { key: 'data_dir', schema: v.pipe(text(), v.minLength(1)), allowed: 'a writable directory path', default: process.env.STATE_DIRECTORY?.split(':')[0] ?? './data', defaultText: '`$STATE_DIRECTORY` (systemd) or `./data`', description: 'Where the SQLite file and generated secrets live.' },
   { key: 'database_url', schema: text(), allowed: 'empty (SQLite in data_dir), postgres://user@host:port/db, or pglite:memory / pglite:/path', default: '', description: 'Database to use instead of the SQLite file.', secret: true },
-  { key: 'log_level', schema: oneOf(LOG_LEVELS), allowed: LOG_LEVELS.join(' | '), default: 'info', description: 'Lowest level written to the JSON log on stdout.' },
+  { key: 'log_level', schema: oneOf(LOG_LEVELS), allowed: LOG_LEVELS.join(' | '), default: 'info', description: 'Lowest level written to the JSON log on stdout. At info the access log has a line for every change, failure and read slower than 1 s; reads answered well are at debug.' },
   { key: 'max_body_bytes', schema: int(1024, 64 * 1024 * 1024), allowed: 'an integer from 1024 to 67108864', default: 1024 * 1024, description: 'Largest accepted request body; larger bodies get 413 payload_too_large.' },
   { key: 'shutdown_timeout_ms', schema: int(0, 600_000), allowed: 'an integer from 0 to 600000', default: 10_000, description: 'How long a graceful stop waits for in-flight requests.' },
   { key: 'modules_state_path', schema: text(), allowed: 'a file path or empty', default: '', description: 'Legacy JSON module state file, imported once on first start.' },

@@ -185,6 +185,16 @@ describe.each(DIALECTS)('kernel over HTTP (%s)', (dialect) => {
     expect(JSON.stringify(env.logs)).not.toContain('secret-never-logged');
   });
 
+  it('writes a read answered well at debug, and a change or a failure at info', async () => {
+    await api.get('/api/v1/forms/list', { 'x-request-id': 'lvl-read' });
+    await api.get('/api/v1/tables/never', { 'x-request-id': 'lvl-missing' });
+    await api.post('/api/v1/tables', { item: { id: 'lvl-row', name: 'x' } }, { 'x-request-id': 'lvl-change' });
+    const level = (id: string) => env.logs.find((l) => l.msg === 'request' && l.request_id === id)?.level;
+    expect(level('lvl-read')).toBe('debug');
+    expect(level('lvl-missing')).toBe('info');
+    expect(level('lvl-change')).toBe('info');
+  });
+
   it('serves the OpenAPI document and the docs UI from the binary', async () => {
     const yaml = await api.get('/openapi.yaml');
     expect(yaml.status).toBe(200);
