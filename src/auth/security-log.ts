@@ -6,7 +6,9 @@
 //   makes a few a second) waits for the whole minute's commit of what nobody waits for
 //   (telemetry_hold_ms, heldCommitAt): with a 2 s flush these entries were most of what a site
 //   with a tablet wrote to its flash, each flush rewriting a page of the table and of its three
-//   indexes. A power cut loses at most that minute of them;
+//   indexes. The entries are handed to the readings' group commit when it starts
+//   (joinGroupCommit), so the minute is one commit; with no readings held the log commits them
+//   itself a moment later (JOIN_SLACK_MS). A power cut loses at most that minute of them;
 // - a refusal (result deny) and every authentication or session event (logins, logouts, MQTT
 //   connections) within flushMs (2 s), taking the held entries along. Not at once: a flood of
 //   refused requests would otherwise be a commit each, a way to wear the flash from the network;
@@ -21,7 +23,7 @@ import type { RouteContext } from '../kernel/route-context.js';
 import { lt } from 'drizzle-orm';
 import type { SqliteStatement } from '../db/client.js';
 import { Store } from '../db/store.js';
-import { heldCommitAt } from '../db/group-commit.js';
+import { appendGrouped, heldCommitAt, joinGroupCommit } from '../db/group-commit.js';
 import { columnOf, tableFor } from '../db/table.js';
 import { securityLog } from './tables.js';
 
@@ -66,6 +68,11 @@ const PURGE_EVERY_MS = 60 * 60_000;
  */
 const HELD_MAX = 500;
 const COLUMNS = Object.keys(securityLog.columns) as (keyof SecurityLogRow & string)[];
+/**
+ * The log's own commit of held entries comes this long after the readings' held commit, which
+ * takes them along when it runs (both are set for the same moment; the group's goes first).
+ */
+const JOIN_SLACK_MS = 250;
 
 export class SecurityLog {
   private buffer: SecurityLogRow[] = [];
@@ -77,6 +84,8 @@ export class SecurityLog {
   private readonly store: Store<SecurityLogRow>;
   /** SQLite: one prepared single-row insert, run per entry inside the flush's transaction. */
   private insertOne: SqliteStatement | undefined;
+  /** Entries handed to a group commit and not yet committed (a reader waits for them). */
+  private readonly handed = new Set<Promise<void>>();
 
   constructor(
     private readonly db: Database,
@@ -87,6 +96,27 @@ export class SecurityLog {
     private readonly flushMs = 2000,
   ) {
     this.store = new Store<SecurityLogRow>(db, securityLog);
+    joinGroupCommit(db, () => this.handOver());
+  }
+
+  /**
+   * A group commit starts: what is buffered joins it when the log's own write is due within
+   * JOIN_SLACK_MS (the minute's commit; a swine site's readings committed every 2 s do not take
+   * the minute's entries along, which would rewrite the log's last page every 2 s).
+   */
+  private handOver(): void {
+    if (!this.buffer.length || !this.timer || this.timerAt - Date.now() > JOIN_SLACK_MS) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const rows = this.buffer;
+    this.buffer = [];
+    for (const row of rows) {
+      const p = appendGrouped(this.db, this.store, row, { gatherMs: this.flushMs })
+        .catch((err: unknown) => this.log.error('security log write failed', { error: (err as Error).message, entries: 1 }))
+        .finally(() => this.handed.delete(p));
+      this.handed.add(p);
+    }
+    if (Date.now() - this.lastPurge > PURGE_EVERY_MS) void this.flush();
   }
 
   record(e: SecurityEvent): void {
@@ -99,7 +129,8 @@ export class SecurityLog {
     });
     if (e.result === 'deny') this.log.warn('security deny', { event: e.event, path: e.path, reason: e.reason, subject: e.subject, request_id: e.request_id });
     const now = Date.now();
-    const at = this.buffer.length >= HELD_MAX ? now : ((e.result === 'allow' && e.category === 'access' ? heldCommitAt(this.db, now) : undefined) ?? now + this.flushMs);
+    const held = e.result === 'allow' && e.category === 'access' ? heldCommitAt(this.db, now) : undefined;
+    const at = this.buffer.length >= HELD_MAX ? now : held !== undefined ? held + JOIN_SLACK_MS : now + this.flushMs;
     if (this.timer) {
       if (at >= this.timerAt) return;
       clearTimeout(this.timer);
@@ -114,8 +145,10 @@ export class SecurityLog {
     this.timer = undefined;
     const rows = this.buffer;
     this.buffer = [];
+    const handed = [...this.handed];
     this.flushing = this.flushing.then(async () => {
-      if (!rows.length) return;
+      await Promise.all(handed);
+      if (!rows.length && Date.now() - this.lastPurge <= PURGE_EVERY_MS) return;
       try {
         await this.db.transaction(async () => {
           if (this.db.prepareSqlite) {

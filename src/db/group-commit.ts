@@ -20,6 +20,11 @@
 // add the rows not yet committed (holdRowsOf, pendingRows: the poultry climate readings), waits
 // for the whole minute's commit instead of telemetry_flush_ms: one commit a minute for a site's
 // polled readings instead of one per poll round. A power cut loses at most that minute of them.
+//
+// Joiners (joinGroupCommit): what else waits for that commit without being a row of the group
+// (the security log's allowed requests) hands its rows over when a group's commit starts, so the
+// minute is one commit, not one per writer: each commit rewrites the database header, the log
+// index (-shm) and the log's last partly written block (bench/flash-site.ts).
 import type { Database } from './client.js';
 import type { Store } from './store.js';
 
@@ -57,6 +62,22 @@ const groupOf = (db: Database): Group => {
 };
 
 const holds = new WeakMap<Database, number>();
+const joiners = new WeakMap<Database, Set<() => void>>();
+
+/**
+ * `handOver` runs when a timed commit of the group on `db` starts (before it takes its queue): it
+ * may append rows (appendGrouped with gatherMs) that then share that commit. Returns the undo.
+ */
+export function joinGroupCommit(db: Database, handOver: () => void): () => void {
+  let set = joiners.get(db);
+  if (!set) joiners.set(db, (set = new Set()));
+  set.add(handOver);
+  return () => set.delete(handOver);
+}
+
+function handOvers(db: Database): void {
+  for (const fn of joiners.get(db) ?? []) fn();
+}
 const heldTables = new Set<string>();
 
 /** How long rows that may wait, of the tables that allow it, are held on `db` (telemetry_hold_ms; 0: they gather for their gatherMs). */
@@ -114,7 +135,7 @@ export function appendGrouped<Row extends Record<string, unknown>>(db: Database,
         if (g.timer) clearTimeout(g.timer);
         g.scheduled = true;
         g.timerAt = at;
-        g.timer = setTimeout(() => { g.timer = undefined; void run(db, g); }, at - now);
+        g.timer = setTimeout(() => { g.timer = undefined; handOvers(db); void run(db, g); }, at - now);
       }
       return;
     }
@@ -140,6 +161,7 @@ export async function flushGrouped(db: Database): Promise<void> {
     if (g.timer) {
       clearTimeout(g.timer);
       g.timer = undefined;
+      handOvers(db);
       await run(db, g);
     } else if (g.running || g.scheduled) {
       await new Promise((resolve) => setImmediate(resolve));

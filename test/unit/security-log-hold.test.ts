@@ -3,7 +3,8 @@
 // commit of what nobody waits for (telemetry_hold_ms); a refusal or an authentication event is
 // written within 2 s and takes the held entries along; without a hold (0) every entry is written
 // within 2 s, as before; 500 waiting entries are written at once; flush() (a reader, a clean stop)
-// writes everything at once.
+// writes everything at once; the held entries share the readings' minute commit when there is one,
+// and are not taken along by a commit of rows gathered for 2 s.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +12,9 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { bundledMigrations, migrate } from '../../src/db/migrate.js';
-import { configureGroupCommit } from '../../src/db/group-commit.js';
+import { appendGrouped, configureGroupCommit, groupCommits, holdRowsOf } from '../../src/db/group-commit.js';
+import { Store } from '../../src/db/store.js';
+import { revokedSessions, uiAccess } from '../../src/auth/tables.js';
 import { SecurityLog, type SecurityEvent } from '../../src/auth/security-log.js';
 import { createLogger } from '../../src/kernel/logger.js';
 
@@ -60,18 +63,57 @@ describe('security log: when entries are written', () => {
     await stepTo('2026-12-01T10:00:32.100Z');
     expect(stored()).toEqual(['access:allow', 'rbac_check:deny']);
 
-    // The next allowed request waits for the minute's commit (the whole minute plus 2 s).
+    // The next allowed request waits for the minute's commit (the whole minute plus 2 s; with no
+    // readings held the log commits it itself a moment later).
     log.record(allow);
     await stepTo('2026-12-01T10:01:01.900Z');
     expect(stored()).toHaveLength(2);
-    await stepTo('2026-12-01T10:01:02.100Z');
+    await stepTo('2026-12-01T10:01:02.400Z');
     expect(stored()).toHaveLength(3);
 
     // A login is an authentication event: within 2 s, not on the minute.
     log.record(allow);
     log.record(login);
-    await stepTo('2026-12-01T10:01:04.200Z');
+    await stepTo('2026-12-01T10:01:04.500Z');
     expect(stored().slice(3)).toEqual(['access:allow', 'login:allow']);
+  });
+
+  it('joins the held readings\' commit on the minute: one commit, not one each', async () => {
+    // Any table whose rows are held stands for the readings (its reads would add held rows).
+    holdRowsOf(revokedSessions.name);
+    const held = new Store<Record<string, unknown>>(db, revokedSessions);
+    configureGroupCommit(db, { holdMs: 60_000 });
+    const log = new SecurityLog(db, createLogger('error'));
+    vi.setSystemTime(new Date('2026-12-01T10:00:05Z'));
+    const row = appendGrouped(db, held, { sid: 's-held', subject: 'x', revoked_at: '2026-12-01T10:00:05Z', expires_at: '2026-12-02T10:00:05Z' }, { gatherMs: 2000 });
+    log.record(allow);
+    const commits = groupCommits(db);
+    await stepTo('2026-12-01T10:01:01.900Z');
+    expect(stored()).toEqual([]);
+    // 10:01:02: the group's commit takes the entry along, before the log's own timer (.250).
+    await stepTo('2026-12-01T10:01:02.100Z');
+    await row;
+    expect(stored()).toEqual(['access:allow']);
+    expect(groupCommits(db) - commits).toBe(1);
+    await stepTo('2026-12-01T10:01:03Z');
+    expect(stored()).toHaveLength(1);
+    await db.exec('delete from auth_revoked_sessions');
+  });
+
+  it('is not taken along by a commit of rows gathered for 2 s (the minute\'s entries stay for the minute)', async () => {
+    configureGroupCommit(db, { holdMs: 60_000 });
+    const plain = new Store<Record<string, unknown>>(db, uiAccess); // a table whose rows are not held
+    const log = new SecurityLog(db, createLogger('error'));
+    vi.setSystemTime(new Date('2026-12-01T10:00:05Z'));
+    log.record(allow);
+    const row = appendGrouped(db, plain, { id: 'r', tenant_id: 't', rules: {}, updated_at: '2026-12-01T10:00:05Z', updated_by: 'x' }, { gatherMs: 2000 });
+    await stepTo('2026-12-01T10:00:08Z');
+    await row;
+    expect(groupCommits(db)).toBeGreaterThan(0);
+    expect(stored()).toEqual([]);
+    await stepTo('2026-12-01T10:01:02.400Z');
+    expect(stored()).toEqual(['access:allow']);
+    await db.exec('delete from auth_ui_access');
   });
 
   it('writes held entries once 500 wait, without waiting for the minute (memory and one long commit under load)', async () => {
