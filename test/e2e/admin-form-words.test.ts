@@ -5,15 +5,82 @@
 // forms' defaults and choices in words (a card valid for a year, "Site staff", "RFID card"), the
 // farm and the site not asked, a house and a climate curve chosen by name, answers without ids, the
 // cards' scope column in words. And an operator is offered no command the policy refuses the role.
+//
+// The same forms in the reader's language (first, on the seeded records only): a tablet set to
+// Russian or Spanish (localStorage cabinet-i18n.choice, before the shell loads) and a site admin's
+// card without a language of its own. A command form's labels, a required field left empty and a
+// number the box refuses (humidity 150 %) are said beside their field in that language (the form's
+// own words and the box's issue, issueText); a card's language chosen by its own name and kept by
+// the card; a record list and a record; the adapter editor and its own check. Both orientations,
+// screenshots, axe, and no label, button, heading or cell cut or overflowing (scrollWidth against
+// clientWidth). Then a walk in Russian over every record screen and the command forms on them: no
+// text a person reads as a name (labels, buttons, headings, columns, choices, summaries) is an
+// English value of the catalogue areas forms, modules and adapters. One server and one Chromium
+// for the file (these were two files walking the same screens, each starting both).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createTestEnv, type TestEnv } from '../helpers/server.js';
 import { clientAs, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
-import { axeSerious, launch, newPage, PORTRAIT, rfidLogin, shoot } from './browser.js';
+import { BUILT_IN } from '../../src/i18n/built-in.js';
+import { formatLocale, type ShippedLanguage } from '../../src/i18n/languages.js';
+import { makeTranslator, type Translator } from '../../src/i18n/translate.js';
+import { axeSerious, LANDSCAPE, launch, newPage, PORTRAIT, rfidLogin, shoot } from './browser.js';
 import { forbiddenOn, labelProblemsOn } from './farm-words.js';
 
 const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+const words = (lang: ShippedLanguage): Translator => makeTranslator(lang, formatLocale(lang, undefined), BUILT_IN[lang], BUILT_IN.en);
+
+/** Minimal element shape for code run in the page (the test's tsconfig has no DOM types). */
+interface Box { tagName: string; className: string; textContent: string | null; scrollWidth: number; clientWidth: number; getBoundingClientRect(): { left: number; right: number; width: number }; ownerDocument: { documentElement: { clientWidth: number } } }
+
+/** What a person reads as a name or an action: the text must fit its box. */
+const FITS = '#main label, #main legend, #main button, #main th, #main td, #main h1, #main h2, #main h3, #main h4, #main .field-error, #main .field-unit, #main .field-hint, #main dt, #main dd';
+
+/** Elements whose text is cut or runs past their own box or the screen's edge. */
+async function overflowing(page: Page): Promise<string[]> {
+  return page.locator(FITS).evaluateAll((els) =>
+    (els as unknown as Box[]).flatMap((e) => {
+      const r = e.getBoundingClientRect();
+      if (r.width === 0) return []; // not shown
+      const cut = e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1;
+      const out = r.right > e.ownerDocument.documentElement.clientWidth + 1 || r.left < -1;
+      return cut || out ? [`${e.tagName.toLowerCase()}.${e.className} "${(e.textContent ?? '').trim().slice(0, 50)}" scroll ${e.scrollWidth} > client ${e.clientWidth}, right ${Math.round(r.right)}`] : [];
+    }),
+  );
+}
+
+/** No text cut in either orientation, and axe clean in each; screenshots of both. */
+async function checkBoth(page: Page, name: string, found: string[]): Promise<void> {
+  const before = page.viewportSize() ?? LANDSCAPE;
+  for (const size of [LANDSCAPE, PORTRAIT]) {
+    await page.setViewportSize(size);
+    await page.waitForFunction((w) => (globalThis as unknown as { innerWidth: number }).innerWidth === w, size.width);
+    // the screen's own layout for this width (a list becomes cards below 1100 px) is drawn on the frames after the resize
+    await page.evaluate(() => new Promise<void>((done) => { const raf = (globalThis as unknown as { requestAnimationFrame(cb: () => void): number }).requestAnimationFrame; raf(() => raf(() => done())); }));
+    for (const o of await overflowing(page)) found.push(`${name} ${size.width}x${size.height}: ${o}`);
+    for (const v of await axeSerious(page)) found.push(`${name} ${size.width}x${size.height}: axe ${v}`);
+  }
+  await page.setViewportSize(before);
+  await shoot(page, name);
+}
+
+/** A page of a tablet set to `lang` before the shell loads, logged in with the card. */
+async function tabletIn(browser: Browser, url: string, card: string, lang: string): Promise<{ page: Page; problems: string[] }> {
+  const { page, context, problems } = await newPage(browser);
+  await context.addInitScript((l) => (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem('cabinet-i18n.choice', l), lang);
+  await rfidLogin(page, url, card);
+  await page.waitForFunction((l) => (globalThis as unknown as { document: { documentElement: { lang: string } } }).document.documentElement.lang === l, lang);
+  return { page, problems };
+}
+
+/** The trimmed texts a person reads as names under `root` (a required field's " *" left off). */
+async function namesOn(page: Page, root: string): Promise<string[]> {
+  const sel = ['label', 'legend', 'h1', 'h2', 'h3', 'h4', 'th', 'dt', 'option', 'button', '[role="tab"]', '.command-summary', '.field-hint', '.field-unit', '.empty', '.confirm strong'].map((s) => `${root} ${s}`).join(', ');
+  const texts = await page.locator(sel).evaluateAll((els) => (els as unknown as { textContent: string | null }[]).map((e) => (e.textContent ?? '').trim()));
+  return texts.map((x) => x.replace(/\s*\*$/, '').trim()).filter(Boolean);
+}
+
 type Ctx = { policy: { permissions: { api: Record<string, boolean>; ui: Record<string, boolean> } } };
 type ModuleRow = { id: string; installed: boolean; backend: { routes: string[] } };
 
@@ -80,6 +147,162 @@ describe('farm words on every admin form', () => {
     await browser?.close();
     await env?.cleanup();
   });
+
+  for (const lang of ['ru', 'es'] as const) {
+    it(`${lang}: a command form's issues beside their fields, a record list and a record, the adapter editor`, async () => {
+      const w = words(lang);
+      const found: string[] = [];
+      const { page, problems } = await tabletIn(browser, server.url, cards.admin!, lang);
+
+      // A command form: its title and labels in the reader's words.
+      await page.goto(`${server.url}/#/r/poultry-climate`);
+      await page.locator('[data-resource="poultry-climate"]').waitFor();
+      expect(await page.locator('#h-poultry-climate').textContent()).toContain(w.t('forms.resource.poultry-climate'));
+      const open = page.locator('.resource-actions button[data-command="telemetry"]');
+      expect(await open.textContent()).toBe(w.t('modules.button.poultry-climate.telemetry'));
+      await open.click();
+      const form = page.locator('form[data-command="telemetry"]');
+      expect(await form.locator('label[for$="-temp"]').textContent()).toBe(w.t('forms.field.temp'));
+      expect(await form.locator('.command-summary').textContent()).toBe(w.t('modules.summary.poultry-climate.telemetry'));
+
+      // A required field left empty: said beside it, in the reader's words, and the field is marked.
+      await form.locator('button[type="submit"]').click();
+      const house = form.locator('.field-error[data-field-error="house_id"]');
+      expect(await house.textContent()).toBe(w.t('forms.invalid.required', { field: w.t('forms.field.house_id') }));
+      expect(await form.locator('[name="house_id"]').getAttribute('aria-invalid')).toBe('true');
+
+      // A humidity the box refuses (0 to 100 %): the box's issue beside the field, in the reader's words.
+      await form.locator('[name="house_id"]').selectOption('1');
+      expect(await house.count()).toBe(0);
+      await form.locator('input[name="temp"]').fill('25');
+      await form.locator('input[name="humidity"]').fill('150');
+      await form.locator('button[type="submit"]').click();
+      expect(await form.locator('.confirm strong').textContent()).toBe(w.t('forms.confirm.title', { action: w.t('modules.button.poultry-climate.telemetry') }));
+      await form.locator('.confirm-yes').click();
+      const humidity = form.locator('.field-error[data-field-error="humidity"]');
+      await humidity.waitFor();
+      // the box's own detail of the issue, worded as the shell words it (its limits when the box gives them)
+      const refused = await farm.post('/api/v1/poultry-climate/commands/telemetry', { house_id: '1', temp: 25, humidity: 150 });
+      expect(refused.status).toBe(400);
+      const detail = (refused.body.error.details as { field: string; reason: string; min?: number; max?: number }[]).find((d) => d.field === 'humidity')!;
+      const issueKey = detail.reason === 'out_of_range' && typeof detail.min === 'number' && typeof detail.max === 'number' ? 'errors.reason.out_of_range.between' : `errors.reason.${detail.reason}`;
+      expect(await humidity.textContent()).toBe(w.t(issueKey, detail));
+      expect(await humidity.textContent()).not.toBe(words('en').t(issueKey, detail));
+      expect(await form.locator('input[name="humidity"]').getAttribute('aria-invalid')).toBe('true');
+      expect(await form.locator('input[name="humidity"]').getAttribute('aria-describedby')).toContain(`${(await humidity.getAttribute('id')) ?? 'none'}`);
+      expect(await form.locator('.error[role="alert"]').textContent()).toBe(w.t('forms.invalid.seeFields', { n: 1 }));
+      await checkBoth(page, `admin-forms-${lang}-validation`, found);
+
+      // A card's language: chosen among the box's languages by their own names; the card keeps it.
+      await page.goto(`${server.url}/#/r/passkeys`);
+      await page.locator('.resource-actions button[data-command="issue"]').click();
+      const issue = page.locator('form[data-command="issue"]');
+      expect(await issue.locator('label[for$="-language"]').textContent()).toBe(w.t('forms.field.language'));
+      await issue.locator('select[name="language"] option[value="ru"]').waitFor({ state: 'attached' });
+      expect(await issue.locator('select[name="language"] option').allTextContents()).toEqual([w.t('forms.language.siteDefault'), 'English', 'Русский', 'Español']);
+      await issue.locator('select[name="type"]').selectOption('rfid');
+      await issue.locator('input[name="holder"]').fill(`Day shift ${lang}`);
+      await issue.locator('select[name="language"]').selectOption(lang);
+      await issue.locator('button[type="submit"]').click();
+      expect(await issue.locator('.confirm').textContent()).toContain(w.t('forms.confirm.field', { label: w.t('forms.field.language'), value: lang === 'ru' ? 'Русский' : 'Español' }));
+      await issue.locator('.confirm-yes').click();
+      await page.locator('#credential-once').waitFor();
+      expect(await page.locator('#credential-dismiss').textContent()).toBe(w.t('forms.credential.dismiss'));
+      await checkBoth(page, `admin-forms-${lang}-card-issued`, found);
+      const issued = (await farm.get(`/api/v1/passkeys/list?q=${encodeURIComponent(`Day shift ${lang}`)}`)).body.items as { language: string | null }[];
+      expect(issued.map((c) => c.language)).toEqual([lang]);
+      await page.locator('#credential-dismiss').click();
+
+      // A record list and a record.
+      await page.goto(`${server.url}/#/r/poultry-flock`);
+      const flocks = page.locator('[data-resource="poultry-flock"]');
+      await flocks.locator('tbody tr').first().waitFor();
+      const heads = await flocks.locator('th').allTextContents();
+      expect(heads).toEqual(expect.arrayContaining([w.t('forms.field.house_id'), w.t('forms.field.batch_id')]));
+      expect(await flocks.locator('.resource-actions button[data-command="place"]').textContent()).toBe(w.t('modules.button.poultry-flock.place'));
+      await flocks.locator('tbody button').first().click();
+      await page.locator('.detail').waitFor();
+      expect(await page.locator('.detail h3').textContent()).toBe(w.t('forms.foreign.house', { id: '1' }));
+      await checkBoth(page, `admin-forms-${lang}-list`, found);
+
+      // The adapter editor: its words and its own check.
+      await page.goto(`${server.url}/#/r/poultry-adapters`);
+      await page.locator('.adapter-list .resource-actions button').click();
+      const editor = page.locator('form.adapter-editor');
+      await editor.waitFor();
+      expect(await editor.locator('.adapter-link legend').textContent()).toBe(w.t('adapters.editor.controller'));
+      expect(await editor.locator('label[for="adp-controller_id"]').textContent()).toBe(`${w.t('adapters.label.controllerName')} *`);
+      expect(await editor.locator('select[name="transport"] option').allTextContents()).toContain(w.t('adapters.transport.modbus-tcp'));
+      expect(await editor.locator('button.read-now').first().textContent()).toBe(w.t('adapters.read.now'));
+      await editor.locator('button[type="submit"]').click();
+      expect(await editor.locator('.error[role="alert"]').textContent()).toBe(w.t('adapters.invalid.unitController'));
+      await checkBoth(page, `admin-forms-${lang}-adapter-editor`, found);
+
+      // Settings: a role's quick buttons and the site's shell profile.
+      await page.goto(`${server.url}/#/settings`);
+      const pins = page.locator('#role-pins');
+      await pins.locator('#role-order li').first().waitFor();
+      expect(await pins.locator('h2').textContent()).toBe(w.t('forms.pins.title'));
+      expect(await pins.locator('#role-pins-save').textContent()).toBe(w.t('forms.pins.save', { role: 'operator' }));
+      expect(await page.locator('#profile-h').textContent()).toBe(w.t('forms.shellProfile.title'));
+      await pins.scrollIntoViewIfNeeded();
+      await checkBoth(page, `admin-forms-${lang}-role-pins`, found);
+
+      expect(found).toEqual([]);
+      expect(problems).toEqual([]);
+      await page.context().close();
+    }, 120_000);
+  }
+
+  it('ru: walking every record screen and its command forms shows none of the English words of forms, modules and adapters', async () => {
+    const ru = BUILT_IN.ru;
+    // English values a reader of Russian must not meet: plain texts (no arguments) whose Russian differs.
+    const english = new Map<string, string>();
+    for (const [k, v] of Object.entries(BUILT_IN.en)) if (/^(forms|modules|adapters)\./.test(k) && !v.includes('{') && ru[k] !== undefined && ru[k] !== v) english.set(v, k);
+    expect(english.size).toBeGreaterThan(300);
+    const { page, problems } = await tabletIn(browser, server.url, cards.admin!, 'ru');
+    // The record screens the shell offers this person (src/ui/src/lib/session.ts): its modules' resources whose list the role may read.
+    const paths = await page.evaluate(async () => {
+      type Ctx = { policy: { permissions: { api: Record<string, boolean>; ui: Record<string, boolean> } } };
+      const ctx = ((await (await fetch('/api/v1/app/context')).json()) as { item: Ctx }).item;
+      const mods = ((await (await fetch('/api/v1/modules/list?limit=500')).json()) as { items: { id: string; installed: boolean; backend: { routes: string[] } }[] }).items;
+      const { api, ui } = ctx.policy.permissions;
+      return [...new Set(mods.filter((m) => m.installed && ui[`ui:module.${m.id}.view`] !== false).flatMap((m) => m.backend.routes.filter((r) => r.startsWith('/api/v1/') && r.endsWith('/scheme') && !r.includes('{')).map((r) => r.slice(8, -7))))].filter(
+        (p) => !p.startsWith('modules') && (api[`api:GET /api/v1/${p}/list`] ?? api[`api:GET /api/v1/${p}/scheme`] ?? true),
+      );
+    });
+    const seen: string[] = [];
+    const note = async (where: string, root: string) => {
+      for (const text of await namesOn(page, root)) if (english.has(text)) seen.push(`${where}: "${text}" (${english.get(text)})`);
+    };
+    let screens = 0;
+    let forms = 0;
+    for (const path of paths) {
+      await page.goto(`${server.url}/#/r/${path}`);
+      const view = page.locator(`[data-resource="${path}"]`);
+      if (!(await view.waitFor({ timeout: 5000 }).then(() => true, () => false))) continue; // a screen of another kind
+      await expect.poll(() => page.locator('#main .loading').count(), { timeout: 10_000 }).toBe(0);
+      screens++;
+      await note(`#/r/${path}`, `[data-resource="${path}"]`);
+      const buttons = view.locator('.resource-actions button');
+      for (let i = 0; i < (await buttons.count()); i++) {
+        await buttons.nth(i).click();
+        const panel = page.locator('.action-panel');
+        await panel.locator('form').first().waitFor();
+        await note(`#/r/${path} form ${i}`, '.action-panel');
+        forms++;
+        const cancel = panel.locator('.actions button:not(.primary)').last();
+        await cancel.click();
+        await panel.waitFor({ state: 'detached' });
+      }
+    }
+    console.log(`ru walk: ${screens} record screens, ${forms} forms; English words met: ${seen.length}`);
+    expect(screens).toBeGreaterThan(8);
+    expect(forms).toBeGreaterThan(8);
+    expect(seen).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 180_000);
 
   it('a site admin walks every screen and every command form: no API names, ids, scopes or HTTP codes', async () => {
     const { page, problems } = await newPage(browser);
