@@ -227,6 +227,8 @@ async function main() {
       console.log(`  ${name}: through HTTP ${perSec(POINTS, ms)} readings/s (${notOk} not ok); raw INSERT of the same rows ${perSec(POINTS, rawMs)} rows/s; ratio ${(rawMs / ms).toFixed(2)}x`);
     }
     const perRow = (ms: number) => `${(ms / POINTS).toFixed(3)} ms`;
+    const every = Number(process.env.BENCH_OUT_OF_NORM_EVERY ?? 50);
+    console.log(`  swine / poultry, server CPU per reading: ${(cpu.swine / cpu.poultry).toFixed(2)}x (${every > 0 ? `every ${every}th reading out of norm` : 'no reading out of norm'}, BENCH_OUT_OF_NORM_EVERY)`);
     console.log(`  server process CPU per reading${PLACE === 'inprocess' ? ' (the client\'s included: it runs in this process)' : ''}: poultry ${perRow(cpu.poultry)} against ${perRow(cpu.poultryRaw)} per raw INSERT (${(cpu.poultryRaw / cpu.poultry).toFixed(2)}x), swine ${perRow(cpu.swine)} against ${perRow(cpu.swineRaw)} (${(cpu.swineRaw / cpu.swine).toFixed(2)}x); the bare server (HTTP floor) ${perRow(cpu.floor)}, the Hono floor ${perRow(cpu.hono)}, the kit floor ${perRow(cpu.kit)}`);
   } finally {
     http.close();

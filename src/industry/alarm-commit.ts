@@ -1,18 +1,26 @@
 // One commit for an alarm change: the alarm row (its derived columns, its sync outbox entry), its
-// audit records and its status events are written in the change's transaction, then announced.
-// They were three to four commits a raise or clear (the alarm, the audit record, the status
-// event), kept apart so that an audit failure could not undo an alarm. That property is kept with
+// audit records and its status events (the contract's alarm_raised / alarm_cleared of a severe
+// alarm, and the alarm view's alarm_changed of every change) are written in the change's
+// transaction, then announced. They were four commits a raise or clear (the alarm, the audit
+// record, two status events), kept apart so that an audit failure could not undo an alarm. That property is kept with
 // savepoints: the audit record and the status event are each written inside one, a failure rolls
 // back to it (the alarm's own writes stay), is logged, and is written again after the commit on
 // its own, as before. Nothing announces the change (bus, status stream, notifications, the siren
 // relay, which all listen to the bus) before the commit.
 import type { AuditEntry, Services } from '../kernel/context.js';
 import type { Database } from '../db/client.js';
+import type { AlarmEvent } from '../realtime/bus.js';
 import { insertAudit, toAuditRow } from '../modules/audit/service.js';
 import type { StatusInput, StatusWriter } from '../modules/status/service.js';
+import { alarmChangesBridged, changedStatus, markStoredWithChange } from '../modules/alarm-view/bridge.js';
+import { alarmEventOf } from './alarm-items.js';
+import type { AlarmEventRow } from './alarm-schema.js';
+import type { ChangeKind } from './alarm-view-item.js';
 
 /** What a change writes besides its rows, inside its transaction. */
 export interface ChangeWrites {
+  /** The change of a row: its bus event, emitted after the commit, and its alarm_changed status event, stored now. */
+  changed(kind: ChangeKind, row: AlarmEventRow): Promise<void>;
   audit(entry: AuditEntry): Promise<void>;
   status(input: StatusInput): Promise<void>;
 }
@@ -39,17 +47,36 @@ export async function inSavepoint<T>(db: Pick<Database, 'exec'>, fn: () => Promi
 }
 
 /**
- * `bridged`: the change may write a status event (it then takes the status service's turn before
- * the writer, as publish() does, so status events reach the bus in id order). `announce` runs
- * after the commit, before the status events are emitted (the alarm's bus event first, as before).
+ * A change that may write status events takes the status service's turn before the writer, as
+ * publish() does, so status events reach the bus in id order. After the commit the alarm's bus
+ * events are emitted first, then the status events (as before: the bridge published alarm_changed
+ * on the alarm's bus event, alarm_raised after it).
  */
 export function changeCommitter(services: Services) {
-  return async function commitChange<T>(bridged: boolean, work: (writes: ChangeWrites) => Promise<T>, announce: (out: T) => void): Promise<T> {
+  return async function commitChange<T>(work: (writes: ChangeWrites) => Promise<T>): Promise<T> {
     const { db, log } = services;
     const auditAgain: AuditEntry[] = [];
     const statusAgain: StatusInput[] = [];
     const run = async (write: StatusWriter | undefined): Promise<T> => {
+      const events: AlarmEvent[] = [];
+      const bridged = write !== undefined && alarmChangesBridged(services.bus);
+      const storeStatus = async (input: StatusInput): Promise<boolean> => {
+        try {
+          await inSavepoint(db, () => write!(input));
+          return true;
+        } catch (err) {
+          log.warn('alarm status event not stored with its change; published after the commit', { event: input.event, correlation_id: input.correlation_id, error: (err as Error).message });
+          return false;
+        }
+      };
       const writes: ChangeWrites = {
+        async changed(kind, row) {
+          const event = alarmEventOf(kind, row);
+          events.push(event);
+          const input = bridged ? changedStatus(event) : undefined;
+          // Not stored: the bridge publishes it on the bus event, as it did for every change.
+          if (input && (await storeStatus(input))) markStoredWithChange(event);
+        },
         async audit(entry) {
           try {
             await inSavepoint(db, () => insertAudit(services, toAuditRow(entry)));
@@ -59,21 +86,15 @@ export function changeCommitter(services: Services) {
           }
         },
         async status(input) {
-          if (!write) return;
-          try {
-            await inSavepoint(db, () => write(input));
-          } catch (err) {
-            log.warn('alarm status event not stored with its change; published again after the commit', { event: input.event, correlation_id: input.correlation_id, error: (err as Error).message });
-            statusAgain.push(input);
-          }
+          if (write && !(await storeStatus(input))) statusAgain.push(input);
         },
       };
       const out = await db.transaction(() => work(writes));
-      announce(out);
+      for (const event of events) services.bus?.emit('alarm', event);
       return out;
     };
     const status = services.status;
-    const out = bridged && status ? await status.publishWith(run) : await run(undefined);
+    const out = status ? await status.publishWith(run) : await run(undefined);
     // The second try, each in a commit of its own; the audit service logs a record it cannot store.
     for (const entry of auditAgain) await services.audit.record(entry);
     for (const input of statusAgain) await status?.publish(input).catch((err: Error) => log.error('alarm status event could not be published', { event: input.event, correlation_id: input.correlation_id, error: err.message }));

@@ -65,7 +65,10 @@ export async function stageChange(services: Pick<Services, 'bus'>, kind: ChangeK
   if (row) await services.bus?.stage('alarm', { kind, alarm: busView(row) });
 }
 
+/** One event per change, with the alarm's new state as the view shows it. */
+export const alarmEventOf = (kind: ChangeKind, row: AlarmEventRow): AlarmEvent => ({ kind, alarm: busView(row), item: industryItem(row) });
+
 /** After the commit: one event per change, with the alarm's new state as the view shows it. */
 export function announce(services: Pick<Services, 'bus'>, kind: ChangeKind, row: AlarmEventRow): void {
-  services.bus?.emit('alarm', { kind, alarm: busView(row), item: industryItem(row) });
+  services.bus?.emit('alarm', alarmEventOf(kind, row));
 }

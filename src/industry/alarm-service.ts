@@ -37,7 +37,7 @@ import { storeFor } from '../db/store.js';
 import type { Database } from '../db/client.js';
 import { industryAlarmEvents, outOfServiceRecord, type AlarmEventRow, type IndustrySeverity, type OutOfServiceRow, type Priority } from './alarm-schema.js';
 import { alarmStateOf, annunciationOf, listedIn } from './alarm-states.js';
-import { announce, stageChange } from './alarm-items.js';
+import { stageChange } from './alarm-items.js';
 import { storedText, textParamsOf, type BoxText } from './box-text.js';
 import type { ChangeKind } from './alarm-view-item.js';
 import { changeCommitter } from './alarm-commit.js';
@@ -185,7 +185,6 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
     if (!row) throw new ApiError('alarm_not_found', `alarm ${ref.id} not found`, [{ field: 'id', reason: 'not_found' }]);
     return row;
   };
-  const emit = (kind: ChangeKind, row: AlarmEventRow) => announce(services, kind, row);
   /** Inside the transaction that changed the rows (the sync outbox commits with it); answers the rows. */
   const stage = async (kind: ChangeKind, rows: AlarmEventRow[]) => {
     for (const row of rows) await stageChange(services, kind, row);
@@ -244,7 +243,7 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
       const now = input.now ?? new Date();
       const bridge = input.bridge === 'all' || severe(input.severity);
       type Raised = { event: AlarmEventRow; created: boolean; grouped?: boolean };
-      return commitChange<Raised>(bridge, async (writes) => {
+      return commitChange<Raised>(async (writes) => {
         if (input.rule_id) {
           const key = { tenant: input.tenant_id, industry: input.industry_code, rule: input.rule_id };
           const [open] = input.unit_id ? await openOfUnitRule(db, { ...key, unit: input.unit_id }) : await openOfRule(db, key);
@@ -253,6 +252,7 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
           if (group) {
             // A new occurrence of the chattering rule: the grouped alarm is active and unacknowledged again.
             const [again] = await stage('raised', await settle(await raiseAgain(db, { id: group.id, value: input.value ?? null, raise_count: group.raise_count + 1, now: now.toISOString() })));
+            await writes.changed('raised', again!);
             await writes.audit(entryOf(again!, input.actor, 'alarm.raise', { grouped: true, raise_count: again!.raise_count, rule_id: again!.rule_id, unit_id: again!.unit_id, value: again!.value }));
             return { event: again!, created: false, grouped: true };
           }
@@ -308,11 +308,10 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
         // The row as given is the row stored (its id is new): one prepared INSERT, no RETURNING to map.
         await storeFor<AlarmEventRow>(db, industryAlarmEvents).append(row);
         await stage('raised', [row]);
+        await writes.changed('raised', row);
         await writes.audit(entryOf(row, input.actor, 'alarm.raise', { severity: row.severity, priority: row.priority, rule_id: row.rule_id, unit_id: row.unit_id, value: row.value, latched: row.latched, out_of_service: row.out_of_service }));
         if (row.bridged_to_status) await writes.status(statusOf(row, 'alarm_raised', statusOfSeverity(row.severity)));
         return { event: row, created: true };
-      }, (r) => {
-        if (r.created || r.grouped) emit('raised', r.event);
       });
     },
 
@@ -320,13 +319,15 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
       const { db } = services;
       const now = new Date().toISOString();
       // Conditional on "never acknowledged": two tablets acknowledging at once cannot both win.
-      const row = await commitChange(false, async (writes) => {
+      const row = await commitChange(async (writes) => {
         const [acked] = await stage('acknowledged', await settle((await db.orm.update(t())
           .set({ acked_at: now, acked_by: input.actor, assignee: input.assignee } as never)
           .where(and(...mine(input), isNull(c('acked_at')))).returning()) as AlarmEventRow[]));
-        if (acked) await writes.audit(entryOf(acked, input.actor, 'alarm.ack', { assignee: acked.assignee, alarm_state: acked.alarm_state }));
+        if (!acked) return undefined;
+        await writes.changed('acknowledged', acked);
+        await writes.audit(entryOf(acked, input.actor, 'alarm.ack', { assignee: acked.assignee, alarm_state: acked.alarm_state }));
         return acked;
-      }, (acked) => acked && emit('acknowledged', acked));
+      });
       if (!row) {
         const existing = await load(input);
         await audit(existing, input.actor, 'alarm.ack', { reason: 'already_acknowledged' }, 'denied');
@@ -350,15 +351,16 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
       }
       const next = current.sla_target_sec ? new Date(Math.max(now.getTime(), Date.parse(current.sla_deadline_at ?? now.toISOString())) + current.sla_target_sec * 1000).toISOString() : current.sla_deadline_at;
       // Conditional on the level read, so the scheduler and a person cannot escalate one breach twice.
-      const row = await commitChange(true, async (writes) => {
+      const row = await commitChange(async (writes) => {
         const [escalated] = await stage('escalated', (await db.orm.update(t())
           .set({ escalation_level: current.escalation_level + 1, sla_breached: due || current.sla_breached, escalated_at: now.toISOString(), sla_deadline_at: next } as never)
           .where(and(...mine(input), eq(c('status'), 'active'), eq(c('escalation_level'), current.escalation_level))).returning()) as AlarmEventRow[]);
         if (!escalated) return undefined;
+        await writes.changed('escalated', escalated);
         await writes.audit(entryOf(escalated, input.actor, 'alarm.escalate', { escalation_level: escalated.escalation_level, sla_breached: escalated.sla_breached, forced: !due }));
         await writes.status(statusOf(escalated, 'alarm_escalated', 'error'));
         return escalated;
-      }, (escalated) => escalated && emit('escalated', escalated));
+      });
       // (shelved and out-of-service alarms are left out by overdue(); a person may still escalate one with force)
       return row ?? load(input);
     },
@@ -376,19 +378,22 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
       if (open.latched) {
         // The process returned, the alarm stays: an admin resets it (commands/reset).
         if (open.returned_at) return open;
-        return commitChange(false, async (writes) => {
+        return commitChange(async (writes) => {
           const [row] = await stage('returned', await settle((await db.orm.update(t()).set({ returned_at: now } as never).where(and(eq(c('id'), open.id), eq(c('condition'), 'active'))).returning()) as AlarmEventRow[]));
-          if (row) await writes.audit(entryOf(row, input.actor, 'alarm.return', { latched: true }));
+          if (!row) return undefined;
+          await writes.changed('returned', row);
+          await writes.audit(entryOf(row, input.actor, 'alarm.return', { latched: true }));
           return row;
-        }, (row) => row && emit('returned', row));
+        });
       }
-      return commitChange(open.bridged_to_status, async (writes) => {
+      return commitChange(async (writes) => {
         const [row] = await stage('cleared', await settle(await clearActive(db, { id: open.id, now })));
         if (!row) return undefined;
+        await writes.changed('cleared', row);
         await writes.audit(entryOf(row, input.actor, 'alarm.clear', { alarm_state: row.alarm_state }));
         if (row.bridged_to_status) await writes.status(statusOf(row, 'alarm_cleared', 'ok'));
         return row;
-      }, (row) => row && emit('cleared', row));
+      });
     },
 
     async reset(input) {
@@ -402,14 +407,15 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
       if (current.condition !== 'active') await refuse('condition_cleared', `alarm ${current.id} is cleared already; nothing to reset`);
       if (!current.resettable) await refuse('not_resettable', `alarm ${current.id} does not allow a reset: its condition ends only by readings from its device or publisher`);
       if (current.latched && !current.returned_at) await refuse('condition_present', `latched alarm ${current.id}: its condition is still present; it can be reset once the readings show it ended`);
-      const row = await commitChange(current.bridged_to_status, async (writes) => {
+      const row = await commitChange(async (writes) => {
         const [reset] = await stage('reset', await settle((await db.orm.update(t()).set({ condition: 'cleared', cleared_at: now, reset_at: now, reset_by: input.actor } as never)
           .where(and(...mine(input), eq(c('condition'), 'active'))).returning()) as AlarmEventRow[]));
         if (!reset) return undefined;
+        await writes.changed('reset', reset);
         await writes.audit(entryOf(reset, input.actor, 'alarm.reset', { comment: input.comment ?? null, latched: reset.latched, returned_at: reset.returned_at, alarm_state: reset.alarm_state }));
         if (reset.bridged_to_status) await writes.status(statusOf(reset, 'alarm_cleared', 'ok'));
         return reset;
-      }, (reset) => reset && emit('reset', reset));
+      });
       return row ?? load(input);
     },
 
@@ -421,40 +427,46 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
         throw new ApiError('lifecycle_conflict', `alarm ${current.id} is cleared; only an active alarm is shelved`, [{ field: 'id', reason: 'condition_cleared' }]);
       }
       const until = new Date(now.getTime() + Math.min(input.minutes, SHELVE_MAX_MIN) * 60_000).toISOString();
-      return commitChange(false, async (writes) => {
+      return commitChange(async (writes) => {
         const [row] = await stage('shelved', await settle((await services.db.orm.update(t()).set({ shelved: true, shelved_at: now.toISOString(), shelved_until: until, shelved_by: input.actor, shelve_reason: input.reason } as never)
           .where(and(...mine(input))).returning()) as AlarmEventRow[]));
+        await writes.changed('shelved', row!);
         await writes.audit(entryOf(row!, input.actor, 'alarm.shelve', { reason: input.reason, minutes: input.minutes, shelved_until: until }));
         return row!;
-      }, (row) => emit('shelved', row));
+      });
     },
 
     async unshelve(input) {
       const current = await load(input);
       if (!current.shelved) throw new ApiError('lifecycle_conflict', `alarm ${current.id} is not shelved`, [{ field: 'id', reason: 'not_shelved' }]);
-      const row = await commitChange(false, async (writes) => {
+      const row = await commitChange(async (writes) => {
         const [unshelved] = await stage('unshelved', await settle((await services.db.orm.update(t()).set({ shelved: false, shelved_until: null } as never)
           .where(and(...mine(input), eq(c('shelved'), true))).returning()) as AlarmEventRow[]));
-        if (unshelved) await writes.audit(entryOf(unshelved, input.actor, 'alarm.unshelve', { expired: false }));
+        if (!unshelved) return undefined;
+        await writes.changed('unshelved', unshelved);
+        await writes.audit(entryOf(unshelved, input.actor, 'alarm.unshelve', { expired: false }));
         return unshelved;
-      }, (unshelved) => unshelved && emit('unshelved', unshelved));
+      });
       return row ?? load(input);
     },
 
     async expireShelves(now) {
-      return commitChange(false, async (writes) => {
+      return commitChange(async (writes) => {
         const rows = await stage('shelve_expired', await settle((await services.db.orm.update(t()).set({ shelved: false, shelved_until: null } as never)
           .where(and(eq(c('shelved'), true), lte(c('shelved_until'), now.toISOString()))).returning()) as AlarmEventRow[]));
-        for (const row of rows) await writes.audit(entryOf(row, 'alarm-shelve-expiry', 'alarm.unshelve', { expired: true }));
+        for (const row of rows) {
+          await writes.changed('shelve_expired', row);
+          await writes.audit(entryOf(row, 'alarm-shelve-expiry', 'alarm.unshelve', { expired: true }));
+        }
         return rows;
-      }, (rows) => rows.forEach((row) => emit('shelve_expired', row)));
+      });
     },
 
     async setOutOfService(input) {
       const { db } = services;
       const key = and(eq(oc('tenant_id'), input.tenant_id), eq(oc('industry_code'), input.industry_code), eq(oc('unit_id'), input.unit_id));
       const unitWhere = and(eq(c('tenant_id'), input.tenant_id), eq(c('industry_code'), input.industry_code), eq(c('unit_id'), input.unit_id), eq(c('condition'), 'active'));
-      const result = await commitChange(false, async (writes) => {
+      const result = await commitChange(async (writes) => {
         let unit: OutOfServiceRow | null = null;
         if (input.out) {
           unit = { tenant_id: input.tenant_id, industry_code: input.industry_code, unit_id: input.unit_id, site_id: input.site_id ?? null, reason: input.reason ?? '', since: new Date().toISOString(), by: input.actor };
@@ -464,12 +476,13 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
           await db.orm.delete(ot()).where(key);
         }
         const marked = await stage(input.out ? 'out_of_service' : 'returned_to_service', await settle((await db.orm.update(t()).set({ out_of_service: input.out } as never).where(unitWhere).returning()) as AlarmEventRow[]));
+        for (const row of marked) await writes.changed(input.out ? 'out_of_service' : 'returned_to_service', row);
         await writes.audit({
           actor: input.actor, action: input.out ? 'alarm.out_of_service' : 'alarm.return_to_service', resource: `${input.industry_code}-alarms`, result: 'success',
           correlation_id: input.correlation_id ?? randomUUID(), tenant_id: input.tenant_id, details: { unit_id: input.unit_id, reason: input.reason ?? null, alarms: marked.length },
         });
-        return { unit: unit ?? null, alarms: marked.length, marked };
-      }, (r) => r.marked.forEach((row) => emit(input.out ? 'out_of_service' : 'returned_to_service', row)));
+        return { unit: unit ?? null, alarms: marked.length };
+      });
       return { unit: result.unit, alarms: result.alarms };
     },
 
