@@ -356,9 +356,11 @@ export class Updater implements SyncUpdater {
    */
   private async step(step: UpdateStep, code: string | null, params: ReasonParams, patch: Partial<UpdateState> = {}): Promise<void> {
     const s = this.state;
-    const reason = code ? english(this.services).t(`updates.reason.${code}`, params) : null;
     const changed = Object.entries(patch).some(([k, v]) => JSON.stringify(s[k as keyof UpdateState]) !== JSON.stringify(v));
     if (s.step === step && s.reason_code === code && JSON.stringify(s.reason_params ?? {}) === JSON.stringify(code ? params : {}) && !changed) return;
+    // Worded only when written: a restart in the same step (idle, no master) reads no catalogue and
+    // builds no formatter, which held the English catalogue and ICU's data in the idle box's memory.
+    const reason = code ? english(this.services).t(`updates.reason.${code}`, params) : null;
     if (s.step === step) {
       // The first reason of a box that never had a state file (idle, no release key) creates it.
       const next: UpdateState = { ...s, ...patch, reason, reason_code: code, reason_params: code ? params : null, at: s.at || this.iso() };
