@@ -3,7 +3,7 @@
 //  - the master: `node --import tsx src/main.ts serve --mode cloud-multi` on a fresh database,
 //  - the edge (the load): a real edge server in a child process (this script, `--edge`), whose
 //    outbox is filled with a busy site's mix while its tenant is paused, then resumed,
-//  - the baseline: a child process (this script, `--raw`) inserting the same rows into the
+//  - the baseline: a child process (this script, `--raw`) inserting the same rows with the pg driver into the
 //    master's inbox, batches of 500 (the edge's sync_batch_max), one transaction each.
 // Rounds alternate the two. Catch-up is timed from the resume until the master's applied_seq is
 // the last event's; the master's CPU comes from /proc/<pid>/stat, the raw inserter's from its
@@ -29,7 +29,8 @@ const arg = (name: string, fallback: string) => {
 };
 
 if (process.argv[2] === '--edge') await edge(process.argv[3]!, process.argv[4]!);
-else if (process.argv[2] === '--raw') await raw(process.argv[3]!, Number(process.argv[4]), Number(process.argv[5]));
+else if (process.argv[2] === '--raw') await rawPg(process.argv[3]!, Number(process.argv[4]), Number(process.argv[5]));
+else if (process.argv[2] === '--drizzle') await raw(process.argv[3]!, Number(process.argv[4]), Number(process.argv[5]));
 else await main();
 
 /** The edge box: a real server syncing to the master; appends to its outbox when told. */
@@ -53,7 +54,40 @@ async function edge(dataDir: string, masterUrl: string): Promise<void> {
   process.send!({ ready: true });
 }
 
-/** The baseline: the same rows straight into the inbox, batches of 500, one transaction each. */
+/**
+ * The baseline: the same rows straight into the inbox with the pg driver alone, batches of 500,
+ * one transaction each: a multi-row INSERT with its text built once per batch size, values bound.
+ */
+async function rawPg(url: string, n: number, seq0: number): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const now = new Date().toISOString();
+  const rows = mix(n).map((e, i) => ['bench', 'raw', seq0 + i + 1, e.kind, now, now, JSON.stringify(e.payload)]);
+  const texts = new Map<number, string>();
+  const insert = (k: number) => {
+    let text = texts.get(k);
+    if (!text) {
+      const tuples = Array.from({ length: k }, (_, r) => `(${Array.from({ length: 7 }, (_, c) => `$${r * 7 + c + 1}`).join(', ')})`);
+      texts.set(k, (text = `insert into sync_inbox (tenant_id, site_id, seq, kind, created_at, received_at, payload) values ${tuples.join(', ')}`));
+    }
+    return text;
+  };
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (let i = 0; i < rows.length; i += BATCH) {
+    const batch = rows.slice(i, i + BATCH);
+    await client.query('begin');
+    await client.query(insert(batch.length), batch.flat());
+    await client.query('commit');
+  }
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  await client.end();
+  process.stdout.write(`${JSON.stringify({ ms, cpuUs: cpu.user + cpu.system })}\n`);
+}
+
+/** The former baseline, printed beside it: the same rows through the project's own Drizzle insert. */
 async function raw(url: string, n: number, seq0: number): Promise<void> {
   const { openDatabase } = await import('../src/db/client.js');
   const { rowsPerInsert, tableOf } = await import('../src/db/sql.js');
@@ -182,11 +216,15 @@ async function main(): Promise<void> {
       // The order turns every round; the raw insert comes between or after.
       const order = sides.map((_, i) => sides[(i + round) % sides.length]!);
       for (const side of order) got.set(side.name, await catchUp(side, n));
-      const { stdout: rawOut } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join('bench', 'overhead-sync.ts'), '--raw', rawUrl.toString(), String(n), String(rawSeq)], { cwd: ROOT, encoding: 'utf8' });
-      rawSeq += n;
-      const r = JSON.parse(rawOut.trim().split('\n').at(-1)!) as { ms: number; cpuUs: number };
+      const inserter = async (mode: '--raw' | '--drizzle') => {
+        const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join('bench', 'overhead-sync.ts'), mode, rawUrl.toString(), String(n), String(rawSeq)], { cwd: ROOT, encoding: 'utf8' });
+        rawSeq += n;
+        return JSON.parse(stdout.trim().split('\n').at(-1)!) as { ms: number; cpuUs: number };
+      };
+      const r = await inserter('--raw');
+      const d = await inserter('--drizzle');
       const rawRate = (n / r.ms) * 1000;
-      console.log(`round ${round} (load average ${loadavg()[0]!.toFixed(1)}): raw insert ${Math.round(rawRate)} rows/s, inserter CPU ${Math.round(r.cpuUs / n)} us/row`);
+      console.log(`round ${round} (load average ${loadavg()[0]!.toFixed(1)}): raw pg insert ${Math.round(rawRate)} rows/s, inserter CPU ${Math.round(r.cpuUs / n)} us/row; the same through Drizzle (the former baseline) ${Math.round((n / d.ms) * 1000)} rows/s, ${Math.round(d.cpuUs / n)} us/row`);
       for (const side of sides) {
         const s = got.get(side.name)!;
         ratios.get(side.name)!.push(s.rate / rawRate);
