@@ -15,6 +15,10 @@
 // - at most HELD_MAX entries wait: under load they are written as they reach it.
 // A clean stop writes everything (the server flushes before the database closes); a reader
 // flushes first, so a list never misses an entry.
+//
+// The entries of the table as it was before migration auth/0002 (kept as OLD_TABLE, SQLite) are
+// moved into the new one after the start, COPY_CHUNK at a time, oldest first, then the old
+// table is dropped: until then a list shows the new entries and those moved so far.
 import type { Database } from '../db/client.js';
 import type { Logger } from '../kernel/logger.js';
 import { isoNow } from '../kernel/clock.js';
@@ -60,6 +64,11 @@ export interface SecurityLogRow extends Record<string, unknown> {
 }
 
 const PURGE_EVERY_MS = 60 * 60_000;
+/** The table before migration auth/0002 (SQLite), copied over in the background. */
+export const OLD_TABLE = 'auth_security_log_0001';
+/** Entries copied a transaction (a few tens of ms of the event loop), and the pause between two. */
+const COPY_CHUNK = 2000;
+const COPY_PAUSE_MS = 100;
 /**
  * Entries held at most: more are written at the end of their turn. Under load (hundreds of
  * requests a second) a minute's entries would otherwise be tens of thousands of objects kept in
@@ -97,6 +106,46 @@ export class SecurityLog {
   ) {
     this.store = new Store<SecurityLogRow>(db, securityLog);
     joinGroupCommit(db, () => this.handOver());
+    if (db.prepareSqlite) this.copying = this.copyOld();
+  }
+
+  /** The background copy of OLD_TABLE (tests wait for it). */
+  readonly copying: Promise<void> | undefined;
+
+  /**
+   * Moves OLD_TABLE's entries into the table, COPY_CHUNK a transaction in the old table's order
+   * (rowid: the order they were written), each chunk copied and deleted in one transaction, so a
+   * copy stopped midway (a stop, a crash) goes on at the next start with what is left; then drops
+   * OLD_TABLE, empty by then (dropping it whole held the event loop as long as it freed pages).
+   */
+  private async copyOld(): Promise<void> {
+    const sqlite = this.db.prepareSqlite!;
+    const cols = COLUMNS.map((c) => `"${c}"`).join(', ');
+    try {
+      if (!sqlite(`select 1 from sqlite_master where type = 'table' and name = ?`).get(OLD_TABLE)) return;
+      const last = sqlite(`select coalesce((select rowid from "${OLD_TABLE}" order by rowid limit 1 offset ${COPY_CHUNK - 1}), (select max(rowid) from "${OLD_TABLE}")) as r`);
+      // `or ignore`: an entry already in the table (written there by hand) does not stop the move.
+      const copy = sqlite(`insert or ignore into "${securityLog.name}" (${cols}) select ${cols} from "${OLD_TABLE}" where rowid <= ?`);
+      const drop = sqlite(`delete from "${OLD_TABLE}" where rowid <= ?`);
+      let moved = 0;
+      for (;;) {
+        const upTo = await this.db.transaction(async () => {
+          const r = (last.get() as { r: number | null }).r;
+          if (r !== null) {
+            moved += Number((copy.run(r) as { changes: number }).changes);
+            drop.run(r);
+          }
+          return r;
+        });
+        if (upTo === null) break;
+        await new Promise((resolve) => setTimeout(resolve, COPY_PAUSE_MS));
+      }
+      await this.db.exec(`drop table "${OLD_TABLE}"`);
+      if (moved) this.log.info('security log: entries from before the update copied', { entries: moved });
+    } catch (err) {
+      // The database closed meanwhile (a stop): the next start goes on with what is left.
+      this.log.warn('security log: copy of the entries from before the update stopped', { error: (err as Error).message });
+    }
   }
 
   /**

@@ -1,7 +1,11 @@
 -- The security log keyed by (at, id), WITHOUT ROWID: the row is stored in its key's b-tree, so the
 -- newest-first list and the purge need no index on at, and the text id no index of its own; the
 -- tenant index is PostgreSQL's only (flash wear: one b-tree written per entry instead of four).
--- Hand-edited after drizzle-kit: WITHOUT ROWID and the copy in key order.
+-- Hand-edited after drizzle-kit: WITHOUT ROWID, and no copy here: the old table is kept as
+-- auth_security_log_0001 and the server copies its entries over in small transactions after the
+-- start (src/auth/security-log.ts), then drops it. A box's log holds up to 90 days of entries
+-- (15 M at two requests a second): one INSERT ... SELECT took minutes, past the unit's start
+-- timeout (TimeoutStartSec), and a start killed mid-migration rolls it back and starts it again.
 PRAGMA foreign_keys=OFF;--> statement-breakpoint
 CREATE TABLE `__new_auth_security_log` (
 	`id` text NOT NULL,
@@ -21,7 +25,6 @@ CREATE TABLE `__new_auth_security_log` (
 	PRIMARY KEY(`at`, `id`)
 ) WITHOUT ROWID;
 --> statement-breakpoint
-INSERT INTO `__new_auth_security_log`("id", "at", "category", "result", "event", "method", "path", "tenant_id", "subject", "role", "client_address", "reason", "request_id", "route_context") SELECT "id", "at", "category", "result", "event", "method", "path", "tenant_id", "subject", "role", "client_address", "reason", "request_id", "route_context" FROM `auth_security_log` ORDER BY "at", "id";--> statement-breakpoint
-DROP TABLE `auth_security_log`;--> statement-breakpoint
+ALTER TABLE `auth_security_log` RENAME TO `auth_security_log_0001`;--> statement-breakpoint
 ALTER TABLE `__new_auth_security_log` RENAME TO `auth_security_log`;--> statement-breakpoint
 PRAGMA foreign_keys=ON;
