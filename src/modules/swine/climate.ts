@@ -20,6 +20,8 @@ import { need, type Services } from '../../kernel/context.js';
 import { setpointCommand } from './setpoints.js';
 import { normaliseReadings, SENSOR_KINDS } from './sensors.js';
 import { staleAware, staleFields } from '../../industry/stale.js';
+import type { RuleOutcome } from '../../industry/rules.js';
+import type { AlarmEventRow } from '../../industry/alarm-schema.js';
 
 const STATUSES = ['ok', 'warn', 'alarm'] as const;
 
@@ -144,11 +146,27 @@ async function runPipeline<T>(ctx: HandlerContext<unknown>, reading: PipelineRea
   let alarms: RaisedAlarm[] = [];
   const out = await pipelineOf(ctx.services).run(reading, async (judged, outcomes) => {
     const raisedRules = new Set(outcomes.filter((o) => o.state === 'raised').map((o) => o.rule_id));
-    const open = raisedRules.size ? await need(ctx.services, 'industryAlarms').open({ tenant_id: reading.tenant_id, industry_code: 'swine', unit_id: reading.unit_id }) : [];
-    alarms = open.filter((e) => e.rule_id !== null && raisedRules.has(e.rule_id)).map(raisedView);
+    alarms = (await openOfRules(ctx.services, reading, outcomes, raisedRules)).map(raisedView);
     return store(judged, alarms.map((a) => a.id));
   });
   return { ...out, alarms };
+}
+
+/**
+ * The room's open alarms of the rules in breach, oldest first. A rule raised by this reading
+ * carries its alarm in its outcome (the row the raise stored or found open: status active or
+ * acked, what the open lookup would answer), so a reading that raised every rule in breach
+ * asks nothing more; a rule raised by an earlier reading needs the room's open alarms.
+ */
+async function openOfRules(services: Services, reading: PipelineReading, outcomes: readonly RuleOutcome[], raisedRules: ReadonlySet<string>): Promise<AlarmEventRow[]> {
+  if (!raisedRules.size) return [];
+  const carried = outcomes.flatMap((o) => (o.state === 'raised' && o.alarm && (o.alarm.status === 'active' || o.alarm.status === 'acked') ? [o.alarm] : []));
+  if (carried.length < raisedRules.size) {
+    const open = await need(services, 'industryAlarms').open({ tenant_id: reading.tenant_id, industry_code: 'swine', unit_id: reading.unit_id });
+    return open.filter((e) => e.rule_id !== null && raisedRules.has(e.rule_id));
+  }
+  // The lookup's order (raised_at, then id: time ids follow the order of the raises).
+  return carried.sort((a, b) => (a.raised_at < b.raised_at ? -1 : a.raised_at > b.raised_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 const pipelines = new WeakMap<Services, ReadingPipeline>();
