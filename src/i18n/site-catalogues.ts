@@ -20,6 +20,10 @@ export interface LanguageEntry {
 
 interface SiteFile { mtimeMs: number; size: number; messages: Catalogue; rejected: string[] }
 
+/** Translators kept (a language at a locale each): past this many they are made again. */
+const MAX_TRANSLATORS = 64;
+const NONE: Catalogue = {};
+
 /** How long a file's stat is trusted before it is looked at again (per language). */
 const STAT_TTL_MS = 2_000;
 
@@ -37,6 +41,7 @@ export interface Catalogues {
 export function createCatalogues(opts: { dir: string | undefined; warn?: (msg: string, data: Record<string, unknown>) => void }): Catalogues {
   const files = new Map<string, { checkedAt: number; file: SiteFile | null }>();
   const merged = new Map<string, { source: SiteFile | null; catalogue: Catalogue }>();
+  const translators = new Map<string, { own: Catalogue; base: Catalogue; translator: Translator }>();
 
   const readSite = (lang: string): SiteFile | null => {
     if (!opts.dir) return null;
@@ -93,7 +98,19 @@ export function createCatalogues(opts: { dir: string | undefined; warn?: (msg: s
     catalogue,
     translator(language, siteLocale) {
       const lang = language && catalogue(language) ? language : BASE_LANGUAGE;
-      return makeTranslator(lang, formatLocale(lang, siteLocale), catalogue(lang) ?? {}, english());
+      const locale = formatLocale(lang, siteLocale);
+      const own = catalogue(lang) ?? NONE;
+      const base = english();
+      // Kept while its catalogues are the same objects (a changed site file makes new ones): a
+      // translator compiles each message on first use, and one made per call compiled the
+      // English title and message of every alarm raised (two ICU parses a raise).
+      const key = `${lang}\u0000${locale}`;
+      const hit = translators.get(key);
+      if (hit && hit.own === own && hit.base === base) return hit.translator;
+      if (translators.size >= MAX_TRANSLATORS) translators.clear();
+      const translator = makeTranslator(lang, locale, own, base);
+      translators.set(key, { own, base, translator });
+      return translator;
     },
     rejected: (lang) => readSite(lang)?.rejected ?? [],
   };

@@ -75,12 +75,16 @@ describe('site catalogues in the data directory', () => {
     expect(t.t('common.none')).toBe('None'); // did not parse: English
     expect(cats.rejected('pl').sort()).toEqual(['common.none', 'not.a.key']);
     expect(warnings.length).toBeGreaterThan(0);
+    // Kept while the file is unchanged: its messages are compiled once, not per call.
+    expect(cats.translator('pl', 'pl-PL')).toBe(t);
 
     writeFileSync(file, JSON.stringify({ 'common.action.save': 'Zachowaj' }));
     const later = Date.now() / 1000 + 5;
     utimesSync(file, later, later);
     await new Promise((r) => setTimeout(r, 2_100)); // the stat is trusted for 2 s
     expect(cats.translator('pl').t('common.action.save')).toBe('Zachowaj');
+    // The kept translator of the same language and locale is not used once the file changed.
+    expect(cats.translator('pl', 'pl-PL').t('common.action.save')).toBe('Zachowaj');
   });
 
   it('a site file over a shipped language changes only its own keys', () => {
