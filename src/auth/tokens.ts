@@ -58,11 +58,13 @@ export type VerifiedSession = Caller & { expires_at: Date };
  * (about 2 MB) cover a master's tablets, whose streams re-verify at every heartbeat.
  */
 export function sessionVerifier(key: KeyObject, maxRemembered = 4096): (token: string) => Readonly<VerifiedSession> | undefined | Promise<Readonly<VerifiedSession> | undefined> {
-  const cryptoKey = webcrypto.subtle.importKey('raw', key.export(), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+  // Imported at the first token to verify, not when the service is made: at a restart that is
+  // after /ready (webcrypto's key import was about 1 % of a restart's CPU).
+  let cryptoKey: Promise<webcrypto.CryptoKey> | undefined;
   const remembered = new Map<string, VerifiedSession>();
   const fresh = (s: VerifiedSession) => s.expires_at.getTime() > Math.floor(Date.now() / 1000) * 1000;
   const verifyNew = async (token: string) => {
-    const verified = await verifySession(await cryptoKey, token);
+    const verified = await verifySession(await (cryptoKey ??= webcrypto.subtle.importKey('raw', key.export(), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify'])), token);
     if (!verified) return undefined;
     // Oldest first out: a Map iterates in insertion order.
     if (remembered.size >= maxRemembered) remembered.delete(remembered.keys().next().value as string);

@@ -230,7 +230,10 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
   const listQuery: QuerySpec = { ...pagingSpec(sortable, search.length > 0, maxLimit), ...filters };
   // Per filter, settled once: its column and whether it is a range end.
   const filterList = Object.entries(filters).map(([name, f]) => ({ name, column: f.column ?? name, op: f.op && f.op !== 'eq' ? f.op : undefined, defaultOrder: f.defaultOrder, encode: f.encode }));
-  const item = itemSchema(def.fields, def.openItems ?? false);
+  // The item's JSON schema is read only by the OpenAPI document (which the executable carries
+  // prebuilt): made when first read, not at every start (about 2 % of a restart's CPU).
+  let itemMemo: JsonSchema | undefined;
+  const lazyItem = () => (itemMemo ??= itemSchema(def.fields, def.openItems ?? false));
   // An integer id is documented and checked as one: `/{id}` with text is a 400, never a database error.
   const idParams: QuerySpec | undefined = def.fields[idColumn]?.type === 'integer' ? { id: { type: 'integer', min: 0 } } : undefined;
 
@@ -258,7 +261,7 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
     },
     {
       method: 'get', path: `${base}/list`, module: def.module, tags: tag, summary: `List ${def.title}`,
-      access: scopeAccess('read'), query: listQuery, response: { kind: 'list', item },
+      access: scopeAccess('read'), query: listQuery, response: { kind: 'list', get item() { return lazyItem(); } },
       handler: async (ctx) => {
         await def.beforeRead?.(ctx);
         const q = ctx.query;
@@ -298,7 +301,7 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
     routes.push({
       method: 'post', path: `${base}/commands/${name}`, module: def.module, tags: tag, summary: cmd.summary,
       access: scopeAccess(cmd.action), body: cmd.body, bodyJsonSchema: cmd.bodyJsonSchema, status: cmd.status,
-      errors: cmd.errors, idempotent: cmd.idempotent, response: { kind: 'single', item: cmd.response ?? item },
+      errors: cmd.errors, idempotent: cmd.idempotent, response: cmd.response ? { kind: 'single', item: cmd.response } : { kind: 'single', get item() { return lazyItem(); } },
       handler: (ctx) => cmd.handler(ctx, kit as unknown as ResourceKit<Record<string, unknown>>),
     });
   }
@@ -308,7 +311,7 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
     routes.push({
       method: 'post', path: base, module: def.module, tags: tag, summary: `Create a ${def.title} record`,
       access: scopeAccess('create'), body: create.body, bodyJsonSchema: create.bodyJsonSchema, status: 201,
-      errors: ['already_exists'], response: { kind: 'single', item },
+      errors: ['already_exists'], response: { kind: 'single', get item() { return lazyItem(); } },
       handler: async (ctx: HandlerContext<C>) => {
         const row = { ...(await create.toRow(ctx.body, ctx)), ...kit.scope(ctx.caller) } as Row;
         const saved = await kit.store(ctx.services.db).insert(row);
@@ -320,7 +323,7 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
 
   routes.push({
     method: 'get', path: `${base}/{id}`, module: def.module, tags: tag, summary: `One ${def.title} record`,
-    access: scopeAccess('read'), params: idParams, errors: ['not_found'], response: { kind: 'single', item },
+    access: scopeAccess('read'), params: idParams, errors: ['not_found'], response: { kind: 'single', get item() { return lazyItem(); } },
     handler: async (ctx) => {
       await def.beforeRead?.(ctx);
       return def.toItem(await kit.load(ctx, ctx.params.id as string));
@@ -332,7 +335,7 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
     routes.push({
       method: 'patch', path: `${base}/{id}`, module: def.module, tags: tag, summary: `Change a ${def.title} record`,
       access: scopeAccess('update'), params: idParams, body: patch.body, bodyJsonSchema: patch.bodyJsonSchema, errors: ['not_found'],
-      response: { kind: 'single', item },
+      response: { kind: 'single', get item() { return lazyItem(); } },
       handler: async (ctx: HandlerContext<P>) => {
         const id = ctx.params.id as string;
         const current = await kit.load(ctx as HandlerContext<unknown>, id);
@@ -347,7 +350,7 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
   if (def.delete) {
     routes.push({
       method: 'delete', path: `${base}/{id}`, module: def.module, tags: tag, summary: `Delete a ${def.title} record`,
-      access: scopeAccess('delete'), params: idParams, errors: ['not_found'], response: { kind: 'single', item },
+      access: scopeAccess('delete'), params: idParams, errors: ['not_found'], response: { kind: 'single', get item() { return lazyItem(); } },
       handler: async (ctx) => {
         const id = ctx.params.id as string;
         const gone = await kit.store(ctx.services.db).delete({ ...kit.scope(ctx.caller), [idColumn]: id });

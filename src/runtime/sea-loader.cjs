@@ -28,8 +28,7 @@ const FOOTER = 32; // MAGIC, then the index's offset and length as uint64 LE
 // package upgrade replaced the file at this path; the descriptor still reads this executable.
 const fd = fs.openSync(process.execPath, 'r');
 
-function read(offset, length) {
-  const buf = Buffer.allocUnsafeSlow(length);
+function read(offset, length, buf = Buffer.allocUnsafeSlow(length)) {
   for (let done = 0; done < length; ) {
     const n = fs.readSync(fd, buf, done, length - done, offset + done);
     if (n === 0) throw new Error(`${process.execPath}: the trailer is cut short`);
@@ -50,16 +49,32 @@ if (fast !== undefined) {
 } else {
   // Sections are ASCII (esbuild escapes the rest; build.mjs checks): latin1 is a copy, where a
   // UTF-8 decode would scan 3 MB at every start.
-  const section = (name) => {
-    const at = index.sections[name];
-    return at ? read(at[0], at[1]) : undefined;
+  //
+  // Page faults: fresh memory is handed over by the kernel page by page, and on a virtual machine
+  // each fault costs microseconds (about 17 us here: 2.4 MB is some 10 ms of CPU). So the module
+  // wrapper is written around the section in the same buffer and the string is made from the
+  // whole: a wrapper added by string concatenation made a cons string that V8 flattened into one
+  // more 2 MB copy when it compiled it. And the code cache is then read into that same buffer
+  // (its pages already mapped), since the source is a string by then. Together about 1,100
+  // faults and 40 ms of CPU less per start (measured on this bundle with Node 24's own node).
+  const PREFIX = '(function (exports, require, module, __filename, __dirname) {';
+  const SUFFIX = '\n})';
+  const wrapped = (name, scratchAtLeast = 0) => {
+    const [offset, length] = index.sections[name];
+    const total = PREFIX.length + length + SUFFIX.length;
+    const buf = Buffer.allocUnsafeSlow(Math.max(total, scratchAtLeast));
+    buf.latin1Write(PREFIX, 0);
+    read(offset, length, buf.subarray(PREFIX.length, PREFIX.length + length));
+    buf.latin1Write(SUFFIX, PREFIX.length + length);
+    return { source: buf.latin1Slice(0, total), buf };
   };
-  const compile = (name, cachedData) =>
-    new vm.Script(`(function (exports, require, module, __filename, __dirname) {${section(name).latin1Slice()}\n})`, {
+  const compileSource = (name, source, cachedData) =>
+    new vm.Script(source, {
       filename: name === 'main.cjs' ? 'cabinet.cjs' : `cabinet-${name.replace('/', '-')}`,
       cachedData,
       importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
     });
+  const compile = (name) => compileSource(name, wrapped(name).source);
   const run = (script) => {
     const mod = { exports: {} };
     script.runInThisContext()(mod.exports, require, mod, __filename, __dirname);
@@ -81,8 +96,10 @@ if (fast !== undefined) {
   const chunksOut = process.env.CABINET_CHUNKS_OUT;
   if (chunksOut) process.once('exit', () => fs.writeFileSync(chunksOut, JSON.stringify([...chunks.keys()])));
 
-  const cachedData = section('main.cache');
-  const script = compile('main.cjs', cachedData);
+  const cacheAt = index.sections['main.cache'];
+  const main = wrapped('main.cjs', cacheAt ? cacheAt[1] : 0);
+  const cachedData = cacheAt ? read(cacheAt[0], cacheAt[1], main.buf).subarray(0, cacheAt[1]) : undefined;
+  const script = compileSource('main.cjs', main.source, cachedData);
   globalThis.__CABINET_CODE_CACHE__ = cachedData ? (script.cachedDataRejected ? 'rejected' : 'accepted') : 'none';
   const out = process.env.CABINET_BUILD_CODE_CACHE_OUT;
   if (out) process.once('exit', () => fs.writeFileSync(out, script.createCachedData()));
