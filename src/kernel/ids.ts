@@ -35,3 +35,11 @@ export function timeId(now = Date.now()): string {
   const c = (0x7000 | counter).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${c}-${tail.slice(0, 4)}-${tail.slice(4, 16)}`;
 }
+
+const TIME_ID = /^([0-9a-f]{8})-([0-9a-f]{4})-7[0-9a-f]{3}-/;
+
+/** The millisecond a timeId() was made in (undefined for any other id, e.g. a random one of an older row). */
+export function timeOfId(id: string): number | undefined {
+  const m = TIME_ID.exec(id);
+  return m ? parseInt(m[1]! + m[2]!, 16) : undefined;
+}

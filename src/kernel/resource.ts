@@ -91,6 +91,13 @@ export interface ResourceDef<Row extends Record<string, unknown>, CreateBody = u
   fixed?: Filter;
   /** Column(s) used by /{id}; defaults to `id`. */
   idColumn?: string;
+  /**
+   * For a table with no index on its id: where an id's row lies, as ranges on the key it is stored
+   * by (the security log's time-ordered ids carry their time). /{id} reads within them through the
+   * list path (the read worker on a large SQLite table), and only when the row is not there, or
+   * the id says nothing, over the whole table, still off the event loop.
+   */
+  locate?: (id: string) => readonly RangeCondition[] | undefined;
   fields: Record<string, FieldSpec>;
   /** Items may carry fields beyond the declared ones (free-form documents). */
   openItems?: boolean;
@@ -126,6 +133,16 @@ function commandScheme(name: string, cmd: CommandDef<unknown>) {
 }
 
 /** Filters, sortable and searched fields: those the resource lists plus those its fields mark. */
+/** A row by its id on a table with no index on the id (ResourceDef.locate): within the ranges first, then anywhere. */
+async function located<Row extends Record<string, unknown>>(store: Store<Row>, where: Filter, ranges: readonly RangeCondition[] | undefined, column: string): Promise<Row | undefined> {
+  const first = (within?: readonly RangeCondition[]) => store.list({ where, ...(within ? { ranges: within } : {}), sort: { column, order: 'desc' }, limit: 1, offset: 0 });
+  if (ranges) {
+    const [hit] = (await first(ranges)).rows;
+    if (hit) return hit;
+  }
+  return (await first()).rows[0];
+}
+
 function derivedLists(fields: Record<string, FieldSpec>, def: { filters?: Record<string, FilterSpec>; sortable?: readonly string[]; search?: readonly string[] }) {
   const filters: Record<string, FilterSpec> = {};
   const sortable = new Set(def.sortable ?? []);
@@ -214,7 +231,9 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
       return filter;
     },
     async load(ctx, id, code = 'not_found') {
-      const row = await kit.store(ctx.services.db).find({ ...kit.scope(ctx.caller), [idColumn]: id });
+      const store = kit.store(ctx.services.db);
+      const where = { ...kit.scope(ctx.caller), [idColumn]: id };
+      const row = def.locate ? await located(store, where, def.locate(id), def.defaultSort.field) : await store.find(where);
       if (!row) throw new ApiError(code, `${def.title.toLowerCase()} ${id} not found`);
       return row;
     },

@@ -33,6 +33,29 @@ describe.each(DIALECTS)('roles and projections (%s)', (dialect) => {
     expect(bad.body.error.details).toEqual([{ field: 'result', reason: 'unsupported_value' }]);
   });
 
+  it('reads one entry by its id: a time id near its time, an older random id anywhere in the log, another tenant\'s or an unknown id not found', async () => {
+    await operator.get('/api/v1/auth/security-log/list');
+    const [denied] = (await admin.get('/api/v1/auth/security-log/list?result=deny&subject=op-1&limit=1')).body.items;
+    const one = await admin.get(`/api/v1/auth/security-log/${denied.id}`);
+    expect(one.status).toBe(200);
+    expect(one.body.item).toMatchObject({ id: denied.id, at: denied.at, event: 'rbac_check', subject: 'op-1' });
+    // An entry of before time ids (a random id), a day older than its neighbours: found over the whole log.
+    const { Store } = await import('../../src/db/store.js');
+    const { securityLog } = await import('../../src/auth/tables.js');
+    const old = { id: '0b9c5f7e-3d1a-4c2b-9e8f-1a2b3c4d5e6f', at: new Date(Date.now() - 86_400_000).toISOString(), category: 'auth', result: 'allow', event: 'login', method: 'POST', path: '/old', tenant_id: 'farm-1', subject: 'op-1', role: 'operator', client_address: null, reason: null, request_id: null, route_context: {} };
+    await new Store(server.services.db, securityLog).insert(old);
+    expect((await admin.get(`/api/v1/auth/security-log/${old.id}`)).body.item).toMatchObject({ id: old.id, path: '/old' });
+    expect((await tenantAdmin.get(`/api/v1/auth/security-log/${old.id}`)).body.item).toMatchObject({ id: old.id });
+    // A time id whose time is not its entry's: not found in the window, then found over the whole log.
+    const moved = { ...old, id: '0190a5b2-1c3d-7e4f-8a9b-0c1d2e3f4a5b', path: '/moved', tenant_id: 'farm-2' };
+    await new Store(server.services.db, securityLog).insert(moved);
+    expect((await admin.get(`/api/v1/auth/security-log/${moved.id}`)).body.item).toMatchObject({ path: '/moved' });
+    expect((await tenantAdmin.get(`/api/v1/auth/security-log/${moved.id}`)).status).toBe(404);
+    const unknown = await admin.get(`/api/v1/auth/security-log/${denied.id.slice(0, -4)}ffff`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('not_found');
+  });
+
   it('records route context headers with each decision, and keeps tenants apart', async () => {
     await operator.get('/api/v1/tables/list', { 'x-route-path': '/farm/tables', 'x-client-version': '1.2.3' });
     const mine = await tenantAdmin.get('/api/v1/auth/security-log/list?subject=op-1&result=allow');
