@@ -225,11 +225,13 @@ describe.skipIf(!isRoot)('the privileged installer (stand-in dpkg and systemctl,
     writeFileSync(join(b.fake, 'nrestarts'), '3\n');
     const t0 = Date.now();
     expect(await applying).toBe('rolled_back');
-    expect(Date.now() - t0).toBeLessThan(30_000); // not the 600 s deadline
+    // Not the 600 s deadline. The rollback itself starts `cabinet restore` from source (tsx), which
+    // took 22 s alone on a loaded machine and over 60 s with the whole suite beside it.
+    expect(Date.now() - t0).toBeLessThan(300_000);
     const s = readState(b.dataDir)!;
     expect(s.reason_code).toBe('new_version_exits');
     expect(s.reason_params).toMatchObject({ version: '0.2.0', exits: 3 });
-  }, 60_000);
+  }, 400_000);
 
   it('goes back when dpkg fails, finishing the half-configured package first', async () => {
     const b = box('dpkg-fails');
