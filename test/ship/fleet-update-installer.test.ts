@@ -214,7 +214,7 @@ describe.skipIf(!isRoot)('the privileged installer (stand-in dpkg and systemctl,
     expect(s.deadline_at).toBeNull();
     expect(s.history.at(-1)!.running_version).toBe('0.1.0');
     expect(readFileSync(join(b.fake, 'status'), 'utf8')).toBe('0.1.0 install ok installed\n');
-  }, 60_000);
+  }, 180_000);
 
   it('goes back at once when the new version keeps exiting at start', async () => {
     const b = box('exits');
@@ -240,7 +240,7 @@ describe.skipIf(!isRoot)('the privileged installer (stand-in dpkg and systemctl,
     expect(await b.installer.apply()).toBe('rolled_back');
     expect(b.calls().map((c) => c.replace(/ backup=.*/, ''))).toEqual(['stop', 'install 0.2.0', 'stop', 'install 0.1.0', 'start']);
     expect(readState(b.dataDir)!.reason_code).toBe('dpkg_failed');
-  }, 60_000);
+  }, 180_000);
 
   it('after a power cut while proving, past the deadline: the boot run goes back', async () => {
     const b = box('cut-proving');
@@ -267,7 +267,7 @@ describe.skipIf(!isRoot)('the privileged installer (stand-in dpkg and systemctl,
     expect(tables(b.dataDir)).not.toContain('made_by_0_2_0');
     expect(readFileSync(join(b.fake, 'status'), 'utf8')).toBe('0.1.0 install ok installed\n');
     expect(existsSync(join(b.rootDir, 'run.json'))).toBe(false);
-  }, 60_000);
+  }, 180_000);
 
   it('after a power cut in the middle of dpkg: configure -a, then the new version proves itself', async () => {
     const b = box('cut-dpkg');
@@ -289,5 +289,5 @@ describe.skipIf(!isRoot)('the privileged installer (stand-in dpkg and systemctl,
     expect(outcome).toBe('done');
     expect(b.calls()).toEqual(['configure-a', 'restart']);
     expect(readFileSync(statePath(b.dataDir), 'utf8')).toContain('"step": "done"');
-  }, 60_000);
+  }, 180_000);
 });
