@@ -16,14 +16,5 @@ export default defineConfig({
     // Three files at once on the 2-core machine: most of a file's time is spent waiting (child
     // processes starting, peers, timers, Chromium), and the whole run used under one core with two.
     maxWorkers: 3,
-    // Each worker process keeps the modules it has loaded from one file to the next instead of a new
-    // process per file: a fresh fork spent about 3 s of CPU loading the server's module graph before
-    // any test ran (test/unit alone: 174 s of CPU isolated, 79 s shared, same failures). Test files
-    // still start their own servers and data directories; a file that stubs a global or fakes timers
-    // restores them in its afterAll/afterEach.
-    poolOptions: { forks: { isolate: false } },
-    // All three from the start: with isolation off, tinypool ends a worker above minWorkers while it
-    // still holds a file ("Terminating worker thread"), and that file never reports.
-    minWorkers: 3,
   },
 });
