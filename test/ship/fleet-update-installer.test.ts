@@ -40,9 +40,11 @@ echo "$v install ok installed" > "$F/status"
 exit 0
 `;
 const FAKE_CTL = `#!/bin/sh
-# stand-in systemctl: verbs in $FAKE/calls; NRestarts from $FAKE/nrestarts
+# stand-in systemctl: verbs in $FAKE/calls; NRestarts from $FAKE/nrestarts, read before a show is
+# counted in $FAKE/shows (a test that waits for the first show then changes the count must not
+# change the baseline that show reads)
 case "$1" in
-show) echo show >> "$FAKE/shows"; cat "$FAKE/nrestarts" 2>/dev/null || echo 0 ;;
+show) n=$(cat "$FAKE/nrestarts" 2>/dev/null || echo 0); echo show >> "$FAKE/shows"; echo "$n" ;;
 *) echo "$1" >> "$FAKE/calls" ;;
 esac
 `;
