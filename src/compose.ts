@@ -21,6 +21,7 @@ import { staticRegistry } from './modules/core/registry/static.js';
 import { createSqlAudit } from './modules/audit/service.js';
 import { createAlarmService, type AlarmService } from './modules/alarms/service.js';
 import { createIndustryAlarmService, type IndustryAlarmService } from './industry/alarm-service.js';
+import { changeCommitter } from './modules/alarm-view/alarm-commit.js';
 import { createFieldWrites } from './modules/field/writes.js';
 import { createPoller } from './field/poller.js';
 import { createCatalogues } from './i18n/site-catalogues.js';
@@ -99,7 +100,7 @@ export function composeServices(input: { config: Config; log: Logger; lifecycle:
       return (alarms ??= createAlarmService(services));
     },
     get industryAlarms(): IndustryAlarmService {
-      return (industryAlarms ??= createIndustryAlarmService(services));
+      return (industryAlarms ??= createIndustryAlarmService(services, changeCommitter(services)));
     },
     field,
     poller,

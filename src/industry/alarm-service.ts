@@ -40,9 +40,8 @@ import { alarmStateOf, annunciationOf, listedIn } from './alarm-states.js';
 import { stageChange } from './alarm-items.js';
 import { storedText, textParamsOf, type BoxText } from './box-text.js';
 import type { ChangeKind } from './alarm-view-item.js';
-import { changeCommitter } from './alarm-commit.js';
+import type { AlarmStatusInput, CommitChange } from './alarm-change.js';
 import type { AuditEntry } from '../kernel/context.js';
-import type { StatusInput } from '../modules/status/service.js';
 
 export interface RaiseEventBase {
   tenant_id: string;
@@ -172,7 +171,7 @@ const raiseAgain = preparedQuery<{ id: string; value: number | null; raise_count
 const setDerived = preparedQuery<{ id: string; alarm_state: string; listed: boolean; status: string; annunciated: boolean; urgent: boolean }, AlarmEventRow[]>((db, orm, p) => orm.update(at(db))
   .set({ alarm_state: p('alarm_state'), listed: p('listed'), status: p('status'), annunciated: p('annunciated'), urgent: p('urgent') } as never).where(eq(ac(db, 'id'), p('id'))).returning());
 
-export function createIndustryAlarmService(services: Services): IndustryAlarmService {
+export function createIndustryAlarmService(services: Services, commitChange: CommitChange): IndustryAlarmService {
   const c = (n: string) => colOf(industryAlarmEvents, services.db, n);
   const t = () => tableOf(industryAlarmEvents, services.db);
   const mine = (ref: { id: string; tenant_id?: string; industry_code?: string }): SQL[] => [
@@ -190,7 +189,7 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
     for (const row of rows) await stageChange(services, kind, row);
     return rows;
   };
-  const statusOf = (row: AlarmEventRow, event: string, status: StatusEvent['status']): StatusInput => ({
+  const statusOf = (row: AlarmEventRow, event: string, status: StatusEvent['status']): AlarmStatusInput => ({
     tenant_id: row.tenant_id, site_id: row.site_id, source: `${row.industry_code}-alarms`, event, status, correlation_id: row.correlation_id,
     details: { alarm_id: row.id, industry_code: row.industry_code, unit_id: row.unit_id, batch_id: row.batch_id, severity: row.severity, priority: row.priority, rule_id: row.rule_id, escalation_level: row.escalation_level, title: row.title,
       // A reader in another language renders the title from its key (the live feed, after the alarm has left the store).
@@ -202,7 +201,6 @@ export function createIndustryAlarmService(services: Services): IndustryAlarmSer
   const audit = (row: AlarmEventRow, actor: string, action: string, details: Record<string, unknown> = {}, result: 'success' | 'denied' = 'success') =>
     services.audit.record(entryOf(row, actor, action, details, result));
   /** A change, its audit records and its status events in one commit (alarm-commit.ts). */
-  const commitChange = changeCommitter(services);
 
   /** status, alarm_state and listed from the condition and the acknowledgement (alarm-states.ts). */
   const derived = (row: AlarmEventRow) => {

@@ -2,7 +2,7 @@
 // with details {kind, item}. The screens apply the item at once (the shell's alarm store); the
 // contract's alarm_raised / alarm_cleared events of critical and high alarms stay as they were.
 // The industry alarm service stores the alarm_changed event of its changes in the change's own
-// commit (src/industry/alarm-commit.ts) and marks the bus event, which the bridge then leaves be.
+// commit (src/modules/alarm-view/alarm-commit.ts) and marks the bus event, which the bridge then leaves be.
 import type { Services } from '../../kernel/context.js';
 import type { AlarmEvent, EventBus, StatusEvent } from '../../realtime/bus.js';
 import type { StatusInput, StatusService } from '../status/service.js';

@@ -7,23 +7,16 @@
 // back to it (the alarm's own writes stay), is logged, and is written again after the commit on
 // its own, as before. Nothing announces the change (bus, status stream, notifications, the siren
 // relay, which all listen to the bus) before the commit.
-import type { AuditEntry, Services } from '../kernel/context.js';
-import type { Database } from '../db/client.js';
-import type { AlarmEvent } from '../realtime/bus.js';
-import { insertAudit, toAuditRow } from '../modules/audit/service.js';
-import type { StatusInput, StatusWriter } from '../modules/status/service.js';
-import { alarmChangesBridged, changedStatus, markStoredWithChange } from '../modules/alarm-view/bridge.js';
-import { alarmEventOf } from './alarm-items.js';
-import type { AlarmEventRow } from './alarm-schema.js';
-import type { ChangeKind } from './alarm-view-item.js';
+import type { AuditEntry, Services } from '../../kernel/context.js';
+import type { Database } from '../../db/client.js';
+import type { AlarmEvent } from '../../realtime/bus.js';
+import { insertAudit, toAuditRow } from '../audit/service.js';
+import type { StatusInput, StatusWriter } from '../status/service.js';
+import { alarmChangesBridged, changedStatus, markStoredWithChange } from './bridge.js';
+import { alarmEventOf } from '../../industry/alarm-items.js';
 
-/** What a change writes besides its rows, inside its transaction. */
-export interface ChangeWrites {
-  /** The change of a row: its bus event, emitted after the commit, and its alarm_changed status event, stored now. */
-  changed(kind: ChangeKind, row: AlarmEventRow): Promise<void>;
-  audit(entry: AuditEntry): Promise<void>;
-  status(input: StatusInput): Promise<void>;
-}
+export type { ChangeWrites } from '../../industry/alarm-change.js';
+import type { ChangeWrites, CommitChange } from '../../industry/alarm-change.js';
 
 let savepoints = 0;
 
@@ -52,7 +45,7 @@ export async function inSavepoint<T>(db: Pick<Database, 'exec'>, fn: () => Promi
  * events are emitted first, then the status events (as before: the bridge published alarm_changed
  * on the alarm's bus event, alarm_raised after it).
  */
-export function changeCommitter(services: Services) {
+export function changeCommitter(services: Services): CommitChange {
   return async function commitChange<T>(work: (writes: ChangeWrites) => Promise<T>): Promise<T> {
     const { db, log } = services;
     const auditAgain: AuditEntry[] = [];
