@@ -29,7 +29,7 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, desc, eq, gte, inArray, isNull, lte, type SQL } from 'drizzle-orm';
 import { ApiError } from '../kernel/errors.js';
 import type { Services } from '../kernel/context.js';
-import type { StatusEvent } from '../realtime/bus.js';
+import type { StatusEvent, StatusInput } from '../realtime/bus.js';
 import { timeId } from '../kernel/ids.js';
 import { colOf, tableOf } from '../db/sql.js';
 import { preparedQuery } from '../db/prepared.js';
@@ -40,7 +40,7 @@ import { alarmStateOf, annunciationOf, listedIn } from './alarm-states.js';
 import { stageChange } from './alarm-items.js';
 import { storedText, textParamsOf, type BoxText } from './box-text.js';
 import type { ChangeKind } from './alarm-view-item.js';
-import type { AlarmStatusInput, CommitChange } from './alarm-change.js';
+import type { CommitChange } from './alarm-change.js';
 import type { AuditEntry } from '../kernel/context.js';
 
 export interface RaiseEventBase {
@@ -189,7 +189,7 @@ export function createIndustryAlarmService(services: Services, commitChange: Com
     for (const row of rows) await stageChange(services, kind, row);
     return rows;
   };
-  const statusOf = (row: AlarmEventRow, event: string, status: StatusEvent['status']): AlarmStatusInput => ({
+  const statusOf = (row: AlarmEventRow, event: string, status: StatusEvent['status']): StatusInput => ({
     tenant_id: row.tenant_id, site_id: row.site_id, source: `${row.industry_code}-alarms`, event, status, correlation_id: row.correlation_id,
     details: { alarm_id: row.id, industry_code: row.industry_code, unit_id: row.unit_id, batch_id: row.batch_id, severity: row.severity, priority: row.priority, rule_id: row.rule_id, escalation_level: row.escalation_level, title: row.title,
       // A reader in another language renders the title from its key (the live feed, after the alarm has left the store).

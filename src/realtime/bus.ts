@@ -21,6 +21,17 @@ export interface StatusEvent {
   timestamp: string;
 }
 
+/** A status event as a writer hands it to the status service (which gives it its id and time). */
+export interface StatusInput {
+  tenant_id: string | null;
+  site_id?: string | null;
+  source: string;
+  event: string;
+  status: StatusEvent['status'];
+  correlation_id?: string | null;
+  details?: Record<string, unknown> | null;
+}
+
 /** A device telemetry point as written (the store adds its integer id). */
 export interface TelemetryPoint {
   tenant_id: string;

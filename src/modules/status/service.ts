@@ -3,7 +3,7 @@
 import { and, asc, eq, gt, lt, max, sql, type SQL } from 'drizzle-orm';
 import type { Caller, Services } from '../../kernel/context.js';
 import { need } from '../../kernel/context.js';
-import type { StatusEvent } from '../../realtime/bus.js';
+import type { StatusEvent, StatusInput } from '../../realtime/bus.js';
 import { colOf, tableOf } from '../../db/sql.js';
 import { statusEvents, statusSequence } from './schema.js';
 import { preparedQuery } from '../../db/prepared.js';
@@ -11,15 +11,7 @@ import { storeFor } from '../../db/store.js';
 
 const SEQ = 'status_events';
 
-export interface StatusInput {
-  tenant_id: string | null;
-  site_id?: string | null;
-  source: string;
-  event: string;
-  status: StatusEvent['status'];
-  correlation_id?: string | null;
-  details?: Record<string, unknown> | null;
-}
+export type { StatusInput };
 
 /** Which events a stream or list caller may see. */
 export interface StatusScope {
