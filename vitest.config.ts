@@ -11,6 +11,10 @@ export default defineConfig({
     globalSetup: ['test/helpers/tmp-root.setup.ts', 'test/helpers/pg-select.setup.ts', 'test/e2e/ui-build.setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll's own default is 1 s: on a loaded 2-core machine a browser's WebSocket can take
+    // longer than that to open after a login (CI saw 'connecting' at 1 s). A poll only ever waits
+    // for a state to arrive, so a longer limit slows nothing that passes.
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     fileParallelism: true,
     // Three files at once on the 2-core machine: most of a file's time is spent waiting (child
