@@ -13,6 +13,12 @@
 //   connections) within flushMs (2 s), taking the held entries along. Not at once: a flood of
 //   refused requests would otherwise be a commit each, a way to wear the flash from the network;
 // - at most HELD_MAX entries wait: under load they are written as they reach it.
+// An allowed read (GET, HEAD) that repeats a waiting one (the same caller, from the same address,
+// the same path: mergeKey) is not an entry of its own: the waiting entry counts it (count,
+// last_at). A tablet's screen asks the same read every few seconds; an entry a request was most of
+// what such a site wrote to its flash, and it told no more than who read what, from where, how
+// often and when first and last in the minute. Changes, refusals and authentication or session
+// events are never merged: each is an entry, with its own request id.
 // A clean stop writes everything (the server flushes before the database closes); a reader
 // flushes first, so a list never misses an entry.
 //
@@ -61,6 +67,10 @@ export interface SecurityLogRow extends Record<string, unknown> {
   reason: string | null;
   request_id: string | null;
   route_context: RouteContext;
+  /** How many requests the entry stands for: more than 1 for an allowed read repeated while it waited. */
+  count: number;
+  /** The last of those requests (null when the entry stands for one: `at` is its time). */
+  last_at: string | null;
 }
 
 const PURGE_EVERY_MS = 60 * 60_000;
@@ -77,6 +87,16 @@ const COPY_PAUSE_MS = 100;
  */
 const HELD_MAX = 500;
 const COLUMNS = Object.keys(securityLog.columns) as (keyof SecurityLogRow & string)[];
+/** OLD_TABLE's columns (it is older than count and last_at, migration auth/0003). */
+const OLD_COLUMNS = COLUMNS.filter((c) => c !== 'count' && c !== 'last_at');
+/** Allowed requests that read: repeated ones are merged while they wait. */
+const READS = new Set(['GET', 'HEAD']);
+
+/** What two allowed reads share to be one entry: everything but their time and request. */
+function mergeKey(e: SecurityEvent): string | undefined {
+  if (e.category !== 'access' || e.result !== 'allow' || !READS.has(e.method)) return undefined;
+  return JSON.stringify([e.tenant_id ?? null, e.subject ?? null, e.role ?? null, e.client_address ?? null, e.method, e.path, e.event, e.reason ?? null]);
+}
 /**
  * The log's own commit of held entries comes this long after the readings' held commit, which
  * takes them along when it runs (both are set for the same moment; the group's goes first).
@@ -85,6 +105,8 @@ const JOIN_SLACK_MS = 250;
 
 export class SecurityLog {
   private buffer: SecurityLogRow[] = [];
+  /** The buffer's allowed reads by mergeKey (cleared with the buffer: a handed entry is never changed). */
+  private readonly merging = new Map<string, SecurityLogRow>();
   private lastPurge = 0;
   private timer: NodeJS.Timeout | undefined;
   /** When the armed timer fires (an entry due sooner brings it forward). */
@@ -120,7 +142,7 @@ export class SecurityLog {
    */
   private async copyOld(): Promise<void> {
     const sqlite = this.db.prepareSqlite!;
-    const cols = COLUMNS.map((c) => `"${c}"`).join(', ');
+    const cols = OLD_COLUMNS.map((c) => `"${c}"`).join(', ');
     try {
       if (!sqlite(`select 1 from sqlite_master where type = 'table' and name = ?`).get(OLD_TABLE)) return;
       const last = sqlite(`select coalesce((select rowid from "${OLD_TABLE}" order by rowid limit 1 offset ${COPY_CHUNK - 1}), (select max(rowid) from "${OLD_TABLE}")) as r`);
@@ -159,6 +181,7 @@ export class SecurityLog {
     this.timer = undefined;
     const rows = this.buffer;
     this.buffer = [];
+    this.merging.clear();
     for (const row of rows) {
       const p = appendGrouped(this.db, this.store, row, { gatherMs: this.flushMs })
         .catch((err: unknown) => this.log.error('security log write failed', { error: (err as Error).message, entries: 1 }))
@@ -169,13 +192,24 @@ export class SecurityLog {
   }
 
   record(e: SecurityEvent): void {
+    const key = mergeKey(e);
+    const waiting = key === undefined ? undefined : this.merging.get(key);
+    if (waiting) {
+      // Its timer is armed already: the entry is written when it would have been.
+      waiting.count++;
+      waiting.last_at = isoNow();
+      return;
+    }
     // A time-ordered id: one entry per request goes into this table, and a random key put each
     // entry on a page of its own in the key's index (a flush of hundreds wrote as many pages).
-    this.buffer.push({
+    const row: SecurityLogRow = {
       id: timeId(), at: isoNow(), category: e.category, result: e.result, event: e.event,
       method: e.method, path: e.path, tenant_id: e.tenant_id ?? null, subject: e.subject ?? null, role: e.role ?? null,
       client_address: e.client_address ?? null, reason: e.reason ?? null, request_id: e.request_id ?? null, route_context: e.route_context ?? {},
-    });
+      count: 1, last_at: null,
+    };
+    this.buffer.push(row);
+    if (key !== undefined) this.merging.set(key, row);
     if (e.result === 'deny') this.log.warn('security deny', { event: e.event, path: e.path, reason: e.reason, subject: e.subject, request_id: e.request_id });
     const now = Date.now();
     const held = e.result === 'allow' && e.category === 'access' ? heldCommitAt(this.db, now) : undefined;
@@ -194,6 +228,7 @@ export class SecurityLog {
     this.timer = undefined;
     const rows = this.buffer;
     this.buffer = [];
+    this.merging.clear();
     const handed = [...this.handed];
     this.flushing = this.flushing.then(async () => {
       await Promise.all(handed);

@@ -39,7 +39,8 @@ export const challenges = defineTable('auth_challenges', {
  * index: a tenant's list reads the key newest first and skips other tenants' entries, which on a
  * box are few (the master's); PostgreSQL (a server of many tenants) keeps the tenant index. Before,
  * a rowid table with three indexes (at; tenant and at; the text id): 99 pages of 1 KiB for 300
- * entries, now 66.
+ * entries, now 66. Allowed reads repeated within the minute are merged into one entry (count,
+ * last_at; migration auth/0003): a tablet's polling was an entry a request.
  */
 export const securityLog = defineTable('auth_security_log', {
   id: col.text({ notNull: true }),
@@ -56,9 +57,11 @@ export const securityLog = defineTable('auth_security_log', {
   reason: col.text(),
   request_id: col.text(),
   route_context: col.json({ notNull: true }),
+  // An allowed read repeated within the minute is one entry (src/auth/security-log.ts): how many
+  // requests it stands for, and the time of the last (null when it stands for one: no bytes).
+  count: col.integer({ notNull: true, default: 1 }),
+  last_at: col.timestamp(),
 }, { primaryKey: ['at', 'id'], indexes: [{ name: 'auth_security_log_tenant_at', columns: ['tenant_id', 'at'], only: 'postgres' }] });
-
-
 
 /** UI access rules per shell resource (ui.sidebar.menu), per tenant ('*' = the fleet default). */
 export const uiAccess = defineTable('auth_ui_access', {

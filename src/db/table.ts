@@ -12,6 +12,8 @@ export interface ColumnSpec {
   notNull?: boolean;
   primaryKey?: boolean;
   unique?: boolean;
+  /** The column's default (a column added to a table with rows needs one when it is not null). */
+  default?: string | number;
 }
 
 type ValueOf<K extends ColumnKind> = K extends 'text' | 'timestamp'
@@ -84,6 +86,7 @@ function liteColumn(name: string, spec: ColumnSpec) {
   if (spec.primaryKey) c = c.primaryKey();
   if (spec.notNull) c = c.notNull();
   if (spec.unique) c = c.unique();
+  if (spec.default !== undefined) c = c.default(spec.default as never);
   return c;
 }
 
@@ -100,6 +103,7 @@ function pgColumn(name: string, spec: ColumnSpec) {
   if (spec.primaryKey) c = c.primaryKey();
   if (spec.notNull) c = c.notNull();
   if (spec.unique) c = c.unique();
+  if (spec.default !== undefined) c = c.default(spec.default as never);
   return c;
 }
 

@@ -4,7 +4,8 @@
 // written within 2 s and takes the held entries along; without a hold (0) every entry is written
 // within 2 s, as before; 500 waiting entries are written at once; flush() (a reader, a clean stop)
 // writes everything at once; the held entries share the readings' minute commit when there is one,
-// and are not taken along by a commit of rows gathered for 2 s.
+// and are not taken along by a commit of rows gathered for 2 s; a read after that commit is not
+// merged into the entry it took (merging: test/unit/security-log-merge.test.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,6 +101,25 @@ describe('security log: when entries are written', () => {
     await db.exec('delete from auth_revoked_sessions');
   });
 
+  it('merges no read into an entry the minute\'s commit took along: the next is an entry of its own', async () => {
+    holdRowsOf(revokedSessions.name);
+    const held = new Store<Record<string, unknown>>(db, revokedSessions);
+    configureGroupCommit(db, { holdMs: 60_000 });
+    const log = new SecurityLog(db, createLogger('error'));
+    vi.setSystemTime(new Date('2026-12-01T10:00:05Z'));
+    const row = appendGrouped(db, held, { sid: 's-held-2', subject: 'x', revoked_at: '2026-12-01T10:00:05Z', expires_at: '2026-12-02T10:00:05Z' }, { gatherMs: 2000 });
+    log.record(allow);
+    log.record(allow);
+    await stepTo('2026-12-01T10:01:02.100Z');
+    await row;
+    const counts = () => other.prepare('select count from auth_security_log order by id').all().map((r) => (r as { count: number }).count);
+    expect(counts()).toEqual([2]);
+    log.record(allow);
+    await log.flush();
+    expect(counts()).toEqual([2, 1]);
+    await db.exec('delete from auth_revoked_sessions');
+  });
+
   it('is not taken along by a commit of rows gathered for 2 s (the minute\'s entries stay for the minute)', async () => {
     configureGroupCommit(db, { holdMs: 60_000 });
     const plain = new Store<Record<string, unknown>>(db, uiAccess); // a table whose rows are not held
@@ -120,13 +140,17 @@ describe('security log: when entries are written', () => {
     configureGroupCommit(db, { holdMs: 60_000 });
     const log = new SecurityLog(db, createLogger('error'));
     vi.setSystemTime(new Date('2026-12-01T10:00:05Z'));
-    for (let i = 0; i < 499; i++) log.record(allow);
+    // Distinct paths: repeats of one read would be one entry (merged while they wait).
+    for (let i = 0; i < 498; i++) log.record({ ...allow, path: `/api/v1/x/${i}` });
     await stepTo('2026-12-01T10:00:06Z');
     expect(stored()).toEqual([]);
     log.record(allow);
-    log.record(allow);
+    log.record(allow); // merged with the one before: 499 entries wait, not 500
     await stepTo('2026-12-01T10:00:06.010Z');
-    expect(stored()).toHaveLength(501);
+    expect(stored()).toEqual([]);
+    log.record({ ...allow, path: '/api/v1/y' });
+    await stepTo('2026-12-01T10:00:06.020Z');
+    expect(stored()).toHaveLength(500);
   });
 
   it('writes every entry within 2 s when nothing is held (telemetry_hold_ms 0)', async () => {
@@ -143,7 +167,7 @@ describe('security log: when entries are written', () => {
     const log = new SecurityLog(db, createLogger('error'));
     vi.setSystemTime(new Date('2026-12-01T10:00:05Z'));
     log.record(allow);
-    log.record(allow);
+    log.record({ ...allow, subject: 'another' });
     await log.flush();
     expect(stored()).toEqual(['access:allow', 'access:allow']);
     // Nothing is written twice when the timer it armed fires later.

@@ -35,6 +35,11 @@ export const securityLogResource = defineResource<SecurityLogRow>({
     reason: { type: 'string', label: 'Reason', nullable: true },
     request_id: { type: 'string', label: 'Request id', nullable: true },
     route_context: { type: 'object', label: 'Route context' },
+    count: {
+      type: 'integer', label: 'Requests',
+      description: 'How many requests the entry stands for. An allowed read (GET, HEAD) repeated within the minute it waited to be written (the same tenant, subject, role, client address, method, path and event) is merged into one entry: its id, at, request_id and route_context are the first request\'s, count says how many there were and last_at when the last came. Changes, refusals and authentication or session events are never merged: 1.',
+    },
+    last_at: { type: 'datetime', label: 'Last request', description: 'When the last request the entry stands for came: at when count is 1.' },
   },
   filters: {
     category: { type: 'string', enum: ['auth', 'access', 'session'] },
@@ -49,4 +54,6 @@ export const securityLogResource = defineResource<SecurityLogRow>({
   defaultSort: { field: 'at', order: 'desc' },
   search: ['path', 'subject', 'reason', 'event'],
   beforeRead: (ctx) => ctx.services.security.flush(),
+  // last_at is stored only for a merged entry (a null costs no bytes on flash); shown always.
+  toItem: (row) => ({ ...row, last_at: row.last_at ?? row.at }),
 });
