@@ -66,6 +66,27 @@ describe.each(DIALECTS)('roles and projections (%s)', (dialect) => {
     expect((await tenantAdmin.get('/api/v1/auth/security-log/list?tenant_id=farm-2')).body.error.code).toBe('tenant_boundary_denied');
   });
 
+  it('merges a tablet\'s repeated reads into one entry while they wait (count, last_at); its refusals stay entries of their own', async () => {
+    const tablet = await clientAs(env, server, { role: 'operator', scope_type: 'tenant', tenant_id: 'farm-1', subject: 'tablet-1' }, admin.contract);
+    for (let i = 0; i < 6; i++) expect((await tablet.get(`/api/v1/tables/list?limit=${i + 1}`)).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await tablet.get('/api/v1/auth/security-log/list')).status).toBe(403);
+    const list = async (query: string) => (await admin.get(`/api/v1/auth/security-log/list?subject=tablet-1&${query}`)).body.items as { path: string; result: string; at: string; last_at: string; count: number; request_id: string }[];
+    // The list wrote them (a reader flushes first). The minute's commit may have fallen between two
+    // of the reads (then two entries); the strict merging is test/unit/security-log-merge.test.ts.
+    const reads = await list('result=allow&path=/api/v1/tables/list');
+    expect(reads.length).toBeLessThanOrEqual(2);
+    expect(reads.reduce((n, e) => n + e.count, 0)).toBe(6);
+    for (const e of reads) expect(e.last_at >= e.at).toBe(true);
+    const refused = await list('result=deny');
+    expect(refused.map((e) => [e.path, e.count, e.last_at === e.at])).toEqual([['/api/v1/auth/security-log/list', 1, true], ['/api/v1/auth/security-log/list', 1, true]]);
+    expect(new Set(refused.map((e) => e.request_id)).size).toBe(2);
+    // Written entries are not merged into: the next read is an entry of its own.
+    await tablet.get('/api/v1/tables/list');
+    const again = await list('result=allow&path=/api/v1/tables/list');
+    expect(again).toHaveLength(reads.length + 1);
+    expect(again[0]).toMatchObject({ count: 1 });
+  });
+
   it('projects the caller\'s permissions with computed allowed, filtered by layer and allowed', async () => {
     const all = await operator.get('/api/v1/auth/permissions/list?limit=500');
     const byId = new Map(all.body.items.map((o: { id: string; allowed: boolean }) => [o.id, o.allowed]));

@@ -11,6 +11,8 @@ import { configureGroupCommit } from '../../src/db/group-commit.js';
 import { SecurityLog, type SecurityEvent, type SecurityLogRow } from '../../src/auth/security-log.js';
 import { createLogger } from '../../src/kernel/logger.js';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
+import { buildOpenApi } from '../../src/kernel/openapi.js';
+import { securityLogResource } from '../../src/modules/auth/security-log-routes.js';
 
 const read: SecurityEvent = { category: 'access', result: 'allow', event: 'access', method: 'GET', path: '/api/v1/poultry-climate-readings/list', tenant_id: 't1', subject: 'tablet', role: 'operator', client_address: '10.0.0.7' };
 
@@ -107,5 +109,18 @@ describe.each(DIALECTS)('security log: allowed reads merged while they wait (%s)
     log.record({ ...read, request_id: 'c' });
     const rows = await entries();
     expect(rows.map((r) => [r.request_id, r.count])).toEqual([['a', 2], ['refused', 1], ['c', 1]]);
+  });
+});
+
+describe('security log: the entry\'s shape in the OpenAPI document', () => {
+  it('shows count and last_at, saying what a merged entry is', () => {
+    type Schema = { properties: Record<string, { type?: string; format?: string; description?: string }>; required: string[] };
+    const doc = buildOpenApi(securityLogResource.routes, { version: 'test' }) as { paths: Record<string, Record<string, { responses: Record<string, { content: Record<string, { schema: { properties: { items: { items: Schema } } } }> }> }>> };
+    const item = doc.paths['/api/v1/auth/security-log/list']!.get!.responses['200']!.content['application/json']!.schema.properties.items.items;
+    expect(item.properties.count).toMatchObject({ type: 'integer' });
+    expect(item.properties.count!.description).toMatch(/merged/);
+    expect(item.properties.count!.description).toMatch(/never merged/);
+    expect(item.properties.last_at).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(item.required).toEqual(expect.arrayContaining(['count', 'last_at']));
   });
 });

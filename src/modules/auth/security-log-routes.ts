@@ -22,7 +22,7 @@ export const securityLogResource = defineResource<SecurityLogRow>({
   },
   fields: {
     id: { type: 'string', label: 'ID' },
-    at: { type: 'datetime', label: 'When' },
+    at: { type: 'datetime', label: 'When', description: 'When the request came (of a merged entry, the first: see count).' },
     category: { type: 'string', label: 'Category', enum: ['auth', 'access', 'session'] },
     result: { type: 'string', label: 'Result', enum: ['allow', 'deny'] },
     event: { type: 'string', label: 'Event' },
