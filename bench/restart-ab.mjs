@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Benchmark (not a test): restarts of two or more built executables, interleaved, beside a bare
 // Node `http` server of the shipped version (.cache/node) in the same run. Each executable gets
-// its own data directory, migrated by two starts first; then per round: the bare server's
+// its own data directory, migrated by two starts first; every listener on a free port (MQTT over
+// TLS too: its default 8883 may be another process's, and a start whose port is taken skips that
+// listener's work); then per round: the bare server's
 // spawn-to-listening, and each executable's `serve` spawn-to-/ready (polled every 5 ms), with
 // the CPU time (user + system, all threads; from schedstat to the nanosecond, and from
 // /proc/<pid>/stat in 10 ms ticks as earlier figures were) and minor page faults by then.
@@ -35,7 +37,7 @@ const env = { PATH: process.env.PATH, HOME: work, LANG: 'C.UTF-8', CABINET_CACHE
 async function start(bin, dataDir) {
   const port = await freePort();
   const t0 = process.hrtime.bigint();
-  const child = spawn(bin, ['serve', '--http-port', String(port), '--rpc-port', '0', '--mqtt-port', '0', '--https-port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--log-level', 'warn'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(bin, ['serve', '--http-port', String(port), '--rpc-port', '0', '--mqtt-port', '0', '--https-port', '0', '--mqtt-tls-port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--log-level', 'warn'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let err = ''; child.stderr.on('data', (d) => (err += d));
   for (;;) {
     if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${err}`);
