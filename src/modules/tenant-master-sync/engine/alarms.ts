@@ -3,10 +3,7 @@
 // default order. Stored when the master applies an alarm event so that the resource kit reads by
 // id, filters and sorts on indexes; the rules are the fleet view's (engine/sites.ts counts the same
 // open P1s), and the migration that added the columns fills them with the same rules in SQL.
-import { sql, type SQL } from 'drizzle-orm';
-import type { Database } from '../../../db/client.js';
-import { colOf } from '../../../db/sql.js';
-import { OPEN_ALARM_STATES, syncAlarms } from '../schema.js';
+import { OPEN_ALARM_STATES } from '../schema.js';
 
 export interface AlarmDerived {
   id: string;
@@ -38,11 +35,15 @@ export function derivedOf(a: { tenant_id: string; alarm_id: string; state: strin
 }
 
 /**
- * What an UPDATE of a synced alarm's state sets besides the state: open, and the sort key from
- * the row's own p1 and raised_at (a state change changes neither).
+ * What storing an alarm the master already holds changes (the upsert's conflict rule, the same SQL
+ * on both engines): what a state change changes, the state, who acknowledged it, when, open, and
+ * the sort key from the incoming open flag and the stored row's own p1 and raised_at (a state
+ * change changes neither).
  */
-export function stateChange(db: Database, state: string): { open: boolean; sort_key: SQL } {
-  const c = (n: string) => colOf(syncAlarms, db, n);
-  const open = isOpenState(state);
-  return { open, sort_key: sql`${flag(open)} || (case when ${c('p1')} then '1' else '0' end) || ${c('raised_at')}` };
-}
+export const ALARM_CHANGE_SET = {
+  state: 'excluded."state"',
+  acknowledged_by: 'excluded."acknowledged_by"',
+  updated_at: 'excluded."updated_at"',
+  open: 'excluded."open"',
+  sort_key: `(case when excluded."open" then '1' else '0' end) || (case when "sync_alarms"."p1" then '1' else '0' end) || "sync_alarms"."raised_at"`,
+} as const;

@@ -22,8 +22,10 @@ import {
 } from '../schema.js';
 import type { PullAnswer, PullBody, PushAnswer, PushBody } from './protocol.js';
 import { differing, masterDigests, type Held } from './held.js';
-import { addRollups, RollupBatch } from './rollup.js';
-import { derivedOf, stateChange } from './alarms.js';
+import { addRollups, type RollupBatch } from './rollup.js';
+import { ALARM_CHANGE_SET } from './alarms.js';
+import { projectionOf, rollupBucketsOf, telemetryKey, type Aggregate, type Fresh } from './projection.js';
+import { onePushFits, pushInOne } from './push-pg.js';
 import { evaluateRollouts, offerFor, reportMoved } from '../../releases/engine.js';
 
 const SITE_CREDENTIAL_DAYS = 10 * 365;
@@ -71,19 +73,29 @@ const emptyRecord = (tenant: string, now: string): SyncTenantRow => ({
   events_received: 0, last_seen_at: null, run_requested_at: null, updated_at: now,
 });
 
-/** The site a session belongs to, or 403: only a registered site's current credential may sync. */
-export async function siteOf(services: Services, caller: Caller | undefined): Promise<SyncSiteRow> {
+const notTheCredential = (caller: Caller) => new ApiError('rbac_forbidden', `this session is not the registered credential of site ${caller.tenant_id}/${caller.site_id}`);
+const noRecord = (tenant: string) => new ApiError('not_found', `tenant ${tenant} has no sync record`);
+const pausedPush = (tenant: string) => new ApiError('lifecycle_conflict', `sync of tenant ${tenant} is paused; events are kept in the site outbox until it is resumed`, [{ field: 'mode', reason: 'paused' }]);
+
+/** The caller as a site's session, or 403: only a site credential session may sync. */
+function siteCaller(caller: Caller | undefined): Caller & { tenant_id: string; site_id: string } {
   if (!caller || caller.scope_type !== 'tenant' || !caller.tenant_id || !caller.site_id) {
     throw new ApiError('rbac_forbidden', 'only a site credential session may sync');
   }
-  const site = await new Store<SyncSiteRow>(services.db, syncSites).find({ tenant_id: caller.tenant_id, site_id: caller.site_id });
-  if (!site || site.passkey_id !== caller.subject) throw new ApiError('rbac_forbidden', `this session is not the registered credential of site ${caller.tenant_id}/${caller.site_id}`);
+  return caller as Caller & { tenant_id: string; site_id: string };
+}
+
+/** The site a session belongs to, or 403: only a registered site's current credential may sync. */
+export async function siteOf(services: Services, caller: Caller | undefined): Promise<SyncSiteRow> {
+  const who = siteCaller(caller);
+  const site = await new Store<SyncSiteRow>(services.db, syncSites).find({ tenant_id: who.tenant_id, site_id: who.site_id });
+  if (!site || site.passkey_id !== who.subject) throw notTheCredential(who);
   return site;
 }
 
 async function modeOf(db: Database, tenant: string): Promise<SyncTenantRow> {
   const rec = await new Store<SyncTenantRow>(db, syncTenants).find({ tenant_id: tenant });
-  if (!rec) throw new ApiError('not_found', `tenant ${tenant} has no sync record`);
+  if (!rec) throw noRecord(tenant);
   return rec;
 }
 
@@ -178,7 +190,7 @@ function updateReportOf(u: NonNullable<PullBody['update_state']>): Partial<SyncS
  * After a report: the rollouts count a site whose step, update version or running version moved
  * (releases/engine.ts). A failure here is logged, never the box's: its report is stored.
  */
-async function countForRollouts(services: Services, before: SyncSiteRow, report: Partial<SyncSiteRow>): Promise<void> {
+async function countForRollouts(services: Services, before: Pick<SyncSiteRow, 'tenant_id' | 'site_id' | 'update_step' | 'update_version' | 'app_version'>, report: Partial<SyncSiteRow>): Promise<void> {
   if (!services.modules.isInstalled('releases') || !reportMoved(before, report)) return;
   try {
     await evaluateRollouts(services, { runningOnly: true, correlationId: `site-${siteKeyOf(before)}` });
@@ -226,18 +238,34 @@ function perSite<T>(key: string, fn: () => Promise<T>): Promise<T> {
 }
 
 export async function push(services: Services, caller: Caller | undefined, body: PushBody): Promise<PushAnswer> {
-  const site = await siteOf(services, caller);
-  const rec = await modeOf(services.db, site.tenant_id);
-  if (rec.mode === 'paused' && body.events.length > 0) {
-    throw new ApiError('lifecycle_conflict', `sync of tenant ${site.tenant_id} is paused; events are kept in the site outbox until it is resumed`, [{ field: 'mode', reason: 'paused' }]);
-  }
-  const answer = await perSite(`${site.tenant_id}\n${site.site_id}`, () => applyPush(services.db, site, body, rec.mode as SyncMode));
-  await countForRollouts(services, site, reportOf(body, ''));
-  return answer;
+  const { db } = services;
+  const who = siteCaller(caller);
+  const key = { tenant_id: who.tenant_id, site_id: who.site_id };
+  return perSite(`${key.tenant_id}\n${key.site_id}`, async () => {
+    const now = new Date().toISOString();
+    const report = reportOf(body, now);
+    if (onePushFits(db)) {
+      const one = await pushInOne(db, { ...key, passkey_id: who.subject }, body, report, now);
+      if (!one.before) throw notTheCredential(who);
+      if (one.mode === null) throw noRecord(key.tenant_id);
+      if (one.mode === 'paused' && body.events.length > 0) throw pausedPush(key.tenant_id);
+      if (one.applied_seq !== null) {
+        await countForRollouts(services, { ...key, ...one.before }, report);
+        return { applied_seq: one.applied_seq, accepted: body.events.length, duplicates: 0, mode: one.mode as SyncMode };
+      }
+      // Some of these events were applied before (a re-sent batch): statement by statement, below.
+    }
+    const site = await siteOf(services, caller);
+    const rec = await modeOf(db, site.tenant_id);
+    if (rec.mode === 'paused' && body.events.length > 0) throw pausedPush(site.tenant_id);
+    const answer = await applyPush(db, site, body, rec.mode as SyncMode, now);
+    await countForRollouts(services, site, report);
+    return answer;
+  });
 }
 
-async function applyPush(db: Database, site: SyncSiteRow, body: PushBody, mode: SyncMode): Promise<PushAnswer> {
-  const now = new Date().toISOString();
+/** A push statement by statement, in one transaction (SQLite; on PostgreSQL a batch re-sent in part or whole). */
+async function applyPush(db: Database, site: SyncSiteRow, body: PushBody, mode: SyncMode, now: string): Promise<PushAnswer> {
   const key = { tenant_id: site.tenant_id, site_id: site.site_id };
   return db.transaction(async () => {
     const st = tableOf(syncSites, db);
@@ -262,8 +290,6 @@ async function applyPush(db: Database, site: SyncSiteRow, body: PushBody, mode: 
   });
 }
 
-type Fresh = PushBody['events'];
-
 /**
  * The rows of a JSON array parameter, one per element (`r`), on either engine: a statement with a
  * few parameters instead of one per value. A push's rows built as bound values cost the master
@@ -284,34 +310,6 @@ async function insertInbox(db: Database, key: { tenant_id: string; site_id: stri
   await db.run(sql`insert into ${tableOf(syncInbox, db)} ("tenant_id", "site_id", "seq", "kind", "created_at", "payload", "received_at")
     select ${key.tenant_id}, ${key.site_id}, ${cols}, ${now} from ${from}`);
 }
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-
-interface Aggregate {
-  device_id: string;
-  metric: string;
-  bucket: string;
-  points: number;
-  sum: number;
-  min: number | null;
-  max: number | null;
-  last_status: string;
-}
-
-const lower = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
-const higher = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
-
-/** Partial aggregates of one (device, metric, minute) within a push are added up first. */
-function merge(into: Map<string, Aggregate>, g: Aggregate): void {
-  const key = `${g.device_id}\n${g.metric}\n${g.bucket}`;
-  const old = into.get(key);
-  if (!old) { into.set(key, { ...g }); return; }
-  old.points += g.points;
-  old.sum += g.sum;
-  old.min = lower(old.min, g.min);
-  old.max = higher(old.max, g.max);
-  old.last_status = g.last_status;
-}
 
 /**
  * One upsert of the push's rows, the same SQL on both engines: a minute already stored (from an
@@ -331,7 +329,7 @@ async function upsertTelemetry(db: Database, site: SyncSiteRow, rows: Aggregate[
   };
   const target = sql.raw(['tenant_id', 'site_id', 'device_id', 'metric', 'bucket'].map((n) => `"${n}"`).join(', '));
   const { cols, from } = jsonRows(db, JSON.stringify(rows), { device_id: 'text', metric: 'text', bucket: 'text', points: 'int', sum: 'real', min: 'real', max: 'real', last_status: 'text' });
-  // One statement per push (merge() made the keys unique within it); `where true` tells SQLite's
+  // One statement per push (projectionOf made the keys unique within it); `where true` tells SQLite's
   // parser that the ON CONFLICT belongs to the INSERT, not to a join.
   const stored = await db.rows<{ device_id: string; metric: string; bucket: string; points: number | string }>(sql`insert into ${t}
       ("tenant_id", "site_id", "device_id", "metric", "bucket", "points", "sum", "min", "max", "last_status")
@@ -339,61 +337,30 @@ async function upsertTelemetry(db: Database, site: SyncSiteRow, rows: Aggregate[
       on conflict (${target}) do update set "points" = ${set.points}, "sum" = ${set.sum}, "min" = ${set.min}, "max" = ${set.max}, "last_status" = ${set.last_status}
       returning "device_id", "metric", "bucket", "points"`);
   // A row whose stored points are exactly this push's was new: an existing minute already held points.
-  const pushed = new Map(rows.map((r) => [`${r.device_id}\n${r.metric}\n${r.bucket}`, r.points]));
+  const pushed = new Map(rows.map((r) => [telemetryKey(r), r.points]));
+  const bucketsOf = rollupBucketsOf();
   for (const r of stored) {
-    const points = pushed.get(`${r.device_id}\n${r.metric}\n${r.bucket}`) ?? 0;
-    rollups.telemetry(r.bucket, points, Number(r.points) === points);
+    const points = pushed.get(telemetryKey(r)) ?? 0;
+    rollups.telemetry(bucketsOf(r.bucket), points, Number(r.points) === points);
   }
 }
 
 /** Typed views the fleet reads: alarms (latest state), heartbeats, per-minute telemetry, and their roll-ups; answers the newest heartbeat's time. */
 async function project(db: Database, site: SyncSiteRow, events: Fresh, now: string): Promise<string | null> {
-  let newestBeat: string | null = null;
-  const tenant = site.tenant_id;
-  const heartbeats: Record<string, unknown>[] = [];
-  const at = tableOf(syncAlarms, db);
-  const ac = (n: string) => colOf(syncAlarms, db, n);
-  const telemetry = new Map<string, Aggregate>();
-  const rollups = new RollupBatch();
-  for (const e of events) {
-    const p = e.payload;
-    if (e.kind === 'heartbeat') {
-      const beat = { tenant_id: tenant, site_id: site.site_id, seq: e.seq, at: str(p.at) ?? e.created_at, interval_ms: Math.round(num(p.interval_ms) ?? 60_000), rtt_ms: num(p.rtt_ms) };
-      heartbeats.push(beat);
-      if (!newestBeat || beat.at > newestBeat) newestBeat = beat.at;
-      rollups.heartbeat(beat.at, beat.interval_ms, beat.rtt_ms);
-    } else if (e.kind === 'alarm') {
-      const a = (p.alarm ?? {}) as Record<string, unknown>;
-      const id = str(a.id);
-      if (!id) continue;
-      const state = p.kind === 'acknowledged' ? 'acknowledged' : str(a.state) ?? 'open';
-      const where = and(eq(ac('tenant_id'), tenant), eq(ac('alarm_id'), id));
-      const updated = (await db.orm.update(at).set({ state, acknowledged_by: str(a.acknowledged_by), updated_at: now, ...stateChange(db, state) } as never).where(where).returning()) as unknown[];
-      if (!updated.length) {
-        const row = {
-          tenant_id: tenant, alarm_id: id, site_id: str(a.site_id) ?? site.site_id, severity: str(a.severity) ?? 'info', state,
-          title: str(a.title) ?? '', correlation_id: str(a.correlation_id) ?? '', raised_at: str(a.raised_at) ?? e.created_at,
-          acknowledged_by: str(a.acknowledged_by), updated_at: now, priority: str(a.priority),
-        };
-        await db.orm.insert(at).values({ ...row, ...derivedOf(row) } as never);
-      }
-    } else if (e.kind === 'telemetry') {
-      const aggregates = Array.isArray(p.aggregates) ? (p.aggregates as Record<string, unknown>[]) : [];
-      for (const g of aggregates) {
-        const device = str(g.device_id);
-        const metric = str(g.metric);
-        const bucket = str(g.bucket);
-        const points = num(g.points);
-        if (!device || !metric || !bucket || !points) continue;
-        merge(telemetry, { device_id: device, metric, bucket, points, sum: num(g.sum) ?? 0, min: num(g.min), max: num(g.max), last_status: str(g.last_status) ?? 'online' });
-      }
+  const p = projectionOf(site, events, now);
+  if (p.alarms.length) {
+    const set = Object.fromEntries(Object.entries(ALARM_CHANGE_SET).map(([k, v]) => [k, sql.raw(v)]));
+    const ac = (n: string) => colOf(syncAlarms, db, n);
+    const per = rowsPerInsert(15);
+    for (let i = 0; i < p.alarms.length; i += per) {
+      await db.orm.insert(tableOf(syncAlarms, db)).values(p.alarms.slice(i, i + per) as never).onConflictDoUpdate({ target: [ac('tenant_id'), ac('alarm_id')] as never, set: set as never });
     }
   }
-  await upsertTelemetry(db, site, [...telemetry.values()], rollups);
+  await upsertTelemetry(db, site, p.telemetry, p.rollups);
   const per = rowsPerInsert(6);
-  for (let i = 0; i < heartbeats.length; i += per) await db.orm.insert(tableOf(syncHeartbeats, db)).values(heartbeats.slice(i, i + per) as never);
-  await addRollups(db, site, rollups);
-  return newestBeat;
+  for (let i = 0; i < p.heartbeats.length; i += per) await db.orm.insert(tableOf(syncHeartbeats, db)).values(p.heartbeats.slice(i, i + per) as never);
+  await addRollups(db, site, p.rollups);
+  return p.newestBeat;
 }
 
 // ---------------------------------------------------------------- the sync record

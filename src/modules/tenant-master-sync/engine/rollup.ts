@@ -43,11 +43,15 @@ export class RollupBatch {
     for (const grain of ROLLUP_GRAINS) {
       const bucket = bucketOf(grain, ms);
       if (bucket === null) return;
-      const key = `${grain}\n${bucket}`;
-      let d = this.buckets.get(key);
-      if (!d) this.buckets.set(key, (d = empty()));
-      fn(d);
+      fn(this.delta(grain, bucket));
     }
+  }
+
+  private delta(grain: RollupGrain, bucket: string): RollupDelta {
+    const key = `${grain}\n${bucket}`;
+    let d = this.buckets.get(key);
+    if (!d) this.buckets.set(key, (d = empty()));
+    return d;
   }
 
   heartbeat(at: string, intervalMs: number, rttMs: number | null): void {
@@ -59,9 +63,14 @@ export class RollupBatch {
     });
   }
 
-  /** Points merged into a per-minute row; `newRow` when the row did not exist before this push. */
-  telemetry(bucket: string, points: number, newRow: boolean): void {
-    this.each(bucket, (d) => {
+  /**
+   * Points merged into a per-minute row; `newRow` when the row did not exist before this push.
+   * `buckets`: the row's minute, hour and day buckets (rollupBucketsOf), null when its minute does not parse.
+   */
+  telemetry(buckets: readonly string[] | null, points: number, newRow: boolean): void {
+    if (!buckets) return;
+    ROLLUP_GRAINS.forEach((grain, i) => {
+      const d = this.delta(grain, buckets[i]!);
       d.telemetry_points += points;
       if (newRow) d.telemetry_rows += 1;
     });
