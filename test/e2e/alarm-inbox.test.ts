@@ -80,7 +80,12 @@ describe('one alarm inbox in Chromium', () => {
   }
 
   const item = (page: Page, key: string) => page.locator(`#inbox > li[data-alarm="${key}"]`);
-  const swineReading = (room: string, temp_c: number) => admin.post('/api/v1/swine-climate/commands/telemetry', { room_id: room, avg_weight_kg: 8, temp_c });
+  const swineReading = (room: string, temp_c: number, ts?: string) => admin.post('/api/v1/swine-climate/commands/telemetry', { room_id: room, avg_weight_kg: 8, temp_c, ...(ts ? { ts } : {}) });
+  /** The default swine rule holds a breach 120 s: a hot reading from 150 s ago, then this one raises. */
+  const heldHot = async (room: string, temp_c: number) => {
+    await swineReading(room, temp_c, new Date(Date.now() - 150_000).toISOString());
+    return swineReading(room, temp_c);
+  };
   /** The box's own view of one alarm, as the lead's alarm view serves it. */
   const viewItem = async (key: string, history = false) =>
     ((await admin.get(`/api/v1/alarm-view/list?limit=500${history ? '&history=true' : ''}`)).body.items as { key: string }[]).find((a) => a.key === key) as Record<string, unknown> | undefined;
@@ -324,8 +329,8 @@ describe('one alarm inbox in Chromium', () => {
   it('an alarm whose readings cleared it reads "back to normal, acknowledge" without red; acknowledged-active stays while the condition is present', async () => {
     const { page, problems } = await newPage(browser);
     await rfidLogin(page, server.url, cards['Night shift']!);
-    // A room 4 °C above its band: the default swine rule raises a P1.
-    const hot = await swineReading('room-5', 32);
+    // A room 4 °C above its band past the rule's hold: the default swine rule raises a P1.
+    const hot = await heldHot('room-5', 32);
     expect(hot.body.item.status, JSON.stringify(hot.body)).toBe('alarm');
     const id = hot.body.item.alarms[0].id as string;
     await page.goto(`${server.url}/#/alarms`);
@@ -342,7 +347,7 @@ describe('one alarm inbox in Chromium', () => {
     await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(0);
 
     // Another room raised and cleared before anyone came: listed as back to normal, to acknowledge, not red.
-    const hot2 = await swineReading('room-6', 32);
+    const hot2 = await heldHot('room-6', 32);
     const id2 = hot2.body.item.alarms[0].id as string;
     expect((await swineReading('room-6', 27)).body.item.status).toBe('ok');
     const back = item(page, `industry-alarms:${id2}`);

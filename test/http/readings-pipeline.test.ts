@@ -112,9 +112,12 @@ describe.each(DIALECTS)('one reading pipeline, one setpoint program (%s)', (dial
     const imp = async (room: string, rules: Item[]) => expect((await c.post('/api/v1/industry-profiles/commands/import', { yaml: swineProfile(room, rules), site_id: 'farm-1', publish: true })).status).toBeLessThan(300);
     await imp('loose', [swineTempRule(3)]); // alarm from 6 °C above the band
     await imp('tight', [swineTempRule(-2)]); // alarm from 1 °C above the band
-    const tele = (room: string, temp_c: number) => c.post('/api/v1/swine-climate/commands/telemetry', { room_id: room, avg_weight_kg: 8, temp_c });
+    const tele = (room: string, temp_c: number, ts?: string) => c.post('/api/v1/swine-climate/commands/telemetry', { room_id: room, avg_weight_kg: 8, temp_c, ...(ts ? { ts } : {}) });
 
-    // 32 °C is 4 °C above the weaner band (26-28): the default rule (3 °C) raises; the loosened one only warns.
+    // 32 °C is 4 °C above the weaner band (26-28): the default rule (3 °C, held 120 s) raises once
+    // the breach has lasted its hold; the loosened one only warns. The profile's rules carry no
+    // hold, so they raise at the first reading.
+    expect((await tele('default-room', 32, new Date(Date.now() - 150_000).toISOString())).body.item).toMatchObject({ status: 'alarm', alarms: [] });
     const d = (await tele('default-room', 32)).body.item;
     expect(d).toMatchObject({ status: 'alarm', out_of_norm_flags: ['temp_high'] });
     expect(d.alarms.map((a: Item) => a.rule_id)).toEqual(['swine-climate:temp_high']);

@@ -29,7 +29,7 @@ describe.each(DIALECTS)('swine workspace (%s)', (dialect) => {
 
   beforeAll(async () => {
     env = await createTestEnv(dialect);
-    server = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off' });
+    server = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off', alarm_escalation_interval_ms: '300' });
     master = await clientAs(env, server);
     const tenant = (subject: string, role: string, tenant_id: string, site_id?: string) => clientAs(env, server, { subject, role, scope_type: 'tenant', tenant_id, ...(site_id ? { site_id } : {}) }, master.contract);
     adminA = await tenant('admin-a', 'admin', 'tA');
@@ -42,6 +42,7 @@ describe.each(DIALECTS)('swine workspace (%s)', (dialect) => {
   });
   afterAll(async () => env.cleanup());
 
+  const secondsAgo = (s: number) => new Date(Date.now() - s * 1000).toISOString();
   const alarm = async (corr: string) => (await adminA.get(`/api/v1/industry-alarms/list?correlation_id=${corr}`)).body.items;
 
   it('describes every swine resource for the shell, with units', async () => {
@@ -62,12 +63,17 @@ describe.each(DIALECTS)('swine workspace (%s)', (dialect) => {
     expect(ok.body.item).toMatchObject({ status: 'ok', out_of_norm_flags: [], alarms: [] });
     expect(ok.body.item.reading).toMatchObject({ phase_id: 'weaner-early', site_id: 'farm-1', targets: { temp_min_c: 26, temp_max_c: 28 }, targets_source: 'default' });
 
-    const hot = await devA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-1', avg_weight_kg: 8, temp_c: 31.5, humidity_pct: 80 }, rid());
+    // A breach is held 120 s before it raises (one hot reading is not a P1), measured in the
+    // readings' own time: the first hot reading is from 150 s ago, so the next one raises.
+    const hot = await devA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-1', avg_weight_kg: 8, temp_c: 31.5, humidity_pct: 80, ts: secondsAgo(150) }, rid());
+    expect(hot.body.item).toMatchObject({ status: 'alarm', out_of_norm_flags: ['temp_high', 'humidity_high'], alarms: [] });
+    expect(await alarm(`swine-${dialect}-${n}`)).toEqual([]);
+    const held = await devA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-1', avg_weight_kg: 8, temp_c: 31.8 }, rid());
+    // The alarm carries the request that raised it as its correlation id.
     const corr = `swine-${dialect}-${n}`;
-    expect(hot.body.item).toMatchObject({ status: 'alarm', out_of_norm_flags: ['temp_high', 'humidity_high'] });
-    expect(hot.body.item.alarms).toEqual([expect.objectContaining({ rule_id: 'swine-climate:temp_high', severity: 'high', priority: 'P1', correlation_id: corr })]);
+    expect(held.body.item.alarms).toEqual([expect.objectContaining({ rule_id: 'swine-climate:temp_high', severity: 'high', priority: 'P1', correlation_id: corr })]);
     const [event] = await alarm(corr);
-    expect(event).toMatchObject({ industry_code: 'swine', unit_id: 'room-1', site_id: 'farm-1', status: 'active', metric: 'temp_c', value: 31.5, sla_target_sec: 900, bridged_to_status: true });
+    expect(event).toMatchObject({ industry_code: 'swine', unit_id: 'room-1', site_id: 'farm-1', status: 'active', metric: 'temp_c', value: 31.8, sla_target_sec: 900, bridged_to_status: true });
     // alarm_changed is published on its own turn after the reading's answer.
     await expect.poll(async () => (await opA.get(`/api/v1/status/list?correlation_id=${corr}`)).body.total).toBe(2);
     const events = (await opA.get(`/api/v1/status/list?correlation_id=${corr}`)).body.items as { event: string }[];
@@ -99,8 +105,21 @@ describe.each(DIALECTS)('swine workspace (%s)', (dialect) => {
     expect(cold.body.item).toMatchObject({ status: 'warn', out_of_norm_flags: ['temp_low'] });
 
     const list = await opA.get('/api/v1/swine-climate/list?room_id=room-1&status=alarm');
-    expect(list.body.total).toBe(2);
+    expect(list.body.total).toBe(3); // the held reading, the one that raised, and the one still hot
     expect((await opA.get('/api/v1/swine-climate/list?phase_id=finisher')).body.total).toBe(2);
+  });
+
+  it('raises a held breach when its hold has passed with no further reading (a controller gone quiet)', async () => {
+    // Hot from 119 s ago: pending for about another second, then the rule scheduler raises it.
+    const hot = await devA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-7', avg_weight_kg: 8, temp_c: 33, ts: secondsAgo(119) }, rid());
+    const corr = `swine-${dialect}-${n}`;
+    expect(hot.body.item.alarms).toEqual([]);
+    expect(await alarm(corr)).toEqual([]);
+    await expect.poll(async () => (await alarm(corr))[0]?.status).toBe('active');
+    expect((await alarm(corr))[0]).toMatchObject({ rule_id: 'swine-climate:temp_high', unit_id: 'room-7', value: 33, priority: 'P1' });
+    // Back in the band clears it as a raise by a reading would be cleared.
+    await devA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-7', avg_weight_kg: 8, temp_c: 27 }, rid());
+    expect((await alarm(corr))[0].status).toBe('cleared');
   });
 
   it('refuses climate input it cannot judge, storing nothing', async () => {
@@ -287,7 +306,7 @@ describe.each(DIALECTS)('swine workspace (%s)', (dialect) => {
     // B's rows of the same room names are its own.
     const b = await devB.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-1', avg_weight_kg: 8, temp_c: 35 });
     expect(b.body.item.reading.tenant_id).toBe('tB');
-    expect((await opA.get('/api/v1/swine-climate/list?room_id=room-1&status=alarm')).body.total).toBe(2);
+    expect((await opA.get('/api/v1/swine-climate/list?room_id=room-1&status=alarm')).body.total).toBe(3);
   });
 
   it('answers module_not_installed when the swine module is uninstalled', async () => {

@@ -13,6 +13,7 @@
 //                      stays published, adapter_dispatch.status=failed with the field service's
 //                      message. A phase that is not active is published without a write
 //                      (status skipped): the controller keeps the active phase's setpoints.
+import { readingTime } from '../../industry/reading-time.js';
 import * as v from 'valibot';
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
@@ -103,13 +104,6 @@ export async function activePhase(services: Services, tenant: string, house: str
 const flockInForce = (services: Services, tenant: string, house: string, batch: string | undefined) =>
   inForce(services.db, inForceKey('poultry-flock', tenant, house, batch ?? '\u0001active'), () => findFlock(services, tenant, house, batch));
 
-/** The reading's time, on the box's clock (services.clock): without ts it is now; more than a minute ahead is refused. */
-const tsOf = (ts: string | undefined, now: number) => {
-  const at = ts ? new Date(ts) : new Date(now);
-  if (at.getTime() > now + 60_000) throw new ApiError('validation_error', `ts ${ts} is in the future`, [{ field: 'ts', reason: 'in_future' }]);
-  return at;
-};
-
 export async function unknownHouse(house: string): Promise<never> {
   throw new ApiError('not_found', `house ${house} has no flock: place a flock first (poultry-flock/commands/place)`, [{ field: 'house_id', reason: 'unknown_house' }]);
 }
@@ -146,7 +140,7 @@ const pipelineOf = (services: Services): ReadingPipeline => {
 
 /** One climate reading through the reading pipeline (src/industry/pipeline.ts). Used by telemetry, sensors and MQTT. */
 export async function ingestClimate(services: Services, who: { tenant: string; site_bound?: string; actor: string; correlation_id: string }, b: TelemetryInput, source: ReadingSource) {
-  const at = tsOf(b.ts, services.clock.now());
+  const at = readingTime(b.ts, services.clock.now());
   const flock = await flockInForce(services, who.tenant, b.house_id, b.batch_id);
   if (!flock) return unknownHouse(b.house_id);
   if (who.site_bound && flock.site_id !== who.site_bound) return unknownHouse(b.house_id);

@@ -9,10 +9,10 @@ import { CO2_ALARM_PPM, SLA_SEC, TEMP_ALARM_MARGIN_C, type ClimatePhase } from '
 export const ruleStateRecord = defineRuleStateRecord('swine_rule_states');
 
 export const CLIMATE_RULES: readonly AlarmRule[] = [
-  { id: 'swine-climate:temp_high', metric: 'temp_c', comparator: 'gte', threshold: 'temp_alarm_max_c', hysteresis: 1, severity: 'high', priority: 'P1', sla_target_sec: SLA_SEC.P1, title: `room temperature ${TEMP_ALARM_MARGIN_C} C or more above the band`, title_key: 'box.rule.swine_climate.temp_high.title', title_params: { margin: TEMP_ALARM_MARGIN_C } },
-  { id: 'swine-climate:temp_low', metric: 'temp_c', comparator: 'lte', threshold: 'temp_alarm_min_c', hysteresis: 1, severity: 'high', priority: 'P1', sla_target_sec: SLA_SEC.P1, title: `room temperature ${TEMP_ALARM_MARGIN_C} C or more below the band`, title_key: 'box.rule.swine_climate.temp_low.title', title_params: { margin: TEMP_ALARM_MARGIN_C } },
-  { id: 'swine-climate:nh3_high', metric: 'nh3_ppm', comparator: 'gt', threshold: 'nh3_max_ppm', hysteresis: 2, severity: 'high', priority: 'P1', sla_target_sec: SLA_SEC.P1, title: 'ammonia above the maximum', title_key: 'box.rule.swine_climate.nh3_high.title' },
-  { id: 'swine-climate:co2_high', metric: 'co2_ppm', comparator: 'gte', threshold: 'co2_alarm_ppm', hysteresis: 300, severity: 'high', priority: 'P1', sla_target_sec: SLA_SEC.P1, title: `CO2 at ${CO2_ALARM_PPM} ppm or more`, title_key: 'box.rule.swine_climate.co2_high.title', title_params: { ppm: CO2_ALARM_PPM } },
+  { id: 'swine-climate:temp_high', metric: 'temp_c', comparator: 'gte', threshold: 'temp_alarm_max_c', hysteresis: 1, hold_sec: 120, severity: 'high', priority: 'P1', sla_target_sec: SLA_SEC.P1, title: `room temperature ${TEMP_ALARM_MARGIN_C} C or more above the band`, title_key: 'box.rule.swine_climate.temp_high.title', title_params: { margin: TEMP_ALARM_MARGIN_C } },
+  { id: 'swine-climate:temp_low', metric: 'temp_c', comparator: 'lte', threshold: 'temp_alarm_min_c', hysteresis: 1, hold_sec: 120, severity: 'high', priority: 'P1', sla_target_sec: SLA_SEC.P1, title: `room temperature ${TEMP_ALARM_MARGIN_C} C or more below the band`, title_key: 'box.rule.swine_climate.temp_low.title', title_params: { margin: TEMP_ALARM_MARGIN_C } },
+  { id: 'swine-climate:nh3_high', metric: 'nh3_ppm', comparator: 'gt', threshold: 'nh3_max_ppm', hysteresis: 2, hold_sec: 300, severity: 'high', priority: 'P1', sla_target_sec: SLA_SEC.P1, title: 'ammonia above the maximum', title_key: 'box.rule.swine_climate.nh3_high.title' },
+  { id: 'swine-climate:co2_high', metric: 'co2_ppm', comparator: 'gte', threshold: 'co2_alarm_ppm', hysteresis: 300, hold_sec: 300, severity: 'high', priority: 'P1', sla_target_sec: SLA_SEC.P1, title: `CO2 at ${CO2_ALARM_PPM} ppm or more`, title_key: 'box.rule.swine_climate.co2_high.title', title_params: { ppm: CO2_ALARM_PPM } },
 ];
 
 /** The named limits the rules refer to, from the phase in force. */

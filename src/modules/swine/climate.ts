@@ -4,6 +4,7 @@
 // path). A reading out of norm gives status warn|alarm and out_of_norm_flags; alarm-level
 // findings raise industry alarms through the one alarm service (room = unit), and a later reading
 // back in the band clears them.
+import { readingTime } from '../../industry/reading-time.js';
 import * as v from 'valibot';
 import { ApiError } from '../../kernel/errors.js';
 import { command, defineResource, itemSchema } from '../../kernel/resource.js';
@@ -110,11 +111,12 @@ export async function judgeReading(ctx: HandlerContext<unknown>, input: Telemetr
     throw new ApiError('validation_error', `no climate phase of room ${input.room_id} (${targets.source}) fits ${input.phase_id ? `phase ${input.phase_id}` : input.avg_weight_kg !== undefined ? `${input.avg_weight_kg} kg` : `${input.age_days} days`}; phases: ${targets.phases.map((p) => p.phase_id).join(', ')}`,
       [{ field: input.phase_id !== undefined ? 'phase_id' : input.avg_weight_kg !== undefined ? 'avg_weight_kg' : 'age_days', reason: 'no_phase' }]);
   }
+  const at = readingTime(input.ts, ctx.services.clock.now());
   const findings = judgeClimate(phase, reading);
   // One reading pipeline (src/industry/pipeline.ts): the band's flags, the rules in force (the
   // room profile's alarm_rules over the defaults) for status and alarms, then the row.
   const { judged, stored: saved, alarms } = await runPipeline(ctx, {
-    tenant_id: tenant, site_id: site, unit_id: input.room_id, batch_id: input.batch_id ?? null,
+    tenant_id: tenant, site_id: site, unit_id: input.room_id, batch_id: input.batch_id ?? null, at,
     values: { temp_c: input.temp_c, humidity_pct: input.humidity_pct, nh3_ppm: input.nh3_ppm, co2_ppm: input.co2_ppm, ventilation_pct: input.ventilation_pct },
     band_flags: findings.map((f) => f.flag), rules: targets.rules, limits: limitsOf(phase), correlation_id: ctx.requestId, actor: caller.subject, source,
     details: { phase_id: phase.phase_id, targets_source: targets.source },
@@ -127,7 +129,7 @@ export async function judgeReading(ctx: HandlerContext<unknown>, input: Telemetr
       ventilation_pct: input.ventilation_pct ?? null,
       targets: { temp_min_c: phase.temp_min_c, temp_max_c: phase.temp_max_c, humidity_min_pct: phase.humidity_min_pct, humidity_max_pct: phase.humidity_max_pct, nh3_max_ppm: phase.nh3_max_ppm, co2_max_ppm: phase.co2_max_ppm },
       targets_source: targets.source, status: j.status, out_of_norm_flags: j.out_of_norm_flags, alarm_ids: alarmIds,
-      source, ts: input.ts ? new Date(input.ts).toISOString() : now, received_at: now,
+      source, ts: at.toISOString(), received_at: now,
     };
     const gather = readingGather(source, ctx.services.config);
     const stored = insertReading(ctx.services.db, row, gather);
@@ -189,7 +191,7 @@ export const climateResource = defineResource<ClimateRow>({
   defaultSort: { field: 'ts', order: 'desc' },
   commands: {
     telemetry: command({
-      summary: 'A room climate reading (temp_c, humidity_pct, nh3_ppm, co2_ppm, ventilation_pct) judged against the room phase (phase_id, or by avg_weight_kg, or by age_days; bands from the room\'s published swine-room-climate profile, else the defaults): status ok|warn|alarm and out_of_norm_flags (alarm: beyond an alarm rule in force; warn: outside the band only); the alarm rules in force (shared rule engine; defaults: temperature 3 C or more outside the band, NH3 above its maximum, CO2 from 5,000 ppm; high/P1; the room profile\'s alarm_rules replace rules of the same id) raise industry alarms on the room with this request\'s id as correlation_id, bridged to status; a reading back past the threshold by the rule\'s hysteresis (1 C, 2 ppm NH3, 300 ppm CO2) clears them. alarms lists the room\'s open alarms of the rules in breach.',
+      summary: 'A room climate reading (temp_c, humidity_pct, nh3_ppm, co2_ppm, ventilation_pct) judged against the room phase (phase_id, or by avg_weight_kg, or by age_days; bands from the room\'s published swine-room-climate profile, else the defaults): status ok|warn|alarm and out_of_norm_flags (alarm: beyond an alarm rule in force; warn: outside the band only); the alarm rules in force (shared rule engine; defaults: temperature 3 C or more outside the band for 120 s, NH3 above its maximum for 300 s, CO2 from 5,000 ppm for 300 s; high/P1; a breach is pending until its hold has passed, measured in the readings\' ts, and a scheduler raises it when no reading arrives; the room profile\'s alarm_rules replace rules of the same id) raise industry alarms on the room with this request\'s id as correlation_id, bridged to status; a reading back past the threshold by the rule\'s hysteresis (1 C, 2 ppm NH3, 300 ppm CO2) clears them. alarms lists the room\'s open alarms of the rules in breach.',
       action: 'execute',
       body: telemetryBody,
       status: 201,

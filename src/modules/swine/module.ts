@@ -2,13 +2,14 @@
 // of flocks. Climate readings judged by weight/age phase, feeding and water per pen with
 // anomalies, daily production with KPIs, biosecurity events; out-of-norm findings raise alarms
 // through the one industry alarm service (the industry module), profiles live in its store.
-import { defineModule, grant, managed, MANAGE } from '../../kernel/module.js';
+import { defineModule, defineRuntime, grant, managed, MANAGE } from '../../kernel/module.js';
 import { climateRecord, climateRoutes } from './climate.js';
 import { feedingRecord, feedingRoutes } from './feeding.js';
 import { waterRecord, waterRoutes } from './water.js';
 import { productionRecord, productionRoutes } from './production.js';
 import { biosecurityRecord, biosecurityRoutes } from './biosecurity.js';
-import { ruleStateRecord } from './climate-rules.js';
+import { climateRules, ruleStateRecord } from './climate-rules.js';
+import { startRuleScheduler, type RuleScheduler } from '../../industry/rules.js';
 import { adapterRecord, setpointRecord, setpointRoutes } from './setpoints.js';
 import { industrySetup } from '../../industry/setup-steps.js';
 
@@ -36,4 +37,22 @@ export default defineModule({
     ...managed(['swine-feeding', 'swine-water'], 'read'),
     ...grant('swine-climate', { admin: [...MANAGE, 'confirm'], operator: ['read', 'confirm'], security: ['read'] }),
   ],
+  // The climate rules hold a breach before raising it (climate-rules.ts): this pass raises a
+  // room's breach whose hold has passed when no reading arrives to do it (a controller that went
+  // quiet while the room overheats), as poultry's does. The state is in SQL, so the first pass
+  // after a restart catches up.
+  runtime: defineRuntime({
+    needs: ['services'],
+    create({ services }) {
+      let scheduler: RuleScheduler | undefined;
+      return {
+        async start() {
+          scheduler = startRuleScheduler(services, services.config.alarm_escalation_interval_ms, (now) => climateRules(services).tick(now));
+        },
+        async stop() {
+          scheduler?.stop();
+        },
+      };
+    },
+  }),
 });
