@@ -9,6 +9,7 @@ import { createTestEnv, type TestEnv } from '../helpers/server.js';
 import { clientAs, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
 import { axeSerious, launch, newPage, rfidLogin, shoot } from './browser.js';
+import { settle, watchLiveFeed } from './live-feed.js';
 
 /** Counts OscillatorNode.start() calls: each beep of the tone starts one. */
 const COUNT_OSCILLATORS = `(() => {
@@ -47,6 +48,8 @@ describe('alarm annunciator in Chromium', () => {
   it('a P1 raised while the operator is on another screen shows the count and the banner, sounds until acknowledged', async () => {
     const { page, context, problems } = await newPage(browser);
     await context.addInitScript(COUNT_OSCILLATORS);
+    await context.clock.install();
+    const feed = watchLiveFeed(page);
     await rfidLogin(page, server.url, operatorCard);
     await page.goto(`${server.url}/#settings`);
     const oscillators = () => page.evaluate('window.__oscillators') as Promise<number>;
@@ -76,7 +79,8 @@ describe('alarm annunciator in Chromium', () => {
     await page.locator('#alarm-silence').click();
     await expect.poll(() => banner.getAttribute('data-sounding')).toBe('false');
     const silencedAt = await oscillators();
-    await page.waitForTimeout(3200);
+    // Two beep periods (1.5 s) of the tablet's time after the box's next heartbeat: a tone left on would have beeped twice.
+    await settle(page, feed, 3200);
     expect(await oscillators()).toBe(silencedAt);
     expect(await banner.textContent()).toContain('tone silenced until');
     const audit = await admin.get('/api/v1/audit/list?action=alarms.silence');
