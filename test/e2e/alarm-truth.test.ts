@@ -14,6 +14,14 @@ import { createTestEnv, type TestEnv } from '../helpers/server.js';
 import { clientAs, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
 import { axeSerious, CHROMIUM, LANDSCAPE, newPage, rfidLogin, shoot } from './browser.js';
+import { settle, watchLiveFeed } from './live-feed.js';
+
+/** Says on the console when the audio prompt is shown: the page tells, nothing is asked of it. */
+const SAY_PROMPT = `new MutationObserver((_, seen) => {
+  if (!document.getElementById('audio-prompt')) return;
+  seen.disconnect();
+  console.log('audio-prompt shown');
+}).observe(document, { childList: true, subtree: true });`;
 
 /** Counts OscillatorNode.start() calls: each beep of the tone (and the test tone) starts one. */
 const COUNT_OSCILLATORS = `(() => {
@@ -76,8 +84,10 @@ describe('one alarm truth on every screen, in Chromium', () => {
   const operatorPage = async () => {
     const p = await newPage(browser);
     await p.context.addInitScript(COUNT_OSCILLATORS);
+    await p.context.clock.install();
+    const feed = watchLiveFeed(p.page);
     await rfidLogin(p.page, server.url, operatorCard);
-    return p;
+    return { ...p, feed };
   };
   const oscillators = (page: Page) => page.evaluate('window.__oscillators') as Promise<number>;
   const card = (page: Page, house: string) => page.locator(`#houses li[data-house="${house}"]`);
@@ -94,16 +104,20 @@ describe('one alarm truth on every screen, in Chromium', () => {
     await loggedIn.close();
     context.setDefaultTimeout(20_000);
     await context.addInitScript(COUNT_OSCILLATORS);
+    await context.addInitScript(SAY_PROMPT);
+    await context.clock.install();
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (e) => problems.push(e.message));
     // Playwright's own look-ups into the page count as a user activation (they run with a user
     // gesture), which would let audio start: nothing is asked of the page until the shell has read
-    // the alarms and tried to start its audio (a resume() it waits 0.4 s for).
+    // the alarms and tried to start its audio (a resume() it waits 0.4 s for), and shown the prompt
+    // (the page says so on its console).
     const listed = page.waitForResponse((r) => r.url().includes('/api/v1/alarm-view/list'));
+    const shown = page.waitForEvent('console', { predicate: (m) => m.text() === 'audio-prompt shown', timeout: 15_000 });
     await page.goto(server.url);
     await listed;
-    await page.waitForTimeout(2_000);
+    await shown;
     const prompt = page.locator('#audio-prompt');
     await prompt.waitFor({ timeout: 15_000 });
     expect(await prompt.textContent()).toBe('Tap to turn on the alarm sound');
@@ -120,7 +134,8 @@ describe('one alarm truth on every screen, in Chromium', () => {
     await prompt.waitFor({ state: 'detached' });
     // One short test tone, once.
     await expect.poll(() => oscillators(page)).toBe(before + 1);
-    await page.waitForTimeout(1_000);
+    // A second of the tablet's time: no tone follows it.
+    await page.clock.runFor(1_000);
     expect(await oscillators(page)).toBe(before + 1);
     expect(problems).toEqual([]);
     await context.close();
@@ -179,7 +194,7 @@ describe('one alarm truth on every screen, in Chromium', () => {
   }, 90_000);
 
   it('silencing quiets the alarms sounding then; a new P1 sounds', async () => {
-    const { page, problems } = await operatorPage();
+    const { page, problems, feed } = await operatorPage();
     await card(page, '2').waitFor();
     const first = await hot('2');
     const banner = page.locator('#alarm-banner');
@@ -188,7 +203,8 @@ describe('one alarm truth on every screen, in Chromium', () => {
     await page.locator('#alarm-silence').click();
     await expect.poll(() => banner.getAttribute('data-sounding')).toBe('false');
     const quiet = await oscillators(page);
-    await page.waitForTimeout(2_000);
+    // After the box's next heartbeat, two beep periods (1.5 s) of the tablet's time: a tone left on would have beeped.
+    await settle(page, feed, 3_000);
     expect(await oscillators(page)).toBe(quiet);
     expect(await banner.textContent()).toContain('tone silenced until');
     // The silence is audited with the alarms it quieted.
@@ -208,7 +224,7 @@ describe('one alarm truth on every screen, in Chromium', () => {
     await command('ack', { id: second.id });
     await banner.waitFor({ state: 'detached', timeout: 15_000 });
     const after = await oscillators(page);
-    await page.waitForTimeout(2_000);
+    await settle(page, feed, 3_000);
     expect(await oscillators(page)).toBe(after);
     for (const id of [first.id, second.id]) await command('reset', { id });
     expect(problems).toEqual([]);
@@ -216,7 +232,7 @@ describe('one alarm truth on every screen, in Chromium', () => {
   }, 90_000);
 
   it('an alarm back to normal stops sounding at once and reads "back to normal" until acknowledged', async () => {
-    const { page, problems } = await operatorPage();
+    const { page, problems, feed } = await operatorPage();
     await card(page, '2').waitFor();
     const p1 = await hot('2');
     const banner = page.locator('#alarm-banner');
@@ -227,7 +243,7 @@ describe('one alarm truth on every screen, in Chromium', () => {
     await command('reset', { id: p1.id });
     await expect.poll(() => banner.getAttribute('data-sounding'), { timeout: 10_000 }).toBe('false');
     const stopped = await oscillators(page);
-    await page.waitForTimeout(2_000);
+    await settle(page, feed, 3_000);
     expect(await oscillators(page)).toBe(stopped);
     expect(await banner.getAttribute('data-state')).toBe('unacknowledged_cleared');
     expect(await banner.textContent()).toMatch(/Back to normal at \d{1,2}:\d{2}(:\d{2})? — acknowledge/);
