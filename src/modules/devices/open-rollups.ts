@@ -1,5 +1,5 @@
-// The open minute and hour roll-ups, kept in memory and written once, when their bucket closes.
-// A roll-up row written by every commit rewrote its page of telemetry_rollups (one leaf per series
+// The open minute and hour roll-ups, kept in memory and written once: an hour's when it closes, a
+// minute's when its hour closes (all of that hour's minutes in one commit). A roll-up row written by every commit rewrote its page of telemetry_rollups (one leaf per series
 // and resolution, a series' minute and hour rows lying apart) in the WAL and again at the
 // checkpoint, a few times a minute for the minute and a few hundred times an hour for the hour
 // (bench/flash-site.ts, docs/storage-and-reads.md). Here a batch's roll-ups are merged into the
@@ -9,6 +9,12 @@
 // to what is stored (mergeRollup). After a crash the open buckets are rebuilt from the raw points,
 // which are the truth (recoverRollups in storage.ts): a power cut loses no roll-up that its raw
 // points did not lose.
+//
+// Why a closed minute waits for its hour: telemetry_rollups is keyed by series first, so a
+// minute's rows land on one leaf per series, and on a box that has run for hours each series has a
+// leaf of its own: written every minute, 30 series rewrote 30 leaves and their parents a minute
+// (bench/flash-site.ts with a day's history). Written with the hour, a series' 60 minutes fill its
+// leaves once. The recovery rebuilds the last two hours, which covers every minute held.
 import type { Rollup } from './rollups.js';
 import { RESOLUTIONS } from './schema.js';
 
@@ -23,6 +29,13 @@ export interface SeriesKey {
 
 /** A bucket stays open this long past its end, so that points of its last seconds still join it. */
 export const CLOSE_GRACE_MS = 2000;
+
+/**
+ * At most this many closed minutes are held for their hour (a site of up to about 800 series);
+ * past it, closed minutes are written as they close, as before: memory stays bounded on a box
+ * with thousands of series.
+ */
+export const HELD_MINUTES_MAX = 50_000;
 
 export interface OpenBucket extends Rollup {
   series: SeriesKey;
@@ -49,6 +62,14 @@ export function isOpen(r: Pick<Rollup, 'resolution' | 'bucket'>, now: number): b
   return r.bucket <= now && now < r.bucket + r.resolution * 1000 + CLOSE_GRACE_MS;
 }
 
+const HOUR_MS = RESOLUTIONS.hour * 1000;
+
+/** Whether a bucket stays in memory at `now`: it is open, or it is a minute of an hour still open. */
+export function isHeld(r: Pick<Rollup, 'resolution' | 'bucket'>, now: number): boolean {
+  if (isOpen(r, now)) return true;
+  return r.resolution === RESOLUTIONS.minute && isOpen({ resolution: RESOLUTIONS.hour, bucket: Math.floor(r.bucket / HOUR_MS) * HOUR_MS }, now);
+}
+
 export class OpenRollups {
   private readonly open = new Map<string, OpenBucket>();
 
@@ -57,10 +78,10 @@ export class OpenRollups {
   }
 
   /**
-   * The buckets a commit at `now` writes: every stored-ready one of `batch` (merged with what
-   * is open for it) that is not open at `now`, and every open one that has closed since, or
-   * all of them (`all`: a stop, a flush). Nothing changes here until commit() is called with the
-   * same plan, so a rolled-back batch leaves the open buckets as they were.
+   * The buckets a commit at `now` writes: every one of `batch` (merged with what is held for it)
+   * and every held one that is not held at `now` any more (isHeld), or all of them (`all`: a
+   * stop, a flush). Nothing changes here until commit() is called with the same plan, so a
+   * rolled-back batch leaves the open buckets as they were.
    */
   plan(batch: readonly OpenBucket[], now: number, all = false): { write: Rollup[]; keep: Map<string, OpenBucket> } {
     const next = new Map<string, OpenBucket>();
@@ -71,9 +92,12 @@ export class OpenRollups {
       if (had) mergeRollup(had, r);
       else next.set(k, { ...r });
     }
+    let closedMinutes = 0;
+    for (const b of next.values()) if (!isOpen(b, now)) closedMinutes++;
+    const held = closedMinutes > HELD_MINUTES_MAX ? isOpen : isHeld;
     const write: Rollup[] = [];
     for (const [k, b] of next) {
-      if (all || !isOpen(b, now)) {
+      if (all || !held(b, now)) {
         const { series: _series, ...row } = b;
         write.push(row);
         next.delete(k);
@@ -88,10 +112,14 @@ export class OpenRollups {
     for (const [k, b] of keep) this.open.set(k, b);
   }
 
-  /** Whether a bucket has closed and waits to be written. */
+  /** Whether a bucket waits to be written: its own or its hour's bucket has closed (or too many minutes are held). */
   hasClosed(now: number): boolean {
-    for (const b of this.open.values()) if (!isOpen(b, now)) return true;
-    return false;
+    let closedMinutes = 0;
+    for (const b of this.open.values()) {
+      if (!isHeld(b, now)) return true;
+      if (!isOpen(b, now)) closedMinutes++;
+    }
+    return closedMinutes > HELD_MINUTES_MAX;
   }
 
   /** The open buckets of a resolution (copies). */
