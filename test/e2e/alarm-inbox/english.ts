@@ -14,6 +14,7 @@ import { clientAs, type Client } from '../../helpers/client.js';
 import type { RunningServer } from '../../../src/server.js';
 import { axeSerious, newPage, rfidLogin, shoot } from '../browser.js';
 import { forbiddenOn } from '../farm-words.js';
+import { watchLiveFeed } from '../live-feed.js';
 
 /** A clock time as the shell writes it on a 24-hour en-GB site: "01:31". */
 const CLOCK = /\b([01]\d|2[0-3]):[0-5]\d\b/;
@@ -330,6 +331,7 @@ export function inboxInEnglish(shared: { browser: () => Browser }): void {
 
     it('an alarm whose readings cleared it reads "back to normal, acknowledge" without red; acknowledged-active stays while the condition is present', async () => {
       const { page, problems } = await newPage(browser);
+      const feed = watchLiveFeed(page);
       await rfidLogin(page, server.url, cards['Night shift']!);
       // A room 4 °C above its band past the rule's hold: the default swine rule raises a P1.
       const hot = await heldHot('room-5', 32);
@@ -342,7 +344,8 @@ export function inboxInEnglish(shared: { browser: () => Browser }): void {
       await row.locator('[data-ack]').click();
       await expect.poll(() => row.getAttribute('data-state')).toBe('acknowledged_active');
       await swineReading('room-5', 31.8);
-      await page.waitForTimeout(1000);
+      // Still above its band: after the box's next heartbeat (it follows anything the reading changed), still listed.
+      await feed.next();
       expect(await row.count()).toBe(1);
       // Back in the band: acknowledged and cleared, it leaves by itself.
       expect((await swineReading('room-5', 27)).body.item.status).toBe('ok');
