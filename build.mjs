@@ -343,6 +343,10 @@ async function bundle(entry, outfile) {
     metafile: true,
     // Test-only driver, imported dynamically for pglite: URLs; never part of the executable.
     external: ['@electric-sql/pglite'],
+    // Every free `Request` and `Response` of the bundle (Hono's `new Response()` above all) means
+    // these light classes, which make undici's only when needed; the globals stay Node's, loaded
+    // on first use, so a restart answers /ready without loading undici (src/runtime/web-classes.ts).
+    inject: [join(ROOT, 'src/runtime/web-classes.ts')],
     define: { ...SHARED_OPTIONS.define, __CABINET_SQLITE_JS__: JSON.stringify(sqliteScript) },
     plugins: [
       {

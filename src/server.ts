@@ -6,7 +6,7 @@ import { configureGroupCommit, flushGrouped } from './db/group-commit.js';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import { serve } from '@hono/node-server';
+import { serve } from './runtime/node-serve.js';
 import { createApp, allRoutes } from './app.js';
 import { openDatabase, type Database } from './db/client.js';
 import { migrateAll } from './modules/migrate-all.js';
@@ -42,9 +42,12 @@ export interface RunningServer {
 
 export { StartupError };
 
-function listen(fetch: NodeFetch, config: Config): Promise<Server> {
+/** A failure writing an answer after the app made it (a stream that broke): logged, the connection closed. */
+const answerFailed = (log: Logger) => (err: unknown) => log.error('writing an answer failed', { error: err instanceof Error ? err.message : String(err) });
+
+function listen(fetch: NodeFetch, config: Config, log: Logger): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch, port: config.http_port, hostname: config.host }) as Server;
+    const server = serve({ fetch, port: config.http_port, hostname: config.host, onError: answerFailed(log) }) as Server;
     server.once('listening', () => resolve(server));
     server.once('error', (err: NodeJS.ErrnoException) =>
       reject(new StartupError(`cannot listen on ${config.host}:${config.http_port}: ${err.code ?? err.message}${err.code === 'EADDRINUSE' ? ' (the port is taken: choose another with --http-port, CABINET_HTTP_PORT or http_port in the config file)' : ''}`)),
@@ -68,7 +71,7 @@ async function listenHttps(fetch: NodeFetch, config: Config, port: number, tls: 
   }
   const { certPem, keyPem } = tls.material;
   return new Promise((resolve) => {
-    const server = serve({ fetch, port, hostname: config.host, createServer: createHttpsServer, serverOptions: { cert: certPem, key: keyPem } }) as HttpsServer;
+    const server = serve({ fetch, port, hostname: config.host, createServer: createHttpsServer, serverOptions: { cert: certPem, key: keyPem }, onError: answerFailed(log) }) as HttpsServer;
     server.once('listening', () => {
       tls.onChange((m) => server.setSecureContext({ cert: m.certPem, key: m.keyPem }));
       tls.start();
@@ -110,7 +113,7 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
   const app = createApp(services, MODULES, opts.guards ?? createAccessGuards(services, () => services.security));
   // LAN clients are sent to HTTPS once it listens (services.tls set); until then HTTP serves all.
   const httpsInfo: HttpsInfo = () => (services.tls ? { port: services.tls.httpsPort, names: services.tls.box.material.names } : undefined);
-  const server = await listen(plainHttpFetch(app.fetch, httpsInfo), config);
+  const server = await listen(plainHttpFetch(app.fetch, httpsInfo), config, log);
   server.on('upgrade', plainUpgrade(services.upgrades.handle, httpsInfo, (socket, message) => refuseUpgradeWith(socket, 'https_required', message)));
   server.on('clientError', clientErrorHandler(log));
   const port = (server.address() as AddressInfo).port;

@@ -4,7 +4,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'hono';
-import { serve } from '@hono/node-server';
+import { serve } from '../../runtime/node-serve.js';
 import { createRpcApp, type AuthResult } from '../../field/index.js';
 import { presentedToken } from '../../auth/guard.js';
 import { requestHeader } from '../../kernel/headers.js';
@@ -41,7 +41,7 @@ export async function startRpcListener(services: RpcDeps, port: number): Promise
   };
   const app = createRpcApp(service, { authenticate, maxBodyBytes: config.max_body_bytes });
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port, hostname: config.rpc_host }) as Server;
+    const s = serve({ fetch: app.fetch, port, hostname: config.rpc_host, onError: (err) => log.error('writing an answer failed', { error: err instanceof Error ? err.message : String(err) }) }) as Server;
     s.once('listening', () => resolve(s));
     s.once('error', (err: NodeJS.ErrnoException) => reject(new Error(`cannot listen on ${config.rpc_host}:${port} for field writes: ${err.code ?? err.message}`)));
   });
