@@ -253,19 +253,7 @@ export class EdgeSync {
       this.st.state = 'stopped';
       return;
     }
-    let next = await this.nextBatch(0);
-    for (;;) {
-      const { batch, last, remaining, oldest } = next;
-      const sent = this.call<PushAnswer>('/api/v1/site-sync/commands/push', { events: batch, ...this.report(remaining, oldest) });
-      // While the master applies this batch, the next one is read. It is sent only if the master
-      // took this one whole: a batch after a gap would be taken past the events missing before it.
-      const ahead = remaining > 0 ? this.nextBatch(last) : undefined;
-      ahead?.catch(() => undefined);
-      const answer = await sent;
-      if (answer.applied_seq > 0) await this.outbox.ack(answer.applied_seq);
-      if (!batch.length || remaining === 0) break;
-      next = ahead && answer.applied_seq >= last ? await ahead : await this.nextBatch(0);
-    }
+    await this.pushOutbox(pulled.push_after === true);
     if (forced) {
       this.lastRun = pulled.run_requested_at;
       await this.outbox.setState('last_run', this.lastRun);
@@ -302,6 +290,52 @@ export class EdgeSync {
     if (pulled.revision !== this.st.down_revision) {
       this.st.down_revision = pulled.revision;
       await this.outbox.setState('down_revision', pulled.revision);
+    }
+  }
+
+  /**
+   * Pushes the outbox, batch by batch, until it is empty. While the master applies a batch, the
+   * next one is read; it is sent at once when the master reads a push's `after` (`pipelined`: the
+   * master then takes it only once the batch before is applied), else after the answer, and only
+   * if the master took the batch before whole: a batch after a gap would be taken past the events
+   * missing before it. A batch not taken whole (its `after` was not applied) is read again from
+   * the oldest event.
+   */
+  private async pushOutbox(pipelined: boolean): Promise<void> {
+    const path = '/api/v1/site-sync/commands/push';
+    // Acknowledges what the master applied; whether it took the batch whole.
+    const settle = async (sent: { answer: Promise<PushAnswer>; last: number }) => {
+      const answer = await sent.answer;
+      if (answer.applied_seq > 0) await this.outbox.ack(answer.applied_seq);
+      return answer.applied_seq >= sent.last;
+    };
+    let next = await this.nextBatch(0);
+    // The batch sent before this one whose answer is not read yet (pipelined only).
+    let before: { answer: Promise<PushAnswer>; last: number } | undefined;
+    for (;;) {
+      const { batch, last, remaining, oldest } = next;
+      const sent = { answer: this.call<PushAnswer>(path, { events: batch, ...(before ? { after: before.last } : {}), ...this.report(remaining, oldest) }), last };
+      // Read below, after the answer before it; a cycle that fails first must not leave it unhandled.
+      sent.answer.catch(() => undefined);
+      const more = batch.length > 0 && remaining > 0;
+      const ahead = more ? this.nextBatch(last) : undefined;
+      ahead?.catch(() => undefined);
+      if (before && !(await settle(before))) {
+        // The master refuses this batch too (its `after` is not applied): from the oldest event again.
+        await settle(sent);
+        before = undefined;
+        next = await this.nextBatch(0);
+        continue;
+      }
+      before = undefined;
+      if (pipelined && ahead) {
+        before = sent;
+        next = await ahead;
+        continue;
+      }
+      const whole = await settle(sent);
+      if (!ahead) break;
+      next = whole ? await ahead : await this.nextBatch(0);
     }
   }
 
@@ -366,7 +400,8 @@ export class EdgeSync {
       const token = this.token && this.token.expires - Date.now() > 60_000 ? this.token.value : await this.login();
       const t0 = performance.now();
       const res = await this.http('POST', `${base}${path}`, body, token);
-      this.lastRtt = Math.round((performance.now() - t0) * 10) / 10;
+      // A push sent before the answer to the one before it also waits for that one's apply: not a round trip.
+      if (!('after' in body)) this.lastRtt = Math.round((performance.now() - t0) * 10) / 10;
       if (res.status === 401) { this.token = undefined; continue; }
       const err = (res.body as { error?: { code?: string; message?: string; details?: { field?: string; reason?: string }[] } } | null)?.error;
       // A master older than the versions (or update) report refuses the field: the box syncs

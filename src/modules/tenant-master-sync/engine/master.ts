@@ -224,7 +224,7 @@ export async function pull(services: Services, caller: Caller | undefined, body:
   const update = services.modules.isInstalled('releases') ? await offerFor(db, fresh, down.version_policies) : null;
   const target = { target_version: update?.version ?? null, target_rollout_id: update?.rollout_id ?? null };
   if ((fresh.target_version ?? null) !== target.target_version || (fresh.target_rollout_id ?? null) !== target.target_rollout_id) await sites.update(key, target);
-  return { tenant_id: site.tenant_id, site_id: site.site_id, mode: rec.mode as SyncMode, run_requested_at: rec.run_requested_at, applied_seq: Number(site.applied_seq), ...down, update };
+  return { tenant_id: site.tenant_id, site_id: site.site_id, mode: rec.mode as SyncMode, run_requested_at: rec.run_requested_at, applied_seq: Number(site.applied_seq), ...down, update, push_after: true };
 }
 
 /** Pushes of one site are applied one at a time in this process (the row update orders them across processes). */
@@ -253,7 +253,8 @@ export async function push(services: Services, caller: Caller | undefined, body:
         await countForRollouts(services, { ...key, ...one.before }, report);
         return { applied_seq: one.applied_seq, accepted: body.events.length, duplicates: 0, mode: one.mode as SyncMode };
       }
-      // Some of these events were applied before (a re-sent batch): statement by statement, below.
+      // Some of these events were applied before (a re-sent batch), or the push before this one
+      // (`after`) was not: statement by statement, below.
     }
     const site = await siteOf(services, caller);
     const rec = await modeOf(db, site.tenant_id);
@@ -275,6 +276,8 @@ async function applyPush(db: Database, site: SyncSiteRow, body: PushBody, mode: 
     const [locked] = (await db.orm.update(st).set(reportOf(body, now) as never)
       .where(and(eq(sc('tenant_id'), site.tenant_id), eq(sc('site_id'), site.site_id))).returning()) as SyncSiteRow[];
     let applied = Number(locked?.applied_seq ?? 0);
+    // Sent before the answer to the push before it, which is not applied (yet): none of it is taken.
+    if (body.after !== undefined && applied < body.after) return { applied_seq: applied, accepted: 0, duplicates: 0, mode };
     const fresh = [...body.events].sort((a, b) => a.seq - b.seq).filter((e) => e.seq > applied);
     const duplicates = body.events.length - fresh.length;
     if (fresh.length) {

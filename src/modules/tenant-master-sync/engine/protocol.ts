@@ -93,6 +93,14 @@ export const pushBody = v.strictObject({
     // take exactly that (an array is refused, never copied to {} by an object schema).
     payload: v.pipe(v.unknown(), v.metadata({ anyOf: [{ type: 'object' }, { type: 'string', contentMediaType: 'application/json' }] }), v.transform((x): unknown => parsedText(x)), v.check((p) => !Array.isArray(p), 'an object, not an array'), v.record(v.string(), v.unknown())),
   })), v.maxLength(PUSH_MAX_EVENTS)),
+  /**
+   * The last seq of the push the box sent before this one and has no answer for yet (a box sends
+   * its next batch while the master applies the one before, when the pull answer's push_after
+   * says the master reads this field). The master takes this push's events only once it has
+   * applied every event up to `after`; otherwise it takes none of them (accepted 0, applied_seq as
+   * it stands), and the box sends them again from its oldest event.
+   */
+  after: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
   ...report,
 });
 export type PushBody = v.InferOutput<typeof pushBody>;
@@ -159,6 +167,11 @@ export interface PullAnswer {
    * arch). Absent from an older master's answer (same as null).
    */
   update?: UpdateOffer | null;
+  /**
+   * The master reads a push's `after`: the box may send its next batch before the answer to the
+   * one before. Absent from an older master's answer: the box waits for each answer.
+   */
+  push_after?: boolean;
 }
 
 export const pushAnswerSchema = {
@@ -166,10 +179,11 @@ export const pushAnswerSchema = {
   properties: { applied_seq: { type: 'integer' }, accepted: { type: 'integer' }, duplicates: { type: 'integer' }, mode: { enum: ['auto', 'manual', 'paused'] } },
 };
 export const pullAnswerSchema = {
-  type: 'object', required: ['tenant_id', 'site_id', 'mode', 'run_requested_at', 'applied_seq', 'revision', 'version_policies', 'site_policies', 'industry_profiles'],
+  type: 'object', required: ['tenant_id', 'site_id', 'mode', 'run_requested_at', 'applied_seq', 'revision', 'version_policies', 'site_policies', 'industry_profiles', 'push_after'],
   properties: {
     tenant_id: { type: 'string' }, site_id: { type: 'string' }, mode: { enum: ['auto', 'manual', 'paused'] },
     run_requested_at: { anyOf: [{ type: 'string' }, { type: 'null' }] }, applied_seq: { type: 'integer' }, revision: { type: 'string' },
+    push_after: { type: 'boolean', description: 'The master reads a push\'s after: the box may send its next batch before the answer to the one before.' },
     version_policies: { type: 'array', items: { type: 'object' } },
     site_policies: { type: 'array', items: { type: 'object', required: ['module_id', 'enabled'], properties: { module_id: { type: 'string' }, enabled: { type: 'boolean' } } } },
     update: {

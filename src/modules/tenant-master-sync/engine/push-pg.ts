@@ -6,9 +6,10 @@
 // query builder (docs/request-overhead.md, sync catch-up).
 //
 // "Every event is new" is checked under the row lock: the site's applied_seq is below the push's
-// first seq. A re-sent batch (some or all events already applied) writes nothing here, and the
-// caller applies it statement by statement, which filters what is new; so do refusals (403, 404,
-// 409), which the answer's row lets the caller tell apart. The statement's text never changes:
+// first seq, and at or above its `after` (the push sent before it is applied). A re-sent batch
+// (some or all events already applied) writes nothing here, and the caller applies it statement
+// by statement, which filters what is new; so do a push whose `after` is not applied yet and
+// refusals (403, 404, 409), which the answer's row lets the caller tell apart. The statement's text never changes:
 // it is prepared once per connection of the pool.
 import { createHash } from 'node:crypto';
 import type { Database } from '../../../db/client.js';
@@ -36,7 +37,7 @@ const set = (table: string, cols: Record<string, string>) => Object.entries(cols
  * $1 tenant, $2 site, $3 the session's passkey, $4 now, $5 the report (reportOf), $6 the first and
  * $7 the last seq (null: no events), $8 how many, $9 the newest heartbeat's time; JSON arrays:
  * $10 inbox rows, $11 telemetry minutes with their roll-up buckets, $12 heartbeats, $13 roll-up
- * deltas, $14 alarms.
+ * deltas, $14 alarms; $15 the push's `after` (null: none).
  */
 const TEXT = `with
 o as (
@@ -54,6 +55,7 @@ site as (
   from o, m, rep
   where s."tenant_id" = $1::text and s."site_id" = $2::text
     and (m."mode" <> 'paused' or $8::bigint = 0) and ($6::bigint is null or o."applied_seq" < $6::bigint)
+    and ($15::bigint is null or o."applied_seq" >= $15::bigint)
   returning 1
 ),
 inbox as (
@@ -144,7 +146,7 @@ export async function pushInOne(db: Database, key: { tenant_id: string; site_id:
     key.tenant_id, key.site_id, key.passkey_id, now, JSON.stringify(report),
     events[0]?.seq ?? null, events.at(-1)?.seq ?? null, events.length, p.newestBeat || null,
     JSON.stringify(events.map((e) => ({ seq: e.seq, kind: e.kind, created_at: e.created_at, payload: e.payload }))),
-    JSON.stringify(telemetry), JSON.stringify(p.heartbeats), JSON.stringify(rollups), JSON.stringify(p.alarms),
+    JSON.stringify(telemetry), JSON.stringify(p.heartbeats), JSON.stringify(rollups), JSON.stringify(p.alarms), body.after ?? null,
   ];
   const rows = await query(db, values);
   const r = rows[0];
