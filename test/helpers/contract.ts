@@ -1,4 +1,8 @@
 // Validates answers against the OpenAPI document the server itself serves.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 
@@ -17,7 +21,7 @@ export class Contract {
 
   static async fetch(baseUrl: string): Promise<Contract> {
     const res = await fetch(`${baseUrl}/openapi.yaml`);
-    return new Contract(parse(await res.text()) as Doc);
+    return new Contract(parsedDocument(await res.text()));
   }
 
   /** The documented path template for a concrete path (literal segments win over {params}). */
@@ -48,4 +52,36 @@ export class Contract {
       throw new Error(`contract: ${method} ${path} ${status} does not match the document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
     }
   }
+}
+
+/**
+ * The served YAML parsed, once per distinct text in a run. Parsing its 3.6 MB took the yaml
+ * library 3.6-4.2 s under load 12 (the document is fixed by the routes, so every server of a run
+ * serves the same text), and nearly every test file parsed it again, once per client made without
+ * a contract. Kept by the text's hash in this process, and as JSON (JSON.parse: tens of ms) in the
+ * run's directory for the other workers (CABINET_TEST_RUN_DIR, set by tmp-root.setup.ts), when
+ * the JSON reads back as the same document.
+ */
+const parsed = new Map<string, Doc>();
+function parsedDocument(yaml: string): Doc {
+  const hash = createHash('sha256').update(yaml).digest('hex');
+  const held = parsed.get(hash);
+  if (held) return held;
+  const dir = process.env.CABINET_TEST_RUN_DIR;
+  const file = dir ? join(dir, 'openapi-cache', `${hash}.json`) : undefined;
+  let doc: Doc | undefined;
+  if (file && existsSync(file)) doc = JSON.parse(readFileSync(file, 'utf8')) as Doc;
+  if (!doc) {
+    doc = parse(yaml) as Doc;
+    const json = JSON.stringify(doc);
+    if (file && isDeepStrictEqual(JSON.parse(json), doc)) {
+      mkdirSync(join(file, '..'), { recursive: true });
+      // Written whole, then renamed: another worker reads either nothing or all of it.
+      const part = `${file}.${process.pid}.part`;
+      writeFileSync(part, json);
+      renameSync(part, file);
+    }
+  }
+  parsed.set(hash, doc);
+  return doc;
 }

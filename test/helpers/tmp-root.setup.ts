@@ -10,5 +10,8 @@ import { join } from 'node:path';
 export default function setup(): () => void {
   const root = mkdtempSync(join(tmpdir(), 'cabinet-run-'));
   process.env.TMPDIR = root;
+  // The run's own files that workers share (test/helpers/contract.ts), named apart from TMPDIR,
+  // which children and libraries use for anything.
+  process.env.CABINET_TEST_RUN_DIR = root;
   return () => rmSync(root, { recursive: true, force: true });
 }
