@@ -9,6 +9,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type OutgoingHttpHeaders, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import { Readable } from 'node:stream';
+import { listenOn } from './listen.js';
 import { LightResponse, realClasses, registerLightRequest, replaceGlobals, type LightRequestLike, type Simple } from './web-classes.js';
 
 /** What the app's fetch gets beside the request (c.env): the Node request and response. */
@@ -353,6 +354,6 @@ export function serve(options: ServeOptions): Server | HttpsServer {
   if ((Response as unknown) !== LightResponse) replaceGlobals();
   const create = options.createServer ?? ((opts: object, listener: RequestListener) => createHttpServer(opts, listener));
   const server = create(options.serverOptions ?? {}, requestListener(options.fetch, options.hostname, options.onError ?? toStderr));
-  server.listen(options.port, options.hostname);
+  listenOn(server, options.port, options.hostname);
   return server;
 }

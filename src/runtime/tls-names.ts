@@ -2,7 +2,7 @@
 // address of its network interfaces that is not internal, the loopback addresses (the panel's
 // kiosk browser), the host name, <hostname>.local (mDNS) and localhost.
 import { hostname as osHostname, networkInterfaces } from 'node:os';
-import { isIP } from 'node:net';
+import { isIPv4 } from 'node:net';
 
 export interface BoxNames {
   dns: string[];
@@ -26,7 +26,9 @@ export function boxNames(interfaces: Interfaces = networkInterfaces(), hostname:
   const dns = new Set<string>(['localhost']);
   const host = hostname.trim().toLowerCase();
   // A host name that is an address, or not a DNS label (underscores, spaces), would make a bad SAN.
-  if (host && !isIP(host) && /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(host)) {
+  // The label pattern refuses an IPv6 address (its colons), so only IPv4 is asked: isIPv6's pattern
+  // is costly to compile, and a start has none of it otherwise (src/runtime/listen.ts).
+  if (host && !isIPv4(host) && /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(host)) {
     dns.add(host);
     if (!host.endsWith('.local')) dns.add(`${host.split('.')[0]}.local`);
   }
@@ -39,5 +41,5 @@ export const sameNames = (a: BoxNames, b: BoxNames): boolean =>
 /** The first address a tablet on the LAN can use (IPv4 first): for the CA download link shown on the panel. */
 export function lanAddress(names: BoxNames): string | undefined {
   const lan = names.ips.filter((ip) => ip !== '127.0.0.1' && ip !== '::1');
-  return lan.find((ip) => isIP(ip) === 4) ?? lan[0];
+  return lan.find((ip) => isIPv4(ip)) ?? lan[0];
 }

@@ -26,6 +26,7 @@ import { createServer as createTlsServer, type Server as TlsServer } from 'node:
 import { Aedes, type Client as AedesClient } from 'aedes';
 import { mqttTlsPortOf } from '../../config.js';
 import { BoxTls } from '../../runtime/tls.js';
+import { listenOn } from '../../runtime/listen.js';
 import { isLoopback } from '../../runtime/tls-http.js';
 import { deviceCredentialCheck, isDeviceCredential, type DeviceCredentialRow } from '../devices/credentials.js';
 import type { Caller, Services } from '../../kernel/context.js';
@@ -306,7 +307,8 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
       else log.warn(`${what} cannot listen on ${host}:${wanted} (${err.code ?? err.message}); that listener is off, HTTP goes on`, { host, port: wanted });
       resolve(false);
     });
-    server.listen(wanted, host, () => resolve(true));
+    server.once('listening', () => resolve(true));
+    listenOn(server, wanted, host);
   });
   const closeServer = (server: Server | TlsServer | undefined) => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
 
