@@ -100,8 +100,10 @@ async function until<T>(what: string, read: () => Promise<T>, want: T, timeoutMs
   }
 }
 
-async function inLanguage(browser: Browser, url: string, card: string, lang: Lang) {
+/** `clock`: Playwright's clock in the page (it keeps the real pace until a test runs it ahead). */
+async function inLanguage(browser: Browser, url: string, card: string, lang: Lang, opts: { clock?: boolean } = {}) {
   const { page, context, problems } = await newPage(browser);
+  if (opts.clock) await context.clock.install();
   await context.addInitScript((l) => (globalThis as unknown as { localStorage: { setItem(k: string, v: string): void } }).localStorage.setItem('cabinet-i18n.choice', l), lang);
   await rfidLogin(page, url, card);
   await page.waitForFunction((l) => (globalThis as unknown as { document: { documentElement: { lang: string } } }).document.documentElement.lang === l, lang);
@@ -310,7 +312,7 @@ describe('software updates in the fleet view, the releases screen and the box', 
   for (const lang of ['en', 'ru'] as const) {
     it(`${lang}: the box's own screen: step, window, what the install waits for`, async () => {
       const w = words(lang);
-      const { page, context, problems } = await inLanguage(browser, north!.url, boxCard, lang);
+      const { page, context, problems } = await inLanguage(browser, north!.url, boxCard, lang, { clock: lang === 'ru' });
       await page.goto(`${north!.url}/#/m/updates`);
       const now = page.locator('[data-update-step]');
       await now.waitFor();
@@ -332,6 +334,8 @@ describe('software updates in the fleet view, the releases screen and the box', 
         // The box stops: within a refresh the screen says since when it does not answer, the last state kept.
         await north!.close();
         north = undefined;
+        // One refresh (10 s) of the tablet's time, at once: the screen reads again and finds the box gone.
+        await page.clock.runFor(10_000);
         const note = page.locator('.software-updates [data-down-since]');
         await note.waitFor({ timeout: 20_000 });
         expect(await note.textContent()).toMatch(/^Блок не отвечает \(или нет сети\) с .+\. Показано состояние на .+\.$/);
