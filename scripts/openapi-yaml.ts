@@ -7,4 +7,4 @@ import { openapiDocumentYaml } from '../src/server.js';
 
 const out = process.argv[2];
 if (!out) throw new Error('usage: tsx scripts/openapi-yaml.ts <out file>');
-writeFileSync(out, openapiDocumentYaml());
+writeFileSync(out, await openapiDocumentYaml());

@@ -12,7 +12,6 @@ import { openDatabase, type Database } from './db/client.js';
 import { migrateAll } from './modules/migrate-all.js';
 import { createLogger, type Logger } from './kernel/logger.js';
 import { clientErrorHandler } from './kernel/client-error.js';
-import { buildOpenApi, toYaml } from './kernel/openapi.js';
 import type { Guards } from './kernel/route.js';
 import type { Lifecycle, Services } from './kernel/context.js';
 import { createAccessGuards } from './auth/guard.js';
@@ -89,10 +88,17 @@ const shownUrl = (scheme: string, host: string, port: number) => {
   return `${scheme}://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
 };
 
+type OpenApiModule = typeof import('./kernel/openapi.js');
+const documentYaml = (o: OpenApiModule) => o.toYaml(o.buildOpenApi(allRoutes(MODULES), { version: pkg.version }));
+
 /** The OpenAPI document of this binary's routes, as YAML (about a second of CPU for 2 MB). */
-export function openapiDocumentYaml(): string {
-  return toYaml(buildOpenApi(allRoutes(MODULES), { version: pkg.version }));
+export async function openapiDocumentYaml(): Promise<string> {
+  return documentYaml(await import('./kernel/openapi.js'));
 }
+
+const missingOpenApi = (): never => {
+  throw new Error('this executable carries no OpenAPI document (openapi/openapi.yaml)');
+};
 
 /** The executable carries the document the build wrote (scripts/openapi-yaml.ts): nothing to compute on the box. */
 function embeddedOpenApi(): string | undefined {
@@ -106,9 +112,12 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
   let db: Database | undefined;
   let security: SecurityLog | undefined;
   let yaml: string | undefined;
+  // The executable serves the document its build wrote, and never loads the module that makes one
+  // (the decisions' texts, the YAML writer: evaluated and in the code cache at every start before).
+  const openapi = isBundled() ? undefined : await import('./kernel/openapi.js');
   const { services, open } = composeServices({
     config, log, lifecycle, catalogue: MODULES, ...(opts.clock ? { clock: opts.clock } : {}),
-    openapiYaml: () => (yaml ??= embeddedOpenApi() ?? openapiDocumentYaml()),
+    openapiYaml: () => (yaml ??= embeddedOpenApi() ?? (openapi ? documentYaml(openapi) : missingOpenApi())),
   });
   const app = createApp(services, MODULES, opts.guards ?? createAccessGuards(services, () => services.security));
   // LAN clients are sent to HTTPS once it listens (services.tls set); until then HTTP serves all.

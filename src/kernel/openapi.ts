@@ -1,12 +1,13 @@
 // Renders route declarations as an OpenAPI 3.1 document.
-import { toJsonSchema } from '@valibot/to-json-schema';
 import { stringify } from 'yaml';
-import type { GenericSchema } from 'valibot';
 import { ERROR_CODES, type ErrorCode } from './errors.js';
 import { DECISIONS } from './decisions.js';
 import type { AnyRoute, JsonSchema } from './route.js';
 import type { ParamSpec } from './query.js';
 import { ownerStatement, requiredScope } from './scope.js';
+import { requestJsonSchema } from './json-schema.js';
+
+export { requestJsonSchema };
 
 const meta = { $ref: '#/components/schemas/Meta' };
 const COMMON_ERRORS: ErrorCode[] = ['validation_error', 'internal_error'];
@@ -20,18 +21,6 @@ function paramSchema(p: ParamSpec): JsonSchema {
   if (p.max !== undefined) s.maximum = p.max;
   if (p.default !== undefined) s.default = p.default;
   return s;
-}
-
-/**
- * A request body schema as JSON Schema, describing what the client sends: `typeMode: 'input'`
- * stops each pipe at its first transformation, so a JSON-text field parsed by the server
- * (`pipe(string(), parseJson(), record(...))`) is documented as the string it is, not as the
- * object the handler receives. Checks the converter cannot express (trim, cross-field checks)
- * are left out; they answer 400 with a named reason (docs/api.md).
- */
-export function requestJsonSchema(body: GenericSchema<unknown, unknown>): JsonSchema {
-  const { $schema: _drop, ...schema } = toJsonSchema(body, { errorMode: 'ignore', typeMode: 'input' }) as JsonSchema;
-  return schema;
 }
 
 function bodySchema(route: AnyRoute): JsonSchema | undefined {

@@ -3,7 +3,7 @@
 // {id}, create, PATCH, DELETE and commands. Tenant isolation of rows is applied here, for every
 // resource that names a tenant column, so no handler can forget it.
 import type * as v from 'valibot';
-import { requestJsonSchema } from './openapi.js';
+import { requestJsonSchema } from './json-schema.js';
 import { ApiError, type ErrorCode } from './errors.js';
 import { pagingSpec, PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT, type ParamSpec, type QuerySpec } from './query.js';
 import type { AnyRoute, HandlerContext, JsonSchema, RouteDef } from './route.js';

@@ -142,7 +142,7 @@ describe('the OpenAPI document in the single executable', { timeout: 60_000 }, (
     expect(res.headers.get('content-type')).toContain('application/yaml');
     const served = await res.text();
     // The same text the source's routes give: the embedded copy cannot drift from the routes.
-    expect(served).toBe(openapiDocumentYaml());
+    expect(served).toBe(await openapiDocumentYaml());
     expect(served.length).toBeGreaterThan(1_000_000);
   });
 });

@@ -7,7 +7,7 @@ import { scopeString } from '../../auth/scope.js';
 import { passkeyRecord, type PasskeyRow } from './schema.js';
 import { newPasskeyId, qrCredential, rfidCredential } from './credentials.js';
 import { LANGUAGE_RULE, languageField, offeredLanguage } from '../../auth/language.js';
-import { requestJsonSchema } from '../../kernel/openapi.js';
+import { requestJsonSchema } from '../../kernel/json-schema.js';
 import { SHIPPED_LANGUAGES } from '../../i18n/languages.js';
 
 const MAX_TTL_MINUTES = 5 * 365 * 24 * 60;
