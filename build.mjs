@@ -347,6 +347,14 @@ async function bundle(entry, outfile) {
     // these light classes, which make undici's only when needed; the globals stay Node's, loaded
     // on first use, so a restart answers /ready without loading undici (src/runtime/web-classes.ts).
     inject: [join(ROOT, 'src/runtime/web-classes.ts')],
+    // No keepNames in the bundle: it names every function expression and class with
+    // Object.defineProperty, about 3 % of a restart's CPU (valibot's schemas above all) and more per
+    // request. Nothing in the bundle depends on a minified name (checked: the kit's errors set
+    // their name or are told apart by code and message; modbus-serial's and jose's errors take
+    // their class's name, which the box neither compares nor shows; libraries compare constructor
+    // names only with built-ins'). A stack trace of the executable shows minified function names.
+    // The chunks keep names (x509's and pg's libraries may look at them, and they run rarely).
+    keepNames: false,
     define: { ...SHARED_OPTIONS.define, __CABINET_SQLITE_JS__: JSON.stringify(sqliteScript) },
     plugins: [
       {
