@@ -67,17 +67,39 @@ describe.each(DIALECTS)('a push after a batch the master has not applied (master
     // An empty push (the box's report) is taken whatever its after.
     expect(await push({ events: [], after: 99 })).toMatchObject({ applied_seq: 10, accepted: 0 });
   });
+
+  it('refuses a push with events while paused, and one of a tenant without a sync record, storing nothing of it', async () => {
+    const fleet = await clientAs(env, master);
+    const reported = async () => Number((await master.services.db.rows<{ n: unknown }>(sql`select reported_pending as n from sync_sites where site_id = 'site-1'`))[0]!.n);
+    const inbox = await count('sync_inbox');
+    await fleet.post('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'paused' });
+    const paused = await site.post('/api/v1/site-sync/commands/push', { events: events(11, 12), after: 10, remaining: 77 });
+    expect(paused.status).toBe(409);
+    expect(paused.body.error.code).toBe('lifecycle_conflict');
+    expect([await count('sync_inbox'), await reported()]).toEqual([inbox, 0]);
+    // The box's report alone is taken while paused.
+    expect((await site.post('/api/v1/site-sync/commands/push', { events: [], remaining: 77 })).status).toBe(200);
+    expect(await reported()).toBe(77);
+    // Resumed, the same push is taken: the mode is read at every push.
+    await fleet.post('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'auto' });
+    expect((await site.post('/api/v1/site-sync/commands/push', { events: events(11, 12), after: 10, remaining: 0 })).body.item).toMatchObject({ applied_seq: 12, accepted: 2 });
+    await master.services.db.run(sql`delete from sync_tenants where tenant_id = 'farm-a'`);
+    const orphan = await site.post('/api/v1/site-sync/commands/push', { events: events(13, 13), remaining: 5 });
+    expect(orphan.status).toBe(404);
+    expect([await count('sync_inbox'), await reported()]).toEqual([inbox + 2, 0]);
+  });
 });
 
 /**
- * A proxy in front of the master that records the site's pushes. `hold`: each push with events
- * waiting behind it is forwarded only when the next push arrives (or after 10 s, counted in
- * late); `fail` the n-th push: answered 503 without reaching the master. `old`: pull answers
- * without push_after, as an older master's.
+ * A proxy in front of the master that records the site's pushes and forwards them one at a time.
+ * `hold`: each push with events waiting behind it is forwarded only when the next push arrives
+ * (or after 10 s, counted in late); `fail` the n-th push: answered 503 without reaching the
+ * master. `old`: pull answers without push_after, as an older master's.
  */
 function proxyOf(target: () => string, opts: { hold?: boolean; fail?: number; old?: boolean }) {
   const log = { pushes: [] as { after?: number; seqs: number[]; answer?: { accepted: number; applied_seq: number } | { status: number } }[], inFlight: 0, maxInFlight: 0, late: 0 };
   let held: (() => void) | undefined;
+  let order = Promise.resolve();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -89,11 +111,13 @@ function proxyOf(target: () => string, opts: { hold?: boolean; fail?: number; ol
       if (entry) log.pushes.push(entry);
       log.inFlight++;
       log.maxInFlight = Math.max(log.maxInFlight, log.inFlight);
+      let answered = () => undefined as void;
       const answer = (status: number, headers: Record<string, string>, bytes: Buffer) => {
         log.inFlight--;
         res.writeHead(status, headers).end(bytes);
+        answered();
       };
-      const forward = () => {
+      const send = () => {
         if (entry && log.pushes.indexOf(entry) + 1 === opts.fail) {
           entry.answer = { status: 503 };
           answer(503, { 'content-type': 'application/json' }, Buffer.from('{"error":{"code":"unavailable","message":"proxy"}}'));
@@ -113,6 +137,12 @@ function proxyOf(target: () => string, opts: { hold?: boolean; fail?: number; ol
           if (cookie) out['set-cookie'] = cookie;
           answer(r.status, out, bytes);
         }, () => answer(502, {}, Buffer.alloc(0)));
+      };
+      // The site's pushes reach the master one after the other, in the order they came: which of
+      // two at once the master takes first would otherwise be chance.
+      const forward = () => {
+        if (!entry) { send(); return; }
+        order = order.then(() => new Promise<void>((done) => { answered = done; send(); }));
       };
       if (entry) {
         held?.();
@@ -171,7 +201,8 @@ describe.each(DIALECTS)('a box sends its next batch before the answer (master on
     const inbox = (await master.services.db.rows<{ seq: unknown }>(sql`select seq from sync_inbox where tenant_id = ${tenant} order by seq`)).map((r) => Number(r.seq));
     // Every event once, in order, none skipped.
     expect(inbox).toEqual(Array.from({ length: last }, (_, i) => i + 1));
-    return log;
+    // The catch-up's pushes (the box may push events of its own after them, in a later cycle).
+    return { ...log, pushes: log.pushes.filter((p) => p.seqs[0]! <= last) };
   }
 
   it('names the batch before in each push and sends it before that batch\'s answer', async () => {
