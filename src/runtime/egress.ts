@@ -18,23 +18,28 @@ import { FieldFailure } from '../field/errors.js';
 import type { FieldService } from '../field/index.js';
 import type { Poller } from '../field/poll-types.js';
 
-/** Addresses that are not the public internet: this host, its LAN, link-local, carrier NAT, multicast, reserved. */
-const NOT_PUBLIC = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) NOT_PUBLIC.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['2001:db8::', 32], ['64:ff9b:1::', 48], ['100::', 64],
-] as const) NOT_PUBLIC.addSubnet(net, bits, 'ipv6');
+/** Addresses that are not the public internet: this host, its LAN, link-local, carrier NAT, multicast, reserved. Made at first use (a start asks none). */
+let notPublicList: BlockList | undefined;
+function notPublicBlocks(): BlockList {
+  if (notPublicList) return notPublicList;
+  const list = new BlockList();
+  for (const [net, bits] of [
+    ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+    ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ] as const) list.addSubnet(net, bits, 'ipv4');
+  for (const [net, bits] of [
+    ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['2001:db8::', 32], ['64:ff9b:1::', 48], ['100::', 64],
+  ] as const) list.addSubnet(net, bits, 'ipv6');
+  return (notPublicList = list);
+}
 
 /** Is this IP address loopback, link-local, private or otherwise not on the public internet? IPv4-mapped IPv6 counts as its IPv4 address. */
 export function notPublic(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return true; // not an address at all: never a safe target
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return NOT_PUBLIC.check(mapped[1]!, 'ipv4');
-  return NOT_PUBLIC.check(address, family === 6 ? 'ipv6' : 'ipv4');
+  if (mapped) return notPublicBlocks().check(mapped[1]!, 'ipv4');
+  return notPublicBlocks().check(address, family === 6 ? 'ipv6' : 'ipv4');
 }
 
 export const MASTER_NO_FIELD_BUS = 'the master cloud has no field bus and opens no connection to a field device or an address given in a request; read, poll and write equipment on the site box';

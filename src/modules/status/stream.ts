@@ -6,7 +6,7 @@
 // last sent dropped.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { SESSION_COOKIE } from '../../auth/guard.js';
 import { ERROR_CODES, type ErrorCode } from '../../kernel/errors.js';
 import type { Caller, Services } from '../../kernel/context.js';
@@ -94,7 +94,9 @@ export const CLOSE_SESSION_ENDED = 4401;
 export const CLOSE_UNINSTALLED = 4404;
 
 export function startStatusStream(services: Services): { stop(): void; clients(): number } {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  // ws (and the zlib it loads) is loaded by the first stream opened, not by every start.
+  let wss: WebSocketServer | undefined;
+  const server = async () => (wss ??= new (await import('ws')).WebSocketServer({ noServer: true, maxPayload: 64 * 1024 }));
   const clients = new Set<Client>();
   const heartbeatMs = services.config.status_heartbeat_ms;
 
@@ -249,7 +251,7 @@ export function startStatusStream(services: Services): { stop(): void; clients()
       return refuse(socket, 'tenant_boundary_denied', `this session is bound to site ${caller.site_id}`);
     }
     securityLog(req, caller, 'allow');
-    wss.handleUpgrade(req, socket, head, (ws) => {
+    (await server()).handleUpgrade(req, socket, head, (ws) => {
       void serve(ws, caller, token as string, sinceRaw === null ? undefined : Number(sinceRaw), scopeOf(caller, site));
     });
   }, () => {
@@ -262,7 +264,7 @@ export function startStatusStream(services: Services): { stop(): void; clients()
       offBus?.();
       unregister();
       for (const c of clients) c.ws.close(1001, 'server stopping');
-      wss.close();
+      wss?.close();
     },
     clients: () => clients.size,
   };

@@ -113,7 +113,9 @@ alarms as (
 )
 select o."applied_seq", o."update_step", o."update_version", o."app_version", (select "mode" from m) as "mode", exists (select 1 from site) as "done" from o`;
 
-const NAME = `cabinet_sync_push_${createHash('sha256').update(TEXT).digest('hex').slice(0, 12)}`;
+/** The statement's name, made at the first push (a start hashes nothing it does not need). */
+let name: string | undefined;
+const statementName = () => (name ??= `cabinet_sync_push_${createHash('sha256').update(TEXT).digest('hex').slice(0, 12)}`);
 
 export interface OnePush {
   /** Null: no site row for this session's credential (403). */
@@ -161,6 +163,6 @@ export async function pushInOne(db: Database, key: { tenant_id: string; site_id:
  */
 async function query(db: Database, values: unknown[]): Promise<Row[]> {
   const client = (db.orm as unknown as { $client: { query(q: unknown, v?: unknown[]): Promise<{ rows: Row[] }> } }).$client;
-  const res = db.engine === 'postgresql' ? await client.query({ name: NAME, text: TEXT, values }) : await client.query(TEXT, values);
+  const res = db.engine === 'postgresql' ? await client.query({ name: statementName(), text: TEXT, values }) : await client.query(TEXT, values);
   return res.rows;
 }
