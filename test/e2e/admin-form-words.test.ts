@@ -106,13 +106,44 @@ async function offeredResources(page: Page): Promise<string[]> {
 
 const apiOf = async (page: Page) => ((await page.evaluate(`fetch('/api/v1/app/context').then((r) => r.json())`)) as { item: Ctx }).item.policy.permissions.api;
 
+/** Counts the shell's requests in flight (window.__inflight): fetch wrapped before the shell loads (it asks for nothing else). */
+const COUNT_REQUESTS = `(() => {
+  let n = 0;
+  const f = window.fetch;
+  window.fetch = function (...args) { n++; return f.apply(this, args).finally(() => { n--; }); };
+  Object.defineProperty(window, '__inflight', { get: () => n });
+})()`;
+/** An admin's page whose requests are counted (for quiet()). */
+async function countedPage(browser: Browser): Promise<{ page: Page; problems: string[] }> {
+  const p = await newPage(browser);
+  await p.context.addInitScript(COUNT_REQUESTS);
+  return p;
+}
+/**
+ * Waits until no request of the screen is in flight over three frames and the task after them:
+ * what it asked for (the names of houses and profiles on a form) has come and is drawn. (A fixed
+ * 150-200 ms here was 26 s of the file, and too short for a loaded machine.)
+ */
+async function quiet(page: Page): Promise<void> {
+  const still = `new Promise((done) => {
+    const seen = [];
+    const frame = () => {
+      seen.push(window.__inflight);
+      if (seen.length < 3) requestAnimationFrame(frame);
+      else setTimeout(() => done(seen.every((n) => n === 0) && window.__inflight === 0), 0);
+    };
+    requestAnimationFrame(frame);
+  })`;
+  await expect.poll(() => page.evaluate(still), { timeout: 10_000, interval: 20 }).toBe(true);
+}
+
 const stuck: string[] = [];
 /** Waits until a screen has settled: a record list loaded (or its empty line), else the main area drawn; a screen still loading after 10 s is noted. */
 async function settled(page: Page): Promise<void> {
   await page.locator('#main').waitFor();
   const done = await expect.poll(() => page.locator('#main .loading').count(), { timeout: 10_000 }).toBe(0).then(() => true, () => false);
   if (!done) stuck.push(new URL(page.url()).hash);
-  await page.waitForTimeout(150);
+  else await quiet(page);
 }
 
 describe('farm words on every admin form', () => {
@@ -305,7 +336,7 @@ describe('farm words on every admin form', () => {
   }, 180_000);
 
   it('a site admin walks every screen and every command form: no API names, ids, scopes or HTTP codes', async () => {
-    const { page, problems } = await newPage(browser);
+    const { page, problems } = await countedPage(browser);
     await rfidLogin(page, server.url, cards.admin!);
     const found: string[] = [];
     const check = async (where: string) => {
@@ -347,7 +378,7 @@ describe('farm words on every admin form', () => {
         const name = (await listButtons.nth(i).textContent()) ?? '';
         await listButtons.nth(i).click();
         await page.locator('.action-panel form, .action-panel .adapter-editor, .action-panel section').first().waitFor();
-        await page.waitForTimeout(200); // the names of houses and profiles
+        await quiet(page); // the names of houses and profiles
         await check(`#/r/${path} form "${name}"`);
         if (i === 0) for (const v of await axeSerious(page)) found.push(`#/r/${path} form "${name}" — axe: ${JSON.stringify(v).slice(0, 200)}`);
         forms++;
@@ -360,7 +391,7 @@ describe('farm words on every admin form', () => {
       if (!(await open.count())) continue;
       await open.click();
       await page.locator('.detail').waitFor();
-      await page.waitForTimeout(200);
+      await quiet(page);
       await check(`#/r/${path} record`);
       const itemButtons = page.locator('.detail .detail-actions button');
       for (let i = 0; i < (await itemButtons.count()); i++) {
@@ -385,7 +416,7 @@ describe('farm words on every admin form', () => {
   }, 600_000);
 
   it('forms start with sensible values and choices in words, ask neither farm nor site, name houses and curves, and answer without ids', async () => {
-    const { page, problems } = await newPage(browser);
+    const { page, problems } = await countedPage(browser);
     await rfidLogin(page, server.url, cards.admin!);
 
     // A card: valid for a year unless changed, for site staff, the kinds and roles in words.
@@ -471,7 +502,7 @@ describe('farm words on every admin form', () => {
   });
 
   it('an operator is offered no command the policy refuses the role', async () => {
-    const { page, problems } = await newPage(browser);
+    const { page, problems } = await countedPage(browser);
     await rfidLogin(page, server.url, cards.operator!);
     const api = await apiOf(page);
     const resources = await offeredResources(page);
