@@ -2,7 +2,7 @@ import { defineModule, defineRuntime, grant } from '../../kernel/module.js';
 import { deviceRoutes } from './resource.js';
 import { deviceCredentials } from './credentials.js';
 import { deviceCredentialsResource } from './credential-resource.js';
-import { telemetryPoints, telemetryRollups, telemetrySeries } from './schema.js';
+import { telemetryPoints, telemetryPointsRecent, telemetryRollups, telemetrySeries } from './schema.js';
 import { createTelemetryService, type TelemetryService } from './service.js';
 import { recoverRollups } from './storage.js';
 
@@ -19,7 +19,7 @@ export default defineModule({
   key_entity: 'device_telemetry_point',
   provides_enrichment_for: [],
   routes: [...deviceRoutes, ...deviceCredentialsResource.routes],
-  tables: [telemetrySeries, telemetryPoints, telemetryRollups, deviceCredentials],
+  tables: [telemetrySeries, telemetryPoints, telemetryPointsRecent, telemetryRollups, deviceCredentials],
   permissions: [
     ...grant('devices', { operator: ['read', 'ingest'], admin: ['read', 'ingest'], security: ['read'] }),
     // A device credential publishes into the tenant's telemetry: issued by its admins only.
@@ -38,6 +38,9 @@ export default defineModule({
           // The open roll-ups of a run that did not stop cleanly were in its memory only: rebuilt
           // from the stored points (PostgreSQL keeps no marker of a clean stop: always).
           const { db } = services;
+          // Points a previous run left waiting in the recent table (recent.ts) go to their place
+          // first: the recovery below and the storage run read telemetry_points.
+          await t.writer.settle();
           if (services.config.telemetry_hold_ms > 0 && (db.uncleanStop || db.dialect === 'postgres')) {
             try {
               const rows = await db.transaction(() => recoverRollups(db, Date.now()));

@@ -38,6 +38,24 @@ export const telemetryPoints = defineTable('telemetry_points', {
 });
 
 /**
+ * The newest points, before they are settled into telemetry_points (recent.ts): the same columns,
+ * no index, appended in arrival order. On a box the minute's commit of a site's polled points
+ * rewrote a leaf of telemetry_points_series_ts per series (and their parents), tens of pages of
+ * the log for a few hundred points; appended here it writes about the points' own pages, and the
+ * settle writes each series' hour of index entries together, once an hour. Reads see both tables
+ * (the view device_telemetry, the KPI); the id comes from one sequence for both.
+ */
+export const telemetryPointsRecent = defineTable('telemetry_points_recent', {
+  id: col.integer({ primaryKey: true, notNull: true }),
+  series_id: col.integer({ notNull: true }),
+  ts: col.integer({ notNull: true }),
+  value: col.real(),
+  status: col.integer({ notNull: true }),
+  latency_ms: col.real(),
+  received_at: col.integer({ notNull: true }),
+});
+
+/**
  * resolution is the bucket width in seconds (60 or 3600); bucket its start in epoch ms. The
  * primary key is the only index: a chart reads one series' range of it, and the purge goes
  * series by series through it.

@@ -148,17 +148,25 @@ export function createTelemetryService(services: Services): TelemetryService {
       // Constants inline: better-sqlite3 binds numbers as REAL, and the edge is integer arithmetic.
       const hourMs = sql.raw(String(HOUR_MS));
       const hourRes = sql.raw(String(RESOLUTIONS.hour));
+      // The points waiting in telemetry_points_recent (recent.ts) count and may be a series' last:
+      // that table has no index, and at most RECENT_MAX rows, so it is read once, not per series.
       const total = code === undefined
         ? sql`(select coalesce(sum(r.count), 0) from telemetry_rollups r, edge
             where r.series_id in (select id from sel) and r.resolution = ${hourRes} and r.bucket >= edge.h)
-          + (select count(*) from telemetry_points q, edge where q.series_id in (select id from sel) and q.ts < edge.h)`
-        : sql`(select count(*) from telemetry_points q where q.series_id in (select id from sel)${status})`;
+          + (select count(*) from telemetry_points q, edge where q.series_id in (select id from sel) and q.ts < edge.h)
+          + (select count(*) from telemetry_points_recent q, edge where q.series_id in (select id from sel) and q.ts < edge.h)`
+        : sql`(select count(*) from telemetry_points q where q.series_id in (select id from sel)${status})
+          + (select count(*) from telemetry_points_recent q where q.series_id in (select id from sel)${status})`;
       const [row] = await db.read<Record<string, string | number | null>>(sql`
         with sel as (select id, tenant_id, device_id from telemetry_series ${where}),
-        edge as (select coalesce((min(ts) / ${hourMs} + 1) * ${hourMs}, 0) as h from telemetry_points),
+        edge as (select coalesce((min(m) / ${hourMs} + 1) * ${hourMs}, 0) as h
+          from (select min(ts) as m from telemetry_points union all select min(ts) from telemetry_points_recent) e),
         last as (
           select sel.tenant_id, sel.device_id, p.status, p.latency_ms, p.ts, p.id
           from sel join telemetry_points p on p.id = (select q.id from telemetry_points q where q.series_id = sel.id${status} order by q.ts desc, q.id desc limit 1)
+          union all
+          select sel.tenant_id, sel.device_id, q.status, q.latency_ms, q.ts, q.id
+          from sel join telemetry_points_recent q on q.series_id = sel.id${status}
         ),
         ranked as (select status, latency_ms, row_number() over (partition by tenant_id, device_id order by ts desc, id desc) as rn from last)
         select

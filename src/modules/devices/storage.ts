@@ -1,6 +1,7 @@
 // How a batch of telemetry points reaches the tables: series ids from an in-memory dictionary
-// (new series inserted in the batch's transaction), raw points, and the minute/hour roll-ups
-// merged in the same transaction. SQLite runs prepared multi-row statements straight on
+// (new series inserted in the batch's transaction), raw points (into telemetry_points, or on
+// SQLite into telemetry_points_recent until the settle moves them: recent.ts), and the minute/hour
+// roll-ups merged in the same transaction. SQLite runs prepared multi-row statements straight on
 // better-sqlite3 (no query builder per batch); PostgreSQL sends each column as one array
 // (unnest), so a batch is two statements whatever its size.
 import { sql } from 'drizzle-orm';
@@ -33,9 +34,11 @@ function msParser(): (iso: string) => number {
 }
 
 interface Engine {
+  /** Whether points may wait in telemetry_points_recent (SQLite: a box's flash; PostgreSQL writes them in place). */
+  readonly recent: boolean;
   /** The id of a series, creating it (inside the caller's transaction). */
   seriesId(key: SeriesKey): Promise<number>;
-  insertPoints(flat: (number | null)[], rows: number): Promise<void>;
+  insertPoints(flat: (number | null)[], rows: number, recent: boolean): Promise<void>;
   mergeRollups(rollups: readonly Rollup[]): Promise<void>;
 }
 
@@ -55,8 +58,16 @@ export class TelemetryStorage {
     this.engine = db.prepareSqlite ? sqliteEngine(db.prepareSqlite) : postgresEngine(db);
   }
 
-  /** Writes the points and the roll-ups `choose` picks; run it inside the batch's transaction. */
-  async write(points: readonly TelemetryPoint[], choose: RollupChoice = (all) => all): Promise<BatchResult> {
+  /** Whether write() with `recent` appends to telemetry_points_recent (SQLite) rather than telemetry_points. */
+  get recent(): boolean {
+    return this.engine.recent;
+  }
+
+  /**
+   * Writes the points and the roll-ups `choose` picks; run it inside the batch's transaction.
+   * `recent`: the points go to telemetry_points_recent (on SQLite; in place elsewhere).
+   */
+  async write(points: readonly TelemetryPoint[], choose: RollupChoice = (all) => all, opts: { recent?: boolean } = {}): Promise<BatchResult> {
     const fresh = new Map<string, number>();
     const keys = new Map<number, SeriesKey>();
     const flat: (number | null)[] = new Array(points.length * POINT_COLUMNS.length);
@@ -86,7 +97,7 @@ export class TelemetryStorage {
       flat[o + 5] = receivedMs(p.received_at);
       inputs[i] = { series_id: id, ts, value: p.value };
     }
-    if (points.length) await this.engine.insertPoints(flat, points.length);
+    if (points.length) await this.engine.insertPoints(flat, points.length, opts.recent === true && this.engine.recent);
     const rollups = choose(rollup(inputs).map((r) => ({ ...r, series: keys.get(r.series_id)! })));
     if (rollups.length) await this.engine.mergeRollups(rollups);
     return {
@@ -110,20 +121,35 @@ function chunked(full: SqliteStatement, one: SqliteStatement, perStatement: numb
 }
 
 function sqliteEngine(prepare: (text: string) => SqliteStatement): Engine {
-  const insertSql = (rows: number) => `insert into telemetry_points (${POINT_COLUMNS.join(',')}) values ${placeholders(rows, POINT_COLUMNS.length)}`;
-  const points = chunked(prepare(insertSql(POINT_ROWS)), prepare(insertSql(1)), POINT_ROWS, POINT_COLUMNS.length);
+  // Ids given here, from one sequence for both tables (a point keeps its id when settled): past
+  // the largest of either, read per batch inside its transaction (the rightmost key of each: two
+  // page reads), so rows inserted by anything else never collide.
+  const columns = ['id', ...POINT_COLUMNS];
+  const insertSql = (table: string, rows: number) => `insert into ${table} (${columns.join(',')}) values ${placeholders(rows, columns.length)}`;
+  const into = (table: string) => chunked(prepare(insertSql(table, POINT_ROWS)), prepare(insertSql(table, 1)), POINT_ROWS, columns.length);
+  const toPoints = into('telemetry_points');
+  const toRecent = into('telemetry_points_recent');
+  const lastId = prepare('select max(coalesce((select max(id) from telemetry_points), 0), coalesce((select max(id) from telemetry_points_recent), 0)) as n');
   const conflict = rollupConflictClause('sqlite');
   const rollupSql = (rows: number) => `insert into telemetry_rollups (${ROLLUP_COLUMNS.map((c) => `"${c}"`).join(',')}) values ${placeholders(rows, ROLLUP_COLUMNS.length)} ${conflict}`;
   const rollups = chunked(prepare(rollupSql(ROLLUP_ROWS)), prepare(rollupSql(1)), ROLLUP_ROWS, ROLLUP_COLUMNS.length);
   const addSeries = prepare('insert into telemetry_series (tenant_id, site_id, device_id, metric, unit) values (?, ?, ?, ?, ?) on conflict do nothing');
   const findSeries = prepare('select id from telemetry_series where tenant_id = ? and device_id = ? and metric = ? and site_id = ? and unit = ?');
   return {
+    recent: true,
     async seriesId(k) {
       addSeries.run(k.tenant_id, k.site_id, k.device_id, k.metric, k.unit);
       return (findSeries.get(k.tenant_id, k.device_id, k.metric, k.site_id, k.unit) as { id: number }).id;
     },
-    async insertPoints(flat, rows) {
-      points(flat, rows);
+    async insertPoints(flat, rows, recent) {
+      let id = Number((lastId.get() as { n: number }).n);
+      const w = POINT_COLUMNS.length;
+      const withIds: (number | null)[] = new Array(rows * (w + 1));
+      for (let r = 0; r < rows; r++) {
+        withIds[r * (w + 1)] = ++id;
+        for (let c = 0; c < w; c++) withIds[r * (w + 1) + 1 + c] = flat[r * w + c]!;
+      }
+      (recent ? toRecent : toPoints)(withIds, rows);
     },
     async mergeRollups(list) {
       const flat: (number | null)[] = [];
@@ -141,6 +167,9 @@ function postgresEngine(db: Database): Engine {
   };
   const conflict = sql.raw(rollupConflictClause('postgres'));
   return {
+    // A server's database is not a box's flash, and several processes may write it: points go
+    // straight to telemetry_points with the identity's ids (the recent table stays empty).
+    recent: false,
     async seriesId(k) {
       await db.run(sql`insert into telemetry_series (tenant_id, site_id, device_id, metric, unit) values (${k.tenant_id}, ${k.site_id}, ${k.device_id}, ${k.metric}, ${k.unit}) on conflict do nothing`);
       const [row] = await db.rows<{ id: string | number }>(sql`select id from telemetry_series where tenant_id = ${k.tenant_id} and device_id = ${k.device_id} and metric = ${k.metric} and site_id = ${k.site_id} and unit = ${k.unit}`);

@@ -16,14 +16,19 @@
 // (open-rollups.ts): a minute's points are one commit, and a roll-up row is written once instead
 // of by every commit. Points acknowledged to an MQTT client are still committed within
 // telemetry_flush_ms (its PUBACK means stored, and the broker reads its next packets only then).
+//
+// On SQLite the points of a held or gathered batch wait in telemetry_points_recent, which has no
+// index, and are settled into telemetry_points once an hour or past RECENT_MAX (recent.ts); a
+// batch somebody waits for (an HTTP push, a burst) is written to telemetry_points directly.
 import { ApiError } from '../../kernel/errors.js';
 import type { Services } from '../../kernel/context.js';
 import { need } from '../../kernel/context.js';
 import type { TelemetryPoint } from '../../realtime/bus.js';
 import { TelemetryStorage } from './storage.js';
 import { CLOSE_GRACE_MS, mergeRollup, OpenRollups, type OpenBucket } from './open-rollups.js';
-import { rollup } from './rollups.js';
+import { HOUR_MS, rollup } from './rollups.js';
 import { nowMs } from '../../kernel/clock.js';
+import { RECENT_MAX, recentCount, settleRecent } from './recent.js';
 
 type SeriesKeyOf = OpenBucket['series'];
 const seriesText = (p: { tenant_id: string; site_id: string | null; device_id: string; metric: string; unit: string | null }) =>
@@ -34,6 +39,8 @@ export const MAX_QUEUED = 200_000;
 
 interface Batch {
   points: TelemetryPoint[];
+  /** Somebody waits for it (an HTTP push, a burst): written to telemetry_points, not the recent table. */
+  direct: boolean;
   done: Promise<void>;
   resolve(): void;
   reject(err: Error): void;
@@ -44,7 +51,7 @@ function newBatch(): Batch {
   let reject!: (err: Error) => void;
   const done = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
   done.catch(() => undefined); // a batch nobody awaits must not become an unhandled rejection
-  return { points: [], done, resolve, reject };
+  return { points: [], direct: false, done, resolve, reject };
 }
 
 export interface TelemetryWriterStats {
@@ -75,6 +82,11 @@ export class TelemetryWriter {
   private readonly open: OpenRollups | undefined;
   private stopped = false;
   private readonly storage: TelemetryStorage;
+  /** Points written to telemetry_points_recent since its last count (an upper bound). */
+  private recentRows = 0;
+  /** The hour (epoch ms of its start) of the last settle; the first tick of a later hour settles. */
+  private settledHour = Math.floor(nowMs() / HOUR_MS) * HOUR_MS;
+  private settling: Promise<number> | undefined;
   readonly stats: TelemetryWriterStats = { received: 0, queued: 0, written: 0, batches: 0, dropped: 0 };
 
   constructor(
@@ -120,6 +132,7 @@ export class TelemetryWriter {
     else this.held = true;
     if (this.full()) this.kick();
     else if (now || (!hold && batch.points.length >= this.burst())) {
+      batch.direct = true;
       this.urgent = true;
       this.soon ??= setImmediate(() => { this.soon = undefined; this.kick(); });
     }
@@ -139,9 +152,12 @@ export class TelemetryWriter {
     const at = (Math.floor((now - CLOSE_GRACE_MS) / period) + 1) * period + CLOSE_GRACE_MS;
     this.tick = setTimeout(() => {
       this.tick = undefined;
+      const t = nowMs();
       if (this.waiting.length) this.kick();
-      else if (!this.writing && this.open?.hasClosed(nowMs())) this.writeNext(newBatch());
-      if (this.open?.size || this.waiting.length) this.armTick();
+      else if (!this.writing && this.open?.hasClosed(t)) this.writeNext(newBatch());
+      // After the minute's write (the database's lock keeps the order): the hour's points settle.
+      if (this.recentRows > 0 && t - this.settledHour >= HOUR_MS + CLOSE_GRACE_MS) void this.settle();
+      if (this.open?.size || this.waiting.length || this.recentRows > 0) this.armTick();
     }, Math.max(0, at - now));
   }
 
@@ -197,17 +213,23 @@ export class TelemetryWriter {
       const now = nowMs();
       let keep: Map<string, OpenBucket> | undefined;
       const open = this.open;
+      // With telemetry_hold_ms 0 (the write path before the hold) points are written in place.
+      const recent = !batch.direct && this.storage.recent && open !== undefined;
       const written = await this.services.db.transaction(async () => {
         const w = await this.storage.write(batch.points, open && ((rollups) => {
           const plan = open.plan(rollups, now, all);
           keep = plan.keep;
           return plan.write;
-        }));
+        }), { recent });
         if (batch.points.length) await need(this.services, 'bus').stage('telemetry', batch.points);
         return w;
       });
       written.commit();
       if (keep) open?.commit(keep);
+      if (recent && batch.points.length) {
+        this.recentRows += batch.points.length;
+        if (this.recentRows >= RECENT_MAX) void this.settle();
+      }
       this.stats.written += batch.points.length;
       this.stats.batches++;
       batch.resolve();
@@ -250,6 +272,32 @@ export class TelemetryWriter {
     this.stopped = true;
     if (this.tick) { clearTimeout(this.tick); this.tick = undefined; }
     await this.flush();
+    // A settle under way ends after its slice (the rest goes on at the next start).
+    await this.settling?.catch(() => undefined);
+  }
+
+  /**
+   * Moves the points waiting in telemetry_points_recent into telemetry_points (recent.ts): at the
+   * start, on the first tick of each hour, past RECENT_MAX waiting points. One at a time; resolves
+   * with how many points this call's settle moved (0 when it joined one under way).
+   */
+  settle(): Promise<number> {
+    if (this.settling) return this.settling.then(() => 0, () => 0);
+    const db = this.services.db;
+    this.settledHour = Math.floor(nowMs() / HOUR_MS) * HOUR_MS;
+    const run = (async () => {
+      try {
+        return await settleRecent(db, { stopped: () => this.stopped });
+      } catch (err) {
+        this.services.log.error('telemetry points could not be settled', { error: (err as Error).message });
+        return 0;
+      } finally {
+        this.recentRows = await recentCount(db).catch(() => this.recentRows);
+        this.settling = undefined;
+      }
+    })();
+    this.settling = run;
+    return run;
   }
 
   /**

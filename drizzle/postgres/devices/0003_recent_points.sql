@@ -1,0 +1,26 @@
+-- The newest points, before the settle moves them into telemetry_points (src/modules/devices/recent.ts):
+-- no index, appended in arrival order. The API's view reads both tables.
+CREATE TABLE "telemetry_points_recent" (
+	"id" bigint PRIMARY KEY NOT NULL,
+	"series_id" bigint NOT NULL,
+	"ts" bigint NOT NULL,
+	"value" double precision,
+	"status" bigint NOT NULL,
+	"latency_ms" double precision,
+	"received_at" bigint NOT NULL
+);
+--> statement-breakpoint
+DROP VIEW "device_telemetry";
+--> statement-breakpoint
+CREATE VIEW "device_telemetry" AS
+SELECT p."id" AS "id", s."tenant_id" AS "tenant_id", nullif(s."site_id", '') AS "site_id", s."device_id" AS "device_id", s."metric" AS "metric",
+	p."value" AS "value", nullif(s."unit", '') AS "unit",
+	CASE p."status" WHEN 0 THEN 'online' WHEN 1 THEN 'warn' ELSE 'error' END AS "status",
+	p."latency_ms" AS "latency_ms", p."ts" AS "ts", p."received_at" AS "received_at"
+FROM "telemetry_points" p JOIN "telemetry_series" s ON s."id" = p."series_id"
+UNION ALL
+SELECT p."id" AS "id", s."tenant_id" AS "tenant_id", nullif(s."site_id", '') AS "site_id", s."device_id" AS "device_id", s."metric" AS "metric",
+	p."value" AS "value", nullif(s."unit", '') AS "unit",
+	CASE p."status" WHEN 0 THEN 'online' WHEN 1 THEN 'warn' ELSE 'error' END AS "status",
+	p."latency_ms" AS "latency_ms", p."ts" AS "ts", p."received_at" AS "received_at"
+FROM "telemetry_points_recent" p JOIN "telemetry_series" s ON s."id" = p."series_id";

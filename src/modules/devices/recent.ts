@@ -1,0 +1,59 @@
+// The settle: points waiting in telemetry_points_recent move into telemetry_points, oldest id
+// first, a slice a transaction (copied and deleted together, so a settle stopped by a stop or a
+// crash goes on at the next one; the points keep their ids).
+//
+// Why points wait there (SQLite, a box): telemetry_points has an index by series and time. A
+// minute's commit of a site's polled points adds a few entries to every series, and once the
+// table holds hours each series' newest entries sit on a leaf of their own: a commit of 180
+// points rewrote about a hundred pages of that index in the log, and the checkpoint copied them
+// again (bench/flash-site.ts with a day's history: 1.4 GiB a day for a 10-house site, six times
+// what a new database shows). In the recent table, which has no index, the minute's points are
+// appended: their own pages. Settled once an hour, or when RECENT_MAX points wait, a series'
+// hour of entries fills its leaves together. Reads see both tables (the view device_telemetry,
+// the KPI): the recent table is at most RECENT_MAX rows, scanned where the other is searched.
+//
+// A point is as durable in either table: the settle changes no power-cut bound.
+import { sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+
+/** Past this many waiting points the settle runs at once (a flood, a site of many series): the reads' scan stays short. */
+export const RECENT_MAX = 20_000;
+
+/** Points moved a transaction: a settle holds the writer a few milliseconds at a time. */
+export const SETTLE_SLICE = 5_000;
+
+/** How many points wait in telemetry_points_recent. */
+export async function recentCount(db: Database): Promise<number> {
+  const [row] = await db.rows<{ n: number | string }>(sql`select count(*) as n from telemetry_points_recent`);
+  return Number(row?.n ?? 0);
+}
+
+/** Moves one slice (the oldest ids); resolves with how many points it moved. */
+async function settleSlice(db: Database, slice: number): Promise<number> {
+  return db.transaction(async () => {
+    const [edge] = await db.rows<{ id: number | string | null }>(sql`select max(id) as id from (select id from telemetry_points_recent order by id limit ${sql.raw(String(Math.max(1, Math.floor(slice))))}) s`);
+    if (edge?.id === null || edge?.id === undefined) return 0;
+    const upTo = Number(edge.id);
+    await db.run(sql`insert into telemetry_points (id, series_id, ts, value, status, latency_ms, received_at)
+      select id, series_id, ts, value, status, latency_ms, received_at from telemetry_points_recent where id <= ${upTo} order by id`);
+    const [gone] = await db.rows<{ n: number | string }>(sql`select count(*) as n from telemetry_points_recent where id <= ${upTo}`);
+    await db.run(sql`delete from telemetry_points_recent where id <= ${upTo}`);
+    return Number(gone?.n ?? 0);
+  });
+}
+
+/**
+ * Moves every point waiting in telemetry_points_recent into telemetry_points, a slice a
+ * transaction, with a turn of the event loop between slices; `stopped` ends it between slices.
+ * Resolves with how many points it moved.
+ */
+export async function settleRecent(db: Database, opts: { slice?: number; stopped?: () => boolean } = {}): Promise<number> {
+  let moved = 0;
+  for (;;) {
+    if (opts.stopped?.()) return moved;
+    const n = await settleSlice(db, opts.slice ?? SETTLE_SLICE);
+    moved += n;
+    if (n === 0) return moved;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
