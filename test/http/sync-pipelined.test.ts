@@ -14,7 +14,8 @@ import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
 import { clientAs, siteClient, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
 import { waitFor } from '../helpers/wait.js';
-import type { EventKind } from '../../src/modules/tenant-master-sync/engine/protocol.js';
+import type { EventKind, PushBody } from '../../src/modules/tenant-master-sync/engine/protocol.js';
+import { push } from '../../src/modules/tenant-master-sync/engine/master.js';
 
 type Pushed = { seq: number; kind: EventKind; created_at: string; payload: Record<string, unknown> };
 
@@ -30,6 +31,7 @@ describe.each(DIALECTS)('a push after a batch the master has not applied (master
   let env: TestEnv;
   let master: RunningServer;
   let site: Client;
+  let passkeyId: string;
   const count = async (table: string) => Number((await master.services.db.rows<{ n: unknown }>(sql.raw(`select count(*) as n from ${table} where site_id = 'site-1'`)))[0]!.n);
   const seqs = async () => (await master.services.db.rows<{ seq: unknown }>(sql`select seq from sync_inbox where site_id = 'site-1' order by seq`)).map((r) => Number(r.seq));
 
@@ -39,33 +41,48 @@ describe.each(DIALECTS)('a push after a batch the master has not applied (master
     const fleet = await clientAs(env, master);
     const reg = await fleet.post('/api/v1/tenant-master-sync/commands/register-site', { tenant_id: 'farm-a', site_id: 'site-1', industry_code: 'poultry' });
     site = await siteClient(master.url, reg.body.item.credential, fleet.contract);
+    passkeyId = reg.body.item.passkey_id;
   });
   afterAll(async () => {
     await env.cleanup();
   });
 
   it('takes none of its events until the batch named by after is applied, then takes them once', async () => {
-    const push = async (body: Record<string, unknown>) => {
+    const send = async (body: Record<string, unknown>) => {
       const res = await site.post('/api/v1/site-sync/commands/push', { remaining: 0, ...body });
       expect(res.status).toBe(200);
       return res.body.item as { applied_seq: number; accepted: number; duplicates: number };
     };
     expect((await site.post('/api/v1/site-sync/commands/pull', { remaining: 0 })).body.item.push_after).toBe(true);
-    expect(await push({ events: events(1, 3) })).toMatchObject({ applied_seq: 3, accepted: 3, duplicates: 0 });
+    expect(await send({ events: events(1, 3) })).toMatchObject({ applied_seq: 3, accepted: 3, duplicates: 0 });
     const held = { inbox: await count('sync_inbox'), telemetry: await count('sync_telemetry'), alarms: await count('sync_alarms'), beats: await count('sync_heartbeats') };
     // 4..6 did not arrive (yet): 7..9 sent after them are not taken past the gap.
-    expect(await push({ events: events(7, 9), after: 6 })).toEqual({ applied_seq: 3, accepted: 0, duplicates: 0, mode: 'auto' });
+    expect(await send({ events: events(7, 9), after: 6 })).toEqual({ applied_seq: 3, accepted: 0, duplicates: 0, mode: 'auto' });
     expect({ inbox: await count('sync_inbox'), telemetry: await count('sync_telemetry'), alarms: await count('sync_alarms'), beats: await count('sync_heartbeats') }).toEqual(held);
-    expect(await push({ events: events(4, 6), after: 3 })).toMatchObject({ applied_seq: 6, accepted: 3, duplicates: 0 });
-    expect(await push({ events: events(7, 9), after: 6 })).toMatchObject({ applied_seq: 9, accepted: 3, duplicates: 0 });
+    expect(await send({ events: events(4, 6), after: 3 })).toMatchObject({ applied_seq: 6, accepted: 3, duplicates: 0 });
+    expect(await send({ events: events(7, 9), after: 6 })).toMatchObject({ applied_seq: 9, accepted: 3, duplicates: 0 });
     // A batch sent again in part: what is new is taken, what was applied is a duplicate.
-    expect(await push({ events: events(8, 10), after: 7 })).toMatchObject({ applied_seq: 10, accepted: 1, duplicates: 2 });
-    expect(await seqs()).toEqual(events(1, 10).map((e) => e.seq));
-    expect(await count('sync_alarms')).toBe(3);
-    expect(await count('sync_telemetry')).toBe(4);
-    expect(await count('sync_heartbeats')).toBe(3);
+    expect(await send({ events: events(8, 10), after: 7 })).toMatchObject({ applied_seq: 10, accepted: 1, duplicates: 2 });
+    expect(await send({ events: events(11, 19) })).toMatchObject({ applied_seq: 19, accepted: 9 });
+    expect(await seqs()).toEqual(events(1, 19).map((e) => e.seq));
+    expect(await count('sync_alarms')).toBe(6);
+    expect(await count('sync_telemetry')).toBe(7);
+    expect(await count('sync_heartbeats')).toBe(6);
     // An empty push (the box's report) is taken whatever its after.
-    expect(await push({ events: [], after: 99 })).toMatchObject({ applied_seq: 10, accepted: 0 });
+    expect(await send({ events: [], after: 99 })).toMatchObject({ applied_seq: 19, accepted: 0 });
+  });
+
+  it('takes a push that overtook the one it names once that one, queued behind it in the process, is applied', async () => {
+    const caller = { subject: passkeyId, role: 'operator' as const, scope_type: 'tenant' as const, tenant_id: 'farm-a', site_id: 'site-1', session_id: 'test' };
+    const pushOf = (from: number, to: number, after?: number) => push(master.services, caller, { events: events(from, to), remaining: 0, ...(after !== undefined ? { after } : {}) } as PushBody);
+    // Both reach the site's queue at once, the later batch first (as when it was read, checked
+    // and validated sooner on its way in).
+    const [later, first] = await Promise.all([pushOf(23, 25, 22), pushOf(20, 22, 19)]);
+    expect(first).toMatchObject({ applied_seq: 22, accepted: 3 });
+    expect(later).toMatchObject({ applied_seq: 25, accepted: 3, duplicates: 0 });
+    expect((await seqs()).slice(-6)).toEqual([20, 21, 22, 23, 24, 25]);
+    // Nothing behind it: refused at once.
+    expect(await pushOf(30, 31, 29)).toMatchObject({ applied_seq: 25, accepted: 0 });
   });
 
   it('refuses a push with events while paused, and one of a tenant without a sync record, storing nothing of it', async () => {
@@ -73,7 +90,7 @@ describe.each(DIALECTS)('a push after a batch the master has not applied (master
     const reported = async () => Number((await master.services.db.rows<{ n: unknown }>(sql`select reported_pending as n from sync_sites where site_id = 'site-1'`))[0]!.n);
     const inbox = await count('sync_inbox');
     await fleet.post('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'paused' });
-    const paused = await site.post('/api/v1/site-sync/commands/push', { events: events(11, 12), after: 10, remaining: 77 });
+    const paused = await site.post('/api/v1/site-sync/commands/push', { events: events(26, 27), after: 25, remaining: 77 });
     expect(paused.status).toBe(409);
     expect(paused.body.error.code).toBe('lifecycle_conflict');
     expect([await count('sync_inbox'), await reported()]).toEqual([inbox, 0]);
@@ -82,9 +99,9 @@ describe.each(DIALECTS)('a push after a batch the master has not applied (master
     expect(await reported()).toBe(77);
     // Resumed, the same push is taken: the mode is read at every push.
     await fleet.post('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'auto' });
-    expect((await site.post('/api/v1/site-sync/commands/push', { events: events(11, 12), after: 10, remaining: 0 })).body.item).toMatchObject({ applied_seq: 12, accepted: 2 });
+    expect((await site.post('/api/v1/site-sync/commands/push', { events: events(26, 27), after: 25, remaining: 0 })).body.item).toMatchObject({ applied_seq: 27, accepted: 2 });
     await master.services.db.run(sql`delete from sync_tenants where tenant_id = 'farm-a'`);
-    const orphan = await site.post('/api/v1/site-sync/commands/push', { events: events(13, 13), remaining: 5 });
+    const orphan = await site.post('/api/v1/site-sync/commands/push', { events: events(28, 28), remaining: 5 });
     expect(orphan.status).toBe(404);
     expect([await count('sync_inbox'), await reported()]).toEqual([inbox + 2, 0]);
   });

@@ -229,9 +229,13 @@ export async function pull(services: Services, caller: Caller | undefined, body:
 
 /** Pushes of one site are applied one at a time in this process (the row update orders them across processes). */
 const queues = new Map<string, Promise<unknown>>();
-function perSite<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const run = (queues.get(key) ?? Promise.resolve()).then(fn, fn);
+/** `behind()`: whether another push of the site came into the queue after this one. */
+function perSite<T>(key: string, fn: (behind: () => boolean) => Promise<T>): Promise<T> {
+  const mine: { tail?: Promise<unknown> } = {};
+  const go = () => fn(() => queues.get(key) !== mine.tail);
+  const run = (queues.get(key) ?? Promise.resolve()).then(go, go);
   const tail = run.catch(() => undefined);
+  mine.tail = tail;
   queues.set(key, tail);
   void tail.then(() => { if (queues.get(key) === tail) queues.delete(key); });
   return run;
@@ -241,7 +245,12 @@ export async function push(services: Services, caller: Caller | undefined, body:
   const { db } = services;
   const who = siteCaller(caller);
   const key = { tenant_id: who.tenant_id, site_id: who.site_id };
-  return perSite(`${key.tenant_id}\n${key.site_id}`, async () => {
+  const queue = `${key.tenant_id}\n${key.site_id}`;
+  // Not taken because the push named by `after` is not applied yet.
+  const early = (applied: number) => body.after !== undefined && body.events.length > 0 && applied < body.after;
+  // Null: sent right after the push before it, this one overtook it on the way (both were read,
+  // checked and validated at once) and that one is now queued behind it: it is taken after it.
+  const once = async (behind: () => boolean): Promise<PushAnswer | null> => {
     const now = new Date().toISOString();
     const report = reportOf(body, now);
     if (onePushFits(db)) {
@@ -253,6 +262,7 @@ export async function push(services: Services, caller: Caller | undefined, body:
         await countForRollouts(services, { ...key, ...one.before }, report);
         return { applied_seq: one.applied_seq, accepted: body.events.length, duplicates: 0, mode: one.mode as SyncMode };
       }
+      if (early(one.before.applied_seq) && behind()) return null;
       // Some of these events were applied before (a re-sent batch), or the push before this one
       // (`after`) was not: statement by statement, below.
     }
@@ -261,8 +271,9 @@ export async function push(services: Services, caller: Caller | undefined, body:
     if (rec.mode === 'paused' && body.events.length > 0) throw pausedPush(site.tenant_id);
     const answer = await applyPush(db, site, body, rec.mode as SyncMode, now);
     await countForRollouts(services, site, report);
-    return answer;
-  });
+    return early(answer.applied_seq) && behind() ? null : answer;
+  };
+  return (await perSite(queue, once)) ?? (await perSite(queue, async () => (await once(() => false))!));
 }
 
 /** A push statement by statement, in one transaction (SQLite; on PostgreSQL a batch re-sent in part or whole). */
