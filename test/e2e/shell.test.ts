@@ -295,29 +295,43 @@ describe('web shell in Chromium', () => {
   });
 
   it('with the WebSocket cut, the shell falls back to polling and still updates, reconnects with back-off and goes live again', async () => {
-    const { page, problems } = await newPage(browser);
+    const { page, context, problems } = await newPage(browser);
+    // The tablet's clock is Playwright's: its back-off waits are run at once below, and each
+    // attempt is timed in the tablet's own time (read when the attempt reaches the route).
+    await context.clock.install();
     // while `cut`, every stream connection is closed at once; then they reach the server again
     let cut = true;
-    const attempts: number[] = [];
+    const attempts: Promise<number>[] = [];
     await page.routeWebSocket(/\/api\/v1\/status\/stream/, (ws) => {
-      attempts.push(Date.now());
+      attempts.push(page.evaluate('Date.now()') as Promise<number>);
       if (cut) void ws.close({ code: 1011, reason: 'cut by the test' });
       else ws.connectToServer();
     });
+    /** Runs the tablet's clock ahead a tenth of a second at a time until `done`: the waits between attempts pass at once. */
+    const runUntil = async (done: () => Promise<boolean>, limitMs: number) => {
+      for (let ran = 0; !(await done()); ran += 100) {
+        if (ran > limitMs) throw new Error(`still not so after ${limitMs} ms of the tablet's time`);
+        await page.clock.runFor(100);
+      }
+    };
     await rfidLogin(page, server.url, cards.admin1!);
     await expect.poll(() => page.locator('#live-state').getAttribute('data-state')).toBe('polling');
     await farm1.post('/api/v1/status/commands/publish', { source: 'house-2', event: 'fan_stopped', status: 'error' });
     await page.locator('#events li[data-status="error"]', { hasText: 'house-2' }).waitFor({ timeout: 10_000 });
     expect(await page.locator('#live-state').textContent()).toBe('Polling');
-    // reconnects back off: 1 s, 2 s, 4 s ... each with up to 25 % jitter. The third wait against
-    // the first: neighbours can overlap when a loaded machine delays one attempt by a second.
-    await expect.poll(() => attempts.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(4);
-    const gaps = attempts.slice(1).map((t, i) => t - attempts[i]!);
+    // reconnects back off: 1 s, 2 s, 4 s ... each with up to 25 % jitter. From here the tablet's time
+    // moves only when run: an attempt is read in the step it was made, and the next wait starts when
+    // its close arrives, after that step, so a gap read is never shorter than the wait it spans.
+    await page.clock.pauseAt(Date.now() + 50);
+    await runUntil(async () => attempts.length >= 4, 20_000);
+    const times = await Promise.all(attempts);
+    const gaps = times.slice(1).map((t, i) => t - times[i]!);
     expect(gaps[2]!).toBeGreaterThan(gaps[0]!);
     expect(gaps[2]!).toBeGreaterThanOrEqual(3000);
     // the stream comes back: live again, and events arrive over it
     cut = false;
-    await expect.poll(() => page.locator('#live-state').getAttribute('data-state'), { timeout: 20_000 }).toBe('live');
+    await runUntil(async () => (await page.locator('#live-state').getAttribute('data-state')) === 'live', 40_000);
+    await page.clock.resume();
     await farm1.post('/api/v1/status/commands/publish', { source: 'house-4', event: 'door_open', status: 'warn' });
     await page.locator('#events li', { hasText: 'house-4' }).waitFor();
     // a source that is one of the API's resources reads as its name; a device or house id stays as sent
