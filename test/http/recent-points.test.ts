@@ -91,18 +91,37 @@ describe('when the settle runs (sqlite)', () => {
     Number((await server.services.db.rows<{ n: number }>(sql`select count(*) as n from telemetry_points_recent`))[0]!.n);
 
   it('on the first tick of the next hour, not when the points are written', { timeout: 120_000 }, async () => {
-    // The box's clock a few seconds before an hour ends.
+    // The box's clock in an hour's last minutes while the server starts, then a few seconds before that hour ends.
     const HOUR = 3_600_000;
-    const offset = (Math.floor(Date.now() / HOUR) + 1) * HOUR - 5_000 - Date.now();
+    const end = (Math.floor(Date.now() / HOUR) + 1) * HOUR;
+    let offset = end - 120_000 - Date.now();
     setClock({ wall: () => Date.now() + offset, mono: () => performance.now() });
     const env = await createTestEnv('sqlite');
     envs.push(env);
     const server = await env.start({ mqtt_broker: 'off', telemetry_flush_ms: '20' });
+    offset = end - 4_000 - Date.now();
     const at = Date.now() + offset;
     await server.services.telemetry!.writer.enqueue([point('d-1', 'online', at, 1), point('d-2', 'online', at, 2)]);
     expect(await waitingIn(server)).toBe(2);
     await expect.poll(() => waitingIn(server), { timeout: 30_000 }).toBe(0);
     expect(Date.now() + offset).toBeGreaterThanOrEqual((Math.floor(at / HOUR) + 1) * HOUR);
+    await server.close();
+  });
+
+  it('moves a point whose id was taken meanwhile under the next free one, and loses none', { timeout: 120_000 }, async () => {
+    const env = await createTestEnv('sqlite');
+    envs.push(env);
+    const server = await env.start({ mqtt_broker: 'off', telemetry_flush_ms: '20' });
+    const { db } = server.services;
+    await server.services.telemetry!.writer.enqueue([point('d-1', 'online', Date.now() - 2000, 1), point('d-1', 'online', Date.now() - 1000, 2)]);
+    const [first] = await db.rows<{ id: number; series_id: number }>(sql`select min(id) as id, min(series_id) as series_id from telemetry_points_recent`);
+    // A row written into telemetry_points by hand, under the id of a waiting point.
+    await db.run(sql`insert into telemetry_points (id, series_id, ts, value, status, latency_ms, received_at) values (${Number(first!.id)}, ${Number(first!.series_id)}, 0, 99, 0, null, 0)`);
+    expect(await server.services.telemetry!.writer.settle()).toBe(2);
+    expect(await waitingIn(server)).toBe(0);
+    const rows = await db.rows<{ id: number; value: number }>(sql`select id, value from telemetry_points order by value`);
+    expect(rows.map((r) => Number(r.value))).toEqual([1, 2, 99]);
+    expect(new Set(rows.map((r) => Number(r.id))).size).toBe(3);
     await server.close();
   });
 

@@ -12,7 +12,9 @@
 // hour of entries fills its leaves together. Reads see both tables (the view device_telemetry,
 // the KPI): the recent table is at most RECENT_MAX rows, scanned where the other is searched.
 //
-// A point is as durable in either table: the settle changes no power-cut bound.
+// A point is as durable in either table: the settle changes no power-cut bound. PostgreSQL (a
+// server's database, not a box's flash; several processes may write it) writes every point in
+// place and never fills the recent table, so its settle finds nothing to move.
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 
@@ -34,8 +36,17 @@ async function settleSlice(db: Database, slice: number): Promise<number> {
     const [edge] = await db.rows<{ id: number | string | null }>(sql`select max(id) as id from (select id from telemetry_points_recent order by id limit ${sql.raw(String(Math.max(1, Math.floor(slice))))}) s`);
     if (edge?.id === null || edge?.id === undefined) return 0;
     const upTo = Number(edge.id);
+    // A point keeps its id, unless something wrote telemetry_points past the sequence meanwhile
+    // (rows inserted without an id: tests, a repair by hand): then it takes the next free one,
+    // rather than a settle that fails for good and lets the table grow.
+    // The SELECT reads the table it inserts into, so it is read whole before the first row goes in.
+    const taken = sql`exists (select 1 from telemetry_points p where p.id = r.id)`;
     await db.run(sql`insert into telemetry_points (id, series_id, ts, value, status, latency_ms, received_at)
-      select id, series_id, ts, value, status, latency_ms, received_at from telemetry_points_recent where id <= ${upTo} order by id`);
+      select case when ${taken} then last.id + row_number() over (order by r.id) else r.id end,
+        r.series_id, r.ts, r.value, r.status, r.latency_ms, r.received_at
+      from telemetry_points_recent r,
+        (select max(m) as id from (select max(id) as m from telemetry_points union all select max(id) from telemetry_points_recent) u) last
+      where r.id <= ${upTo} order by r.id`);
     const [gone] = await db.rows<{ n: number | string }>(sql`select count(*) as n from telemetry_points_recent where id <= ${upTo}`);
     await db.run(sql`delete from telemetry_points_recent where id <= ${upTo}`);
     return Number(gone?.n ?? 0);
