@@ -7,7 +7,9 @@
 //    master's inbox, batches of 500 (the edge's sync_batch_max), one transaction each.
 // Rounds alternate the two. Catch-up is timed from the resume until the master's applied_seq is
 // the last event's; the master's CPU comes from /proc/<pid>/stat, the raw inserter's from its
-// own process.cpuUsage() around its inserts (PostgreSQL's own CPU is in neither).
+// own process.cpuUsage() around its inserts. PostgreSQL's CPU is printed apart: the backends of
+// the master's database (pg_stat_activity) and the raw inserter's own backend, from /proc (a
+// backend that ends during a round is not counted; the pool keeps its connections while busy).
 // Usage: npx tsx bench/overhead-sync.ts [--rounds 3] [--events 10000] [--pg postgres://postgres@127.0.0.1:5432/test] [--cpu-prof DIR] [--before DIR]
 // (--cpu-prof: the master writes a V8 CPU profile to DIR when it stops; --before DIR: a second
 // master and edge from another tree, with this script and bench/lib/sync-mix.ts copied into it,
@@ -73,6 +75,8 @@ async function rawPg(url: string, n: number, seq0: number): Promise<void> {
     }
     return text;
   };
+  const backend = Number((await client.query('select pg_backend_pid() as pid')).rows[0].pid);
+  const pg0 = cpuSeconds(backend);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   for (let i = 0; i < rows.length; i += BATCH) {
@@ -83,8 +87,9 @@ async function rawPg(url: string, n: number, seq0: number): Promise<void> {
   }
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
+  const pgUs = (cpuSeconds(backend) - pg0) * 1e6;
   await client.end();
-  process.stdout.write(`${JSON.stringify({ ms, cpuUs: cpu.user + cpu.system })}\n`);
+  process.stdout.write(`${JSON.stringify({ ms, cpuUs: cpu.user + cpu.system, pgUs })}\n`);
 }
 
 /** The former baseline, printed beside it: the same rows through the project's own Drizzle insert. */
@@ -109,7 +114,12 @@ async function raw(url: string, n: number, seq0: number): Promise<void> {
 }
 
 function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return 0; // a backend that ended
+  }
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) / 100;
 }
@@ -177,6 +187,12 @@ async function startSide(name: string, tree: string, admin: pg.Client, base: str
   return side as Side;
 }
 
+/** CPU seconds of each PostgreSQL backend of the side's database but the bench's own connection. */
+async function backends(side: Side): Promise<Map<number, number>> {
+  const { rows } = await side.q.query('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+  return new Map(rows.map((r: { pid: number }) => [r.pid, cpuSeconds(r.pid)]));
+}
+
 /** One catch-up of n events: the events wait in the edge's outbox while paused, then the clock runs from the resume to the master's applied_seq reaching the last. */
 async function catchUp(side: Side, n: number) {
   await side.call('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'paused' });
@@ -186,11 +202,16 @@ async function catchUp(side: Side, n: number) {
   const applied = async () => Number((await side.q.query(`select applied_seq as s from sync_sites where site_id = 'site-1'`)).rows[0]?.s ?? 0);
   const cpu0 = cpuSeconds(side.master.pid!);
   const edge0 = cpuSeconds(side.edge.pid!);
+  const pg0 = await backends(side);
   const t0 = performance.now();
   await side.call('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'auto' });
   while ((await applied()) < last!) await new Promise((r) => setTimeout(r, 20));
   const ms = performance.now() - t0;
-  return { rate: (n / ms) * 1000, masterUs: ((cpuSeconds(side.master.pid!) - cpu0) * 1e6) / n, edgeUs: ((cpuSeconds(side.edge.pid!) - edge0) * 1e6) / n };
+  const masterUs = ((cpuSeconds(side.master.pid!) - cpu0) * 1e6) / n;
+  const edgeUs = ((cpuSeconds(side.edge.pid!) - edge0) * 1e6) / n;
+  let pg = 0;
+  for (const [pid, s] of await backends(side)) pg += s - (pg0.get(pid) ?? 0);
+  return { rate: (n / ms) * 1000, masterUs, edgeUs, pgUs: (pg * 1e6) / n };
 }
 
 async function main(): Promise<void> {
@@ -219,16 +240,16 @@ async function main(): Promise<void> {
       const inserter = async (mode: '--raw' | '--drizzle') => {
         const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join('bench', 'overhead-sync.ts'), mode, rawUrl.toString(), String(n), String(rawSeq)], { cwd: ROOT, encoding: 'utf8' });
         rawSeq += n;
-        return JSON.parse(stdout.trim().split('\n').at(-1)!) as { ms: number; cpuUs: number };
+        return JSON.parse(stdout.trim().split('\n').at(-1)!) as { ms: number; cpuUs: number; pgUs?: number };
       };
       const r = await inserter('--raw');
       const d = await inserter('--drizzle');
       const rawRate = (n / r.ms) * 1000;
-      console.log(`round ${round} (load average ${loadavg()[0]!.toFixed(1)}): raw pg insert ${Math.round(rawRate)} rows/s, inserter CPU ${Math.round(r.cpuUs / n)} us/row; the same through Drizzle (the former baseline) ${Math.round((n / d.ms) * 1000)} rows/s, ${Math.round(d.cpuUs / n)} us/row`);
+      console.log(`round ${round} (load average ${loadavg()[0]!.toFixed(1)}): raw pg insert ${Math.round(rawRate)} rows/s, inserter CPU ${Math.round(r.cpuUs / n)} us/row, PostgreSQL ${Math.round((r.pgUs ?? 0) / n)} us/row; the same through Drizzle (the former baseline) ${Math.round((n / d.ms) * 1000)} rows/s, ${Math.round(d.cpuUs / n)} us/row`);
       for (const side of sides) {
         const s = got.get(side.name)!;
         ratios.get(side.name)!.push(s.rate / rawRate);
-        console.log(`  ${side.name}: ${Math.round(s.rate)} events/s, master CPU ${Math.round(s.masterUs)} us/event (edge ${Math.round(s.edgeUs)}); sync / raw ${(s.rate / rawRate).toFixed(2)}x`);
+        console.log(`  ${side.name}: ${Math.round(s.rate)} events/s, master CPU ${Math.round(s.masterUs)} us/event (edge ${Math.round(s.edgeUs)}, PostgreSQL ${Math.round(s.pgUs)}); sync / raw ${(s.rate / rawRate).toFixed(2)}x`);
       }
     }
     for (const side of sides) {

@@ -147,7 +147,8 @@ export async function pushInOne(db: Database, key: { tenant_id: string; site_id:
   const values = [
     key.tenant_id, key.site_id, key.passkey_id, now, JSON.stringify(report),
     events[0]?.seq ?? null, events.at(-1)?.seq ?? null, events.length, p.newestBeat || null,
-    JSON.stringify(events.map((e) => ({ seq: e.seq, kind: e.kind, created_at: e.created_at, payload: e.payload }))),
+    // The events as validated: {seq, kind, created_at, payload} (the recordset ignores any other key).
+    JSON.stringify(events),
     JSON.stringify(telemetry), JSON.stringify(p.heartbeats), JSON.stringify(rollups), JSON.stringify(p.alarms), body.after ?? null,
   ];
   const rows = await query(db, values);
