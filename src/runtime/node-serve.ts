@@ -213,8 +213,22 @@ const isRecord = (h: object) => {
   return proto === Object.prototype || proto === null;
 };
 
-/** An answer Hono built of text, bytes, a blob or a stream: written without a web Response. */
+/** A body-less answer (204, 304, a redirect) as a web Response would be written: no length, a content type by default. */
+function writeEmpty(status: number, given: Simple[2], outgoing: ServerResponse): void {
+  let headers: OutgoingHttpHeaders;
+  if (given && isRecord(given) && !Array.isArray(given)) {
+    headers = { ...(given as OutgoingHttpHeaders) };
+    if (!Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) headers['content-type'] = 'text/plain; charset=UTF-8';
+  } else if (!given) headers = { 'content-type': 'text/plain; charset=UTF-8' };
+  else headers = nodeHeaders(Array.isArray(given) ? new globalThis.Headers(given) : (given as Headers));
+  if (Object.keys(headers).some((k) => k.toLowerCase() === 'x-hono-already-sent')) return;
+  outgoing.writeHead(status, headers);
+  outgoing.end();
+}
+
+/** An answer Hono built of text, bytes, a blob or a stream, or of nothing: written without a web Response. */
 async function writeSimple([status, body, given]: Simple, outgoing: ServerResponse, onError: (err: unknown) => void): Promise<void> {
+  if (body === null) return writeEmpty(status, given, outgoing);
   let headers: OutgoingHttpHeaders;
   let hasLength = false;
   if (!given) headers = { 'content-type': 'text/plain; charset=UTF-8' };

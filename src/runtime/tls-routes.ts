@@ -4,6 +4,7 @@
 // and checks the fingerprint against the one on the panel.
 import { defineRoute, type AnyRoute } from '../kernel/route.js';
 import { ApiError } from '../kernel/errors.js';
+import { requestHeader } from '../kernel/headers.js';
 import type { Services } from '../kernel/context.js';
 import { boxNameAsked, isLoopback } from './tls-http.js';
 import { boxNames, lanAddress, type BoxNames } from './tls-names.js';
@@ -101,7 +102,7 @@ export const tlsRoutes: AnyRoute[] = [
     handler: async ({ c, services }) => {
       const tls = tlsOf(services);
       const m = tls.box.material;
-      const host = tabletHost(c.req.header('host'), services, tls);
+      const host = tabletHost(requestHeader(c, 'host'), services, tls);
       const downloadUrl = `http://${host}:${tls.httpPort}/ca.crt`;
       const qrcode = (await import('qrcode')).default;
       return c.json({

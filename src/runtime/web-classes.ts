@@ -34,12 +34,12 @@ export function replaceGlobals(): void {
 
 const tagOf = (v: object) => Object.prototype.toString.call(v);
 
-/** What node-serve.ts writes without a real Response: status, body, and headers as given to the constructor. */
-export type Simple = [status: number, body: string | Uint8Array | Blob | ReadableStream, headers: HeadersInit | undefined];
+/** What node-serve.ts writes without a real Response: status, body (none for null), and headers as given to the constructor. */
+export type Simple = [status: number, body: string | Uint8Array | Blob | ReadableStream | null, headers: HeadersInit | undefined];
 
-/** A body node-serve.ts writes as it is: text, bytes, a blob or a stream. */
+/** A body node-serve.ts writes as it is: none (a 204 or 304), text, bytes, a blob or a stream. */
 const isSimpleBody = (body: unknown): body is Simple[1] =>
-  typeof body === 'string' || body instanceof Uint8Array || body instanceof Blob || typeof (body as ReadableStream | undefined)?.getReader === 'function';
+  body === null || body === undefined || typeof body === 'string' || body instanceof Uint8Array || body instanceof Blob || typeof (body as ReadableStream | undefined)?.getReader === 'function';
 
 export class LightResponse {
   readonly #body: BodyInit | null | undefined;
@@ -63,7 +63,7 @@ export class LightResponse {
     } else {
       this.#init = init;
     }
-    if (isSimpleBody(body)) this.simple = [init?.status || 200, body, headers ?? init?.headers];
+    if (isSimpleBody(body)) this.simple = [init?.status || 200, body ?? null, headers ?? init?.headers];
   }
 
   /** The real Response, made once; from then on it answers everything. */

@@ -21,6 +21,7 @@ beforeAll(async () => {
   app.get('/text', (c) => c.text('héllo'));
   app.get('/bytes', (c) => c.body(new Uint8Array([1, 2, 3]), 200, { 'content-type': 'application/octet-stream' }));
   app.get('/none', (c) => c.body(null, 304, { etag: '"x"' }));
+  app.delete('/gone', (c) => c.body(null, 204));
   app.get('/cookies', (c) => {
     c.header('set-cookie', 'a=1', { append: true });
     c.header('set-cookie', 'b=2', { append: true });
@@ -81,6 +82,8 @@ describe('the kit\'s Node listener', () => {
     expect(n.status).toBe(304);
     expect(n.headers.etag).toBe('"x"');
     expect(n.body).toBe('');
+    const g = await raw('DELETE', '/gone', { host: 'box' });
+    expect([g.status, g.body, g.headers['content-length']]).toEqual([204, '', undefined]);
     const c = await raw('GET', '/cookies', { host: 'box' });
     expect(c.headers['set-cookie']).toEqual(['a=1', 'b=2']);
     expect(c.body).toBe('two');

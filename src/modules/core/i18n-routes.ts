@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import { ApiError } from '../../kernel/errors.js';
+import { requestHeader } from '../../kernel/headers.js';
 import type { AppContext } from '../../kernel/context.js';
 
 const etags = new WeakMap<object, { etag: string; body: string }>();
@@ -16,8 +17,9 @@ function jsonAsset(c: AppContext, value: object, key: object): Response {
     etags.set(key, hit);
   }
   const headers = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache', etag: hit.etag };
-  if (c.req.header('if-none-match') === hit.etag) return c.body(null, 304, headers);
-  return c.body(hit.body, 200, headers);
+  // Headers as a plain object, written as they are (c.body() with several would build a web Headers object, loading undici).
+  if (requestHeader(c, 'if-none-match') === hit.etag) return new Response(null, { status: 304, headers });
+  return new Response(hit.body, { status: 200, headers });
 }
 
 export const i18nRoutes: AnyRoute[] = [

@@ -4,6 +4,7 @@ import { appliedMigrations } from '../../db/migrate.js';
 import { readAsset, readEncodedAsset } from '../../runtime/assets.js';
 import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import { ApiError } from '../../kernel/errors.js';
+import { requestHeader } from '../../kernel/headers.js';
 import pkg from '../../../package.json' with { type: 'json' };
 import { siteOf } from '../../runtime/first-run.js';
 
@@ -16,6 +17,13 @@ const DOCS_FILES: Record<string, string> = {
 /** Content types of the web shell's files (built by src/ui/build-ui.mjs into dist/web), served from the binary. */
 /** The build precompressed the shell (src/ui/build-ui.mjs); caches must key on the coding asked for. */
 const codingHeaders = (encoding: 'br' | 'gzip' | undefined): Record<string, string> => (encoding ? { 'content-encoding': encoding, vary: 'accept-encoding' } : { vary: 'accept-encoding' });
+
+/**
+ * An answer of the shell's files with its headers as a plain object, which the kit's listener
+ * writes as they are (src/runtime/node-serve.ts); c.body() with more than one header builds a web
+ * Headers object, and with it loads undici, for every file a tablet loads.
+ */
+const fileAnswer = (body: Uint8Array, headers: Record<string, string>): Response => new Response(body, { status: 200, headers });
 
 const WEB_TYPES: Record<string, string> = {
   js: 'text/javascript; charset=utf-8',
@@ -82,9 +90,9 @@ export const systemRoutes: AnyRoute[] = [
     response: { kind: 'raw', contentType: 'text/html', description: 'HTML page' },
     handler: async ({ c }) => {
       // Its Content-Security-Policy is every answer's (src/kernel/web-policy.ts, set in src/app.ts).
-      const page = readEncodedAsset('web/index.html', c.req.header('accept-encoding'));
+      const page = readEncodedAsset('web/index.html', requestHeader(c, 'accept-encoding'));
       if (!page) throw new ApiError('not_found', 'this build carries no web shell');
-      return c.body(new Uint8Array(page.body), 200, {
+      return fileAnswer(new Uint8Array(page.body), {
         'content-type': 'text/html; charset=utf-8',
         ...codingHeaders(page.encoding),
       });
@@ -96,13 +104,13 @@ export const systemRoutes: AnyRoute[] = [
     handler: async ({ c, params }) => {
       const file = params.file as string;
       const type = /^[\w.-]+$/.test(file) && !file.startsWith('.') ? WEB_TYPES[file.split('.').pop() ?? ''] : undefined;
-      const asset = type ? readEncodedAsset(`web/${file}`, c.req.header('accept-encoding')) : undefined;
+      const asset = type ? readEncodedAsset(`web/${file}`, requestHeader(c, 'accept-encoding')) : undefined;
       if (!type || !asset) throw new ApiError('not_found', `no web asset ${file}`);
       // Hashed names never change; sw.js (the service worker, scope /) and the rest are revalidated.
       const hashed = /-[\w-]{8}\.(js|css)$/.test(file);
       const headers: Record<string, string> = { 'content-type': type, 'cache-control': hashed ? 'public, max-age=31536000, immutable' : 'no-cache', ...codingHeaders(asset.encoding) };
       if (file === 'sw.js') headers['service-worker-allowed'] = '/';
-      return c.body(new Uint8Array(asset.body), 200, headers);
+      return fileAnswer(new Uint8Array(asset.body), headers);
     },
   }),
   defineRoute({
