@@ -7,7 +7,7 @@ import { and, eq, gte, max } from 'drizzle-orm';
 import type { Services } from '../../kernel/context.js';
 import type { TelemetryPoint } from '../../realtime/bus.js';
 import { colOf, tableOf } from '../../db/sql.js';
-import { readingRecord } from '../poultry/climate-schema.js';
+import { readingView } from '../poultry/climate-schema.js';
 import { findFlock } from '../poultry/flock.js';
 import { clearCommLoss, MQTT_RULE, raiseCommLoss } from '../../industry/comm-loss.js';
 import { unitPart } from '../../industry/box-text.js';
@@ -38,10 +38,10 @@ export async function watchMqttSilence(services: Services, staleAfterS: number):
     chain = chain.then(fn).catch((err: Error) => services.log.warn('MQTT silence check failed', { error: err.message }));
   };
 
-  const c = (n: string) => colOf(readingRecord.table, services.db, n);
+  const c = (n: string) => colOf(readingView, services.db, n);
   const since = new Date(Date.now() - REBUILD_WINDOW_MS).toISOString();
   const last = (await services.db.orm.select({ tenant: c('tenant_id'), site: c('site_id'), house: c('house_id'), ts: max(c('ts')) })
-    .from(tableOf(readingRecord.table, services.db)).where(and(eq(c('source'), 'mqtt'), gte(c('ts'), since)))
+    .from(tableOf(readingView, services.db)).where(and(eq(c('source'), 'mqtt'), gte(c('ts'), since)))
     .groupBy(c('tenant_id'), c('site_id'), c('house_id'))) as { tenant: string; site: string | null; house: string; ts: string }[];
   for (const r of last) houses.set(keyOf(r.tenant, r.house), { tenant: r.tenant, site: r.site, house: r.house, last: Date.parse(r.ts), alarmed: false });
   for (const a of await services.industryAlarms?.open({ industry_code: 'poultry', rule_id: MQTT_RULE }) ?? []) {

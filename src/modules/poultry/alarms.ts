@@ -18,7 +18,7 @@ import { alarmEventRecord, industryAlarmEvents, INDUSTRY_SEVERITIES, PRIORITIES,
 import type { RuleOutcome } from '../../industry/rules.js';
 import { alarmAckCommand, alarmEscalateCommand, alarmResetCommand, alarmShelveCommand, alarmUnshelveCommand } from '../../industry/alarm-commands.js';
 import { ownerSite as writeSite, boundSite, requiredTenant } from '../../kernel/tenancy.js';
-import { flockRecord, readingRecord, type FlockRow, type ReadingRow } from './climate-schema.js';
+import { flockRecord, readingView, type FlockRow, type ReadingRow } from './climate-schema.js';
 import { activePhase, poultryRules, unknownHouse } from './climate.js';
 import { climateLimits, DEFAULT_CLIMATE_RULES, FEEDWATER_RULES } from './climate-eval.js';
 import { publishedFeedwater } from './feedwater.js';
@@ -114,10 +114,10 @@ export async function evaluateHouses(services: Services, opts: { tenant: string;
   if (opts.house && !flocks.length) await unknownHouse(opts.house);
   // Device and MQTT readings wait up to telemetry_flush_ms to be stored: the rules judge the last reading, not the last stored.
   await flushGrouped(services.db);
-  const rc = (n: string) => colOf(readingRecord.table, services.db, n);
+  const rc = (n: string) => colOf(readingView, services.db, n);
   const outcomes: (RuleOutcome & { house_id: string })[] = [];
   for (const flock of flocks) {
-    const [last] = (await services.db.orm.select().from(tableOf(readingRecord.table, services.db)).where(and(
+    const [last] = (await services.db.orm.select().from(tableOf(readingView, services.db)).where(and(
       eq(rc('tenant_id'), opts.tenant), eq(rc('house_id'), flock.house_id), eq(rc('batch_id'), flock.batch_id),
     )).orderBy(desc(rc('ts'))).limit(1)) as ReadingRow[];
     const phase = await activePhase(services, opts.tenant, flock.house_id, flock.batch_id, ageOf(flock, services));

@@ -2,6 +2,7 @@
 // age phase (versioned: one lineage per tenant, house, batch and age phase), climate readings,
 // the rule engine's per-house state and the adapter profiles of the house controllers.
 import { defineRecord } from '../../kernel/record.js';
+import { col, defineTable } from '../../db/table.js';
 import { versionFields } from '../../industry/versions.js';
 import { defineRuleStateRecord } from '../../industry/rules.js';
 import { defineAdapterRecord } from '../../industry/dispatch.js';
@@ -81,6 +82,17 @@ export const readingRecord = defineRecord('poultry_climate_readings', {
   indexes: [{ name: 'poultry_climate_readings_house_ts', columns: ['tenant_id', 'house_id', 'ts'] }],
 });
 export type ReadingRow = typeof readingRecord.row;
+
+/**
+ * On SQLite the climate readings wait here before the settle moves them into
+ * poultry_climate_readings (recent-readings.ts): the same columns, no key and no index, appended.
+ * A minute's commit of a site's polled readings rewrote a leaf of the house index per house (and
+ * one of the id's key), most of what the readings cost a box's flash once the table holds hours.
+ */
+export const recentReadingTable = defineTable('poultry_climate_readings_recent', { ...readingRecord.table.columns, id: col.text({ notNull: true }) });
+
+/** What the reads read: the stored readings and those waiting to be settled (a view: migration poultry/0006). */
+export const readingView = defineTable('poultry_climate_readings_all', readingRecord.table.columns);
 
 export const ruleStateRecord = defineRuleStateRecord('poultry_rule_states');
 export const adapterRecord = defineAdapterRecord('poultry_adapter_profiles', 'House');

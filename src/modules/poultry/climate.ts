@@ -28,7 +28,9 @@ import { contentOf } from '../../industry/versions.js';
 import { defineSetpointProgram } from '../../industry/setpoint-program.js';
 import { createRuleEngine, type RuleEngine } from '../../industry/rules.js';
 import { ownerSite as writeSite, requiredTenant } from '../../kernel/tenancy.js';
-import { adapterRecord, climateRecord, readingRecord, ruleStateRecord, type ClimateRow, type ReadingRow } from './climate-schema.js';
+import { adapterRecord, climateRecord, readingRecord, recentReadingTable, ruleStateRecord, type ClimateRow, type ReadingRow } from './climate-schema.js';
+import type { Database } from '../../db/client.js';
+import { readingSettleOf } from './recent-readings.js';
 import { climateVersions } from './climate-versions.js';
 import { ageOf, checkPhases, findFlock, fractionalAge } from './flock.js';
 import { climateBandFlags, climateLimits, DEFAULT_CLIMATE_RULES } from './climate-eval.js';
@@ -108,7 +110,15 @@ export async function unknownHouse(house: string): Promise<never> {
   throw new ApiError('not_found', `house ${house} has no flock: place a flock first (poultry-flock/commands/place)`, [{ field: 'house_id', reason: 'unknown_house' }]);
 }
 
-const insertReading = readingWriter<ReadingRow>(readingRecord.table);
+const toStored = readingWriter<ReadingRow>(readingRecord.table);
+const toRecent = readingWriter<ReadingRow>(recentReadingTable);
+/** On SQLite a reading waits in the recent table until the settle (recent-readings.ts); PostgreSQL writes it in place. */
+const insertReading = (db: Database, row: ReadingRow, opts: { gatherMs: number }): Promise<void> => {
+  if (db.dialect !== 'sqlite') return toStored(db, row, opts);
+  const stored = toRecent(db, row, opts);
+  stored.then(() => readingSettleOf(db)?.appended(1), () => undefined);
+  return stored;
+};
 
 /** Whether the box follows the house's curve now (switched on, not paused), through the in-force cache. */
 const followingNow = (services: Services, tenant: string, house: string) =>

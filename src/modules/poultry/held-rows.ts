@@ -32,7 +32,7 @@ const compare = (a: unknown, b: unknown): number => {
 export function withHeldRows<Row extends Record<string, unknown>>(
   route: AnyRoute,
   resource: { kit: { scope(caller: HandlerContext<unknown>['caller']): Record<string, unknown> }; def: ResourceDef<Row> },
-  table: string,
+  tables: readonly string[],
 ): AnyRoute {
   const list = route.handler as (ctx: HandlerContext<unknown>) => Promise<ListAnswer>;
   const { def } = resource;
@@ -42,7 +42,7 @@ export function withHeldRows<Row extends Record<string, unknown>>(
     ...route,
     handler: async (ctx: HandlerContext<unknown>) => {
       const { db } = ctx.services;
-      const held = pendingRows<Row>(db, table);
+      const held = tables.flatMap((t) => pendingRows<Row>(db, t));
       if (!held.length) return list(ctx);
       const q = ctx.query as Record<string, string | number | boolean | undefined>;
       const offset = Number(q.offset ?? 0);

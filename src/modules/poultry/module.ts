@@ -10,7 +10,8 @@ import { sensorsRoute } from './sensors.js';
 import { readingsRoutes } from './readings.js';
 import { adapterRoutes } from './adapters.js';
 import { poultryAlarmRoutes } from './alarms.js';
-import { adapterRecord, climateRecord, flockRecord, readingRecord, ruleStateRecord } from './climate-schema.js';
+import { adapterRecord, climateRecord, flockRecord, readingRecord, recentReadingTable, ruleStateRecord } from './climate-schema.js';
+import { startReadingSettle, type ReadingSettle } from './recent-readings.js';
 import { startRuleScheduler, type RuleScheduler } from '../../industry/rules.js';
 import { bridgeMqttClimate } from './mqtt-climate.js';
 import { purgeReadings } from './readings.js';
@@ -39,7 +40,7 @@ export default defineModule({
   provides_enrichment_for: [],
   routes: [...flockRoutes, ...climateRoutes, ...readingsRoutes, sensorsRoute, ...adapterRoutes, ...poultryAlarmRoutes, ...feedwaterResource.routes, ...feedwaterDaysResource.routes, productionKpiRoute, ...productionResource.routes, ...poultryProfileRoutes, ...followRoutes],
   setup: industrySetup({ industry: 'poultry', unit: 'house', adapters: adapterRecord.table, flocks: flockRecord.table }),
-  tables: [flockRecord.table, climateRecord.table, readingRecord.table, ruleStateRecord.table, adapterRecord.table, feedwaterRecord.table, feedwaterDayRecord.table, productionRecord.table, followRecord.table, adapterVersionRecord.table],
+  tables: [flockRecord.table, climateRecord.table, readingRecord.table, recentReadingTable, ruleStateRecord.table, adapterRecord.table, feedwaterRecord.table, feedwaterDayRecord.table, productionRecord.table, followRecord.table, adapterVersionRecord.table],
   // As a farm sets them (docs/alarms.md, Permissions): operators acknowledge and shelve alarms,
   // propose and confirm setpoints (as at the controller's own panel) and switch curve following;
   // readings (telemetry, sensor and feed/water ingest), thresholds and alarm
@@ -62,8 +63,11 @@ export default defineModule({
       let scheduler: RuleScheduler | undefined;
       let unbridge: (() => Promise<void>) | undefined;
       let retention: Retention | undefined;
+      let settle: ReadingSettle | undefined;
       return {
         async start() {
+          // Readings a previous run left in the recent table go to their place first (recent-readings.ts).
+          settle = await startReadingSettle(services);
           // Raw readings are the box's fastest-growing table (a house reporting every minute adds
           // 1,440 rows a day): kept poultry_readings_retention_days.
           retention = hourlyRetention(services.log, 'poultry readings', services.config.poultry_readings_retention_days, (before) => purgeReadings(services, before));
@@ -79,6 +83,7 @@ export default defineModule({
           await unbridge?.();
           retention?.stop();
           await following?.stop();
+          await settle?.stop();
         },
       };
     },

@@ -11,12 +11,14 @@ import { defineRoute, type AnyRoute } from '../../kernel/route.js';
 import { ApiError } from '../../kernel/errors.js';
 import type { Services } from '../../kernel/context.js';
 import { colOf, tableOf } from '../../db/sql.js';
-import { readingRecord, type ReadingRow } from './climate-schema.js';
+import { readingRecord, readingView, recentReadingTable, type ReadingRow } from './climate-schema.js';
 import { staleAware, staleFields } from '../../industry/stale.js';
 import { holdRowsOf, pendingRows } from '../../db/group-commit.js';
 import { withHeldRows } from './held-rows.js';
 
 const HOUR_MS = 3_600_000;
+/** Where the readings not yet committed are appended: the recent table on SQLite, the readings' own on PostgreSQL. */
+const HELD_TABLES = [readingRecord.table.name, recentReadingTable.name];
 /** The longest window of the hourly roll-up: a batch with room to spare (2,880 hours). */
 export const HOURLY_MAX_DAYS = 120;
 
@@ -24,7 +26,8 @@ export const readingsResource = defineResource<ReadingRow>({
   name: 'poultry-climate-readings',
   module: 'poultry',
   title: 'Poultry climate readings',
-  table: readingRecord.table,
+  // The stored readings and, on SQLite, those waiting to be settled (recent-readings.ts).
+  table: readingView,
   fields: {
     ...readingRecord.fields,
     source: { ...readingRecord.fields.source, enum: ['device', 'mqtt', 'api', 'manual'], description: 'How the reading came: device (read by the poller from the house controller), mqtt, api (poultry-climate/commands/telemetry, sensors/commands/ingest) or manual (typed in).' },
@@ -109,7 +112,7 @@ function rollupRoute(bucket: 'hour' | 'minute', path: string, maxMs: number, max
       if (span <= 0) throw new ApiError('validation_error', `from (${from}) must be before to (${to})`, [{ field: 'from', reason: 'not_before_to' }]);
       if (span > maxMs) throw new ApiError('validation_error', `the window is at most ${maxWords}`, [{ field: 'from', reason: 'window_too_long' }]);
       const { db } = ctx.services;
-      const c = (n: string) => colOf(readingRecord.table, db, n);
+      const c = (n: string) => colOf(readingView, db, n);
       // The kit's scope: the caller's tenant, and its site when the session is bound to one.
       const parts: SQL[] = Object.entries(readingsResource.kit.scope(ctx.caller)).map(([k, v]) => eq(c(k), v));
       parts.push(eq(c('house_id'), q.house_id), gte(c('ts'), from), lt(c('ts'), to));
@@ -120,10 +123,10 @@ function rollupRoute(bucket: 'hour' | 'minute', path: string, maxMs: number, max
         temp_sum: sql`sum(${c('temp')})`, temp_n: count(c('temp')), temp_min: sql`min(${c('temp')})`, temp_max: sql`max(${c('temp')})`,
         humidity_sum: sql`sum(${c('humidity')})`, humidity_n: count(c('humidity')), co2_max: sql`max(${c('co2')})`, nh3_max: sql`max(${c('nh3')})`,
         ventilation_sum: sql`sum(${c('ventilation')})`, ventilation_n: count(c('ventilation')),
-      }).from(tableOf(readingRecord.table, db)).where(and(...parts)).groupBy(at).orderBy(asc(at))) as Record<string, unknown>[];
+      }).from(tableOf(readingView, db)).where(and(...parts)).groupBy(at).orderBy(asc(at))) as Record<string, unknown>[];
       // The readings held for the whole minute's commit (telemetry_hold_ms) count as stored ones.
       const scope = readingsResource.kit.scope(ctx.caller) as Record<string, unknown>;
-      const held = pendingRows<ReadingRow>(db, readingRecord.table.name).filter((r) =>
+      const held = HELD_TABLES.flatMap((t) => pendingRows<ReadingRow>(db, t)).filter((r) =>
         Object.entries(scope).every(([k, v]) => (r as Record<string, unknown>)[k] === v) && r.house_id === q.house_id && r.ts >= from && r.ts < to && (q.batch_id === undefined || r.batch_id === q.batch_id));
       const buckets = new Map<string, Bucket>(rows.map((r) => [String(r.at), bucketOf(r)]));
       for (const r of held) {
@@ -154,8 +157,8 @@ export const minutelyRoute: AnyRoute = rollupRoute('minute', '/api/v1/poultry-cl
 
 /** The roll-ups are declared before the resource's {id} so that /hourly and /minutely are not read as ids; the list adds the held readings. */
 export const readingsRoutes: AnyRoute[] = [hourlyRoute, minutelyRoute, ...staleAware(readingsResource.routes.map((r) =>
-  (r.method === 'get' && r.path.endsWith('/list') ? withHeldRows(r, readingsResource, readingRecord.table.name) : r)), '/api/v1/poultry-climate-readings')];
-holdRowsOf(readingRecord.table.name);
+  (r.method === 'get' && r.path.endsWith('/list') ? withHeldRows(r, readingsResource, HELD_TABLES) : r)), '/api/v1/poultry-climate-readings')];
+for (const t of HELD_TABLES) holdRowsOf(t);
 
 /** Deletes readings taken before `before` (poultry_readings_retention_days, hourly). */
 export async function purgeReadings(services: Services, before: Date): Promise<void> {
