@@ -14,7 +14,7 @@
 // /proc/self/io, what the kernel sent (or will send) to the block device for the process, as
 // bytes per second, a day and per reading; beside the readings' own bytes, the record payload the
 // window added to the climate readings' and the telemetry points' tables (dbstat, no indexes; the
-// points' two tables together, so a settle within the window moves bytes without adding any), and
+// recent tables with theirs, so a settle within the window moves bytes without adding any), and
 // where the log's frames went (by table or index). The simulator runs in this process too, but
 // writes nothing. Idle line, same run: the same box with its flocks, nothing polled, nobody reading.
 import { join } from 'node:path';
@@ -35,8 +35,8 @@ const PHASES = (process.argv[5] ?? 'before,after').split(',').map((spec) => {
   const [name, ...sets] = spec.split('+');
   return { name: name === 'before' ? 'before' : 'after', label: spec, settings: Object.fromEntries(sets.map((kv) => kv.split('=') as [string, string])) };
 });
-// The telemetry points waiting to be settled (telemetry_points_recent) are points' own bytes too.
-const TABLES = ['poultry_climate_readings', 'telemetry_points', 'telemetry_points_recent'] as const;
+// Readings and points waiting to be settled (the *_recent tables) are their own bytes too.
+const TABLES = ['poultry_climate_readings', 'poultry_climate_readings_recent', 'telemetry_points', 'telemetry_points_recent'] as const;
 const line = (label: string, value: string) => console.log(`${label.padEnd(60)} ${value}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const kib = (bytes: number, s: number) => `${((bytes / s) / 1024).toFixed(2)} KiB/s`;
