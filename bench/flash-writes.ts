@@ -60,7 +60,8 @@ async function runPhase(phase: (typeof PHASES)[number]): Promise<PhaseResult> {
 
   const gapMs = (PERIOD_S * 1000) / SERIES;
   const total = Math.floor((SECONDS * 1000) / gapMs);
-  const w = openWindow(file, ['telemetry_points']);
+  // Points waiting to be settled (telemetry_points_recent) are the points' own bytes too.
+  const w = openWindow(file, ['telemetry_points', 'telemetry_points_recent']);
   const written0 = writer.stats.written;
   const batches0 = writer.stats.batches;
   const t0 = performance.now();
