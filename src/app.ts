@@ -65,7 +65,7 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
     c.set('services', services);
     c.set('caller', undefined);
     const started = performance.now();
-    // Under @hono/node-server the headers every answer carries go on the Node response, which
+    // Under the kit's Node listener the headers every answer carries go on the Node response, which
     // merges them into whatever answer is written (errors, raw and streamed ones too). Set
     // through c.header() they would make Hono build a web Headers object for every answer, and
     // the server convert it back.
@@ -136,7 +136,7 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
     }
     // A body with a Content-Length is exactly that long (Node's parser reads no more): its size is
     // checked from the Node headers, as bodyLimit would, because bodyLimit asks the web Request,
-    // which @hono/node-server then builds (with a stream around the body) for every POST. A
+    // which the Node listener then builds (with a stream around the body) for every POST. A
     // chunked body goes through bodyLimit, which counts it.
     const length = requestHeader(c, 'content-length');
     if (length !== undefined && requestHeader(c, 'transfer-encoding') === undefined) {

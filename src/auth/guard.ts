@@ -17,7 +17,7 @@ const TENANT_KEYS = new Set(['tenant_id', 'target_tenant_id']);
 export { requiredScope };
 
 export function clientAddress(c: AppContext): string | undefined {
-  // Under @hono/node-server the socket is at hand (where getConnInfo reads it): read without
+  // Under the kit's Node listener the socket is at hand (where getConnInfo reads it): read without
   // building the connection-info object.
   type Bindings = { incoming?: { socket?: { remoteAddress?: string } } };
   const env = c.env as (Bindings & { server?: Bindings }) | undefined;

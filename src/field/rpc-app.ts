@@ -73,7 +73,7 @@ export function createRpcApp(service: FieldService, deps: RpcAppDeps): Hono {
 
 /**
  * A JSON answer with its headers as a plain object: c.header() or more than one header through
- * c.json() builds a web Headers object, which @hono/node-server converts back for Node on every
+ * c.json() builds a web Headers object, which the Node listener converts back for Node on every
  * answer. Header names are lower case, as a Headers object would send them.
  */
 function jsonAnswer(status: number, body: unknown, headers: Record<string, string>): Response {

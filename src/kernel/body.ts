@@ -9,7 +9,7 @@ import type { AppContext } from './context.js';
 export class BodyTooLarge extends Error {}
 
 /**
- * The body's bytes, at most `maxBytes` (BodyTooLarge beyond). Under @hono/node-server the bytes
+ * The body's bytes, at most `maxBytes` (BodyTooLarge beyond). Under the kit's Node listener the bytes
  * are read from the Node request itself: going through the web Request would build an undici
  * Request and a web stream around it, a measurable part of a small POST's time.
  */

@@ -1,4 +1,4 @@
-// Request headers read from the Node request under @hono/node-server. Hono's c.req.header()
+// Request headers read from the Node request (src/runtime/node-serve.ts). Hono's c.req.header()
 // builds a web Headers object from every raw header on first use, a measurable part of a small
 // request's CPU; Node has parsed them already. Values are what Headers.get() would answer:
 // repeated headers joined with ", " (a cookie with "; "), so a doubled Authorization header is
