@@ -402,7 +402,8 @@ describe('the Notifications screen in Chromium', () => {
       await form.locator('button[type="submit"]').click();
       await page.locator('[role="status"]', { hasText: w.t('notifications.saved', { name: 'Старый сервер' }) }).waitFor();
       expect((await admin.get('/api/v1/notification-channels/old')).body.item.language).toBe('ru');
-      expect(await cardOf('Старый сервер').innerText()).toContain(`${w.t('notifications.channel.language')}\nРусский`);
+      // The list is read again after the save: polled until the card shows it.
+      await expect.poll(() => cardOf('Старый сервер').innerText()).toContain(`${w.t('notifications.channel.language')}\nРусский`);
     });
 
     it('reads the rule form with its validation and the messages sent in Russian', async () => {
