@@ -27,6 +27,7 @@ const KEYED_OTHERWISE: Record<string, string> = {
   auth_challenges: 'per login challenge',
   status_sequence: 'a counter that numbers status events; carries no setting',
   telemetry_points: 'per series; telemetry_series carries the tenant',
+  telemetry_points_recent: 'per series, the points waiting to be settled into telemetry_points (no route writes it)',
   telemetry_rollups: 'per series; telemetry_series carries the tenant',
   sync_outbox: 'the box\'s own outbox, written by the sync engine only (no route)',
   sync_state: 'the box\'s own sync position, written by the sync engine only (no route)',
