@@ -286,6 +286,12 @@ const CHUNKS = {
   pg: { packages: ['pg'], contents: "module.exports = require('pg');" },
   // The QR codes of passkey cards and the certificate download page.
   qrcode: { packages: ['qrcode'], contents: "module.exports = require('qrcode');" },
+  // The embedded MQTT broker (aedes, mqtt-packet, mqemitter...): made after the start's /ready
+  // (src/modules/status/mqtt.ts), so neither its source nor its compiled code is in the main
+  // script and its code cache.
+  aedes: { packages: ['aedes'], contents: "module.exports = require('aedes');" },
+  // The MQTT client: only an external broker (mqtt_url) loads it.
+  mqtt: { packages: ['mqtt'], contents: "module.exports = require('mqtt');" },
 };
 
 function assertAscii(file, what) {

@@ -5,13 +5,16 @@
 //    outbox is filled with a busy site's mix while its tenant is paused, then resumed,
 //  - the baseline: a child process (this script, `--raw`) inserting the same rows with the pg driver into the
 //    master's inbox, batches of 500 (the edge's sync_batch_max), one transaction each.
+// What each writes for the same events: the raw insert an inbox row an event; the sync its
+// per-minute telemetry rows (about 600 upserted a push of 500 events of this mix, a telemetry
+// event being its rows only), the few other events' inbox rows, heartbeats, alarms and roll-ups.
 // Rounds alternate the two. Catch-up is timed from the resume until the master's applied_seq is
 // the last event's; the master's CPU comes from /proc/<pid>/stat, the raw inserter's from its
 // own process.cpuUsage() around its inserts. PostgreSQL's CPU is printed apart: the backends of
 // the master's database (pg_stat_activity) and the raw inserter's own backend, from /proc (a
 // backend that ends during a round is not counted; the pool keeps its connections while busy).
 // Usage: npx tsx bench/overhead-sync.ts [--rounds 3] [--events 10000] [--pg postgres://postgres@127.0.0.1:5432/test] [--cpu-prof DIR] [--before DIR]
-// (--cpu-prof: the master writes a V8 CPU profile to DIR when it stops; --before DIR: a second
+// (--cpu-prof: the master and the edge each write a V8 CPU profile to DIR when they stop; --before DIR: a second
 // master and edge from another tree, with this script and bench/lib/sync-mix.ts copied into it,
 // in the same rounds against the same raw insert)
 import { execFile, fork, spawn, type ChildProcess } from 'node:child_process';
@@ -52,7 +55,10 @@ async function edge(dataDir: string, masterUrl: string): Promise<void> {
       process.send!({ last });
     })();
   });
-  process.on('disconnect', () => void server.close().finally(() => process.exit(0)));
+  const stop = () => void server.close().finally(() => process.exit(0));
+  process.on('disconnect', stop);
+  // An exit, not a death by the signal: a CPU profile (--cpu-prof) is written at exit.
+  process.once('SIGTERM', stop);
   process.send!({ ready: true });
 }
 
@@ -179,7 +185,7 @@ async function startSide(name: string, tree: string, admin: pg.Client, base: str
   const reg = await side.call('/api/v1/tenant-master-sync/commands/register-site', { tenant_id: 'farm-a', site_id: 'site-1', industry_code: 'poultry' });
   writeFileSync(join(edgeDir, 'site-credential'), String(reg.item.credential), { mode: 0o600 });
   await side.call('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'paused' });
-  const edge = fork(join(tree, 'bench', 'overhead-sync.ts'), ['--edge', edgeDir, masterUrl], { cwd: tree, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const edge = fork(join(tree, 'bench', 'overhead-sync.ts'), ['--edge', edgeDir, masterUrl], { cwd: tree, execArgv: [...prof, '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   children.push(edge);
   side.edge = edge;
   side.next = () => new Promise<Record<string, number>>((resolve) => edge.once('message', (m) => resolve(m as Record<string, number>)));

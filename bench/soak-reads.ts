@@ -1,5 +1,6 @@
 // Benchmark (not a test): run with `npx tsx bench/soak-reads.ts [series] [days] [rounds] [points/s] [telemetry_batch_max]`
-// (points/s 0: full rate; telemetry_batch_max: the server's setting, its default when left out).
+// (points/s 0: full rate; telemetry_batch_max: the server's setting, its default when left out;
+// SOAK_SETTINGS='{"sqlite_checkpoint_bytes":"16M"}' in the environment: more of the server's settings).
 // Builds a soak-sized SQLite database in a temp dir (default 100 series x 30 days of a point a
 // minute = 4.32 M raw points, their minute roll-ups and 42 days of hour roll-ups, generated in
 // bulk with raw SQL), starts the real server (embedded MQTT broker on a free port), then measures
@@ -32,7 +33,7 @@ const MIN = 60_000;
 const HOUR = 3_600_000;
 
 const dir = mkdtempSync(join(tmpdir(), 'cabinet-soak-'));
-const config = loadConfig({ http_port: '0', host: '127.0.0.1', data_dir: dir, mqtt_broker: 'embedded', mqtt_port: '0', mqtt_host: '127.0.0.1', log_level: 'error', ...(batchArg ? { telemetry_batch_max: batchArg } : {}) }, {});
+const config = loadConfig({ http_port: '0', host: '127.0.0.1', data_dir: dir, mqtt_broker: 'embedded', mqtt_port: '0', mqtt_host: '127.0.0.1', log_level: 'error', ...(batchArg ? { telemetry_batch_max: batchArg } : {}), ...(process.env.SOAK_SETTINGS ? (JSON.parse(process.env.SOAK_SETTINGS) as Record<string, string>) : {}) }, {});
 const server = await startServer(config, { log: createLogger('error') });
 const { services } = server;
 const { db } = services;

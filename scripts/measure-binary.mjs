@@ -99,6 +99,49 @@ function procCpuMs(pid) {
 }
 
 /**
+ * CPU time (ms) a live process has used so far by its process CPU clock (clock_gettime of
+ * MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED) = (~pid << 3) | 2, read by a python3 helper: Node has
+ * no call for another process's clock), which counts threads that have ended too. The live
+ * threads' schedstat misses them: Node 24 parses its bundled root certificates on a thread of its
+ * own as soon as node:tls loads, and that thread is gone by /ready (some 5-15 ms of CPU). Falls
+ * back to procCpuMs without python3.
+ */
+let clockHelper;
+const clockWaiters = [];
+async function processCpuMs(pid) {
+  if (clockHelper === undefined) {
+    clockHelper = null;
+    try {
+      const py = spawn('python3', ['-u', '-c', 'import sys, time\nfor line in sys.stdin:\n    try:\n        print(time.clock_gettime_ns(((~int(line)) << 3) | 2))\n    except OSError:\n        print(-1)'], { stdio: ['pipe', 'pipe', 'ignore'] });
+      py.on('error', () => { clockHelper = null; for (const w of clockWaiters.splice(0)) w(-1); });
+      let out = '';
+      py.stdout.setEncoding('utf8');
+      py.stdout.on('data', (d) => {
+        out += d;
+        for (let i = out.indexOf('\n'); i >= 0; i = out.indexOf('\n')) {
+          const ns = Number(out.slice(0, i));
+          out = out.slice(i + 1);
+          clockWaiters.shift()?.(ns);
+        }
+      });
+      py.stdin.on('error', () => undefined);
+      py.unref();
+      py.stdout.unref?.();
+      py.stdin.unref?.();
+      clockHelper = py;
+    } catch {
+      clockHelper = null;
+    }
+  }
+  if (!clockHelper) return procCpuMs(pid);
+  const ns = await new Promise((res) => {
+    clockWaiters.push(res);
+    clockHelper.stdin.write(`${pid}\n`);
+  });
+  return ns > 0 ? ns / 1e6 : procCpuMs(pid);
+}
+
+/**
  * Spawns serve, polls /ready every 5 ms; returns {ms, cpuMs (used by then), child}.
  * HTTPS and MQTT over TLS listen as on a box, on free ports (their defaults, 8443 and 8883, would be
  * fought over by two runs at once, and a taken port skips that listener's work).
@@ -126,7 +169,8 @@ async function startOnce(env, dataDir) {
     }
     await sleep(5);
   }
-  return { ms: Number(process.hrtime.bigint() - t0) / 1e6, cpuMs: procCpuMs(child.pid), child, port };
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  return { ms, cpuMs: await processCpuMs(child.pid), child, port };
 }
 
 async function stop(child) {
@@ -162,7 +206,7 @@ async function baseline() {
     const child = spawn(node, ['-e', script], { stdio: ['ignore', 'pipe', 'ignore'] });
     await new Promise((res) => child.stdout.once('data', res));
     starts.push(Number(process.hrtime.bigint() - t0) / 1e6);
-    startCpu.push(procCpuMs(child.pid));
+    startCpu.push(await processCpuMs(child.pid));
     if (i === runs - 1) {
       await sleep(idleMs);
       rss = procStatus(child.pid).rss;
@@ -292,16 +336,19 @@ if (values.json) {
     console.log(`baseline           bare node ${base.node}, same run: node -e "console.log(process.version)" median ${base.versionMs} ms${base.versionCpuMs !== undefined ? ` (CPU ${base.versionCpuMs} ms)` : ''}; http.createServer().listen(0): spawn-to-listening median ${base.startMs} ms (CPU ${base.startCpuMs} ms), RSS ${mb(base.rss)} ${idleMs / 1000} s after`);
   } else console.log('baseline           none: the build\'s node (.cache/node) is missing, run npm run build');
   console.log(`load average       ${result.loadavg}`);
-  // The start and memory targets, each beside its figure and the same run's baseline.
+  // The start and memory guards of issue 36, each beside its figure and the same run's baseline:
+  // spawn to /ready at most 200 ms and at most 4x a bare server's spawn-to-listening by CPU, idle
+  // RSS at most 80 MiB, at most 150 MiB under 50 clients. (Retired there, not chased: a restart
+  // at 2.5x the bare server by wall and idle RSS at 64 MiB, which Node's own built-ins exceed.)
   const verdict = (ok) => (ok ? 'met' : 'NOT met');
   const MiB = 1024 * 1024;
   const targets = [
     ['cabinet version', `${cli.versionMs} ms`, base ? `bare node ${base.versionMs} ms` : 'no baseline', '<= 100 ms', cli.versionMs <= 100],
     ['cabinet --help', `${cli.helpMs} ms`, base ? `bare node ${base.versionMs} ms` : 'no baseline', '<= 100 ms', cli.helpMs <= 100],
-    ['restart to /ready', `${result.restartMs.median} ms${ratio(result.restartMs.median, base?.startMs)}`, base ? `bare listen ${base.startMs} ms` : 'no baseline', '<= 2.5x the baseline', base ? result.restartMs.median <= 2.5 * base.startMs : false],
+    ['restart to /ready', `${result.restartMs.median} ms${ratio(result.restartMs.median, base?.startMs)}`, base ? `bare listen ${base.startMs} ms` : 'no baseline', '<= 200 ms', result.restartMs.median <= 200],
     ['restart CPU', `${Math.round(result.restartMs.cpuMs)} ms${ratio(result.restartMs.cpuMs, base?.startCpuMs)}`, base ? `bare listen ${base.startCpuMs} ms CPU` : 'no baseline', '<= 4x the baseline', base ? result.restartMs.cpuMs <= 4 * base.startCpuMs : false],
-    ['idle RSS', mb(idle.rss), base ? `bare server ${mb(base.rss)}` : 'no baseline', '<= 64 MiB', idle.rss <= 64 * MiB],
-    ...(load ? [[`RSS, ${load.clients} clients`, `${mb(load.peakRss)} at ${load.rps} req/s`, '', '<= 120 MiB', load.peakRss <= 120 * MiB]] : []),
+    ['idle RSS', mb(idle.rss), base ? `bare server ${mb(base.rss)}` : 'no baseline', '<= 80 MiB', idle.rss <= 80 * MiB],
+    ...(load ? [[`RSS, ${load.clients} clients`, `${mb(load.peakRss)} at ${load.rps} req/s`, '', '<= 150 MiB', load.peakRss <= 150 * MiB]] : []),
   ];
   console.log('targets (start and memory), this run:');
   for (const [what, figure, baseline, target, ok] of targets) console.log(`  ${what.padEnd(20)} ${figure.padEnd(34)} ${baseline.padEnd(26)} ${target.padEnd(22)} ${verdict(ok)}`);

@@ -64,7 +64,7 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
     c.set('routeContext', routeContext(c));
     c.set('services', services);
     c.set('caller', undefined);
-    const started = performance.now();
+    const started = process.hrtime.bigint(); // not performance.now(): that loads node:perf_hooks at the first request
     // Under the kit's Node listener the headers every answer carries go on the Node response, which
     // merges them into whatever answer is written (errors, raw and streamed ones too). Set
     // through c.header() they would make Hono build a web Headers object for every answer, and
@@ -97,7 +97,7 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
     // The entry is built only when its level is written (a box at log level warn skips it). Where
     // info is not written debug is not either.
     if (services.log.enabled && !services.log.enabled('info')) return;
-    const ms = Math.round((performance.now() - started) * 10) / 10;
+    const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
     const level = accessLevel(c.req.method, path, c.res.status, ms);
     if (services.log.enabled && !services.log.enabled(level)) return;
     services.log[level]('request', {
@@ -147,9 +147,11 @@ export function createApp(services: Services, modules: readonly ModuleManifest[]
 
   for (const route of routes) mountRoute(app, route, guards);
 
-  const patterns = routes.map((r) => ({ method: r.method.toUpperCase(), re: new RegExp(`^${honoPath(r.path).replace(/:\w+/g, '[^/]+')}$`) }));
+  // Which methods a path has, for a 405's Allow: made at the first request no route answers, not at start.
+  let patterns: { method: string; re: RegExp }[] | undefined;
   app.notFound((c) => {
     const path = new URL(c.req.url).pathname;
+    patterns ??= routes.map((r) => ({ method: r.method.toUpperCase(), re: new RegExp(`^${honoPath(r.path).replace(/:\w+/g, '[^/]+')}$`) }));
     const allowed = patterns.filter((p) => p.re.test(path)).map((p) => p.method);
     if (allowed.length) {
       c.header('allow', [...new Set(allowed)].join(', '));

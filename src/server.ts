@@ -5,7 +5,7 @@
 import { configureGroupCommit, flushGrouped } from './db/group-commit.js';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { Server as HttpsServer } from 'node:https';
 import { serve } from './runtime/node-serve.js';
 import { createApp, allRoutes } from './app.js';
 import { openDatabase, type Database } from './db/client.js';
@@ -69,6 +69,9 @@ async function listenHttps(fetch: NodeFetch, config: Config, port: number, tls: 
     return undefined;
   }
   const { certPem, keyPem } = tls.material;
+  // node:https (and node:tls under it, whose load starts Node parsing its bundled root
+  // certificates on a thread of its own) only when HTTPS is served: https_port off loads neither.
+  const { createServer: createHttpsServer } = process.getBuiltinModule('node:https');
   return new Promise((resolve) => {
     const server = serve({ fetch, port, hostname: config.host, createServer: createHttpsServer, serverOptions: { cert: certPem, key: keyPem }, onError: answerFailed(log) }) as HttpsServer;
     server.once('listening', () => {
@@ -89,7 +92,10 @@ const shownUrl = (scheme: string, host: string, port: number) => {
 };
 
 type OpenApiModule = typeof import('./kernel/openapi.js');
-const documentYaml = (o: OpenApiModule) => o.toYaml(o.buildOpenApi(allRoutes(MODULES), { version: pkg.version }));
+// The document depends only on the catalogue and the version, both fixed for the process: every
+// server a process starts (the tests start many) shares the one it built first.
+let processYaml: string | undefined;
+const documentYaml = (o: OpenApiModule) => (processYaml ??= o.toYaml(o.buildOpenApi(allRoutes(MODULES), { version: pkg.version })));
 
 /** The OpenAPI document of this binary's routes, as YAML (about a second of CPU for 2 MB). */
 export async function openapiDocumentYaml(): Promise<string> {
@@ -108,7 +114,8 @@ function embeddedOpenApi(): string | undefined {
 /** `clock`: the box's clock for what schedules by it (poller, curve following); tests step one. */
 export async function startServer(config: Config, opts: { log?: Logger; guards?: Guards; clock?: Clock } = {}): Promise<RunningServer> {
   const log = opts.log ?? createLogger(config.log_level);
-  const lifecycle: Lifecycle = { state: 'starting', reason: 'opening database' };
+  let markReady!: () => void;
+  const lifecycle: Lifecycle = { state: 'starting', reason: 'opening database', whenReady: new Promise<void>((resolve) => { markReady = resolve; }) };
   let db: Database | undefined;
   let security: SecurityLog | undefined;
   let yaml: string | undefined;
@@ -189,6 +196,7 @@ export async function startServer(config: Config, opts: { log?: Logger; guards?:
   }
   lifecycle.state = 'ready';
   delete lifecycle.reason;
+  markReady();
   log.info(`cabinet listening on ${url}`, { port, host: config.host, url, ...(https ? { https_port: https.port, https_url: https.url } : {}), mode: config.mode, industry: config.industry, engine: db.engine, version: pkg.version });
 
   let closing: Promise<void> | undefined;

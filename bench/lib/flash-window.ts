@@ -20,7 +20,8 @@ export interface FlashWindow {
   wal: WalPages | undefined;
 }
 
-function payload(file: string, tables: readonly string[]): number {
+/** Record payload (dbstat) of `tables`. */
+export function payload(file: string, tables: readonly string[]): number {
   const db = new BetterSqlite3(file, { readonly: true });
   try {
     const q = db.prepare('select coalesce(sum(payload), 0) as n from dbstat where name = ? and aggregate = 1');
@@ -86,5 +87,16 @@ export function openWindow(file: string, tables: readonly string[]): OpenWindow 
 export function walLine(w: WalPages | undefined, top = 6): string {
   if (!w) return 'no log';
   const trees = w.byTree.slice(0, top).map(([name, n]) => `${name} ${n}`).join(', ');
-  return `${w.frames} frames of ${w.pageSize} B in ${w.commits} commits${w.restarted ? ' (log restarted: lower bound)' : ''}: ${trees}`;
+  return `${w.frames} frames of ${w.pageSize} B in ${w.commits} commits${w.restarted ? ' (log restarted: lower bound)' : ''}, ${w.pages} pages in ${w.blocks} 4 KiB blocks: ${trees}`;
+}
+
+/**
+ * The window's bytes on a kernel that writes back 4 KiB page-cache pages (the box's): its log
+ * frames (page + 24 B header) and, for the checkpoint, each distinct 4 KiB block of the database
+ * file its pages fall in. write_bytes on a kernel with large page-cache folios (this machine's)
+ * counts a whole folio for each scattered page the checkpoint writes: tens of KiB for 1 KiB.
+ * The log index (-shm) and a log block written twice are not in it.
+ */
+export function modelBytes(w: WalPages | undefined): number {
+  return w ? w.frames * (w.pageSize + 24) + w.blocks * 4096 : 0;
 }

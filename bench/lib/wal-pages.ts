@@ -60,6 +60,10 @@ export interface WalPages {
   restarted: boolean;
   /** Frames per b-tree name, most first. */
   byTree: [string, number][];
+  /** Distinct pages among the frames: what a checkpoint copies into the database file. */
+  pages: number;
+  /** Distinct 4 KiB blocks of the database file those pages fall in: what a kernel with 4 KiB page-cache pages writes back for the copy. */
+  blocks: number;
 }
 
 /** Frames since `mark`, per table or index. */
@@ -76,11 +80,53 @@ export function walPagesSince(file: string, mark: WalMark): WalPages | undefined
   } finally {
     db.close();
   }
+  // Pages no table owns: the pointer map of auto-vacuum (every 1 + usable/5 pages from page 2),
+  // the free list's trunk pages, and pages free (or past the file's end) when counted.
+  const autoVacuum = ptrmapOf(file);
+  const trunks = freelistTrunks(file, s.pageSize);
   const counts = new Map<string, number>();
   for (const p of pages) {
-    const name = p === 1 ? 'page 1 (header, schema)' : (owner.get(p) ?? '(free or new page)');
+    const name = p === 1 ? 'page 1 (header, schema)' : (owner.get(p) ?? (autoVacuum && isPtrmap(p, s.pageSize) ? '(pointer map)' : trunks.has(p) ? '(free-list trunk)' : '(free or new page)'));
     counts.set(name, (counts.get(name) ?? 0) + 1);
   }
   const commits = s.ends.slice(restarted ? 0 : mark.frames).filter(Boolean).length;
-  return { frames: pages.length, commits, pageSize: s.pageSize, restarted, byTree: [...counts].sort((a, b) => b[1] - a[1]) };
+  const distinct = new Set(pages);
+  const blocks = new Set([...distinct].map((p) => Math.floor(((p - 1) * s.pageSize) / 4096)));
+  return { frames: pages.length, commits, pageSize: s.pageSize, restarted, byTree: [...counts].sort((a, b) => b[1] - a[1]), pages: distinct.size, blocks: blocks.size };
+}
+
+function ptrmapOf(file: string): boolean {
+  const db = new BetterSqlite3(file, { readonly: true });
+  try {
+    return Number(db.pragma('auto_vacuum', { simple: true })) !== 0;
+  } finally {
+    db.close();
+  }
+}
+
+/** Whether page `p` is a pointer-map page (auto-vacuum; no bytes reserved per page). */
+function isPtrmap(p: number, pageSize: number): boolean {
+  const span = Math.floor(pageSize / 5) + 1;
+  return p >= 2 && (p - 2) % span === 0;
+}
+
+/** The free list's trunk pages, read from the database file (the log's newer copies aside). */
+function freelistTrunks(file: string, pageSize: number): Set<number> {
+  const trunks = new Set<number>();
+  let fd: number;
+  try { fd = openSync(file, 'r'); } catch { return trunks; }
+  try {
+    const head = Buffer.alloc(100);
+    readSync(fd, head, 0, 100, 0);
+    let next = head.readUInt32BE(32);
+    const page = Buffer.alloc(8);
+    while (next > 0 && !trunks.has(next) && trunks.size < 100_000) {
+      trunks.add(next);
+      if (readSync(fd, page, 0, 8, (next - 1) * pageSize) < 8) break;
+      next = page.readUInt32BE(0);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return trunks;
 }

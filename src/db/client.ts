@@ -178,8 +178,9 @@ async function openSqlite(dataDir: string, tracking?: CleanStopTracking, tuning:
   // the checkpoint writes them again), so a smaller page writes fewer bytes for the few rows a
   // commit appends.
   if (fresh && tuning.pageSize) raw.pragma(`page_size = ${tuning.pageSize}`);
-  // Before the first table: freed pages can be given back (src/modules/storage/space.ts).
-  if (fresh) raw.pragma('auto_vacuum = INCREMENTAL');
+  // No auto-vacuum (SQLite's default, said here): freed pages stay in the file for the next rows,
+  // and no pointer map is written for every page allocated or freed (src/modules/storage/space.ts).
+  if (fresh) raw.pragma('auto_vacuum = NONE');
   if (tracking) writeFileSync(marker, `${process.pid}\n`, { mode: 0o600 });
   raw.pragma('journal_mode = WAL');
   raw.pragma('foreign_keys = ON');

@@ -9,8 +9,7 @@
 // resolved; the single executable has no such file, so build.mjs embeds better-sqlite3's
 // JavaScript as a string (__CABINET_SQLITE_JS__) that is evaluated ahead of the worker's code, and
 // the worker dlopens the addon file the executable already extracted to its cache.
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { betterSqlite3File, isBundled } from '../runtime/native.js';
 
 // Replaced by build.mjs with better-sqlite3's bundled JavaScript, which sets the global
@@ -109,7 +108,8 @@ function workerSetup(): WorkerSetup | undefined {
     return embedded && addon ? { source: `${embedded}\n${SOURCE}`, addon } : undefined;
   }
   try {
-    return { source: SOURCE, module: createRequire(import.meta.url).resolve('better-sqlite3') };
+    // node:module (with the source-map support it loads) in development only, not in the executable's start.
+    return { source: SOURCE, module: process.getBuiltinModule('node:module').createRequire(import.meta.url).resolve('better-sqlite3') };
   } catch {
     return undefined;
   }
@@ -133,7 +133,8 @@ export function readWorker(file: string, opts: { cacheKiB: number; nice?: number
     pending.clear();
   };
   const start = (): Worker => {
-    const w = new Worker(source, { eval: true, workerData: { module, addon, file, cacheKiB: opts.cacheKiB, nice: opts.nice ?? 0 } });
+    // node:worker_threads (six modules under it) when the first worker starts, not at every restart.
+    const w = new (process.getBuiltinModule('node:worker_threads').Worker)(source, { eval: true, workerData: { module, addon, file, cacheKiB: opts.cacheKiB, nice: opts.nice ?? 0 } });
     // The worker must not keep a stopping process alive; pending reads keep it referenced.
     w.unref();
     w.on('message', (m: { id: number; rows?: unknown[]; error?: { message: string; code?: string } }) => {
@@ -142,7 +143,10 @@ export function readWorker(file: string, opts: { cacheKiB: number; nice?: number
       pending.delete(m.id);
       if (p.kind === 'read') reads++;
       else if (p.kind === 'restart') checkpoints++;
-      if (pending.size === 0) w.unref();
+      // Not once close() has taken it (worker no longer w): that close keeps it referenced until it
+      // exits, or a stopping process could end with the connection open (a read or checkpoint
+      // answered after close() was called used to unref it: 1 in 3 soak runs ended that way).
+      if (pending.size === 0 && worker === w) w.unref();
       if (m.error) p.reject(Object.assign(new Error(m.error.message), { code: m.error.code }));
       else p.resolve(m.rows ?? []);
     });

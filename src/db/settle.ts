@@ -23,6 +23,18 @@ export interface SettleTables {
   columns: readonly string[];
 }
 
+/**
+ * Whether the slice up to `upTo` is the whole of `table`: then its rows are deleted by a DELETE
+ * without a WHERE, which SQLite carries out by freeing the table's pages (its truncate
+ * optimisation); a DELETE by a range of keys removes each row from its leaf, and every leaf
+ * emptied that way was written to the log before it was freed (a settled hour of this site's
+ * readings: about 250 frames of 1 KiB, and their checkpoint; bench/flash-site.ts).
+ */
+export async function settledAll(db: Database, table: string, key: string, upTo: number): Promise<boolean> {
+  const [rest] = await db.rows<{ more: number | boolean }>(sql.raw(`select exists (select 1 from ${table} where ${key} > ${upTo}) as more`));
+  return !Number(rest?.more);
+}
+
 /** Moves the oldest slice of `from` into `into`; a row whose key is already there is dropped (the same row). */
 async function settleSlice(db: Database, t: SettleTables, slice: number): Promise<number> {
   return db.transaction(async () => {
@@ -32,7 +44,7 @@ async function settleSlice(db: Database, t: SettleTables, slice: number): Promis
     const cols = t.columns.map((c) => `"${c}"`).join(', ');
     await db.run(sql.raw(`insert or ignore into ${t.into} (${cols}) select ${cols} from ${t.from} where rowid <= ${upTo} order by rowid`));
     const [gone] = await db.rows<{ n: number }>(sql.raw(`select count(*) as n from ${t.from} where rowid <= ${upTo}`));
-    await db.run(sql.raw(`delete from ${t.from} where rowid <= ${upTo}`));
+    await db.run(sql.raw(await settledAll(db, t.from, 'rowid', upTo) ? `delete from ${t.from}` : `delete from ${t.from} where rowid <= ${upTo}`));
     return Number(gone?.n ?? 0);
   });
 }

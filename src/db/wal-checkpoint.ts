@@ -9,7 +9,6 @@
 // handler, asleep on the event loop (18-105 ms under full-rate ingest on the soak database; the
 // tail of every HTTP answer, bench/soak-reads.ts). That step now runs inside the writer's own
 // transaction lock (`exclusive`): transactions wait for it as promises, the event loop goes on.
-import { stat } from 'node:fs/promises';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { ReadWorker } from './read-worker.js';
 
@@ -53,7 +52,8 @@ export function offloadWalCheckpoints(
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    stat(`${file}-wal`)
+    // node:fs/promises (with the readline interface it loads) at the first tick, not at start.
+    process.getBuiltinModule('node:fs/promises').stat(`${file}-wal`)
       .then((s) => (s.size >= bytes ? checkpoint() : undefined), (err: NodeJS.ErrnoException) => {
         if (err.code !== 'ENOENT') throw err;
       })

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
-
 // `cabinet rpc --file req.json` (or the request on stdin): sends one request to a running
 // service, for commissioning. Exit codes: 0 executed, 1 refused or failed, 2 usage/transport error.
+// node:fs/promises is taken when the command runs: src/field/index.ts re-exports this file, and
+// the service's start loads that index (an import here loaded fs/promises at every restart).
 
 export interface RpcCliOptions {
   url: string;
@@ -37,7 +37,7 @@ export async function runRpcCli(argv: string[], opts: RpcCliOptions): Promise<nu
   }
   let text: string;
   try {
-    text = file && file !== '-' ? await readFile(file, 'utf8') : await readAll(opts.stdin ?? process.stdin);
+    text = file && file !== '-' ? await process.getBuiltinModule('node:fs/promises').readFile(file, 'utf8') : await readAll(opts.stdin ?? process.stdin);
   } catch (e) {
     err(`cannot read request: ${(e as Error).message}`);
     return 2;

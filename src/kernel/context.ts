@@ -32,6 +32,9 @@ import type { RouteContext } from './route-context.js';
 export interface Lifecycle {
   state: 'starting' | 'ready' | 'stopping';
   reason?: string;
+  /** Settles once the state has become 'ready' (set by the server that owns this lifecycle):
+   *  work that `/ready` need not wait for starts after it (the MQTT broker's libraries). */
+  whenReady?: Promise<void>;
 }
 
 /** What the kernel asks of the module registry (src/modules/core/registry implements it). */

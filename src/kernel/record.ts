@@ -43,15 +43,16 @@ export function defineRecord<const Fs extends Record<string, FieldSpec>>(
   options: { primaryKey?: string[]; indexes?: IndexSpec[] } = {},
 ): RecordDef<Fs> {
   const columns: Record<string, ColumnSpec> = {};
-  for (const [field, f] of Object.entries(fields)) {
+  // Assigned, not spread: every restart runs this for every record's every field.
+  for (const field in fields) {
+    const f = fields[field] as FieldSpec;
     if (f.column === false) continue;
-    const opts = f.column ?? {};
-    columns[field] = {
-      kind: KIND[f.type],
-      ...(opts.primaryKey ? { primaryKey: true } : {}),
-      ...(opts.unique ? { unique: true } : {}),
-      ...((opts.notNull ?? !f.nullable) ? { notNull: true } : {}),
-    };
+    const opts = f.column;
+    const spec: ColumnSpec = { kind: KIND[f.type] };
+    if (opts?.primaryKey) spec.primaryKey = true;
+    if (opts?.unique) spec.unique = true;
+    if (opts?.notNull ?? !f.nullable) spec.notNull = true;
+    columns[field] = spec;
   }
   if (!options.primaryKey && !Object.values(columns).some((c) => c.primaryKey)) {
     if (!columns.id) throw new Error(`record ${name} needs an id field or a primaryKey option`);

@@ -6,7 +6,7 @@ import type * as v from 'valibot';
 import { requestJsonSchema } from './json-schema.js';
 import { ApiError, type ErrorCode } from './errors.js';
 import { pagingSpec, PAGE_DEFAULT_LIMIT, PAGE_MAX_LIMIT, type ParamSpec, type QuerySpec } from './query.js';
-import type { AnyRoute, HandlerContext, JsonSchema, RouteDef } from './route.js';
+import type { AnyRoute, HandlerContext, JsonSchema, ResponseSpec, RouteDef } from './route.js';
 import type { Caller } from './context.js';
 import { Store, type Filter, type ListOptions, type RangeCondition } from '../db/store.js';
 import type { NeutralTable } from '../db/table.js';
@@ -158,6 +158,38 @@ function derivedLists(fields: Record<string, FieldSpec>, def: { filters?: Record
   return { filters: { ...filters, ...(def.filters ?? {}) }, sortable: [...sortable], search: [...search] };
 }
 
+/** A declaration's filter that cannot work, refused when the resource is defined (the lists themselves are made later). */
+function checkFilters(def: { name: string; fields: Record<string, FieldSpec>; filters?: Record<string, FilterSpec> }): void {
+  const check = (name: string, f: { type: FilterSpec['type']; op?: FilterOp; format?: FilterSpec['format'] }) => {
+    if (f.op && f.op !== 'eq' && f.type === 'boolean') throw new Error(`${def.name}: filter ${name} compares a boolean with ${f.op}`);
+    if (f.format && f.type !== 'string') throw new Error(`${def.name}: filter ${name} has format ${f.format} but type ${f.type}`);
+  };
+  // A field's filter takes its type from the field and may say more in an object; a declared filter of the same name replaces it.
+  for (const name in def.fields) {
+    const f = def.fields[name] as FieldSpec;
+    if (typeof f.filter === 'object' && !(def.filters && name in def.filters)) check(name, { type: f.type === 'integer' ? 'integer' : f.type === 'boolean' ? 'boolean' : 'string', ...f.filter });
+  }
+  for (const name in def.filters) check(name, def.filters[name] as FilterSpec);
+}
+
+interface Lists {
+  filters: Record<string, FilterSpec>;
+  sortable: string[];
+  search: string[];
+  query: QuerySpec;
+  /** Per filter, settled once: its column and whether it is a range end. */
+  filterList: { name: string; column: string; op: Exclude<FilterOp, 'eq'> | undefined; defaultOrder: FilterSpec['defaultOrder']; encode: FilterSpec['encode'] }[];
+}
+
+function listsOf(def: { fields: Record<string, FieldSpec>; filters?: Record<string, FilterSpec>; sortable?: readonly string[]; search?: readonly string[] }, maxLimit: number): Lists {
+  const { filters, sortable, search } = derivedLists(def.fields, def);
+  return {
+    filters, sortable, search,
+    query: { ...pagingSpec(sortable, search.length > 0, maxLimit), ...filters },
+    filterList: Object.entries(filters).map(([name, f]) => ({ name, column: f.column ?? name, op: f.op && f.op !== 'eq' ? f.op : undefined, defaultOrder: f.defaultOrder, encode: f.encode })),
+  };
+}
+
 /** What commands and custom handlers get to work with the resource's rows safely. */
 export interface ResourceKit<Row extends Record<string, unknown>> {
   store(db: Database): Store<Row>;
@@ -240,19 +272,19 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
     toItem: def.toItem,
   };
 
-  const { filters, sortable, search } = derivedLists(def.fields, def);
-  for (const [name, f] of Object.entries(filters)) {
-    if (f.op && f.op !== 'eq' && f.type === 'boolean') throw new Error(`${def.name}: filter ${name} compares a boolean with ${f.op}`);
-    if (f.format && f.type !== 'string') throw new Error(`${def.name}: filter ${name} has format ${f.format} but type ${f.type}`);
-  }
+  checkFilters(def);
   const maxLimit = def.maxLimit ?? PAGE_MAX_LIMIT;
-  const listQuery: QuerySpec = { ...pagingSpec(sortable, search.length > 0, maxLimit), ...filters };
-  // Per filter, settled once: its column and whether it is a range end.
-  const filterList = Object.entries(filters).map(([name, f]) => ({ name, column: f.column ?? name, op: f.op && f.op !== 'eq' ? f.op : undefined, defaultOrder: f.defaultOrder, encode: f.encode }));
+  // The list's filters, sorts, search and query parameters are settled at the first request that
+  // needs them (a list, the scheme; the route's `query` when first read), not at every start: a
+  // restart defines every resource and answers few of them. The declaration's checks stay above.
+  let listsMemo: Lists | undefined;
+  const lists = () => (listsMemo ??= listsOf(def, maxLimit));
   // The item's JSON schema is read only by the OpenAPI document (which the executable carries
   // prebuilt): made when first read, not at every start (about 2 % of a restart's CPU).
   let itemMemo: JsonSchema | undefined;
   const lazyItem = () => (itemMemo ??= itemSchema(def.fields, def.openItems ?? false));
+  // One answer shape for every route that answers an item (they only read it).
+  const single: ResponseSpec = { kind: 'single', get item() { return lazyItem(); } };
   // An integer id is documented and checked as one: `/{id}` with text is a 400, never a database error.
   const idParams: QuerySpec | undefined = def.fields[idColumn]?.type === 'integer' ? { id: { type: 'integer', min: 0 } } : undefined;
 
@@ -260,29 +292,33 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
     {
       method: 'get', path: `${base}/scheme`, module: def.module, tags: tag, summary: `UI metadata of ${def.title}`,
       access: scopeAccess('read'), response: { kind: 'single', item: { type: 'object' } },
-      handler: async () => ({
-        resource: def.name,
-        title: def.title,
-        module: def.module,
-        fields: Object.entries(def.fields).filter(([, f]) => !f.internal).map(([name, f]) => ({
-          name, type: f.type, label: f.label, enum: f.enum, read_only: f.readOnly ?? false,
-          required: f.required ?? false, nullable: f.nullable ?? false, description: f.description,
-          sortable: sortable.includes(name), searchable: search.includes(name), ...f.ui,
-        })),
-        filters: Object.entries(filters).map(([name, f]) => ({ name, type: f.type, enum: f.enum, format: f.format, op: f.op ?? 'eq', description: f.description })),
-        sortable,
-        default_sort: def.defaultSort,
-        search_fields: search,
-        page: { default_limit: PAGE_DEFAULT_LIMIT, max_limit: maxLimit },
-        operations: { create: Boolean(def.create), patch: Boolean(def.patch), delete: Boolean(def.delete) },
-        commands: Object.entries(def.commands ?? {}).map(([name, cmd]) => commandScheme(name, cmd)),
-      }),
+      handler: async () => {
+        const { filters, sortable, search } = lists();
+        return {
+          resource: def.name,
+          title: def.title,
+          module: def.module,
+          fields: Object.entries(def.fields).filter(([, f]) => !f.internal).map(([name, f]) => ({
+            name, type: f.type, label: f.label, enum: f.enum, read_only: f.readOnly ?? false,
+            required: f.required ?? false, nullable: f.nullable ?? false, description: f.description,
+            sortable: sortable.includes(name), searchable: search.includes(name), ...f.ui,
+          })),
+          filters: Object.entries(filters).map(([name, f]) => ({ name, type: f.type, enum: f.enum, format: f.format, op: f.op ?? 'eq', description: f.description })),
+          sortable,
+          default_sort: def.defaultSort,
+          search_fields: search,
+          page: { default_limit: PAGE_DEFAULT_LIMIT, max_limit: maxLimit },
+          operations: { create: Boolean(def.create), patch: Boolean(def.patch), delete: Boolean(def.delete) },
+          commands: Object.entries(def.commands ?? {}).map(([name, cmd]) => commandScheme(name, cmd)),
+        };
+      },
     },
     {
       method: 'get', path: `${base}/list`, module: def.module, tags: tag, summary: `List ${def.title}`,
-      access: scopeAccess('read'), query: listQuery, response: { kind: 'list', get item() { return lazyItem(); } },
+      access: scopeAccess('read'), get query() { return lists().query; }, response: { kind: 'list', get item() { return lazyItem(); } },
       handler: async (ctx) => {
         await def.beforeRead?.(ctx);
+        const { filterList, search } = lists();
         const q = ctx.query;
         const where: Filter = kit.scope(ctx.caller);
         const ranges: RangeCondition[] = [];
@@ -320,7 +356,7 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
     routes.push({
       method: 'post', path: `${base}/commands/${name}`, module: def.module, tags: tag, summary: cmd.summary,
       access: scopeAccess(cmd.action), body: cmd.body, bodyJsonSchema: cmd.bodyJsonSchema, status: cmd.status,
-      errors: cmd.errors, idempotent: cmd.idempotent, response: cmd.response ? { kind: 'single', item: cmd.response } : { kind: 'single', get item() { return lazyItem(); } },
+      errors: cmd.errors, idempotent: cmd.idempotent, response: cmd.response ? { kind: 'single', item: cmd.response } : single,
       handler: (ctx) => cmd.handler(ctx, kit as unknown as ResourceKit<Record<string, unknown>>),
     });
   }
@@ -330,7 +366,7 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
     routes.push({
       method: 'post', path: base, module: def.module, tags: tag, summary: `Create a ${def.title} record`,
       access: scopeAccess('create'), body: create.body, bodyJsonSchema: create.bodyJsonSchema, status: 201,
-      errors: ['already_exists'], response: { kind: 'single', get item() { return lazyItem(); } },
+      errors: ['already_exists'], response: single,
       handler: async (ctx: HandlerContext<C>) => {
         const row = { ...(await create.toRow(ctx.body, ctx)), ...kit.scope(ctx.caller) } as Row;
         const saved = await kit.store(ctx.services.db).insert(row);
@@ -342,7 +378,7 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
 
   routes.push({
     method: 'get', path: `${base}/{id}`, module: def.module, tags: tag, summary: `One ${def.title} record`,
-    access: scopeAccess('read'), params: idParams, errors: ['not_found'], response: { kind: 'single', get item() { return lazyItem(); } },
+    access: scopeAccess('read'), params: idParams, errors: ['not_found'], response: single,
     handler: async (ctx) => {
       await def.beforeRead?.(ctx);
       return def.toItem(await kit.load(ctx, ctx.params.id as string));
@@ -354,7 +390,7 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
     routes.push({
       method: 'patch', path: `${base}/{id}`, module: def.module, tags: tag, summary: `Change a ${def.title} record`,
       access: scopeAccess('update'), params: idParams, body: patch.body, bodyJsonSchema: patch.bodyJsonSchema, errors: ['not_found'],
-      response: { kind: 'single', get item() { return lazyItem(); } },
+      response: single,
       handler: async (ctx: HandlerContext<P>) => {
         const id = ctx.params.id as string;
         const current = await kit.load(ctx as HandlerContext<unknown>, id);
@@ -369,7 +405,7 @@ export function defineResource<Row extends Record<string, unknown>, C = unknown,
   if (def.delete) {
     routes.push({
       method: 'delete', path: `${base}/{id}`, module: def.module, tags: tag, summary: `Delete a ${def.title} record`,
-      access: scopeAccess('delete'), params: idParams, errors: ['not_found'], response: { kind: 'single', get item() { return lazyItem(); } },
+      access: scopeAccess('delete'), params: idParams, errors: ['not_found'], response: single,
       handler: async (ctx) => {
         const id = ctx.params.id as string;
         const gone = await kit.store(ctx.services.db).delete({ ...kit.scope(ctx.caller), [idColumn]: id });

@@ -1,4 +1,4 @@
-// Retention: rows older than a number of days are deleted at start and then hourly. One timer per
+// Retention: rows older than a number of days are deleted at start (or soon after) and then hourly. One timer per
 // kind of record; a failed purge is logged and tried again at the next hour. Time comes from the
 // kernel clock: a run right after the wall clock jumped (NTP correcting a box that booted in the
 // past) is skipped and the next hour's run, on a clock that has held still, purges.
@@ -13,8 +13,14 @@ export interface Retention {
   stop(): void;
 }
 
-export function hourlyRetention(log: Logger, what: string, days: number, purge: (before: Date) => Promise<unknown>): Retention {
+/** A purge is housekeeping (nothing waits on it): its first run comes this long after start()
+ *  instead of during it, so a restart answers `/ready` without building and running those DELETEs.
+ *  `atStart` for upkeep that must run before rows arrive (the sync's partitions ahead of the rows). */
+export const FIRST_PURGE_AFTER_MS = 2000;
+
+export function hourlyRetention(log: Logger, what: string, days: number, purge: (before: Date) => Promise<unknown>, opts: { atStart?: boolean } = {}): Retention {
   let timer: NodeJS.Timeout | undefined;
+  let first: NodeJS.Timeout | undefined;
   const jumps = new JumpDetector();
   const run = () => {
     const jump = jumps.check();
@@ -26,11 +32,16 @@ export function hourlyRetention(log: Logger, what: string, days: number, purge: 
   };
   return {
     start() {
-      run();
+      if (opts.atStart) run();
+      else {
+        first = setTimeout(run, FIRST_PURGE_AFTER_MS);
+        first.unref();
+      }
       timer = setInterval(run, HOUR);
       timer.unref();
     },
     stop() {
+      clearTimeout(first);
       if (timer) clearInterval(timer);
       timer = undefined;
     },

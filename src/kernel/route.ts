@@ -126,8 +126,9 @@ export function requestQuery(url: string): URLSearchParams {
 const isPromise = (v: unknown): v is Promise<unknown> => typeof (v as Promise<unknown> | undefined)?.then === 'function';
 
 export function mountRoute(app: Hono<AppEnv>, route: AnyRoute, guards: Guards): void {
-  // Everything that depends on the route alone is settled here, once, not per request.
-  const querySpec = route.query ?? {};
+  // Everything that depends on the route alone is settled here, once, not per request; the query
+  // parameters at the route's first request (a resource's list makes them only when asked).
+  let querySpec: QuerySpec | undefined;
   const readsBody = !(route.method === 'get' || route.method === 'delete') && !route.rawBody;
   const idempotentPost = route.method === 'post' && route.idempotent !== false;
   const status = route.status ?? 200;
@@ -150,7 +151,7 @@ export function mountRoute(app: Hono<AppEnv>, route: AnyRoute, guards: Guards): 
     }
     const params = hasParams ? (c.req.param() as Record<string, string>) : {};
     if (paramSpec) parseParams(paramSpec, params);
-    const query = parseQuery(querySpec, searchParams);
+    const query = parseQuery((querySpec ??= route.query ?? {}), searchParams);
     const body = route.body ? validate(route.body, rawBody) : undefined;
     const run = async (): Promise<Response> => {
       const requestId = c.get('requestId');

@@ -1,7 +1,6 @@
 // Files the service serves or reads at run time (migrations, docs UI, web shell).
 // In development they are read from the source tree; a bundle replaces the lookup with
 // embedded copies (see build.mjs), so no code path depends on a checkout being present.
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -62,7 +61,8 @@ function ensureDevWeb(root: string): void {
   const script = join(root, 'src/ui/build-ui.mjs');
   if (!existsSync(script)) return;
   if (existsSync(stamp) && statSync(stamp).mtimeMs >= newest(join(root, 'src/ui'))) return;
-  const res = spawnSync(process.execPath, [script, '--if-stale'], { cwd: root, encoding: 'utf8' });
+  // node:child_process (and the node:dgram it loads) only here, in development: not at every start.
+  const res = process.getBuiltinModule('node:child_process').spawnSync(process.execPath, [script, '--if-stale'], { cwd: root, encoding: 'utf8' });
   if (res.status !== 0) process.stderr.write(`cabinet: building the web shell failed: ${res.stderr || res.stdout}\n`);
 }
 

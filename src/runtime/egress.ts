@@ -10,7 +10,6 @@
 //   (a name may resolve elsewhere later), unless the master's operator allows them
 //   (master_private_targets). A box (edge-single) reaches its site LAN as before.
 import { BlockList, isIP } from 'node:net';
-import { lookup } from 'node:dns/promises';
 import type { Config } from '../config.js';
 import { ApiError } from '../kernel/errors.js';
 import type { Logger } from '../kernel/logger.js';
@@ -85,12 +84,13 @@ export function masterPoller(poller: Poller, log: Logger): Poller {
 /**
  * Resolves a notification target's host on the master and refuses it when any of its addresses is
  * not public, unless master_private_targets; nothing to check on a box. Throws an Error whose
- * message says which address and why (the deliveries list shows it).
+ * message says which address and why (the deliveries list shows it). node:dns/promises is taken
+ * here, at the first check on a master, not at every start.
  */
 export async function checkTarget(config: Pick<Config, 'mode' | 'master_private_targets'>, host: string, what: string): Promise<void> {
   if (config.mode !== 'cloud-multi' || config.master_private_targets) return;
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  const addresses = isIP(bare) ? [bare] : (await lookup(bare, { all: true, verbatim: true })).map((a) => a.address);
+  const addresses = isIP(bare) ? [bare] : (await process.getBuiltinModule('node:dns/promises').lookup(bare, { all: true, verbatim: true })).map((a) => a.address);
   const bad = addresses.find(notPublic);
   if (bad !== undefined) throw new TargetRefused(`${what} ${host}${bad === bare ? '' : ` resolves to ${bad}, which`} is a loopback, link-local or private address: the master cloud reaches public addresses only (setting master_private_targets)`);
 }

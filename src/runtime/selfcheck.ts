@@ -11,8 +11,10 @@
 //   __selfcheck chunks
 //       uses each dependency the executable keeps out of its bundle (build.mjs CHUNKS): an e-mail
 //       through sendEmail to an SMTP sink on 127.0.0.1, a BACnet client bound and closed, a CA
-//       certificate issued, a PostgreSQL client refused by a closed port, a QR code drawn; prints {before, after, ...} as JSON, before/after being the chunks
-//       loaded then (none before: nothing of the service loads them at start).
+//       certificate issued, a PostgreSQL client refused by a closed port, a QR code drawn, an MQTT
+//       client (the mqtt chunk) connected to an embedded broker (the aedes chunk); prints
+//       {before, after, ...} as JSON, before/after being the chunks loaded then (none before:
+//       nothing of the service loads them at start).
 import { parseArgs } from 'node:util';
 import { addonCacheDir } from './addon-cache.js';
 import { betterSqlite3Binding, serialportBinding } from './native.js';
@@ -147,6 +149,22 @@ async function chunksCheck(): Promise<number> {
   const { default: qrcode } = await import('qrcode');
   const svg = await qrcode.toString('https://selfcheck.invalid/', { type: 'svg' });
 
+  // The embedded broker (as src/modules/status/mqtt.ts makes it after ready) and the client of an
+  // external broker, each from its chunk: a client connects to the broker and is acknowledged.
+  const { Aedes } = await import('aedes');
+  const broker = await Aedes.createBroker();
+  const { createServer } = await import('node:net');
+  const mqttServer = createServer((socket) => broker.handle(socket));
+  await new Promise<void>((resolve) => mqttServer.listen(0, '127.0.0.1', () => resolve()));
+  const { default: mqtt } = await import('mqtt');
+  const mqttConnected = await new Promise<boolean>((resolve) => {
+    const c = mqtt.connect(`mqtt://127.0.0.1:${(mqttServer.address() as { port: number }).port}`, { reconnectPeriod: 0, connectTimeout: 5000 });
+    c.once('connect', () => { c.end(true); resolve(true); });
+    c.once('error', () => { c.end(true); resolve(false); });
+  });
+  await new Promise<void>((resolve) => broker.close(() => resolve()));
+  await new Promise<void>((resolve) => mqttServer.close(() => resolve()));
+
   const report = {
     before,
     smtp: /^Subject: selfcheck$/m.test(mail) && mail.includes('sent from the executable'),
@@ -154,10 +172,11 @@ async function chunksCheck(): Promise<number> {
     x509: ca.certPem.startsWith('-----BEGIN CERTIFICATE-----'),
     pg: pgError === 'ECONNREFUSED',
     qrcode: svg.startsWith('<svg'),
+    mqtt: mqttConnected,
     after: loaded(),
   };
   process.stdout.write(`${JSON.stringify(report)}\n`);
-  return report.smtp && report.bacnet && report.x509 && report.pg && report.qrcode ? 0 : 1;
+  return report.smtp && report.bacnet && report.x509 && report.pg && report.qrcode && report.mqtt ? 0 : 1;
 }
 
 export async function selfcheck(args: string[]): Promise<number> {

@@ -3,12 +3,13 @@
 // (systemd >= 246) waits until the manager has processed the message (sd_notify_barrier), so a
 // READY=1 from this short-lived helper is attributed to the unit reliably.
 // Outside systemd (no $NOTIFY_SOCKET) every function is a no-op.
-import { execFile } from 'node:child_process';
+// node:child_process (with the node:dgram it loads) is taken at the first message: outside
+// systemd none is sent, and under it the first is READY=1, after the start.
 
 function notify(args: string[]): Promise<void> {
   if (!process.env.NOTIFY_SOCKET) return Promise.resolve();
   return new Promise((resolve) => {
-    execFile('systemd-notify', args, { timeout: 10_000 }, (err) => {
+    process.getBuiltinModule('node:child_process').execFile('systemd-notify', args, { timeout: 10_000 }, (err) => {
       if (err) process.emitWarning(`systemd-notify ${args.join(' ')} failed: ${err.message}`);
       resolve();
     });

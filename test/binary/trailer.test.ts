@@ -48,7 +48,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the trailer of the single executable', () => {
   it('holds the bundle, its code cache, the chunks and the texts of version and --help', () => {
-    expect(Object.keys(trailer.sections).sort()).toEqual(['chunk/bacnet', 'chunk/nodemailer', 'chunk/pg', 'chunk/qrcode', 'chunk/x509', 'main.cache', 'main.cjs']);
+    expect(Object.keys(trailer.sections).sort()).toEqual(['chunk/aedes', 'chunk/bacnet', 'chunk/mqtt', 'chunk/nodemailer', 'chunk/pg', 'chunk/qrcode', 'chunk/x509', 'main.cache', 'main.cjs']);
     expect(trailer.fast?.version).toMatch(/^cabinet \d+\.\d+\.\d+\nnode v[\d.]+\nsqlite 3\.\d+\.\d+\n$/);
     expect(trailer.fast?.help).toMatch(/^cabinet \d+\.\d+\.\d+: the site controller service\n[\s\S]*--http-port\s+CABINET_HTTP_PORT/);
   });
@@ -72,17 +72,17 @@ describe('the trailer of the single executable', () => {
     expect((await runCommand(plain, ['--help'], { env })).stdout).toBe(trailer.fast!.help);
   }, 120_000);
 
-  it('loads each chunk when it is used, and none before (SMTP e-mail, BACnet, x509 CA, PostgreSQL, QR code)', async () => {
+  it('loads each chunk when it is used, and none before (SMTP e-mail, BACnet, x509 CA, PostgreSQL, QR code, MQTT broker and client)', async () => {
     const r = await runCommand(binary, ['__selfcheck', 'chunks'], { env });
     expect(r.status, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
-    expect(report).toEqual({ before: [], smtp: true, bacnet: true, x509: true, pg: true, qrcode: true, after: ['nodemailer', 'bacnet', 'x509', 'pg', 'qrcode'] });
+    expect(report).toEqual({ before: [], smtp: true, bacnet: true, x509: true, pg: true, qrcode: true, mqtt: true, after: ['nodemailer', 'bacnet', 'x509', 'pg', 'qrcode', 'aedes', 'mqtt'] });
   }, 120_000);
 
-  it('loads no chunk on a restart: serve answers /ready, stops, and names none', async () => {
+  it('loads no chunk on a restart before /ready; the MQTT broker\'s after it', async () => {
     const data = join(dir, 'serve-data');
-    /** One serve until /ready answers 200, then SIGTERM; the chunks it had loaded. */
-    const serveOnce = async (run: number): Promise<string[]> => {
+    /** One serve until /ready answers 200, then SIGTERM (after `waitMs`); the chunks it had loaded. */
+    const serveOnce = async (run: number, waitMs = 0): Promise<string[]> => {
       const out = join(dir, `chunks-${run}.json`);
       const args = ['serve', '--http-port', '0', '--https-port', '0', '--rpc-port', '0', '--mqtt-port', '0', '--host', '127.0.0.1', '--data-dir', data, '--log-level', 'info'];
       const child = spawn(binary, args, { env: { ...env, CABINET_CHUNKS_OUT: out }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -98,12 +98,16 @@ describe('the trailer of the single executable', () => {
         void exited.then((code) => reject(new Error(`serve exited with ${String(code)}:\n${output.slice(-2000)}`)));
       });
       expect((await fetch(`${url}/ready`)).status).toBe(200);
+      await new Promise((r) => setTimeout(r, waitMs));
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
       return JSON.parse(readFileSync(out, 'utf8')) as string[];
     };
     // The first start issues the box's certificates (the x509 chunk); a restart reads them.
-    expect(await serveOnce(1)).toEqual(['x509']);
-    expect(await serveOnce(2)).toEqual([]);
+    // The broker is made BROKER_AFTER_READY_MS (200 ms) after ready: a stop right after /ready may
+    // come before or after it, and nothing else may have loaded; a second later it has.
+    expect((await serveOnce(1)).filter((c) => c !== 'aedes')).toEqual(['x509']);
+    expect((await serveOnce(2)).filter((c) => c !== 'aedes')).toEqual([]);
+    expect(await serveOnce(3, 1000)).toEqual(['aedes']);
   }, 120_000);
 });

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { runCommand } from '../helpers/run.js';
+import { cabinetArgs } from '../helpers/cabinet-main.js';
 
-const TSX = join(process.cwd(), 'node_modules', '.bin', 'tsx');
-const cabinet = (args: string[], env: Record<string, string> = {}) => runCommand(TSX, ['src/main.ts', ...args], { env: { ...process.env, ...env } });
+const cabinet = async (args: string[], env: Record<string, string> = {}) => runCommand(process.execPath, await cabinetArgs(...args), { env: { ...process.env, ...env } });
 const tmp = () => mkdtempSync(join(tmpdir(), 'cabinet-cli-'));
 const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 

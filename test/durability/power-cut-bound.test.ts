@@ -96,8 +96,13 @@ describe('what a stop may lose, per kind', () => {
       expect(adapter.status, JSON.stringify(adapter.body)).toBe(201);
     }
 
-    // A graceful stop: what the API showed is what the restarted box has.
+    // Hold periods end on the wall clock (each period's commit is on the whole period plus 2 s).
+    const phase = () => (Date.now() - 2000) % HOLD_MS;
+    // A graceful stop: what the API showed is what the restarted box has. The polls stop a few
+    // seconds into a hold period, so its readings are still held when the stop comes (the commit
+    // between the last poll and the check made it hold none, now and then under load).
     await sleep(6000);
+    while (phase() < 3000 || phase() > 9000) await sleep(200);
     await sim.close(); // no poll answers from here: nothing new arrives while the box stops
     await sleep(1500);
     const shownBefore = await readings(token);
@@ -120,8 +125,7 @@ describe('what a stop may lose, per kind', () => {
     const oldAllowAt = Date.now();
     await logged('kill-old-allow', token);
     await sleep(BOUND_MS + 4000);
-    // The kill falls in the middle of a hold period (its commit is on the whole period plus 2 s), so readings are held.
-    const phase = () => (Date.now() - 2000) % HOLD_MS;
+    // The kill falls in the middle of a hold period, so readings are held.
     // A refusal a few seconds before the kill, inside the same hold period: written within 2 s, not held.
     while (phase() < 3000 || phase() > 5000) await sleep(200);
     // Committed by the hold periods' own commits since (nothing else flushed the log meanwhile).

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { signSession } from '../../src/auth/tokens.js';
+import { cabinetArgs } from '../helpers/cabinet-main.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PG_URL = process.env.CABINET_TEST_PG_URL;
@@ -23,9 +24,9 @@ type Kind = (typeof KINDS)[number];
 
 interface Server { proc: ChildProcess; url: string; exited: Promise<void> }
 
-/** `node --import tsx src/main.ts serve`: one process, so SIGKILL hits the server itself. */
+/** `node <cabinet> serve`: one process, so SIGKILL hits the server itself. */
 async function startServer(env: Record<string, string>): Promise<Server> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+  const proc = spawn(process.execPath, await cabinetArgs('serve'), {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

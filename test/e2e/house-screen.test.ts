@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createTestEnv, type TestEnv } from '../helpers/server.js';
 import { clientAs, type Client } from '../helpers/client.js';
+import { agoToday } from '../helpers/site-day.js';
 import type { RunningServer } from '../../src/server.js';
 import { adapterProfile } from '../../src/simulate/profile.js';
 import { startTcpServer, type RunningServer as SimServer } from '../../src/simulate/server.js';
@@ -70,11 +71,12 @@ describe('the house screen and the setpoint flow in Chromium', () => {
     };
     for (let ts = placedAt + 6 * HOUR; ts < Date.now() - DAY; ts += 6 * HOUR) await tele(ts, 27 - ((ts - placedAt) / DAY) * 0.2);
     for (let ts = Date.now() - DAY; ts < Date.now() - 5 * 60_000; ts += HOUR) await tele(ts, 25.5);
-    // House 1's feed and water line: a meter reading at the end of each of the last six days and one a minute ago.
+    // House 1's feed and water line: a meter reading at the end of each of the last six days and one a minute ago
+    // (today's, so just after midnight no earlier than today's start: yesterday would hold two days' water).
     let water = 100_000;
     let feed = 50_000;
     for (let d = 6; d >= 0; d--) {
-      const ts = d === 0 ? Date.now() - 60_000 : Date.parse(`${daysAgo(d)}T23:00:00Z`);
+      const ts = d === 0 ? agoToday(server.services.config, 60_000) : Date.parse(`${daysAgo(d)}T23:00:00Z`);
       const r = await farm.post('/api/v1/poultry-feedwater/commands/ingest', { house_id: '1', batch_id: 'B1', birds: 20_000, age_days: 20 - d, water_counter_l: water, feed_counter_kg: feed, pressure_bar: 2.5, ts: new Date(ts).toISOString() });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       water += 4_200;

@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
 import { clientAs, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
+import { todayAt } from '../helpers/site-day.js';
 
 const day = (n: number) => new Date(Date.now() - (7 - n) * 86_400_000).toISOString().slice(0, 10); // D7 = today
 const noon = (n: number) => `${day(n)}T12:00:00.000Z`;
@@ -96,15 +97,16 @@ describe.each(DIALECTS)('a week on a melioration field (%s)', (dialect) => {
     await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'east', probe_id: 'probe-1', depth_cm: 25, vwc_pct: 29, observed_at: noon(6) } });
     expect((await field()).depletion_mm).toBeCloseTo(15, 9);
 
-    // D7 (today): too much drip water, then a probe at field capacity.
+    // D7 (today): too much drip water, then a probe at field capacity (both today whatever the time:
+    // minutesAgo(2) is yesterday, D6, just after midnight).
     await station(7, 4.5);
-    await admin.post('/api/v1/melioration-irrigation-drip/commands/ingest', { item: { field_id: 'east', equipment_id: 'drip-east', observed_at: minutesAgo(2), depth_mm: 30 } });
+    await admin.post('/api/v1/melioration-irrigation-drip/commands/ingest', { item: { field_id: 'east', equipment_id: 'drip-east', observed_at: todayAt(server.services.config, 1, 4), depth_mm: 30 } });
     expect((await field())).toMatchObject({ depletion_mm: 0, balance_day: day(7), weather_source: 'station' });
     expect((await field()).surplus_mm).toBeCloseTo(10.5, 9);
     const [over] = await alerts('overwatering');
     expect(over).toMatchObject({ status: 'active', severity: 'medium' });
     expect((await op.get(`/api/v1/status/list?correlation_id=${over.correlation_id}`)).body.items[0]).toMatchObject({ event: 'alarm_raised', status: 'warn' });
-    await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'east', probe_id: 'probe-1', depth_cm: 25, vwc_pct: 31, observed_at: minutesAgo(1) } });
+    await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'east', probe_id: 'probe-1', depth_cm: 25, vwc_pct: 31, observed_at: todayAt(server.services.config, 3, 4) } });
     expect(await field()).toMatchObject({ depletion_mm: 5, surplus_mm: 0 });
     expect((await alerts('overwatering'))[0]).toMatchObject({ status: 'cleared' });
 

@@ -82,15 +82,18 @@ describe.each(DIALECTS)('poultry flow end to end (%s)', (dialect) => {
     const ws = new WebSocket(`${server.url.replace('http', 'ws')}/api/v1/status/stream`, { headers: { authorization: `Bearer ${await env.token(server, { subject: 'tablet', role: 'operator', scope_type: 'tenant', tenant_id: 'tA' })}` } });
     ws.on('message', (data) => streamed.push(JSON.parse(String(data)) as Item));
     await waitFor(() => streamed.some((m) => m.type === 'ready'), 10_000, 'status stream ready');
+    // A house placed yesterday: readings from a few minutes ago are its flock's at any time (H1's
+    // flock, placed today, did not exist yet just after midnight), in the phase of day 0 (d00-03).
+    expect((await admin.post('/api/v1/poultry-flock/commands/place', { house_id: 'H0', batch_id: 'B1', subtype: 'broiler', start_date: daysAgo(1), birds_placed: 30_000 })).status).toBe(201);
     // Hold time 120 s: the breach starts 110 s ago, and a reading 15 s ahead (clock skew allowed up to 60 s) completes it.
-    const first = await admin.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', ts: secondsAgo(110), temp: 36.2, humidity: 65, co2: 1800, nh3: 8, ventilation: 40 });
+    const first = await admin.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H0', ts: secondsAgo(110), temp: 36.2, humidity: 65, co2: 1800, nh3: 8, ventilation: 40 });
     expect(first.status).toBe(200);
     expect(first.body.item).toMatchObject({ status: 'alarm', out_of_norm_flags: ['temp_high'], age_phase_id: 'd00-03', alarms: [{ rule_id: 'climate:temp_high', action: 'pending' }] });
-    const second = await admin.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', ts: secondsAgo(-15), temp: 36.4 });
+    const second = await admin.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H0', ts: secondsAgo(-15), temp: 36.4 });
     const raised = second.body.item.alarms[0];
     expect(raised).toMatchObject({ rule_id: 'climate:temp_high', action: 'raised', priority: 'P1' });
-    const alarm = (await op.get(`/api/v1/poultry-alarms/list?house_id=H1&status=active`)).body.items[0];
-    expect(alarm).toMatchObject({ id: raised.alarm_id, house_id: 'H1', batch_id: 'B1', severity: 'critical', priority: 'P1', bridged_to_status: true, sla_target_sec: 900, correlation_id: raised.correlation_id });
+    const alarm = (await op.get(`/api/v1/poultry-alarms/list?house_id=H0&status=active`)).body.items[0];
+    expect(alarm).toMatchObject({ id: raised.alarm_id, house_id: 'H0', batch_id: 'B1', severity: 'critical', priority: 'P1', bridged_to_status: true, sla_target_sec: 900, correlation_id: raised.correlation_id });
     const status = (await op.get(`/api/v1/status/list?correlation_id=${alarm.correlation_id}`)).body.items;
     expect(status.map((s: Item) => [s.event, s.status])).toContainEqual(['alarm_raised', 'error']);
     await waitFor(() => got.some((g) => g.body.correlation_id === alarm.correlation_id && g.topic.endsWith('/status')), 10_000, 'bridged status on MQTT');
@@ -103,19 +106,19 @@ describe.each(DIALECTS)('poultry flow end to end (%s)', (dialect) => {
   });
 
   it('takes a house controller\'s readings over MQTT the same way as commands/telemetry', async () => {
-    const controller = await env.token(server, { subject: 'device:H1', role: 'operator', scope_type: 'tenant', tenant_id: 'tA' });
+    const controller = await env.token(server, { subject: 'device:H0', role: 'operator', scope_type: 'tenant', tenant_id: 'tA' });
     const dev = await new Promise<MqttClient>((resolve, reject) => {
       const c = mqtt.connect(`mqtt://127.0.0.1:${server.services.mqtt!.port}`, { username: 'test', password: controller, reconnectPeriod: 0, clientId: `h1-${randomBytes(4).toString('hex')}` });
       c.once('connect', () => resolve(c));
       c.once('error', reject);
     });
     const ts = secondsAgo(5);
-    dev.publish('cabinet/tA/farm-1/telemetry/H1', JSON.stringify([{ metric: 'temperature', value: 89.6, unit: 'F', ts }, { metric: 'humidity', value: 66, ts }, { metric: 'nh3', value: 9, ts }]), { qos: 1 });
+    dev.publish('cabinet/tA/farm-1/telemetry/H0', JSON.stringify([{ metric: 'temperature', value: 89.6, unit: 'F', ts }, { metric: 'humidity', value: 66, ts }, { metric: 'nh3', value: 9, ts }]), { qos: 1 });
     // Through the API, as a screen reads it: MQTT climate readings are committed on the whole
     // minute (telemetry_hold_ms), and the list merges what is held.
     const reading = await (async () => {
       for (let i = 0; i < 200; i++) {
-        const rows = (await op.get('/api/v1/poultry-climate-readings/list?house_id=H1&limit=50')).body.items as Item[];
+        const rows = (await op.get('/api/v1/poultry-climate-readings/list?house_id=H0&limit=50')).body.items as Item[];
         const hit = rows.find((r) => r.source === 'mqtt');
         if (hit) return hit;
         await new Promise((res) => setTimeout(res, 50));
@@ -127,11 +130,16 @@ describe.each(DIALECTS)('poultry flow end to end (%s)', (dialect) => {
   });
 
   it('escalates an unacknowledged alarm on its own once its SLA has passed', async () => {
+    // A house whose flock was placed two days ago, so that readings from 20 minutes ago are the
+    // flock's whatever the time (H1's flock was placed today: just after midnight they would be
+    // from before its placement), still in the phase (d00-03, minimum ventilation 10 %) H1 is in.
+    expect((await admin.post('/api/v1/poultry-flock/commands/place', { house_id: 'H5', batch_id: 'B1', subtype: 'broiler', start_date: daysAgo(2), birds_placed: 30_000 })).status).toBe(201);
     // A controller's buffered readings from 20 minutes ago: the ventilation breach (hold 60 s, SLA 600 s) is overdue already.
-    await admin.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', ts: secondsAgo(1300), ventilation: 2 });
+    const breach = await admin.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H5', ts: secondsAgo(1300), ventilation: 2 });
+    expect(breach.body.item).toMatchObject({ age_phase_id: 'd00-03', out_of_norm_flags: ['ventilation_low'] });
     // The hold time has passed: this reading raises it, unless the rule scheduler did first.
-    await admin.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H1', ts: secondsAgo(1200), ventilation: 1 });
-    const open = (await op.get('/api/v1/poultry-alarms/list?house_id=H1&status=active')).body.items;
+    await admin.post('/api/v1/poultry-climate/commands/telemetry', { house_id: 'H5', ts: secondsAgo(1200), ventilation: 1 });
+    const open = (await op.get('/api/v1/poultry-alarms/list?house_id=H5&status=active')).body.items;
     const id = open.find((a: Item) => a.rule_id === 'climate:ventilation_low').id;
     const escalated = await (async () => {
       for (let i = 0; i < 100; i++) {

@@ -134,8 +134,14 @@ describe('poller on Modbus RTU', () => {
     // for the set values rather than taking the first reading after the plug.
     const readsAgain = (id: string, t: number) => events.readings.some((r, i) => i >= before && r.device_id === id && r.values.t === t);
     await waitFor(() => readsAgain('a', 21.6) && readsAgain('b', 30.1), 8000, 'readings again');
-    expect(events.buses.map((b) => b.state)).toEqual(['lost', 'ok']);
-    expect(events.buses[1]).toMatchObject({ bus: `rtu:${pty.a}`, message: null, device_ids: ['a', 'b'] });
+    // Back once the port opens: lost, then ok. The socat pair, like a USB adapter being plugged in,
+    // may bounce once more while its two ends come up (a clean-clone CI run at load 15+ saw lost,
+    // ok, lost, ok): each change is said once, in turn, and the last is ok.
+    const states = events.buses.map((b) => b.state);
+    expect(states.slice(0, 2)).toEqual(['lost', 'ok']);
+    expect(states.every((s, i) => s === (i % 2 === 0 ? 'lost' : 'ok'))).toBe(true);
+    expect(states.at(-1)).toBe('ok');
+    expect(events.buses.at(-1)).toMatchObject({ bus: `rtu:${pty.a}`, message: null, device_ids: ['a', 'b'] });
     expect(events.links.filter((l) => l.state === 'lost')).toEqual([]);
     expect(poller.snapshot().map((s) => [s.device_id, s.state, s.misses])).toEqual([['a', 'ok', 0], ['b', 'ok', 0]]);
   });

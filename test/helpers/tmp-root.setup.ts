@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bundleDir } from './cabinet-main.js';
 
 export default function setup(): () => void {
   const root = mkdtempSync(join(tmpdir(), 'cabinet-run-'));
@@ -13,5 +14,8 @@ export default function setup(): () => void {
   // The run's own files that workers share (test/helpers/contract.ts), named apart from TMPDIR,
   // which children and libraries use for anything.
   process.env.CABINET_TEST_RUN_DIR = root;
-  return () => rmSync(root, { recursive: true, force: true });
+  return () => {
+    rmSync(root, { recursive: true, force: true });
+    rmSync(bundleDir(root), { recursive: true, force: true });
+  };
 }

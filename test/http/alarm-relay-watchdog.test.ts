@@ -16,14 +16,15 @@ import { createTestEnv } from '../helpers/server.js';
 import { LOOP_LATE_MS } from '../../src/modules/alarm-relay/runtime.js';
 import { startIoPeer, type IoPeer } from '../field/peers/io-peer.js';
 import { waitFor } from '../field/helpers.js';
+import { cabinetArgs } from '../helpers/cabinet-main.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PERIOD_S = 1;
 const COIL = 5;
 
-/** `node --import tsx src/main.ts serve`: one process, so SIGKILL hits the box itself. */
+/** `node <cabinet> serve`: one process, so SIGKILL hits the box itself. */
 async function serve(env: Record<string, string>): Promise<{ proc: ChildProcess; url: string; exited: Promise<void> }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, await cabinetArgs('serve'), { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   let stderr = '';
   proc.stderr!.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-4000); });

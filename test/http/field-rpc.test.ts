@@ -10,6 +10,7 @@ import { createTestEnv, type TestEnv } from '../helpers/server.js';
 import { clientAs } from '../helpers/client.js';
 import { startModbusPeer, stopAll, type ModbusPeer } from '../field/helpers.js';
 import type { RunningServer } from '../../src/server.js';
+import { cabinetArgs } from '../helpers/cabinet-main.js';
 
 describe('field writes through the service (sqlite)', () => {
   let env: TestEnv;
@@ -79,7 +80,7 @@ describe('field writes through the service (sqlite)', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'cabinet-rpc-')), 'req.json');
     writeFileSync(file, JSON.stringify(request(777, 41)));
     // Asynchronous: the server answering it runs in this process.
-    const cli = await promisify(execFile)(join(process.cwd(), 'node_modules', '.bin', 'tsx'), ['src/main.ts', 'rpc', '--file', file, '--url', rpcUrl], {
+    const cli = await promisify(execFile)(process.execPath, await cabinetArgs('rpc', '--file', file, '--url', rpcUrl), {
       encoding: 'utf8', timeout: 60_000, env: { ...process.env, CABINET_TOKEN: token },
     });
     expect(cli.stderr).toBe('');

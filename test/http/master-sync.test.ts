@@ -24,6 +24,7 @@ describe.each(DIALECTS)('edge-to-master sync (master on %s)', (dialect) => {
   let credential: string;
 
   const record = async () => (await fleet.get('/api/v1/tenant-master-sync/farm-a')).body.item;
+  const record2 = async () => (await fleet.get('/api/v1/tenant-master-sync/farm-run')).body.item;
 
   beforeAll(async () => {
     masterEnv = await createTestEnv(dialect);
@@ -87,11 +88,17 @@ describe.each(DIALECTS)('edge-to-master sync (master on %s)', (dialect) => {
     expect([Number(merged.min), Number(merged.max)]).toEqual([-5, 100]);
     const [dupes] = await db.rows<{ n: number }>(sqlOf('select count(*) as n from (select seq from sync_inbox group by tenant_id, site_id, seq having count(*) > 1) d'));
     expect(Number(dupes?.n)).toBe(0);
-    // In order and without gaps: the site's events are 1..n, each once.
+    // Each event applied once, in order: the site's events are 1..n (applied_seq, every one counted);
+    // the inbox holds those that are not telemetry, each once (a telemetry event's record is its
+    // per-minute rows, checked above).
     const [span] = await db.rows<{ lo: number; hi: number; n: number }>(sqlOf("select min(seq) as lo, max(seq) as hi, count(*) as n from sync_inbox where site_id = 'site-1'"));
-    expect([Number(span?.lo), Number(span?.n)]).toEqual([1, Number(span?.hi)]);
+    const [siteRow] = await db.rows<{ applied: number; received: number }>(sqlOf("select applied_seq as applied, events_received as received from sync_sites where site_id = 'site-1'"));
+    expect(Number(siteRow?.received)).toBe(Number(siteRow?.applied));
+    expect(Number(span?.lo)).toBeGreaterThanOrEqual(1);
+    expect(Number(span?.hi)).toBeLessThanOrEqual(Number(siteRow?.applied));
+    expect(Number(span?.n)).toBeLessThan(Number(siteRow?.applied));
     const kinds = await db.rows<{ kind: string }>(sqlOf('select distinct kind from sync_inbox order by kind'));
-    expect(kinds.map((k) => k.kind)).toEqual(['alarm', 'audit', 'heartbeat', 'status', 'telemetry']);
+    expect(kinds.map((k) => k.kind)).toEqual(['alarm', 'audit', 'heartbeat', 'status']);
     // The fleet figures now come from the site: open alarms, uptime and latency from heartbeats.
     // Beats queued before the box's first round trip carry no latency; the sync can be live before a later one arrives.
     await waitFor('a heartbeat with a round trip', async () => {
@@ -176,26 +183,87 @@ describe.each(DIALECTS)('edge-to-master sync (master on %s)', (dialect) => {
 
   it('pauses (events wait on the box, the record is stopped), runs on demand in manual mode, resumes', async () => {
     expect((await fleet.post('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'paused' })).body.item).toMatchObject({ mode: 'paused', status: 'stopped' });
-    expect((await fleet.post('/api/v1/tenant-master-sync/commands/run', { tenant_id: 'farm-a' })).body.error.code).toBe('lifecycle_conflict');
-    const held = await edgeOp.post('/api/v1/alarms/commands/raise', { severity: 'high', source: 'rules', title: 'held while paused' });
-    const paused = await waitFor('pending reported while paused', async () => {
-      const r = await record();
-      return r.pending_up > 0 ? r : undefined;
-    });
-    expect(paused.status).toBe('stopped');
-    const stillMissing = await master.services.db.rows(sqlOf(`select * from sync_alarms where alarm_id = '${held.body.item.id}'`));
-    expect(stillMissing).toEqual([]);
-    await fleet.post('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'manual' });
-    await new Promise((r) => setTimeout(r, 400));
-    expect(await master.services.db.rows(sqlOf(`select * from sync_alarms where alarm_id = '${held.body.item.id}'`))).toEqual([]);
-    const run = await fleet.post('/api/v1/tenant-master-sync/commands/run', { tenant_id: 'farm-a', wait_ms: 10_000 });
-    expect(run.status).toBe(200);
-    expect(run.body.item).toMatchObject({ mode: 'manual', pending_up: 0, run_requested_at: expect.any(String) });
-    expect(await master.services.db.rows(sqlOf(`select alarm_id from sync_alarms where alarm_id = '${held.body.item.id}'`))).toHaveLength(1);
-    expect((await fleet.post('/api/v1/tenant-master-sync/commands/run', { tenant_id: 'nobody' })).status).toBe(404);
-    expect((await fleet.post('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'fast' })).status).toBe(400);
-    await fleet.post('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'auto' });
+    // Back to auto whatever fails below: a tenant left paused or manual would make the tests after
+    // this one wait for pushes that never come.
+    try {
+      expect((await fleet.post('/api/v1/tenant-master-sync/commands/run', { tenant_id: 'farm-a' })).body.error.code).toBe('lifecycle_conflict');
+      const held = await edgeOp.post('/api/v1/alarms/commands/raise', { severity: 'high', source: 'rules', title: 'held while paused' });
+      const paused = await waitFor('pending reported while paused', async () => {
+        const r = await record();
+        return r.pending_up > 0 ? r : undefined;
+      });
+      expect(paused.status).toBe('stopped');
+      const stillMissing = await master.services.db.rows(sqlOf(`select * from sync_alarms where alarm_id = '${held.body.item.id}'`));
+      expect(stillMissing).toEqual([]);
+      await fleet.post('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'manual' });
+      await new Promise((r) => setTimeout(r, 400));
+      expect(await master.services.db.rows(sqlOf(`select * from sync_alarms where alarm_id = '${held.body.item.id}'`))).toEqual([]);
+      const run = await fleet.post('/api/v1/tenant-master-sync/commands/run', { tenant_id: 'farm-a', wait_ms: 10_000 });
+      expect(run.status).toBe(200);
+      // The run is complete for the site (it pushed what it held when it took the request); a
+      // heartbeat appended since may be pending, and pending_up says so rather than 0.
+      expect(run.body.item).toMatchObject({ mode: 'manual', sites: 1, sites_run_done: 1, run_requested_at: expect.any(String) });
+      expect(await master.services.db.rows(sqlOf(`select alarm_id from sync_alarms where alarm_id = '${held.body.item.id}'`))).toHaveLength(1);
+      const site = (await fleet.get('/api/v1/sync-sites/site-1@farm-a')).body.item;
+      expect(site.run_done_at).toBe(run.body.item.run_requested_at);
+      expect((await fleet.post('/api/v1/tenant-master-sync/commands/run', { tenant_id: 'nobody' })).status).toBe(404);
+      expect((await fleet.post('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'fast' })).status).toBe(400);
+    } finally {
+      await fleet.post('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-a', mode: 'auto' });
+    }
     expect((await fleet.get('/api/v1/tenant-master-sync/list?status=live&mode=auto')).body.items.length + (await fleet.get('/api/v1/tenant-master-sync/list')).body.total).toBeGreaterThanOrEqual(1);
+  });
+
+  it('answers a forced run in manual mode once the box pushed what it held, however fast its heartbeat and however many batches it takes', async () => {
+    // A box of its own: a heartbeat and a pull every 50 ms (the least allowed) keep its outbox
+    // almost never empty, so a wait for "nothing pending" ran to wait_ms; 40 events at 7 a batch
+    // take several pushes.
+    const reg = await fleet.post('/api/v1/tenant-master-sync/commands/register-site', { tenant_id: 'farm-run', site_id: 'site-r', industry_code: 'poultry' });
+    expect(reg.status).toBe(201);
+    expect((await fleet.post('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: 'farm-run', mode: 'manual' })).status).toBe(200);
+    const boxEnv = await createTestEnv('sqlite');
+    try {
+      writeFileSync(join(boxEnv.dataDir, 'site-credential'), `${reg.body.item.credential}\n`, { mode: 0o600 });
+      const box = await boxEnv.start({
+        mqtt_broker: 'off', sync_master_url: master.url, sync_interval_ms: '50', sync_heartbeat_ms: '50', sync_backoff_max_ms: '400', sync_batch_max: '7',
+      });
+      const boxAdmin = await clientAs(boxEnv, box);
+      const op = await clientAs(boxEnv, box, { subject: 'op', role: 'operator', scope_type: 'tenant', tenant_id: 'farm-run', site_id: 'site-r' }, boxAdmin.contract);
+      for (let i = 0; i < 40; i++) {
+        expect((await op.post('/api/v1/alarms/commands/raise', { severity: 'low', source: 'rules', title: `waiting ${i}` })).status).toBe(201);
+      }
+      const onMaster = async () => (await master.services.db.rows<{ n: number | string }>(sqlOf(`select count(*) as n from sync_alarms where tenant_id = 'farm-run'`)))[0]?.n;
+      await waitFor('the box reporting its waiting events', async () => ((await record2()).pending_up >= 40 ? true : undefined));
+      expect(Number(await onMaster())).toBe(0);
+      const waitMs = 20_000;
+      const t0 = Date.now();
+      const run = await fleet.post('/api/v1/tenant-master-sync/commands/run', { tenant_id: 'farm-run', wait_ms: waitMs });
+      const took = Date.now() - t0;
+      expect(run.status).toBe(200);
+      expect(run.body.item).toMatchObject({ mode: 'manual', sites: 1, sites_run_done: 1 });
+      // Well before the wait's end: the answer came when the run was complete, not when the wait ran out.
+      expect(took).toBeLessThan(waitMs / 2);
+      expect(Number(await onMaster())).toBe(40);
+      const site = (await fleet.get('/api/v1/sync-sites/site-r@farm-run')).body.item;
+      expect(site).toMatchObject({ run_done_at: run.body.item.run_requested_at, holds_master_state: true });
+      // Manual mode: nothing more is pushed after a run, so heartbeats pile up again on the box,
+      // and the next request is complete once the box pushed them. The box reports an empty
+      // outbox only between its last push and its next pull, one sync_interval_ms: a wait for that
+      // may catch one such window, hardly four in a row.
+      let last = run.body.item.run_requested_at as string;
+      for (let i = 0; i < 4; i++) {
+        await waitFor('heartbeats waiting again', async () => ((await record2()).pending_up > 0 ? true : undefined));
+        const t1 = Date.now();
+        const again = await fleet.post('/api/v1/tenant-master-sync/commands/run', { tenant_id: 'farm-run', wait_ms: waitMs });
+        expect(Date.now() - t1).toBeLessThan(waitMs / 2);
+        expect(again.body.item).toMatchObject({ sites_run_done: 1 });
+        expect(again.body.item.run_requested_at > last).toBe(true);
+        last = again.body.item.run_requested_at;
+        expect((await fleet.get('/api/v1/sync-sites/site-r@farm-run')).body.item.run_done_at).toBe(last);
+      }
+    } finally {
+      await boxEnv.cleanup();
+    }
   });
 
   it('sends version policies down; check on the box reports the violation; the master wins a conflict and the local change is audited', async () => {

@@ -6,6 +6,7 @@ import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
 import { clientAs, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
 import { need } from '../../src/kernel/context.js';
+import { todayAt } from '../helpers/site-day.js';
 
 const RESOURCES = ['melioration-field', 'melioration-alerts', 'melioration-irrigation-machine', 'melioration-irrigation-drip', 'melioration-soil-moisture', 'melioration-weather', 'melioration-control-mode'];
 const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
@@ -120,11 +121,11 @@ describe.each(DIALECTS)('melioration workspace (%s)', (dialect) => {
   });
 
   it('turns probe readings into depletion; refuses them without field capacity or from the future', async () => {
-    const r = await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p1', depth_cm: 30, vwc_pct: 24, observed_at: minutesAgo(15) } });
+    const r = await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p1', depth_cm: 30, vwc_pct: 24, observed_at: todayAt(server.services.config, 1, 8) } });
     expect(r.status).toBe(201);
     expect(r.body.item.depletion_mm).toBeCloseTo(36, 10); // (30 - 24) % × 0.6 m = 36 mm
     expect(r.body.item.surplus_mm).toBe(0);
-    const wet = await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p1', depth_cm: 60, vwc_pct: 32, observed_at: minutesAgo(14) } });
+    const wet = await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p1', depth_cm: 60, vwc_pct: 32, observed_at: todayAt(server.services.config, 2, 8) } });
     expect(wet.body.item).toMatchObject({ depletion_mm: 0 });
     expect(wet.body.item.surplus_mm).toBeCloseTo(12, 10);
     expectError(await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: noArea.id, probe_id: 'p9', depth_cm: 30, vwc_pct: 20, observed_at: minutesAgo(1) } }), 400, 'validation_error', 'field_capacity_unknown');
@@ -251,8 +252,8 @@ describe.each(DIALECTS)('melioration workspace (%s)', (dialect) => {
   });
 
   it('raises water_deficit from dry probes through the alarm service; every {id} route answers the listed item', async () => {
-    await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p1', depth_cm: 30, vwc_pct: 18, observed_at: minutesAgo(3) } }); // 72 mm
-    await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p1', depth_cm: 60, vwc_pct: 20, observed_at: minutesAgo(2) } }); // 60 mm
+    await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p1', depth_cm: 30, vwc_pct: 18, observed_at: todayAt(server.services.config, 5, 8) } }); // 72 mm
+    await admin.post('/api/v1/melioration-soil-moisture/commands/ingest', { item: { field_id: 'north', probe_id: 'p1', depth_cm: 60, vwc_pct: 20, observed_at: todayAt(server.services.config, 6, 8) } }); // 60 mm
     expect((await op.get('/api/v1/melioration-field/north')).body.item).toMatchObject({ depletion_mm: 66, balance_day: today() });
     const alerts = (await op.get('/api/v1/melioration-alerts/list?kind=water_deficit&status=active')).body.items;
     expect(alerts).toHaveLength(1);

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
 import { clientAs, createClient, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
+import { FIRST_PURGE_AFTER_MS } from '../../src/kernel/retention.js';
 import { rowsPerInsert, tableOf } from '../../src/db/sql.js';
 import { readingRecord, type ReadingRow } from '../../src/modules/poultry/climate-schema.js';
 
@@ -238,7 +239,7 @@ describe.each(DIALECTS)('poultry climate readings (%s)', (dialect) => {
 });
 
 describe('poultry readings retention', () => {
-  it('deletes readings older than poultry_readings_retention_days when the service starts, and keeps the rest', async () => {
+  it('deletes readings older than poultry_readings_retention_days once the service has started, and keeps the rest', async () => {
     const env = await createTestEnv('sqlite');
     try {
       const first = await env.start({ mqtt_broker: 'off' });
@@ -257,6 +258,8 @@ describe('poultry readings retention', () => {
       await first.close();
       const second = await env.start({ mqtt_broker: 'off', poultry_readings_retention_days: '30' });
       const again = await clientAs(env, second, { subject: 'op-r', role: 'operator', scope_type: 'tenant', tenant_id: 'tR' }, master.contract);
+      // The first purge runs FIRST_PURGE_AFTER_MS after the start.
+      await new Promise((r) => setTimeout(r, FIRST_PURGE_AFTER_MS + 500));
       const left = (await again.get('/api/v1/poultry-climate-readings/list')).body.items.map((i: Item) => i.id as string);
       expect(left).toEqual([ids[0]]);
     } finally {

@@ -29,7 +29,9 @@ describe.each(DIALECTS)('swine workspace (%s)', (dialect) => {
 
   beforeAll(async () => {
     env = await createTestEnv(dialect);
-    server = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off', alarm_escalation_interval_ms: '300' });
+    // The rule pass an hour apart: a breach sent from 150 s ago is due at once, and a pass between
+    // two readings would raise it before the reading that should (the pass has its own test).
+    server = await env.start({ mode: 'cloud-multi', mqtt_broker: 'off', alarm_escalation_interval_ms: '3600000' });
     master = await clientAs(env, server);
     const tenant = (subject: string, role: string, tenant_id: string, site_id?: string) => clientAs(env, server, { subject, role, scope_type: 'tenant', tenant_id, ...(site_id ? { site_id } : {}) }, master.contract);
     adminA = await tenant('admin-a', 'admin', 'tA');
@@ -110,16 +112,27 @@ describe.each(DIALECTS)('swine workspace (%s)', (dialect) => {
   });
 
   it('raises a held breach when its hold has passed with no further reading (a controller gone quiet)', async () => {
-    // Hot from 119 s ago: pending for about another second, then the rule scheduler raises it.
-    const hot = await devA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-7', avg_weight_kg: 8, temp_c: 33, ts: secondsAgo(119) }, rid());
-    const corr = `swine-${dialect}-${n}`;
-    expect(hot.body.item.alarms).toEqual([]);
-    expect(await alarm(corr)).toEqual([]);
-    await expect.poll(async () => (await alarm(corr))[0]?.status).toBe('active');
-    expect((await alarm(corr))[0]).toMatchObject({ rule_id: 'swine-climate:temp_high', unit_id: 'room-7', value: 33, priority: 'P1' });
-    // Back in the band clears it as a raise by a reading would be cleared.
-    await devA.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-7', avg_weight_kg: 8, temp_c: 27 }, rid());
-    expect((await alarm(corr))[0].status).toBe('cleared');
+    // A box of its own whose rule pass runs every 300 ms.
+    const quietEnv = await createTestEnv(dialect);
+    try {
+      const quiet = await quietEnv.start({ mode: 'cloud-multi', mqtt_broker: 'off', alarm_escalation_interval_ms: '300' });
+      const quietMaster = await clientAs(quietEnv, quiet, undefined, master.contract);
+      const dev = await clientAs(quietEnv, quiet, { subject: 'dev-a', role: 'admin', scope_type: 'tenant', tenant_id: 'tA', site_id: 'farm-1' }, quietMaster.contract);
+      const admin = await clientAs(quietEnv, quiet, { subject: 'admin-a', role: 'admin', scope_type: 'tenant', tenant_id: 'tA' }, quietMaster.contract);
+      const alarmOf = async (corr: string) => (await admin.get(`/api/v1/industry-alarms/list?correlation_id=${corr}`)).body.items;
+      // Hot from 119 s ago: pending for about another second, then the rule scheduler raises it.
+      const hot = await dev.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-7', avg_weight_kg: 8, temp_c: 33, ts: secondsAgo(119) }, rid());
+      const corr = `swine-${dialect}-${n}`;
+      expect(hot.body.item.alarms).toEqual([]);
+      expect(await alarmOf(corr)).toEqual([]);
+      await expect.poll(async () => (await alarmOf(corr))[0]?.status).toBe('active');
+      expect((await alarmOf(corr))[0]).toMatchObject({ rule_id: 'swine-climate:temp_high', unit_id: 'room-7', value: 33, priority: 'P1' });
+      // Back in the band clears it as a raise by a reading would be cleared.
+      await dev.post('/api/v1/swine-climate/commands/telemetry', { room_id: 'room-7', avg_weight_kg: 8, temp_c: 27 }, rid());
+      expect((await alarmOf(corr))[0].status).toBe('cleared');
+    } finally {
+      await quietEnv.cleanup();
+    }
   });
 
   it('refuses climate input it cannot judge, storing nothing', async () => {

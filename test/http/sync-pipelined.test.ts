@@ -5,15 +5,12 @@
 // end to end through a proxy that holds each push until the next one arrives: a box that waited
 // for each answer would hold it up. A master older than push_after gets one push at a time.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, DIALECTS, type TestEnv } from '../helpers/server.js';
 import { clientAs, siteClient, type Client } from '../helpers/client.js';
 import type { RunningServer } from '../../src/server.js';
-import { waitFor } from '../helpers/wait.js';
+import { catchUpThrough } from '../helpers/sync-catch-up.js';
 import type { EventKind, PushBody } from '../../src/modules/tenant-master-sync/engine/protocol.js';
 import { push } from '../../src/modules/tenant-master-sync/engine/master.js';
 
@@ -64,7 +61,8 @@ describe.each(DIALECTS)('a push after a batch the master has not applied (master
     // A batch sent again in part: what is new is taken, what was applied is a duplicate.
     expect(await send({ events: events(8, 10), after: 7 })).toMatchObject({ applied_seq: 10, accepted: 1, duplicates: 2 });
     expect(await send({ events: events(11, 19) })).toMatchObject({ applied_seq: 19, accepted: 9 });
-    expect(await seqs()).toEqual(events(1, 19).map((e) => e.seq));
+    // The inbox holds every event but telemetry (a telemetry event's record is its per-minute row).
+    expect(await seqs()).toEqual(events(1, 19).filter((e) => e.kind !== 'telemetry').map((e) => e.seq));
     expect(await count('sync_alarms')).toBe(6);
     expect(await count('sync_telemetry')).toBe(7);
     expect(await count('sync_heartbeats')).toBe(6);
@@ -80,7 +78,8 @@ describe.each(DIALECTS)('a push after a batch the master has not applied (master
     const [later, first] = await Promise.all([pushOf(23, 25, 22), pushOf(20, 22, 19)]);
     expect(first).toMatchObject({ applied_seq: 22, accepted: 3 });
     expect(later).toMatchObject({ applied_seq: 25, accepted: 3, duplicates: 0 });
-    expect((await seqs()).slice(-6)).toEqual([20, 21, 22, 23, 24, 25]);
+    expect((await seqs()).slice(-4)).toEqual([20, 21, 23, 24]);
+    expect(Number((await master.services.db.rows<{ n: unknown }>(sql`select applied_seq as n from sync_sites where site_id = 'site-1'`))[0]!.n)).toBe(25);
     // Nothing behind it: refused at once.
     expect(await pushOf(30, 31, 29)).toMatchObject({ applied_seq: 25, accepted: 0 });
   });
@@ -123,8 +122,10 @@ function proxyOf(target: () => string, opts: { hold?: boolean; fail?: number; ol
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       const isPush = req.url === '/api/v1/site-sync/commands/push';
-      const parsed = isPush ? (JSON.parse(body.toString()) as { events: Pushed[]; after?: number; remaining: number }) : undefined;
-      const entry: (typeof log.pushes)[number] | undefined = parsed?.events.length ? { after: parsed.after, seqs: parsed.events.map((e) => e.seq) } : undefined;
+      const parsed = isPush ? (JSON.parse(body.toString()) as { events: Pushed[]; telemetry?: { seq: number[] }; after?: number; remaining: number }) : undefined;
+      // A push's seqs: its events' and those of its telemetry columns.
+      const pushed = parsed ? [...parsed.events.map((e) => e.seq), ...(parsed.telemetry?.seq ?? [])].sort((a, b) => a - b) : [];
+      const entry: (typeof log.pushes)[number] | undefined = pushed.length ? { after: parsed!.after, seqs: pushed } : undefined;
       if (entry) log.pushes.push(entry);
       log.inFlight++;
       log.maxInFlight = Math.max(log.maxInFlight, log.inFlight);
@@ -199,25 +200,13 @@ describe.each(DIALECTS)('a box sends its next batch before the answer (master on
 
   /** A box syncing through a proxy; 60 events wait in its outbox while its tenant is paused, then it catches up. */
   async function catchUp(tenant: string, opts: Parameters<typeof proxyOf>[1]) {
-    const reg = await fleet.post('/api/v1/tenant-master-sync/commands/register-site', { tenant_id: tenant, site_id: 'site-1', industry_code: 'poultry' });
-    await fleet.post('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: tenant, mode: 'paused' });
     const { server: proxy, log } = proxyOf(() => master.url, opts);
-    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-    const env = await createTestEnv('sqlite');
-    started.push({ env, proxy });
-    writeFileSync(join(env.dataDir, 'site-credential'), `${reg.body.item.credential as string}\n`, { mode: 0o600 });
-    const edge = await env.start({
-      mqtt_broker: 'off', sync_master_url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
-      sync_interval_ms: '100', sync_heartbeat_ms: '3600000', sync_backoff_max_ms: '400', sync_batch_max: '5',
-    });
-    const appended = await edge.services.edgeSync!.outbox.append(events(1, 60).map(({ kind, payload }) => ({ kind, payload })));
-    const last = appended.at(-1)!;
-    await fleet.post('/api/v1/tenant-master-sync/commands/set-mode', { tenant_id: tenant, mode: 'auto' });
-    const applied = async () => Number((await master.services.db.rows<{ s: unknown }>(sql`select applied_seq as s from sync_sites where tenant_id = ${tenant}`))[0]?.s ?? 0);
-    await waitFor('the catch-up on the master', async () => ((await applied()) >= last ? true : undefined));
+    const { last, telemetry } = await catchUpThrough({ fleet, master, tenant, proxy, queued: events(1, 60), batchMax: 5, started });
     const inbox = (await master.services.db.rows<{ seq: unknown }>(sql`select seq from sync_inbox where tenant_id = ${tenant} order by seq`)).map((r) => Number(r.seq));
-    // Every event once, in order, none skipped.
-    expect(inbox).toEqual(Array.from({ length: last }, (_, i) => i + 1));
+    // Every event once, in order, none skipped (but telemetry, whose record is its per-minute rows).
+    expect(inbox).toEqual(Array.from({ length: last }, (_, i) => i + 1).filter((seq) => !telemetry.has(seq)));
+    const points = Number((await master.services.db.rows<{ n: unknown }>(sql`select coalesce(sum(points), 0) as n from sync_telemetry where tenant_id = ${tenant}`))[0]!.n);
+    expect(points).toBe(2 * telemetry.size);
     // The catch-up's pushes (the box may push events of its own after them, in a later cycle).
     return { ...log, pushes: log.pushes.filter((p) => p.seqs[0]! <= last) };
   }

@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readArchive, writeArchive } from '../../src/runtime/archive.js';
+import { cabinetArgs } from '../helpers/cabinet-main.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const WRITERS = 6;
@@ -18,11 +19,12 @@ afterAll(() => {
   for (const c of children) c.kill('SIGKILL');
 });
 
-/** The cabinet command through tsx, asynchronously: the write load goes on while it runs. */
-function cabinet(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string; ms: number }> {
+/** The cabinet command as a child, asynchronously: the write load goes on while it runs. */
+async function cabinet(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string; ms: number }> {
+  const argv = await cabinetArgs(...args);
   const t0 = Date.now();
   return new Promise((resolve) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     proc.stdout.on('data', (d: Buffer) => (stdout += d));
@@ -36,7 +38,7 @@ interface Server { proc: ChildProcess; url: string; log: string[]; stop(): Promi
 async function serve(dataDir: string): Promise<Server> {
   const proc = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/main.ts', 'serve', '--data-dir', dataDir, '--http-port', '0', '--rpc-port', '0', '--https-port', '0', '--mqtt-broker', 'off', '--host', '127.0.0.1'],
+    await cabinetArgs('serve', '--data-dir', dataDir, '--http-port', '0', '--rpc-port', '0', '--https-port', '0', '--mqtt-broker', 'off', '--host', '127.0.0.1'),
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   children.add(proc);

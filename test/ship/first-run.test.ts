@@ -9,10 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFailed } from 'vitest';
 import { runCommand } from '../helpers/run.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** Every request of this test gives up after 30 s: a request the server never answers then fails at its own step, not as the test's timeout. */
+const fetch = (input: string, init: RequestInit = {}) => globalThis.fetch(input, { ...init, signal: AbortSignal.timeout(30_000) });
 let server: ChildProcess | undefined;
 afterAll(() => server?.kill('SIGKILL'));
 
@@ -50,7 +52,7 @@ async function status(url: string): Promise<Record<string, unknown>> {
 function runPrinted(command: string) {
   const words = [...command.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]) as string[];
   expect(words.slice(0, 3)).toEqual(['npx', 'tsx', 'src/main.ts']);
-  return runCommand(join(ROOT, 'node_modules/.bin/tsx'), words.slice(2), { cwd: ROOT });
+  return runCommand(join(ROOT, 'node_modules/.bin/tsx'), words.slice(2), { cwd: ROOT, timeoutMs: 45_000 });
 }
 
 describe('first run', () => {
@@ -58,6 +60,8 @@ describe('first run', () => {
     // A data directory the service makes itself (issue 33: it was 0750, site.json 0644).
     const dir = join(mkdtempSync(join(tmpdir(), 'cabinet-first-run-')), 'data');
     const { url, log } = await serve(dir);
+    // A failure says what the server logged last (a run once timed out here with nothing to go on).
+    onTestFailed(() => { process.stderr.write(`cabinet serve's last log lines:\n${log.slice(-30).join('\n')}\n`); });
     // Logged right after "listening", once the database is checked.
     const find = () => log.map((l) => JSON.parse(l) as { level: string; msg: string }).find((l) => l.msg.startsWith('no admin passkey yet'));
     for (let i = 0; i < 100 && !find(); i++) await new Promise((r) => setTimeout(r, 100));

@@ -18,6 +18,10 @@ import { backupDatabase } from '../../src/runtime/backup.js';
 import { signManifest, fileDigest } from '../../src/runtime/release-signature.js';
 import { changeStep, readState, writeRequest, statePath, type UpdateRequest } from '../../src/modules/updates/state.js';
 import { Installer, type InstallRun } from '../../src/updater/installer.js';
+import { cabinetArgs } from '../helpers/cabinet-main.js';
+
+/** `cabinet restore` as the installer runs it again, as a child. */
+const CABINET = await cabinetArgs();
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const isRoot = process.getuid?.() === 0;
@@ -98,7 +102,7 @@ function box(name: string): Box {
   mkdirSync(backupsDir);
   const installer = new Installer({
     config, rootDir, backupsDir, pollMs: 50, log: () => undefined,
-    self: [process.execPath, '--import', 'tsx', join(ROOT, 'src/main.ts')],
+    self: [process.execPath, ...CABINET],
   });
   return { dir, fake, dataDir, rootDir, backupsDir, installer, calls: () => readFileSync(join(fake, 'calls'), 'utf8').trim().split('\n').filter(Boolean) };
 }
@@ -158,7 +162,7 @@ describe.skipIf(!isRoot)('the privileged installer (stand-in dpkg and systemctl,
     writeFileSync(join(base, 'release.pub'), keyPem.pub, { mode: 0o644 });
     // A migrated database and its backup, as the previous version's preinst takes it.
     const template = join(base, 'template');
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'migrate', '--data-dir', template], { cwd: ROOT, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, await cabinetArgs('migrate', '--data-dir', template), { cwd: ROOT, encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     writeFileSync(join(template, 'session.key'), 'k'.repeat(64), { mode: 0o600 });
     backupFile = join(base, 'backup.tar.gz');

@@ -4,9 +4,10 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import ModbusRTU from 'modbus-serial';
 import { decode } from './helpers.js';
+import { cabinetArgs } from '../helpers/cabinet-main.js';
 
 // `cabinet simulate` as a process, the way a user or a test harness starts it.
-const MAIN = ['--import', 'tsx', 'src/main.ts', 'simulate'];
+const MAIN = await cabinetArgs('simulate');
 const children: ChildProcess[] = [];
 afterAll(() => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');

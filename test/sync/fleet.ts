@@ -64,6 +64,9 @@ export class SimBox {
   /** Telemetry points and heartbeats generated, to compare with the master's projections. */
   points = 0;
   heartbeats = 0;
+  /** The events the master keeps in its inbox (all but telemetry): how many, and the sum of their seqs. */
+  inboxed = 0;
+  inboxedSeqSum = 0;
   private token: string | undefined;
   private downRevision: string | null = null;
   private lastRtt: number | null = null;
@@ -96,7 +99,10 @@ export class SimBox {
       this.nextAt.set(kind, t);
     }
     out.sort((a, b) => a.at - b.at);
-    for (const e of out) this.outbox.push({ seq: ++this.seq, kind: e.kind, created_at: new Date(e.at).toISOString(), payload: this.payload(e.kind, e.at) });
+    for (const e of out) {
+      this.outbox.push({ seq: ++this.seq, kind: e.kind, created_at: new Date(e.at).toISOString(), payload: this.payload(e.kind, e.at) });
+      if (e.kind !== 'telemetry') { this.inboxed++; this.inboxedSeqSum += this.seq; }
+    }
     return out.length;
   }
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { signSession } from '../../src/auth/tokens.js';
 import { createTestEnv, type TestEnv } from '../helpers/server.js';
 import { waitFor } from '../helpers/wait.js';
+import { cabinetArgs } from '../helpers/cabinet-main.js';
 export { waitFor };
 
 export async function freePort(): Promise<number> {
@@ -52,7 +53,7 @@ export async function proc(name: string, flags: Record<string, string>, opts: { 
   const p: Proc = {
     name, url, secret, child: undefined, output: [],
     async start() {
-      const args = ['--import', 'tsx', 'src/main.ts', 'serve', '--http-port', String(port), '--host', '127.0.0.1', '--rpc-port', '0', '--mqtt-broker', 'off', '--log-level', 'warn'];
+      const args = await cabinetArgs('serve', '--http-port', String(port), '--host', '127.0.0.1', '--rpc-port', '0', '--mqtt-broker', 'off', '--log-level', 'warn');
       for (const [k, v] of Object.entries(flags)) args.push(`--${k.replace(/_/g, '-')}`, v);
       const child = spawn(process.execPath, args, { env: { ...process.env, CABINET_SESSION_SECRET: secret }, stdio: ['ignore', 'pipe', 'pipe'] });
       running.add(child);

@@ -61,6 +61,34 @@ describe('StaticFirstRouter', () => {
     expect(resolved(ours.match('GET', '/api/v1/tables/7'))[1]).toEqual([expect.stringContaining('/api/v1/tables/:id'), { id: '7' }]);
   });
 
+  it('answers a static path without building the parameter routes\' matcher', () => {
+    const ours = build(new StaticFirstRouter<string>());
+    const dynamic = (ours as unknown as { dynamic: { match: (m: string, p: string) => unknown } }).dynamic;
+    let built = 0;
+    const match = dynamic.match.bind(dynamic);
+    dynamic.match = (m, p) => { built++; return match(m, p); };
+    expect(resolved(ours.match('GET', '/ready')).map(([h]) => h.split(' ')[2])).toEqual(['*', '/ready']);
+    expect(resolved(ours.match('GET', '/api/v1/late/list')).map(([h]) => h.split(' ')[2])).toEqual(['*', '/api/v1/late/:id', '/api/v1/late/list']);
+    expect(built).toBe(0);
+    expect(resolved(ours.match('GET', '/api/v1/late/7'))).toEqual([[expect.stringContaining('*'), {}], [expect.stringContaining('/api/v1/late/:id'), { id: '7' }]]);
+    expect(built).toBe(1);
+  });
+
+  it('with a route of another form, matches static paths through Hono\'s router, as TrieRouter does', () => {
+    const extra = [{ method: 'GET', path: '/files/:name{.+\\.png}' }, { method: 'GET', path: '/files/list' }, { method: 'GET', path: '/files/a.png' }];
+    const make = <R extends { add(m: string, p: string, h: string): void }>(router: R): R => {
+      build(router);
+      extra.forEach((r, i) => router.add(r.method, r.path, `x${i} ${r.method} ${r.path}`));
+      return router;
+    };
+    const ours = make(new StaticFirstRouter<string>());
+    const trie = make(new TrieRouter<string>());
+    for (const path of ['/files/list', '/files/a.png', '/ready', '/api/v1/late/list']) {
+      expect(resolved(ours.match('GET', path)), path).toEqual(resolved(trie.match('GET', path)));
+    }
+    expect(resolved(ours.match('GET', '/files/a.png')).map(([h]) => h.split(' ')[2])).toEqual(['*', '/files/:name{.+\\.png}', '/files/a.png']);
+  });
+
   it('refuses routes added after the first match, like Hono routers', () => {
     const ours = build(new StaticFirstRouter<string>());
     ours.match('GET', '/health');

@@ -22,8 +22,8 @@
 //   re-checked every mqtt_session_recheck_ms, and a revoked credential's connections close at once.
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
-import { Aedes, type Client as AedesClient } from 'aedes';
+import type { Server as TlsServer } from 'node:tls';
+import type { Aedes, Client as AedesClient } from 'aedes';
 import { mqttTlsPortOf } from '../../config.js';
 import { BoxTls } from '../../runtime/tls.js';
 import { listenOn } from '../../runtime/listen.js';
@@ -41,6 +41,8 @@ export interface MqttHandle {
   port?: number;
   /** The embedded broker's MQTT-over-TLS port (also when mqtt_tls_port was 0); absent when off or taken. */
   tlsPort?: number;
+  /** The embedded broker: whether it has been made (it is made after ready or at the first connection). */
+  brokerMade?(): boolean;
   /** Closes the connections made with this device credential (revoked); returns how many. */
   disconnectCredential?(id: string): number;
   /** Settles when the external client has connected and subscribed (at once for the others). */
@@ -120,6 +122,9 @@ export function resolveMode(services: Services): MqttHandle['mode'] {
   if (mode === 'edge-single') return 'embedded';
   return url ? 'external' : 'off';
 }
+
+/** How long after the service is ready the embedded broker is made if no client has connected by then. */
+export const BROKER_AFTER_READY_MS = 200;
 
 export async function startMqtt(services: Services): Promise<MqttHandle> {
   const mode = resolveMode(services);
@@ -223,65 +228,108 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
       // The security log is not open (stopping): the decision stands, the log line below says it.
     }
   };
-  const broker = await Aedes.createBroker({
-    authenticate: (client, username, password, done) => {
-      const secret = password?.toString('utf8');
-      const address = peers.get(client) ?? null;
-      const refuse = (reason: string, message: string) => {
-        audit('deny', address, reason);
-        log.warn('MQTT connection refused', { client: client.id, username, address, reason });
-        done(Object.assign(new Error(message), { returnCode: 4 as const }), false);
-      };
-      if (!secret) return refuse('no_credential', 'a device credential (or, on loopback, a session token) is required as the MQTT password');
-      if (isDeviceCredential(secret)) {
-        if (!services.modules.isInstalled('devices')) return refuse('devices_not_installed', 'the devices module is not installed');
-        credentials.verify(secret).then((cred) => {
-          if (!cred) return refuse('unknown_or_revoked_credential', 'unknown or revoked device credential');
-          const w: Who = { kind: 'device', cred };
-          who.set(client, w);
-          audit('allow', address, 'device_credential', w);
-          credentials.touch(cred.id, address).catch((err: Error) => log.warn('device credential use not recorded', { id: cred.id, error: err.message }));
-          done(null, true);
-        }, () => refuse('credential_check_failed', 'the credential could not be checked'));
-        return;
+  // The broker's libraries (aedes, mqtt-packet, mqemitter with node:assert) load after the
+  // service is ready, not before `/ready` answers: the listeners below are bound at start, and a
+  // connection made before the broker exists waits for it (its bytes stay in its socket's buffer).
+  // The broker is made at the first connection, or BROKER_AFTER_READY_MS after ready, whichever
+  // comes first; status and alarm events before then have no subscriber to reach.
+  const makeBroker = async (): Promise<Aedes> => {
+    const { Aedes } = await import('aedes');
+    return Aedes.createBroker({
+      authenticate: (client, username, password, done) => {
+        const secret = password?.toString('utf8');
+        const address = peers.get(client) ?? null;
+        const refuse = (reason: string, message: string) => {
+          audit('deny', address, reason);
+          log.warn('MQTT connection refused', { client: client.id, username, address, reason });
+          done(Object.assign(new Error(message), { returnCode: 4 as const }), false);
+        };
+        if (!secret) return refuse('no_credential', 'a device credential (or, on loopback, a session token) is required as the MQTT password');
+        if (isDeviceCredential(secret)) {
+          if (!services.modules.isInstalled('devices')) return refuse('devices_not_installed', 'the devices module is not installed');
+          credentials.verify(secret).then((cred) => {
+            if (!cred) return refuse('unknown_or_revoked_credential', 'unknown or revoked device credential');
+            const w: Who = { kind: 'device', cred };
+            who.set(client, w);
+            audit('allow', address, 'device_credential', w);
+            credentials.touch(cred.id, address).catch((err: Error) => log.warn('device credential use not recorded', { id: cred.id, error: err.message }));
+            done(null, true);
+          }, () => refuse('credential_check_failed', 'the credential could not be checked'));
+          return;
+        }
+        // A session token also opens the HTTP API: it may not cross the LAN as an MQTT password,
+        // even over TLS (a device keeps it for months). Local tools on the box keep using one.
+        if (!isLoopback(address ?? undefined)) return refuse('session_token_from_lan', 'a session token is accepted as an MQTT password only on loopback: use a device credential');
+        services.sessions.verify(secret).then(
+          (caller) => {
+            if (!caller) return refuse('invalid_session', 'invalid, expired or revoked session token');
+            const w: Who = { kind: 'session', caller, token: secret };
+            who.set(client, w);
+            audit('allow', address, 'session_on_loopback', w);
+            done(null, true);
+          },
+          () => refuse('invalid_session', 'invalid session token'),
+        );
+      },
+      authorizeSubscribe: (client, sub, done) => {
+        const w = who.get(client);
+        const ok = w?.kind === 'device' ? deviceMaySubscribe(services, w.cred, sub.topic) : maySubscribe(services, w?.caller, sub.topic);
+        if (ok) return done(null, sub);
+        log.warn('MQTT subscription refused', { client: client.id, topic: sub.topic, subject: subjectOf(w) });
+        done(null, null);
+      },
+      authorizePublish: (client, packet, done) => {
+        if (!client) return done(null); // cabinet's own publications
+        const w = who.get(client);
+        const where = w?.kind === 'device' ? deviceMayPublish(services, w.cred, packet.topic) : mayPublish(services, w?.caller, packet.topic);
+        if (!where) {
+          log.warn('MQTT publish refused', { client: client.id, topic: packet.topic, subject: subjectOf(w) });
+          return done(new Error('not authorised for this topic'));
+        }
+        // Answered once the points are stored: a QoS 1 PUBACK then means stored, not queued, and
+        // the broker reads this client's next packets only after these (backpressure instead of
+        // a queue that grows with the flood). A batch that could not be stored is an error, which
+        // closes the connection: the client sends its unacknowledged messages again.
+        if (!intake(where, Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload), done)) done(null);
+      },
+    });
+  };
+  let broker: Aedes | undefined;
+  let loading: Promise<Aedes | undefined> | undefined;
+  let stopped = false;
+  /** The broker could not be made: a later connection is closed at once, not left waiting. */
+  let failed = false;
+  let afterReady: NodeJS.Timeout | undefined;
+  /** Connections accepted before the broker exists, handed to it once it does. */
+  const waiting = new Map<Socket, () => void>();
+  const handOver = (socket: Socket) => {
+    const client = broker!.handle(socket);
+    peers.set(client, socket.remoteAddress);
+    budget.limit(socket, client);
+  };
+  const loadBroker = (): Promise<Aedes | undefined> => (loading ??= makeBroker().then(
+    async (made) => {
+      if (stopped) {
+        await new Promise<void>((resolve) => made.close(() => resolve()));
+        return undefined;
       }
-      // A session token also opens the HTTP API: it may not cross the LAN as an MQTT password,
-      // even over TLS (a device keeps it for months). Local tools on the box keep using one.
-      if (!isLoopback(address ?? undefined)) return refuse('session_token_from_lan', 'a session token is accepted as an MQTT password only on loopback: use a device credential');
-      services.sessions.verify(secret).then(
-        (caller) => {
-          if (!caller) return refuse('invalid_session', 'invalid, expired or revoked session token');
-          const w: Who = { kind: 'session', caller, token: secret };
-          who.set(client, w);
-          audit('allow', address, 'session_on_loopback', w);
-          done(null, true);
-        },
-        () => refuse('invalid_session', 'invalid session token'),
-      );
-    },
-    authorizeSubscribe: (client, sub, done) => {
-      const w = who.get(client);
-      const ok = w?.kind === 'device' ? deviceMaySubscribe(services, w.cred, sub.topic) : maySubscribe(services, w?.caller, sub.topic);
-      if (ok) return done(null, sub);
-      log.warn('MQTT subscription refused', { client: client.id, topic: sub.topic, subject: subjectOf(w) });
-      done(null, null);
-    },
-    authorizePublish: (client, packet, done) => {
-      if (!client) return done(null); // cabinet's own publications
-      const w = who.get(client);
-      const where = w?.kind === 'device' ? deviceMayPublish(services, w.cred, packet.topic) : mayPublish(services, w?.caller, packet.topic);
-      if (!where) {
-        log.warn('MQTT publish refused', { client: client.id, topic: packet.topic, subject: subjectOf(w) });
-        return done(new Error('not authorised for this topic'));
+      broker = made;
+      made.on('clientDisconnect', (client) => who.delete(client));
+      for (const [socket, release] of waiting) {
+        release();
+        if (!socket.destroyed) handOver(socket);
       }
-      // Answered once the points are stored: a QoS 1 PUBACK then means stored, not queued, and
-      // the broker reads this client's next packets only after these (backpressure instead of
-      // a queue that grows with the flood). A batch that could not be stored is an error, which
-      // closes the connection: the client sends its unacknowledged messages again.
-      if (!intake(where, Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload), done)) done(null);
+      waiting.clear();
+      return made;
     },
-  });
-  broker.on('clientDisconnect', (client) => who.delete(client));
+    (err: Error) => {
+      log.error('MQTT broker failed to start; HTTP goes on', { error: err.message });
+      failed = true;
+      for (const [socket, release] of waiting) { release(); socket.destroy(); }
+      waiting.clear();
+      return undefined;
+    },
+  ));
   const recheck = setInterval(() => {
     for (const [client, w] of who) {
       const still = w.kind === 'device' ? credentials.active(w.cred.id) : services.sessions.verify(w.token);
@@ -296,9 +344,15 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
   recheck.unref();
   const budget = intakeBudget();
   const accept = (socket: Socket) => {
-    const client = broker.handle(socket);
-    peers.set(client, socket.remoteAddress);
-    budget.limit(socket, client);
+    if (broker) return handOver(socket);
+    if (stopped || failed) return void socket.destroy();
+    // Until the broker takes it: a reset or close here is the client's, not an uncaught error.
+    const onError = () => undefined;
+    const onClose = () => waiting.delete(socket);
+    socket.on('error', onError);
+    socket.once('close', onClose);
+    waiting.set(socket, () => { socket.off('error', onError); socket.off('close', onClose); });
+    void loadBroker();
   };
   /** Listens, or logs why not and resolves false (a taken port leaves the rest of the box running). */
   const listen = (server: Server | TlsServer, host: string, wanted: number, what: string) => new Promise<boolean>((resolve) => {
@@ -329,6 +383,8 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
         box = ownTls;
       }
       const { certPem, keyPem } = box.material;
+      // node:tls only when MQTT over TLS is served (its load starts Node's root certificate parse).
+      const { createServer: createTlsServer } = process.getBuiltinModule('node:tls');
       const server = createTlsServer({ cert: certPem, key: keyPem, minVersion: 'TLSv1.2' }, accept);
       server.on('tlsClientError', (err) => log.debug('MQTT TLS handshake failed', { error: err.message }));
       if (await listen(server, tlsHost, tlsWanted, 'MQTT over TLS')) {
@@ -343,9 +399,13 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
   if (!plainUp && !tls) {
     clearInterval(recheck);
     ownTls?.stop();
-    await new Promise<void>((resolve) => broker.close(() => resolve()));
+    stopped = true;
     return { mode: 'off', ready: Promise.resolve(), stats, stop: async () => undefined };
   }
+  // A lifecycle without whenReady (a runtime started outside startServer) makes the broker now.
+  const { whenReady } = services.lifecycle;
+  if (whenReady) void whenReady.then(() => { if (!stopped) (afterReady = setTimeout(() => void loadBroker(), BROKER_AFTER_READY_MS)).unref(); });
+  else await loadBroker();
   const port = plainUp ? (plain.address() as AddressInfo).port : undefined;
   const tlsPort = tls ? (tls.address() as AddressInfo).port : undefined;
   const shape = `${services.config.mqtt_topic_prefix}/<tenant>/<site>/{status,alarms,telemetry/<device>}`;
@@ -355,13 +415,14 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
     else log.warn(`MQTT WITHOUT TLS IS OPEN ON THE LAN on ${host}:${port}: device credentials cross the network in clear; use MQTT over TLS on ${tlsPort ?? 'mqtt_tls_port'} and set mqtt_host back to 127.0.0.1 once the old devices are replaced`, { host, port, topics: shape });
   }
   const publish = (topic: string, body: unknown) =>
-    broker.publish({ cmd: 'publish', topic, payload: Buffer.from(JSON.stringify(body)), qos: 0, retain: false, dup: false }, () => { stats.published++; });
+    broker?.publish({ cmd: 'publish', topic, payload: Buffer.from(JSON.stringify(body)), qos: 0, retain: false, dup: false }, () => { stats.published++; });
   const offStatus = need(services, 'bus').on('status', (e) => publish(t.status(e), e));
   const offAlarm = need(services, 'bus').on('alarm', (a) => publish(t.alarms(a.alarm), { kind: a.kind, alarm: a.alarm }));
   return {
     mode, ready: Promise.resolve(), stats,
     ...(port !== undefined ? { port } : {}),
     ...(tlsPort !== undefined ? { tlsPort } : {}),
+    brokerMade: () => broker !== undefined,
     disconnectCredential(id) {
       let closed = 0;
       for (const [client, w] of who) {
@@ -376,8 +437,14 @@ export async function startMqtt(services: Services): Promise<MqttHandle> {
     async stop() {
       offStatus(); offAlarm();
       clearInterval(recheck);
+      clearTimeout(afterReady);
       ownTls?.stop();
-      await new Promise<void>((resolve) => broker.close(() => resolve()));
+      stopped = true;
+      for (const [socket, release] of waiting) { release(); socket.destroy(); }
+      waiting.clear();
+      // A broker still loading is closed by loadBroker once made (stopped is set).
+      if (broker) await new Promise<void>((resolve) => broker!.close(() => resolve()));
+      else await loading;
       await Promise.all([plainUp ? closeServer(plain) : undefined, closeServer(tls)]);
     },
   };

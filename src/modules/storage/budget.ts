@@ -1,7 +1,8 @@
 // The storage budget: one run measures the database, purges every target by its configured
 // retention (capped by the data's own newest time), and when the data passes 90 % of the budget
 // thins the targets in their order, each by steps of a quarter of its remaining days above its
-// floor, down to 80 %; then gives the freed room back to the file system. Runs are serialised.
+// floor, down to 80 %. Freed room stays in the file for the next rows (space.ts; a file still in
+// incremental auto-vacuum gives it back). Runs are serialised.
 // It warns (a status event and the snapshot) from 85 %, or when the growth of the last days
 // reaches 90 % within a week, before it has to thin.
 import type { Services } from '../../kernel/context.js';
@@ -201,8 +202,11 @@ export function createStorageService(services: Services, conversion: () => strin
         if (rows) report.purged.push({ table: t.id, rows });
       }
       let space = await measure(db);
-      if (space.live_bytes > budgetOf() * THIN_AT) space = await thin(now, space, report, newest);
-      report.returned_bytes = await giveBack(db);
+      const thinning = space.live_bytes > budgetOf() * THIN_AT;
+      if (thinning) space = await thin(now, space, report, newest);
+      // A run that thinned gives every free page back; an ordinary one keeps a few for the rows the
+      // next hour appends (the recent tables free and take about an hour's pages each hour).
+      report.returned_bytes = await giveBack(db, { keep: !thinning });
       if (space.live_bytes < budgetOf() * RELAX_BELOW && now - lastRelax >= DAY_MS) {
         lastRelax = now;
         for (const t of TARGETS) {

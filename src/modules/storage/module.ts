@@ -1,14 +1,14 @@
 import { defineModule, defineRuntime, grant } from '../../kernel/module.js';
 import { createStorageService, type StorageService } from './budget.js';
 import { storageRoutes } from './routes.js';
-import { convertToIncremental } from './space.js';
+import { convertToNoVacuum } from './space.js';
 
 const FIRST_RUN_MS = 60_000;
 
 export default defineModule({
   id: 'storage',
   name: 'Storage budget',
-  description: 'Keeps the database within storage_budget_bytes: retention of telemetry, roll-ups, status events, audit and alarm history, thinned in order within floors, space given back to the file system, usage and projection reported.',
+  description: 'Keeps the database within storage_budget_bytes: retention of telemetry, roll-ups, status events, audit and alarm history, thinned in order within floors, freed room kept in the file for the next rows, usage and projection reported.',
   version: '1.0.0',
   core: true,
   dependencies: [],
@@ -29,20 +29,20 @@ export default defineModule({
       return {
         async start() {
           const { log, config } = services;
-          // Once per database: a SQLite file made without incremental auto-vacuum (before this
-          // version; new files get it at creation, src/db/client.ts) is converted here, before the
-          // box is ready; see space.ts for the limits.
+          // Once per database: a SQLite file made with auto-vacuum (the versions before this one;
+          // new files are made without, src/db/client.ts) is converted here, before the box is
+          // ready; see space.ts for why and for the limits.
           let conversion: string | null = null;
           try {
-            const c = await convertToIncremental(services.db);
-            if (c.converted) log.info('database converted to incremental auto-vacuum', { ms: c.ms });
+            const c = await convertToNoVacuum(services.db);
+            if (c.converted) log.info('database converted to auto_vacuum = NONE', { ms: c.ms });
             if (c.reason) {
               conversion = `not converted: ${c.reason}`;
-              log.warn('database not converted to incremental auto-vacuum: freed room is reused, not given back', { reason: c.reason });
+              log.warn('database not converted to auto_vacuum = NONE: it keeps its pointer map and gives freed room back', { reason: c.reason });
             }
           } catch (err) {
             conversion = `conversion failed: ${(err as Error).message}`;
-            log.error('database conversion to incremental auto-vacuum failed', { error: (err as Error).message });
+            log.error('database conversion to auto_vacuum = NONE failed', { error: (err as Error).message });
           }
           const s = (storage = createStorageService(services, () => conversion));
           const run = (reason: 'start' | 'schedule') => {

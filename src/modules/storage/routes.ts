@@ -12,7 +12,7 @@ const snapshotSchema: JsonSchema = {
     budget_bytes: { type: 'integer', description: 'storage_budget_bytes.' },
     used_bytes: { type: 'integer', description: 'On disk: the SQLite file and its WAL, or pg_database_size.' },
     live_bytes: { type: 'integer', description: 'In use by data (SQLite pages minus free pages); what the budget is held to.' },
-    free_bytes: { type: 'integer', description: 'SQLite free pages not yet given back.' },
+    free_bytes: { type: 'integer', description: 'SQLite free pages inside the file: the next rows take them (a file still in incremental auto-vacuum gives them back).' },
     percent: { type: 'number', description: 'live_bytes as a percentage of the budget.' },
     state: { type: 'string', enum: ['ok', 'warn', 'thinning'], description: 'warn from 85 %, thinning past 90 % (thinned down to 80 % at the next run).' },
     warning: { type: ['string', 'null'] },
@@ -35,7 +35,7 @@ export const storageRoutes: AnyRoute[] = [
   defineRoute({
     method: 'post', path: '/api/v1/storage/commands/thin', module: 'storage', tags: TAGS,
     summary: 'Run retention and the storage budget now (admin; audited as storage.thin)',
-    description: 'Purges every table by its configured retention (never past the retention before the table\'s own newest row), thins to the budget when the data passes 90 % of it (raw readings, minute roll-ups, status events, audit, hour roll-ups, alarms in the normal state; each down to its floor), and gives freed room back to the file system (SQLite). A run right after the wall clock moved by more than 5 minutes against the monotonic clock deletes nothing (`last_run.skipped: clock_jump`); the next run does. Runs are serialised: a command during a scheduled run waits for it. The answer is the usage after the run.',
+    description: 'Purges every table by its configured retention (never past the retention before the table\'s own newest row), thins to the budget when the data passes 90 % of it (raw readings, minute roll-ups, status events, audit, hour roll-ups, alarms in the normal state; each down to its floor), and keeps the freed room in the file for the next rows (SQLite; a file still in incremental auto-vacuum gives it back to the file system). A run right after the wall clock moved by more than 5 minutes against the monotonic clock deletes nothing (`last_run.skipped: clock_jump`); the next run does. Runs are serialised: a command during a scheduled run waits for it. The answer is the usage after the run.',
     access: { resource: 'storage', action: 'thin', owner: 'installation' },
     idempotent: false,
     response: { kind: 'single', item: snapshotSchema },

@@ -1,6 +1,13 @@
-// How much room the database takes, and giving freed room back to the file system.
-// SQLite: the file (and its WAL) on disk, the pages in use, and the free pages that
-// `auto_vacuum = INCREMENTAL` lets `incremental_vacuum` cut off the file's end in small steps.
+// How much room the database takes, and what becomes of freed room.
+// SQLite: the file (and its WAL) on disk, the pages in use, and the free pages. A box's file has
+// no auto-vacuum (`auto_vacuum = NONE`): freed pages stay in the file and the next rows take them,
+// so the file stays at its high-water mark, which the budget (on the pages in use) bounds. A file
+// that still has incremental auto-vacuum (converted at start when it can be, convertToNoVacuum)
+// gives free pages back by `incremental_vacuum` in small steps, as before.
+// Why no auto-vacuum: its pointer map records the parent of every page, and every page the hour's
+// settle allocated or freed rewrote a pointer-map page (about 370 of the close's 3,700 log frames,
+// a 10-house site with a day of history, bench/flash-hours.ts), and the moves the give-back made
+// wrote the pages again.
 // PostgreSQL: pg_database_size; the server reuses freed room itself (autovacuum) and gives it
 // back to the file system only on VACUUM FULL, which is the operator's.
 import { existsSync, statSync, statfsSync } from 'node:fs';
@@ -13,7 +20,7 @@ export interface Space {
   used_bytes: number;
   /** Bytes in use by data: SQLite's pages minus its free pages; PostgreSQL: as used_bytes. */
   live_bytes: number;
-  /** SQLite free pages inside the file, which the incremental vacuum gives back. */
+  /** SQLite free pages inside the file, which the next rows take (a file with incremental auto-vacuum: which it gives back). */
   free_bytes: number;
   wal_bytes: number;
 }
@@ -61,41 +68,65 @@ export function autoVacuum(db: Database): AutoVacuum {
 export const CONVERT_MAX_BYTES = 2 ** 30;
 
 /**
- * SQLite only, at start before the box is ready: a database made without incremental
- * auto-vacuum is converted once (`auto_vacuum = INCREMENTAL` then VACUUM, which rewrites the file
- * and needs room for a copy). Refused, with the reason, when the file is larger than
- * CONVERT_MAX_BYTES or the file system has less free room than the file; thinning still works
- * then, and freed pages are reused by new data instead of returned.
+ * SQLite only, at start before the box is ready: a database made with auto-vacuum (incremental,
+ * the versions from the storage budget until this one; or full) is converted once to none
+ * (`auto_vacuum = NONE` then VACUUM, which rewrites the file and needs room for a copy: a write
+ * of about twice the file, once, against the pointer map's writes every hour). Refused, with the
+ * reason, when the file is larger than CONVERT_MAX_BYTES or the file system has less free room
+ * than the file; the file then keeps giving free pages back (giveBack) and is tried again at the
+ * next start.
  */
-export async function convertToIncremental(db: Database): Promise<{ converted: boolean; reason?: string; ms?: number }> {
-  if (!db.prepareSqlite || autoVacuum(db) === 'incremental') return { converted: false };
+export async function convertToNoVacuum(db: Database): Promise<{ converted: boolean; reason?: string; ms?: number }> {
+  if (!db.prepareSqlite || autoVacuum(db) === 'none') return { converted: false };
   const bytes = size(db.location);
   if (bytes > CONVERT_MAX_BYTES) return { converted: false, reason: `the file is ${bytes} bytes, more than ${CONVERT_MAX_BYTES} converted at start` };
   const fs = statfsSync(dirname(db.location));
   const room = fs.bavail * fs.bsize;
   if (room < bytes * 1.2) return { converted: false, reason: `${room} bytes free on the file system, the rewrite needs ${Math.ceil(bytes * 1.2)}` };
   const t0 = performance.now();
-  await db.exec('pragma auto_vacuum = INCREMENTAL');
+  await db.exec('pragma auto_vacuum = NONE');
   await db.exec('vacuum');
-  return { converted: autoVacuum(db) === 'incremental', ms: Math.round(performance.now() - t0) };
+  // The rewrite went through the log: copied into the file now, not left for the first checkpoint.
+  await db.exec('pragma wal_checkpoint(TRUNCATE)');
+  return { converted: autoVacuum(db) === 'none', ms: Math.round(performance.now() - t0) };
 }
 
 /** Pages per incremental-vacuum step: 256 pages (1 MiB of 4 KiB pages) hold the writer a few ms. */
 export const VACUUM_STEP_PAGES = 256;
 
 /**
- * SQLite with incremental auto-vacuum: gives free pages back in steps, each its own short turn of
- * the writer, yielding to the event loop between steps; then a WAL checkpoint so the file
- * shrinks on disk now. Resolves with the bytes the file got smaller by.
+ * Free pages an ordinary run keeps in the file (no thinning): at most this many bytes, and at most
+ * FREE_KEEP_SHARE of the file. The points and readings waiting to be settled (the recent tables)
+ * free their pages every hour and take as many again during the next one; given back, each hour's
+ * were moved into by the newest pages from the file's end (each page moved is written to the log,
+ * with its parent and its pointer-map page, and again by the checkpoint, wherever it lands): on a
+ * 10-house site with a day of history about 730 pages, 3 MiB of log and checkpoint an hour
+ * (bench/flash-site.ts), 70 MiB a day for room that was taken again within the hour.
  */
-export async function giveBack(db: Database): Promise<number> {
+export const FREE_KEEP_BYTES = 8 * 2 ** 20;
+export const FREE_KEEP_SHARE = 0.1;
+
+/**
+ * SQLite with incremental auto-vacuum (a file not yet converted to none): gives free pages back in steps, each its own short turn of
+ * the writer, yielding to the event loop between steps; then a WAL checkpoint so the file
+ * shrinks on disk now. With `keep`, the free pages up to FREE_KEEP_BYTES (and FREE_KEEP_SHARE of
+ * the file) stay for new rows to take. Resolves with the bytes the file got smaller by.
+ */
+export async function giveBack(db: Database, opts: { keep?: boolean } = {}): Promise<number> {
   if (!db.prepareSqlite || autoVacuum(db) !== 'incremental') return 0;
   const before = size(db.location);
+  const pagesBefore = pragma(db, 'page_count');
+  const keep = opts.keep ? Math.floor(Math.min(FREE_KEEP_BYTES / pragma(db, 'page_size'), pragma(db, 'page_count') * FREE_KEEP_SHARE)) : 0;
   // Bounded: as many steps as the free pages need, and a few more.
-  for (let steps = Math.ceil(pragma(db, 'freelist_count') / VACUUM_STEP_PAGES) + 4; steps > 0 && pragma(db, 'freelist_count') > 0; steps--) {
-    await db.transaction(() => db.exec(`pragma incremental_vacuum(${VACUUM_STEP_PAGES})`));
+  for (let steps = Math.ceil(pragma(db, 'freelist_count') / VACUUM_STEP_PAGES) + 4; steps > 0 && pragma(db, 'freelist_count') > keep; steps--) {
+    const pages = Math.min(VACUUM_STEP_PAGES, pragma(db, 'freelist_count') - keep);
+    await db.transaction(() => db.exec(`pragma incremental_vacuum(${pages})`));
     await new Promise((resolve) => setImmediate(resolve));
   }
-  await db.exec('pragma wal_checkpoint(TRUNCATE)');
+  // The checkpoint makes the file smaller on disk now, when pages went back; otherwise the log is
+  // left to sqlite_checkpoint_bytes (an hourly checkpoint copied each hour's pages on its own, where
+  // one every few hours copies a page changed every hour once).
+  const gave = pragma(db, 'page_count') < pagesBefore;
+  if (gave) await db.exec('pragma wal_checkpoint(TRUNCATE)');
   return Math.max(0, before - size(db.location));
 }

@@ -46,7 +46,7 @@ export default defineModule({
             upkeep = hourlyRetention(services.log, 'sync', days, async (before) => {
               const report = await maintain(services.db, before.getTime() + days * DAY_MS, days);
               if (report.created.length || report.dropped.length || report.deleted_rows) services.log.info('sync storage maintained', { ...report });
-            });
+            }, { atStart: true });
             upkeep.start();
             startCluster(services).then((c) => { cluster = c; }, (err: Error) => services.log.error('cluster sync failed to start', { error: err.message }));
             return {};

@@ -41,7 +41,7 @@ export const syncResource = defineResource<SyncTenantRow>({
       handler: async (ctx) => registerSite(ctx.services, ctx.body, ctx.caller?.subject ?? 'system'),
     }),
     run: command({
-      summary: 'Force a sync now: every site of the tenant pushes its outbox on its next pull (also in manual mode); with wait_ms, answers once they have (or the wait ended)',
+      summary: 'Force a sync now: every site of the tenant pushes its outbox on its next pull (also in manual mode); with wait_ms, answers once each has completed the run (or the wait ended)',
       action: 'execute',
       body: v.strictObject({ tenant_id: ident, wait_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(60_000)), 0) }),
       errors: ['not_found', 'lifecycle_conflict'],
@@ -95,7 +95,10 @@ export const syncResource = defineResource<SyncTenantRow>({
   },
 });
 
+export const RUN_RULE = 'A run is complete for a site when its box has pushed everything its outbox held when it took the request and holds the master-owned state (the box reports the run done; sync-sites run_done_at). The answer is the sync record: sites_run_done equal to sites means every site completed this run; pending_up is what waits on the boxes now, and may count events (heartbeats) appended after a box took the request. A site that never reported a completed run (a box older than this report) counts once it reported an empty outbox after the request. 409 lifecycle_conflict while the tenant is paused.';
+
 for (const r of syncResource.routes) if (r.path.endsWith('/list') || r.path.endsWith('/{id}')) r.description = STATUS_RULE;
+for (const r of syncResource.routes) if (r.path.endsWith('/commands/run')) r.description = RUN_RULE;
 
 const siteAccess = (action: string) => ({ resource: 'site-sync', action, scope: 'tenant' as const });
 

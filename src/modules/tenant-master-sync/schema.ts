@@ -24,7 +24,8 @@ export const syncRecord = defineRecord('sync_tenants', {
   sites_live: { type: 'integer', label: 'Sites live', readOnly: true },
   events_received: { type: 'integer', label: 'Events received', readOnly: true },
   last_seen_at: { type: 'datetime', label: 'Last contact', nullable: true, readOnly: true, sortable: true },
-  run_requested_at: { type: 'datetime', label: 'Run requested', nullable: true, readOnly: true },
+  run_requested_at: { type: 'datetime', label: 'Run requested', nullable: true, readOnly: true, description: 'When commands/run last asked the sites to push (the request the sites complete).' },
+  sites_run_done: { type: 'integer', label: 'Sites done with the run', nullable: true, readOnly: true, description: 'Sites that have completed the last forced run (run_requested_at): each pushed everything its outbox held when it took the request and holds the master-owned state. A site that never reported a completed run (a box older than this report) counts once it reported an empty outbox after the request. The run is complete when this equals sites; null when no run was requested.' },
   updated_at: { type: 'datetime', label: 'Updated', readOnly: true },
 });
 export const syncTenants = syncRecord.table;
@@ -60,6 +61,7 @@ export const siteRecord = defineRecord('sync_sites', {
   app_version: { type: 'string', label: 'Version', nullable: true, readOnly: true, description: 'The cabinet version the box runs, as it last reported (null: a box that does not report it).' },
   module_versions: { type: 'array', items: 'object', label: 'Module versions', nullable: true, readOnly: true, description: 'The box\'s installed modules as it last reported them: id, version, industry_code.' },
   versions_reported_at: { type: 'datetime', label: 'Versions reported', nullable: true, readOnly: true },
+  run_done_at: { type: 'datetime', label: 'Last forced run completed', nullable: true, readOnly: true, description: 'The request (the tenant\'s run_requested_at) of the newest forced run the box completed: it pushed everything its outbox held when it took that request. Null: it reported none (a box older than this report, or none asked since it reports them).' },
   last_heartbeat_at: { type: 'datetime', label: 'Last heartbeat', nullable: true, readOnly: true, sortable: true, description: 'The newest heartbeat the master applied from this box (the time the box wrote on it).' },
   // ---- the box's self-update (module releases on the master, updates on the box): the master's
   // offer, written at each pull, and the box's report (update_state in its pushes and pulls)
@@ -113,6 +115,7 @@ export interface SyncSiteRow extends Record<string, unknown> {
   module_versions?: ReportedModule[] | null;
   versions_reported_at?: string | null;
   last_heartbeat_at?: string | null;
+  run_done_at?: string | null;
   target_version?: string | null;
   target_rollout_id?: string | null;
   previous_version?: string | null;

@@ -15,6 +15,7 @@ import { isAbsolute, join } from 'node:path';
 import type { Services } from '../../../kernel/context.js';
 import type { TelemetryPoint } from '../../../realtime/bus.js';
 import { Outbox } from './outbox.js';
+import { toColumns } from './columns.js';
 import { applyDownState } from './apply.js';
 import { basisOf, differing, heldDigests, masterDigests, type Held, type HeldBasis } from './held.js';
 import { PUSH_MAX_BYTES, type EventKind, type PullAnswer, type PushAnswer, type ReportedVersions, type UpdateOffer, type UpdateStateReport } from './protocol.js';
@@ -45,7 +46,7 @@ export interface SyncUpdater {
 }
 
 /** Fields of the report an older master may refuse as unknown: the box then syncs without them. */
-const OPTIONAL_REPORTS = ['versions', 'update_state'] as const;
+const OPTIONAL_REPORTS = ['versions', 'update_state', 'run_done'] as const;
 
 declare module '../../../kernel/context.js' {
   interface Services {
@@ -85,6 +86,7 @@ export class EdgeSync {
   private running: Promise<void> | undefined;
   private token: { value: string; expires: number } | undefined;
   private lastRtt: number | null = null;
+  /** The newest forced run (the master's run_requested_at) completed: reported as run_done. */
   private lastRun: string | null = null;
   private basis: HeldBasis | undefined;
   private held: Held | undefined;
@@ -253,10 +255,19 @@ export class EdgeSync {
       this.st.state = 'stopped';
       return;
     }
-    await this.pushOutbox(pulled.push_after === true);
-    if (forced) {
+    // A forced run is complete once nothing the outbox held as the box took the request is left
+    // in it: what came in since (a heartbeat) does not make the fleet wait for it.
+    const heldAtRequest = forced ? ((await this.outbox.ends()).last ?? 0) : 0;
+    // Telemetry as columns when the master says it takes them and has not refused them since.
+    await this.pushOutbox(pulled.push_after === true, pulled.telemetry_columns === true && !this.refused.has('telemetry'));
+    if (forced && ((await this.outbox.ends()).first ?? Infinity) > heldAtRequest) {
       this.lastRun = pulled.run_requested_at;
       await this.outbox.setState('last_run', this.lastRun);
+      // The fleet may be waiting for it (commands/run with wait_ms): reported now, not at the
+      // next cycle, which in manual mode pushes nothing and would report the newest heartbeat as
+      // pending. A run not complete stays forced: the next cycle pushes again.
+      const left = await this.outbox.stats();
+      await this.call<PushAnswer>('/api/v1/site-sync/commands/push', { events: [], ...this.report(left.pending, left.oldest_at) });
     }
     this.st.state = 'live';
   }
@@ -301,7 +312,7 @@ export class EdgeSync {
    * missing before it. A batch not taken whole (its `after` was not applied) is read again from
    * the oldest event.
    */
-  private async pushOutbox(pipelined: boolean): Promise<void> {
+  private async pushOutbox(pipelined: boolean, columns: boolean): Promise<void> {
     const path = '/api/v1/site-sync/commands/push';
     // Acknowledges what the master applied; whether it took the batch whole.
     const settle = async (sent: { answer: Promise<PushAnswer>; last: number }) => {
@@ -309,22 +320,22 @@ export class EdgeSync {
       if (answer.applied_seq > 0) await this.outbox.ack(answer.applied_seq);
       return answer.applied_seq >= sent.last;
     };
-    let next = await this.nextBatch(0);
+    let next = await this.nextBatch(0, columns);
     // The batch sent before this one whose answer is not read yet (pipelined only).
     let before: { answer: Promise<PushAnswer>; last: number } | undefined;
     for (;;) {
       const { batch, last, remaining, oldest } = next;
-      const sent = { answer: this.call<PushAnswer>(path, { events: batch, ...(before ? { after: before.last } : {}), ...this.report(remaining, oldest) }), last };
+      const sent = { answer: this.call<PushAnswer>(path, { ...(before ? { after: before.last } : {}), ...this.report(remaining, oldest) }, batch), last };
       // Read below, after the answer before it; a cycle that fails first must not leave it unhandled.
       sent.answer.catch(() => undefined);
       const more = batch.length > 0 && remaining > 0;
-      const ahead = more ? this.nextBatch(last) : undefined;
+      const ahead = more ? this.nextBatch(last, columns) : undefined;
       ahead?.catch(() => undefined);
       if (before && !(await settle(before))) {
         // The master refuses this batch too (its `after` is not applied): from the oldest event again.
         await settle(sent);
         before = undefined;
-        next = await this.nextBatch(0);
+        next = await this.nextBatch(0, columns);
         continue;
       }
       before = undefined;
@@ -335,21 +346,32 @@ export class EdgeSync {
       }
       const whole = await settle(sent);
       if (!ahead) break;
-      next = whole ? await ahead : await this.nextBatch(0);
+      next = whole ? await ahead : await this.nextBatch(0, columns);
     }
   }
 
-  /** The events to push after `after` (0: the oldest), how many wait behind them, and the oldest of those. */
-  private async nextBatch(after: number) {
-    const batch = await this.outbox.peek(this.cfg.sync_batch_max, PUSH_MAX_BYTES, after);
-    const last = batch[batch.length - 1]?.seq ?? after;
-    const remaining = batch.length ? await this.outbox.countAfter(last) : 0;
-    const oldest = remaining > 0 ? ((await this.outbox.peek(1, PUSH_MAX_BYTES, last))[0]?.created_at ?? null) : null;
-    return { batch, last, remaining, oldest };
+  /**
+   * The events to push after `after` (0: the oldest) as the JSON text of the push's events array
+   * (with `columns`, its telemetry events apart, as the JSON text of their columns: engine/columns.ts),
+   * how many wait behind them, and the oldest of those.
+   */
+  private async nextBatch(after: number, columns: boolean) {
+    const { events, nextAt } = await this.outbox.peekWire(this.cfg.sync_batch_max, PUSH_MAX_BYTES, after);
+    const last = events[events.length - 1]?.seq ?? after;
+    const remaining = nextAt !== null ? await this.outbox.countAfter(last) : 0;
+    let batch: { length: number; text: string; telemetry?: string };
+    if (columns) {
+      const telemetry = events.filter((e) => e.kind === 'telemetry');
+      const rest = telemetry.length ? events.filter((e) => e.kind !== 'telemetry') : events;
+      batch = { length: events.length, text: `[${rest.map((e) => e.text).join(',')}]`, telemetry: JSON.stringify(toColumns(telemetry)) };
+    } else {
+      batch = { length: events.length, text: `[${events.map((e) => e.text).join(',')}]` };
+    }
+    return { batch, last, remaining, oldest: remaining > 0 ? nextAt : null };
   }
 
   private report(remaining: number, oldest: string | null) {
-    return { remaining, oldest_remaining_at: oldest, down_revision: this.st.down_revision, rtt_ms: this.lastRtt, industry_code: this.cfg.industry, ...(this.held ? { held: this.held } : {}), ...(this.refused.has('versions') ? {} : { versions: this.versions() }), ...(this.updater && !this.refused.has('update_state') ? { update_state: this.updater.report() } : {}) };
+    return { remaining, oldest_remaining_at: oldest, down_revision: this.st.down_revision, rtt_ms: this.lastRtt, industry_code: this.cfg.industry, ...(this.held ? { held: this.held } : {}), ...(this.refused.has('versions') ? {} : { versions: this.versions() }), ...(this.updater && !this.refused.has('update_state') ? { update_state: this.updater.report() } : {}), ...(this.lastRun && !this.refused.has('run_done') ? { run_done: this.lastRun } : {}) };
   }
 
   /** What the box runs, read from the registry at every report (modules are installed and removed at run time). */
@@ -393,13 +415,19 @@ export class EdgeSync {
     return cookie;
   }
 
-  private async call<T>(path: string, sent: Record<string, unknown>): Promise<T> {
+  /**
+   * `events`: a push's events as JSON text (nextBatch), sent first in the body as they are, and
+   * its telemetry columns' text when it has them.
+   */
+  private async call<T>(path: string, sent: Record<string, unknown>, events?: { text: string; telemetry?: string }): Promise<T> {
     const base = this.cfg.sync_master_url.replace(/\/+$/, '');
     let body = sent;
     for (let attempt = 0; attempt < 3; attempt++) {
       const token = this.token && this.token.expires - Date.now() > 60_000 ? this.token.value : await this.login();
       const t0 = performance.now();
-      const res = await this.http('POST', `${base}${path}`, body, token);
+      const rest = JSON.stringify(body);
+      const columns = events?.telemetry !== undefined ? `,"telemetry":${events.telemetry}` : '';
+      const res = await this.http('POST', `${base}${path}`, events ? `{"events":${events.text}${columns}${rest === '{}' ? '' : `,${rest.slice(1, -1)}`}}` : rest, token);
       // A push sent before the answer to the one before it also waits for that one's apply: not a round trip.
       if (!('after' in body)) this.lastRtt = Math.round((performance.now() - t0) * 10) / 10;
       if (res.status === 401) { this.token = undefined; continue; }
@@ -416,6 +444,14 @@ export class EdgeSync {
         attempt--;
         continue;
       }
+      // A master that said it takes telemetry columns and refuses them (it was replaced by an
+      // older one since the pull): nothing of the push was taken; the cycle fails, and the next
+      // one sends the object form (until the box restarts).
+      if (res.status === 400 && columns && err?.details?.some((d) => d.field === 'telemetry' && d.reason === 'unknown_field')) {
+        this.refused.add('telemetry');
+        this.services.log.warn('the master does not take telemetry columns (it is older than this box); pushing telemetry events as objects');
+        throw new Error(`${path} answered 400: the master does not take telemetry columns`);
+      }
       if (res.status !== 200) {
         throw new Error(`${path} answered ${res.status} ${err?.code ?? ''}: ${err?.message ?? ''}`.trim());
       }
@@ -424,11 +460,12 @@ export class EdgeSync {
     throw new Error('the master did not accept a fresh session');
   }
 
+  /** `body`: a value, or JSON text already made (call). */
   private async http(method: string, url: string, body: unknown, token?: string) {
     const res = await fetch(url, {
       method,
       headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify(body),
+      body: typeof body === 'string' ? body : JSON.stringify(body),
       signal: AbortSignal.timeout(this.cfg.sync_request_timeout_ms),
     });
     const text = await res.text();

@@ -24,8 +24,9 @@ import type { PullAnswer, PullBody, PushAnswer, PushBody } from './protocol.js';
 import { differing, masterDigests, type Held } from './held.js';
 import { addRollups, type RollupBatch } from './rollup.js';
 import { ALARM_CHANGE_SET } from './alarms.js';
-import { projectionOf, rollupBucketsOf, telemetryKey, type Aggregate, type Fresh } from './projection.js';
+import { inboxed, projectionOf, rollupBucketsOf, telemetryKey, type Aggregate, type Fresh } from './projection.js';
 import { onePushFits, pushInOne } from './push-pg.js';
+import { eventsAfter } from './columns.js';
 import { evaluateRollouts, offerFor, reportMoved } from '../../releases/engine.js';
 
 const SITE_CREDENTIAL_DAYS = 10 * 365;
@@ -70,7 +71,7 @@ export const siteKeyOf = (s: { tenant_id: string; site_id: string }) => `${s.sit
 
 const emptyRecord = (tenant: string, now: string): SyncTenantRow => ({
   tenant_id: tenant, status: 'stopped', mode: 'auto', lag_seconds: 0, pending_up: 0, pending_down: 0, pending: 0, sites: 0, sites_live: 0,
-  events_received: 0, last_seen_at: null, run_requested_at: null, updated_at: now,
+  events_received: 0, last_seen_at: null, run_requested_at: null, sites_run_done: null, updated_at: now,
 });
 
 const notTheCredential = (caller: Caller) => new ApiError('rbac_forbidden', `this session is not the registered credential of site ${caller.tenant_id}/${caller.site_id}`);
@@ -175,6 +176,8 @@ function reportOf(body: PullBody, now: string): Partial<SyncSiteRow> {
     ...(body.held ? { held: body.held } : {}),
     ...(body.versions ? { app_version: body.versions.app, module_versions: body.versions.modules, versions_reported_at: now } : {}),
     ...(body.update_state ? updateReportOf(body.update_state) : {}),
+    // A box that reports none keeps what it reported before (a run once completed stays so).
+    ...(body.run_done ? { run_done_at: body.run_done } : {}),
   };
 }
 
@@ -224,7 +227,7 @@ export async function pull(services: Services, caller: Caller | undefined, body:
   const update = services.modules.isInstalled('releases') ? await offerFor(db, fresh, down.version_policies) : null;
   const target = { target_version: update?.version ?? null, target_rollout_id: update?.rollout_id ?? null };
   if ((fresh.target_version ?? null) !== target.target_version || (fresh.target_rollout_id ?? null) !== target.target_rollout_id) await sites.update(key, target);
-  return { tenant_id: site.tenant_id, site_id: site.site_id, mode: rec.mode as SyncMode, run_requested_at: rec.run_requested_at, applied_seq: Number(site.applied_seq), ...down, update, push_after: true };
+  return { tenant_id: site.tenant_id, site_id: site.site_id, mode: rec.mode as SyncMode, run_requested_at: rec.run_requested_at, applied_seq: Number(site.applied_seq), ...down, update, push_after: true, telemetry_columns: true };
 }
 
 /** Pushes of one site are applied one at a time in this process (the row update orders them across processes). */
@@ -246,8 +249,10 @@ export async function push(services: Services, caller: Caller | undefined, body:
   const who = siteCaller(caller);
   const key = { tenant_id: who.tenant_id, site_id: who.site_id };
   const queue = `${key.tenant_id}\n${key.site_id}`;
+  // Its events: those of `events` and the telemetry events sent as columns (engine/columns.ts).
+  const sent = eventsAfter(body).count;
   // Not taken because the push named by `after` is not applied yet.
-  const early = (applied: number) => body.after !== undefined && body.events.length > 0 && applied < body.after;
+  const early = (applied: number) => body.after !== undefined && sent > 0 && applied < body.after;
   // Null: sent right after the push before it, this one overtook it on the way (both were read,
   // checked and validated at once) and that one is now queued behind it: it is taken after it.
   const once = async (behind: () => boolean): Promise<PushAnswer | null> => {
@@ -257,10 +262,10 @@ export async function push(services: Services, caller: Caller | undefined, body:
       const one = await pushInOne(db, { ...key, passkey_id: who.subject }, body, report, now);
       if (!one.before) throw notTheCredential(who);
       if (one.mode === null) throw noRecord(key.tenant_id);
-      if (one.mode === 'paused' && body.events.length > 0) throw pausedPush(key.tenant_id);
+      if (one.mode === 'paused' && sent > 0) throw pausedPush(key.tenant_id);
       if (one.applied_seq !== null) {
         await countForRollouts(services, { ...key, ...one.before }, report);
-        return { applied_seq: one.applied_seq, accepted: body.events.length, duplicates: 0, mode: one.mode as SyncMode };
+        return { applied_seq: one.applied_seq, accepted: sent, duplicates: 0, mode: one.mode as SyncMode };
       }
       if (early(one.before.applied_seq) && behind()) return null;
       // Some of these events were applied before (a re-sent batch), or the push before this one
@@ -268,7 +273,7 @@ export async function push(services: Services, caller: Caller | undefined, body:
     }
     const site = await siteOf(services, caller);
     const rec = await modeOf(db, site.tenant_id);
-    if (rec.mode === 'paused' && body.events.length > 0) throw pausedPush(site.tenant_id);
+    if (rec.mode === 'paused' && sent > 0) throw pausedPush(site.tenant_id);
     const answer = await applyPush(db, site, body, rec.mode as SyncMode, now);
     await countForRollouts(services, site, report);
     return early(answer.applied_seq) && behind() ? null : answer;
@@ -290,17 +295,19 @@ async function applyPush(db: Database, site: SyncSiteRow, body: PushBody, mode: 
     // Sent before the answer to the push before it, which is not applied (yet): none of it is taken.
     if (body.after !== undefined && applied < body.after) return { applied_seq: applied, accepted: 0, duplicates: 0, mode };
     const fresh = [...body.events].sort((a, b) => a.seq - b.seq).filter((e) => e.seq > applied);
-    const duplicates = body.events.length - fresh.length;
-    if (fresh.length) {
-      await insertInbox(db, key, fresh, now);
-      const beat = await project(db, site, fresh, now);
-      applied = fresh[fresh.length - 1]!.seq;
+    // Both parts of the body count: the events and the telemetry events sent as columns.
+    const taken = eventsAfter(body, applied);
+    const duplicates = eventsAfter(body).count - taken.count;
+    if (taken.count) {
+      await insertInbox(db, key, inboxed(fresh), now);
+      const beat = await project(db, site, fresh, now, body.telemetry ? { telemetry: body.telemetry, after: applied } : undefined);
+      applied = taken.last!;
       // The newest heartbeat is kept on the site row, so the fleet view reads no heartbeat table.
       const lastBeat = beat && (!locked?.last_heartbeat_at || beat > locked.last_heartbeat_at) ? { last_heartbeat_at: beat } : {};
-      await db.orm.update(st).set({ applied_seq: applied, events_received: sql`${sc('events_received')} + ${fresh.length}`, ...lastBeat } as never)
+      await db.orm.update(st).set({ applied_seq: applied, events_received: sql`${sc('events_received')} + ${taken.count}`, ...lastBeat } as never)
         .where(and(eq(sc('tenant_id'), site.tenant_id), eq(sc('site_id'), site.site_id)));
     }
-    return { applied_seq: applied, accepted: fresh.length, duplicates, mode };
+    return { applied_seq: applied, accepted: taken.count, duplicates, mode };
   });
 }
 
@@ -319,6 +326,7 @@ const jsonRows = (db: Database, json: string, fields: Record<string, 'text' | 'i
 };
 
 async function insertInbox(db: Database, key: { tenant_id: string; site_id: string }, events: Fresh, now: string): Promise<void> {
+  if (!events.length) return;
   const json = JSON.stringify(events.map((e) => ({ seq: e.seq, kind: e.kind, created_at: e.created_at, payload: e.payload })));
   const { cols, from } = jsonRows(db, json, { seq: 'int', kind: 'text', created_at: 'text', payload: 'json' });
   await db.run(sql`insert into ${tableOf(syncInbox, db)} ("tenant_id", "site_id", "seq", "kind", "created_at", "payload", "received_at")
@@ -360,8 +368,8 @@ async function upsertTelemetry(db: Database, site: SyncSiteRow, rows: Aggregate[
 }
 
 /** Typed views the fleet reads: alarms (latest state), heartbeats, per-minute telemetry, and their roll-ups; answers the newest heartbeat's time. */
-async function project(db: Database, site: SyncSiteRow, events: Fresh, now: string): Promise<string | null> {
-  const p = projectionOf(site, events, now);
+async function project(db: Database, site: SyncSiteRow, events: Fresh, now: string, columns?: Parameters<typeof projectionOf>[3]): Promise<string | null> {
+  const p = projectionOf(site, events, now, columns);
   if (p.alarms.length) {
     const set = Object.fromEntries(Object.entries(ALARM_CHANGE_SET).map(([k, v]) => [k, sql.raw(v)]));
     const ac = (n: string) => colOf(syncAlarms, db, n);
@@ -410,6 +418,7 @@ export async function refreshRecords(db: Database, timing: SyncTiming, tenants?:
     let pendingDown = 0;
     let lastSeen: string | null = null;
     let received = 0;
+    let runDoneSites = 0;
     for (const s of mine) {
       const inSync = holdsMasterState(s, downs.get(siteKeyOf(s))!);
       received += Number(s.events_received);
@@ -423,11 +432,13 @@ export async function refreshRecords(db: Database, timing: SyncTiming, tenants?:
       if (seen !== null && !contact) lag = Math.max(lag, (now - seen) / 1000);
       if (contact) inContact++;
       if (contact && pending === 0 && inSync) live++;
+      if (rec.run_requested_at && runDone(s, rec.run_requested_at, downs.get(siteKeyOf(s))!)) runDoneSites++;
     }
     const status = rec.mode === 'paused' || inContact === 0 ? 'stopped' : live === mine.length ? 'live' : 'degraded';
     const next: Partial<SyncTenantRow> = {
       status, lag_seconds: Math.round(lag * 10) / 10, pending_up: pendingUp, pending_down: pendingDown, pending: pendingUp + pendingDown,
-      sites: mine.length, sites_live: live, events_received: received, last_seen_at: lastSeen, updated_at: new Date(now).toISOString(),
+      sites: mine.length, sites_live: live, events_received: received, last_seen_at: lastSeen,
+      sites_run_done: rec.run_requested_at ? runDoneSites : null, updated_at: new Date(now).toISOString(),
     };
     // A read that finds the record as it is writes nothing (at 1,000 sites, rewriting every
     // tenant's row on every read cost 0.8 s on PostgreSQL).
@@ -437,6 +448,19 @@ export async function refreshRecords(db: Database, timing: SyncTiming, tenants?:
   }
 }
 
+/**
+ * Whether a site has completed the forced run requested at `requested`: the box reported that run
+ * (or a later one) done, i.e. it pushed everything its outbox held when it took the request, and
+ * it holds the master-owned state. A site that never reported a completed run (a box older than
+ * run_done) is judged as before: an empty outbox reported after the request.
+ */
+export function runDone(site: Pick<SyncSiteRow, 'run_done_at' | 'last_seen_at' | 'reported_pending' | 'held' | 'down_revision'>, requested: string, down: DownState): boolean {
+  const pushed = site.run_done_at
+    ? site.run_done_at >= requested
+    : site.last_seen_at !== null && site.last_seen_at > requested && Number(site.reported_pending) === 0;
+  return pushed && holdsMasterState(site, down);
+}
+
 export async function setMode(db: Database, tenant: string, mode: SyncMode): Promise<void> {
   await modeOf(db, tenant);
   await new Store<SyncTenantRow>(db, syncTenants).update({ tenant_id: tenant }, { mode, updated_at: new Date().toISOString() });
@@ -444,7 +468,9 @@ export async function setMode(db: Database, tenant: string, mode: SyncMode): Pro
 
 /**
  * Asks every site of the tenant to push now (they see the request on their next pull) and,
- * with waitMs, waits until each has reported an empty outbox and the current state since.
+ * with waitMs, waits until each has completed the run (runDone). Not "an empty outbox": a box
+ * appends a heartbeat every sync_heartbeat_ms, and in manual mode does not push it, so an empty
+ * outbox was a window of one pull that a poll could miss, and the wait then ran to its end.
  */
 export async function requestRun(db: Database, timing: SyncTiming, tenant: string, waitMs: number): Promise<void> {
   const rec = await modeOf(db, tenant);
@@ -454,11 +480,8 @@ export async function requestRun(db: Database, timing: SyncTiming, tenant: strin
   const deadline = Date.now() + waitMs;
   while (Date.now() < deadline) {
     const sites = (await db.orm.select().from(tableOf(syncSites, db)).where(eq(colOf(syncSites, db, 'tenant_id'), tenant))) as SyncSiteRow[];
-    let done = true;
-    for (const s of sites) {
-      if (s.last_seen_at === null || s.last_seen_at <= requested || Number(s.reported_pending) !== 0 || !holdsMasterState(s, await downState(db, s))) done = false;
-    }
-    if (done) break;
+    const downs = await downStates(db, sites);
+    if (sites.every((s) => runDone(s, requested, downs.get(siteKeyOf(s))!))) break;
     await new Promise((r) => setTimeout(r, Math.min(100, timing.staleMs)));
   }
   await refreshRecords(db, timing, [tenant]);

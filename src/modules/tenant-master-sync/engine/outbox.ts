@@ -2,15 +2,26 @@
 // transaction as the insert, so sequence numbers only grow, across restarts and after delivered
 // rows are deleted (a rowid would be reused, and the master would take the new event for a
 // duplicate). Rows are deleted only after the master has answered that it applied them.
-import { asc, count, eq, gt, lte, min, sql } from 'drizzle-orm';
-import type { Database } from '../../../db/client.js';
+import { asc, count, eq, gt, lte, max, min, sql } from 'drizzle-orm';
+import type { Database, SqliteStatement } from '../../../db/client.js';
 import { colOf, tableOf } from '../../../db/sql.js';
 import { syncOutbox, syncState } from '../schema.js';
 import type { EventKind, OutboxEvent, WireEvent } from './protocol.js';
 
 const SEQ_KEY = 'outbox_seq';
 
+/** An outbox event as peekWire answers it: its payload's JSON text, and the whole event's. */
+export interface WireText {
+  seq: number;
+  kind: string;
+  payload: string;
+  text: string;
+}
+
 export class Outbox {
+  private wireStatement: SqliteStatement | undefined;
+  private countStatement: SqliteStatement | undefined;
+
   constructor(private readonly db: Database) {}
 
   async init(): Promise<void> {
@@ -65,6 +76,39 @@ export class Outbox {
     return out;
   }
 
+  /**
+   * peek() as the push sends it: each event's JSON text, built around its payload as stored (the
+   * column's JSON text on SQLite; an engine that answers it parsed has it serialised), so a push
+   * parses and serialises no payload (but a telemetry event's, when the master takes columns:
+   * engine/columns.ts). Also the created_at of the first event left behind (null:
+   * none), read in the same query.
+   */
+  async peekWire(max: number, maxBytes: number, after = 0): Promise<{ events: WireText[]; nextAt: string | null }> {
+    const db = this.db;
+    const c = (n: string) => colOf(syncOutbox, db, n);
+    type Row = { seq: number | string; kind: string; created_at: string; payload: unknown };
+    // On SQLite a statement of its own, its rows as they are (Drizzle's mapping of 500 rows cost
+    // the box more than the read).
+    const rows = db.prepareSqlite
+      ? ((this.wireStatement ??= db.prepareSqlite(`select "seq", "kind", "created_at", "payload" from "${syncOutbox.name}" where "seq" > ? order by "seq" limit ?`)).all(after, max + 1) as Row[])
+      : ((await db.orm.select({ seq: c('seq'), kind: c('kind'), created_at: c('created_at'), payload: sql<unknown>`${c('payload')}` })
+        .from(tableOf(syncOutbox, db)).where(after > 0 ? gt(c('seq'), after) : undefined).orderBy(asc(c('seq'))).limit(max + 1)) as Row[]);
+    const events: WireText[] = [];
+    let bytes = 0;
+    let nextAt: string | null = null;
+    for (const r of rows) {
+      const payload = typeof r.payload === 'string' ? r.payload : JSON.stringify(r.payload);
+      const text = `{"seq":${Number(r.seq)},"kind":${JSON.stringify(r.kind)},"created_at":${JSON.stringify(r.created_at)},"payload":${payload}}`;
+      if (events.length === max || (events.length && bytes + text.length > maxBytes)) {
+        nextAt = r.created_at;
+        break;
+      }
+      bytes += text.length;
+      events.push({ seq: Number(r.seq), kind: r.kind, payload, text });
+    }
+    return { events, nextAt };
+  }
+
   /** Forgets the events the master has applied. */
   async ack(upTo: number): Promise<void> {
     const db = this.db;
@@ -73,11 +117,33 @@ export class Outbox {
     });
   }
 
-  /** How many events come after `seq`: along the key, without reading the rows before it. */
+  /**
+   * How many events come after `seq`, read at the two ends of the key instead of counted along it
+   * (a count of what is left behind each batch read most of a catch-up's outbox again, every
+   * push). The outbox's seqs are one run: append numbers its rows on from the counter in the
+   * transaction that inserts them (a rolled-back append takes its numbers back with it), and rows
+   * leave only as a prefix (ack). Only advanceTo skips numbers, after ack() emptied the outbox up
+   * to them; the count is then exact again once the events before the skip are acknowledged.
+   */
   async countAfter(seq: number): Promise<number> {
     const db = this.db;
-    const [r] = (await db.orm.select({ n: count() }).from(tableOf(syncOutbox, db)).where(gt(colOf(syncOutbox, db, 'seq'), seq))) as { n: number | string }[];
-    return Number(r?.n ?? 0);
+    const t = tableOf(syncOutbox, db);
+    const c = colOf(syncOutbox, db, 'seq');
+    type Ends = { lo: number | string | null; hi: number | string | null } | undefined;
+    // On SQLite a statement of its own on the writer's connection, like peekWire's (a read handed
+    // to the reader thread cost more than the count it replaces).
+    const r = (db.prepareSqlite
+      ? (this.countStatement ??= db.prepareSqlite(`select (select min("seq") from "${syncOutbox.name}" where "seq" > ?) as lo, (select max("seq") from "${syncOutbox.name}") as hi`)).get(seq)
+      : (await db.rows<NonNullable<Ends>>(sql`select (select min(${c}) from ${t} where ${c} > ${seq}) as lo, (select max(${c}) from ${t}) as hi`))[0]) as Ends;
+    return r?.lo === null || r?.lo === undefined ? 0 : Number(r.hi) - Number(r.lo) + 1;
+  }
+
+  /** The lowest and highest seq waiting (null: the outbox is empty). */
+  async ends(): Promise<{ first: number | null; last: number | null }> {
+    const db = this.db;
+    const c = colOf(syncOutbox, db, 'seq');
+    const [r] = (await db.orm.select({ lo: min(c), hi: max(c) }).from(tableOf(syncOutbox, db))) as { lo: number | string | null; hi: number | string | null }[];
+    return { first: r?.lo === null || r?.lo === undefined ? null : Number(r.lo), last: r?.hi === null || r?.hi === undefined ? null : Number(r.hi) };
   }
 
   async stats(): Promise<{ pending: number; oldest_at: string | null }> {

@@ -2,7 +2,10 @@
 // written by either path (engine/master.ts statement by statement, engine/push-pg.ts in one
 // statement): heartbeat rows, per-minute telemetry aggregates (the push's partial aggregates of a
 // minute added up first), the latest state of each alarm, and the heartbeats' roll-up deltas.
-import type { PushBody } from './protocol.js';
+import type { PushBody, TelemetryColumns } from './protocol.js';
+import { eachAggregate, type Aggregate } from './columns.js';
+
+export type { Aggregate };
 import { bucketOf, RollupBatch } from './rollup.js';
 import { derivedOf } from './alarms.js';
 import { ROLLUP_GRAINS } from '../schema.js';
@@ -12,16 +15,6 @@ export type Fresh = PushBody['events'];
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-export interface Aggregate {
-  device_id: string;
-  metric: string;
-  bucket: string;
-  points: number;
-  sum: number;
-  min: number | null;
-  max: number | null;
-  last_status: string;
-}
 
 export interface HeartbeatRow {
   tenant_id: string;
@@ -69,12 +62,38 @@ export interface Projection {
 const lower = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
 const higher = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
 
+/**
+ * The events a push keeps in the inbox: all but telemetry. A telemetry event (98 % of a busy
+ * site's) is partial per-minute aggregates; once added to sync_telemetry, nothing reads it back
+ * (the fleet reads the per-minute rows and their roll-ups, notifications read alarm events,
+ * retention drops months of both), and a push that also wrote it to the inbox cost PostgreSQL
+ * about twice the work. Exactly once does not rest on the inbox (its key holds received_at): the
+ * site's applied_seq, moved under its row lock in the same transaction, refuses an event twice.
+ * See the decision "Telemetry events on the master are their per-minute rows".
+ */
+export const inboxed = (events: Fresh): Fresh => events.filter((e) => e.kind !== 'telemetry');
+
 export const telemetryKey = (r: { device_id: string; metric: string; bucket: string }) => `${r.device_id}\n${r.metric}\n${r.bucket}`;
 
-export function projectionOf(site: { tenant_id: string; site_id: string }, events: Fresh, now: string): Projection {
+/**
+ * `columns`: the push's telemetry events as columns (PushBody.telemetry), of which those after seq
+ * `after` count (the events of the object form are given already filtered).
+ */
+export function projectionOf(site: { tenant_id: string; site_id: string }, events: Fresh, now: string, columns?: { telemetry: TelemetryColumns; after: number }): Projection {
   const tenant = site.tenant_id;
   const heartbeats: HeartbeatRow[] = [];
   const telemetry = new Map<string, Aggregate>();
+  const add = (next: Aggregate) => {
+    const key = telemetryKey(next);
+    const old = telemetry.get(key);
+    if (!old) { telemetry.set(key, next); return; }
+    old.points += next.points;
+    old.sum += next.sum;
+    old.min = lower(old.min, next.min);
+    old.max = higher(old.max, next.max);
+    old.last_status = next.last_status;
+  };
+  if (columns) eachAggregate(columns.telemetry, columns.after, add);
   const alarms = new Map<string, AlarmRow>();
   const rollups = new RollupBatch();
   let newestBeat: string | null = null;
@@ -111,15 +130,7 @@ export function projectionOf(site: { tenant_id: string; site_id: string }, event
         const bucket = str(g.bucket);
         const points = num(g.points);
         if (!device || !metric || !bucket || !points) continue;
-        const next: Aggregate = { device_id: device, metric, bucket, points, sum: num(g.sum) ?? 0, min: num(g.min), max: num(g.max), last_status: str(g.last_status) ?? 'online' };
-        const key = telemetryKey(next);
-        const old = telemetry.get(key);
-        if (!old) { telemetry.set(key, next); continue; }
-        old.points += next.points;
-        old.sum += next.sum;
-        old.min = lower(old.min, next.min);
-        old.max = higher(old.max, next.max);
-        old.last_status = next.last_status;
+        add({ device_id: device, metric, bucket, points, sum: num(g.sum) ?? 0, min: num(g.min), max: num(g.max), last_status: str(g.last_status) ?? 'online' });
       }
     }
   }

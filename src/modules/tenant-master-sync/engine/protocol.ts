@@ -69,6 +69,13 @@ const report = {
   versions: v.optional(versionsSchema),
   /** The box's self-update state (updateStateSchema). Absent from older boxes: they are offered no update. */
   update_state: v.optional(v.nullable(updateStateSchema)),
+  /**
+   * The newest forced run the box has completed, as the pull answer's run_requested_at named it:
+   * its pushes left nothing of what its outbox held when it took that request. Absent from older
+   * boxes and from a box that completed none: the master then judges a run by the outbox the box
+   * reports after the request (empty: done).
+   */
+  run_done: v.optional(v.nullable(v.pipe(v.string(), v.isoTimestamp()))),
 };
 
 function parsedText(x: unknown): unknown {
@@ -80,7 +87,48 @@ function parsedText(x: unknown): unknown {
   }
 }
 
-export const pushBody = v.strictObject({
+/**
+ * The telemetry events of a push as columns (the pull answer's telemetry_columns says the master
+ * takes them): event i has seq[i] and the next count[i] aggregates; an aggregate's strings
+ * (device_id, metric, bucket, last_status) are indexes into `strings`, each said once a push.
+ * The same aggregates as the object form's events[].payload.aggregates, less what the master
+ * does not read of them (the aggregate's site_id, the event's created_at: a telemetry event's
+ * record on the master is its per-minute rows). Seqs strictly increasing; telemetry events are
+ * then not in `events`. engine/columns.ts builds and reads it.
+ */
+const finite = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+/**
+ * An array of numbers checked in one loop, not copied: a schema per element costs the master a
+ * call each (about 2,000 aggregates a push).
+ */
+const numbers = <T = number>(ok: (x: unknown) => boolean, what: string, item: Record<string, unknown> = { type: 'number' }) =>
+  v.pipe(v.custom<T[]>((a) => Array.isArray(a) && a.every(ok), what), v.metadata({ type: 'array', items: item }));
+const integer = { type: 'integer', minimum: 0 };
+const isIndex = (x: unknown) => typeof x === 'number' && Number.isInteger(x) && x >= 0;
+export const telemetryColumnsSchema = v.pipe(v.strictObject({
+  seq: numbers((x) => typeof x === 'number' && Number.isInteger(x) && x >= 1, 'seqs are integers of 1 and more', { type: 'integer', minimum: 1 }),
+  count: numbers(isIndex, 'counts are integers of 0 and more', integer),
+  strings: numbers<string>((x) => typeof x === 'string', 'strings', { type: 'string' }),
+  device: numbers(isIndex, 'indexes into strings', integer),
+  metric: numbers(isIndex, 'indexes into strings', integer),
+  bucket: numbers(isIndex, 'indexes into strings', integer),
+  status: numbers(isIndex, 'indexes into strings', integer),
+  points: numbers(finite, 'finite numbers'),
+  sum: numbers(finite, 'finite numbers'),
+  min: numbers<number | null>((x) => x === null || finite(x), 'finite numbers or null', { anyOf: [{ type: 'number' }, { type: 'null' }] }),
+  max: numbers<number | null>((x) => x === null || finite(x), 'finite numbers or null', { anyOf: [{ type: 'number' }, { type: 'null' }] }),
+}),
+v.check((t) => t.count.length === t.seq.length, 'one count per seq'),
+v.check((t) => t.seq.every((s, i) => i === 0 || s > t.seq[i - 1]!), 'seqs strictly increasing'),
+v.check((t) => {
+  const n = t.count.reduce((a, b) => a + b, 0);
+  return [t.device, t.metric, t.bucket, t.status, t.points, t.sum, t.min, t.max].every((c) => c.length === n);
+}, 'each aggregate column as long as the counts add up to'),
+v.check((t) => [t.device, t.metric, t.bucket, t.status].every((c) => c.every((i) => i < t.strings.length)), 'indexes into strings'),
+v.description('The push\'s telemetry events as columns, when the pull answer said telemetry_columns (then not in events): event i is seq[i] with the next count[i] aggregates; device, metric, bucket and status are indexes into strings; points, sum, min and max the aggregates\' values.'));
+export type TelemetryColumns = v.InferOutput<typeof telemetryColumnsSchema>;
+
+export const pushBody = v.pipe(v.strictObject({
   events: v.pipe(v.array(v.strictObject({
     seq: v.pipe(v.number(), v.integer(), v.minValue(1)),
     kind: v.picklist(EVENT_KINDS),
@@ -92,7 +140,10 @@ export const pushBody = v.strictObject({
     // The document shows an object, or the JSON text of one (the metadata); the checks below
     // take exactly that (an array is refused, never copied to {} by an object schema).
     payload: v.pipe(v.unknown(), v.metadata({ anyOf: [{ type: 'object' }, { type: 'string', contentMediaType: 'application/json' }] }), v.transform((x): unknown => parsedText(x)), v.check((p) => !Array.isArray(p), 'an object, not an array'), v.record(v.string(), v.unknown())),
-  })), v.maxLength(PUSH_MAX_EVENTS)),
+  })), v.maxLength(PUSH_MAX_EVENTS),
+  // Each event once: a seq twice in one push would be applied twice (the inbox's key, which
+  // refused it before, holds received_at and no longer holds telemetry events).
+  v.check((events) => new Set(events.map((e) => e.seq)).size === events.length, 'each seq at most once in a push')),
   /**
    * The last seq of the push the box sent before this one and has no answer for yet (a box sends
    * its next batch while the master applies the one before, when the pull answer's push_after
@@ -101,8 +152,17 @@ export const pushBody = v.strictObject({
    * it stands), and the box sends them again from its oldest event.
    */
   after: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  /** The push's telemetry events as columns (telemetryColumnsSchema), when the master said telemetry_columns. */
+  telemetry: v.optional(telemetryColumnsSchema),
   ...report,
-});
+}),
+v.check((b) => !b.telemetry || b.events.length + b.telemetry.seq.length <= PUSH_MAX_EVENTS, `at most ${PUSH_MAX_EVENTS} events in a push`),
+v.check((b) => !b.telemetry || !b.events.some((e) => e.kind === 'telemetry'), 'telemetry events in columns or in events, not both'),
+v.check((b) => {
+  if (!b.telemetry?.seq.length || !b.events.length) return true;
+  const seqs = new Set(b.telemetry.seq);
+  return !b.events.some((e) => seqs.has(e.seq));
+}, 'each seq at most once in a push'));
 export type PushBody = v.InferOutput<typeof pushBody>;
 export type OutboxEvent = PushBody['events'][number];
 /** An event as the box sends it. */
@@ -172,6 +232,11 @@ export interface PullAnswer {
    * one before. Absent from an older master's answer: the box waits for each answer.
    */
   push_after?: boolean;
+  /**
+   * The master takes a push's telemetry events as columns (PushBody.telemetry). Absent from an
+   * older master's answer: the box sends them as events with their payload objects.
+   */
+  telemetry_columns?: boolean;
 }
 
 export const pushAnswerSchema = {
@@ -179,11 +244,12 @@ export const pushAnswerSchema = {
   properties: { applied_seq: { type: 'integer' }, accepted: { type: 'integer' }, duplicates: { type: 'integer' }, mode: { enum: ['auto', 'manual', 'paused'] } },
 };
 export const pullAnswerSchema = {
-  type: 'object', required: ['tenant_id', 'site_id', 'mode', 'run_requested_at', 'applied_seq', 'revision', 'version_policies', 'site_policies', 'industry_profiles', 'push_after'],
+  type: 'object', required: ['tenant_id', 'site_id', 'mode', 'run_requested_at', 'applied_seq', 'revision', 'version_policies', 'site_policies', 'industry_profiles', 'push_after', 'telemetry_columns'],
   properties: {
     tenant_id: { type: 'string' }, site_id: { type: 'string' }, mode: { enum: ['auto', 'manual', 'paused'] },
     run_requested_at: { anyOf: [{ type: 'string' }, { type: 'null' }] }, applied_seq: { type: 'integer' }, revision: { type: 'string' },
     push_after: { type: 'boolean', description: 'The master reads a push\'s after: the box may send its next batch before the answer to the one before.' },
+    telemetry_columns: { type: 'boolean', description: 'The master takes a push\'s telemetry events as columns (the push body\'s telemetry); without it the box sends them in events.' },
     version_policies: { type: 'array', items: { type: 'object' } },
     site_policies: { type: 'array', items: { type: 'object', required: ['module_id', 'enabled'], properties: { module_id: { type: 'string' }, enabled: { type: 'boolean' } } } },
     update: {

@@ -10,19 +10,22 @@
 // (some or all events already applied) writes nothing here, and the caller applies it statement
 // by statement, which filters what is new; so do a push whose `after` is not applied yet and
 // refusals (403, 404, 409), which the answer's row lets the caller tell apart. The statement's text never changes:
-// it is prepared once per connection of the pool.
+// it is prepared once per connection of the pool. The row sets come as json, not jsonb: the
+// recordset reads the text once, where jsonb first built (and key-sorted) a binary document of
+// each set only to take it apart again; a payload column is still stored as jsonb.
 import { createHash } from 'node:crypto';
 import type { Database } from '../../../db/client.js';
 import type { PushBody } from './protocol.js';
-import { projectionOf, rollupBucketsOf } from './projection.js';
+import { inboxed, projectionOf, rollupBucketsOf } from './projection.js';
 import { ALARM_CHANGE_SET } from './alarms.js';
+import { eventsAfter } from './columns.js';
 
 /** The report columns a push or pull may set (master.ts reportOf), with their PostgreSQL types. */
 export const REPORT_COLUMNS: Record<string, 'text' | 'bigint' | 'float8' | 'jsonb'> = {
   last_seen_at: 'text', reported_pending: 'bigint', reported_oldest_at: 'text', down_revision: 'text', last_rtt_ms: 'float8',
   industry_code: 'text', held: 'jsonb', app_version: 'text', module_versions: 'jsonb', versions_reported_at: 'text',
   update_version: 'text', previous_version: 'text', update_step: 'text', update_progress: 'float8', update_reason: 'text',
-  update_reason_code: 'text', update_at: 'text', update_arch: 'text',
+  update_reason_code: 'text', update_at: 'text', update_arch: 'text', run_done_at: 'text',
 };
 
 // A column the report names is set from it (JSON null: SQL null, as the query builder binds it);
@@ -36,8 +39,9 @@ const set = (table: string, cols: Record<string, string>) => Object.entries(cols
 /**
  * $1 tenant, $2 site, $3 the session's passkey, $4 now, $5 the report (reportOf), $6 the first and
  * $7 the last seq (null: no events), $8 how many, $9 the newest heartbeat's time; JSON arrays:
- * $10 inbox rows, $11 telemetry minutes with their roll-up buckets, $12 heartbeats, $13 roll-up
- * deltas, $14 alarms; $15 the push's `after` (null: none).
+ * $10 inbox rows, $11 telemetry minutes, $12 heartbeats, $13 roll-up deltas, $14 alarms; $15 the
+ * push's `after` (null: none); $16 the push's distinct minutes with their roll-up buckets (a
+ * minute that does not parse is left out, and counts in no roll-up).
  */
 const TEXT = `with
 o as (
@@ -61,13 +65,14 @@ site as (
 inbox as (
   insert into "sync_inbox" ("tenant_id", "site_id", "seq", "kind", "created_at", "payload", "received_at")
   select $1::text, $2::text, r.seq, r.kind, r.created_at, r.payload, $4::text
-  from jsonb_to_recordset($10::jsonb) as r(seq bigint, kind text, created_at text, payload jsonb)
+  from json_to_recordset($10::json) as r(seq bigint, kind text, created_at text, payload jsonb)
   where exists (select 1 from site)
 ),
 pushed as materialized (
-  select * from jsonb_to_recordset($11::jsonb)
-    as r(device_id text, metric text, bucket text, points bigint, sum float8, min float8, max float8, last_status text, rm text, rh text, rd text)
+  select * from json_to_recordset($11::json)
+    as r(device_id text, metric text, bucket text, points bigint, sum float8, min float8, max float8, last_status text)
 ),
+minutes as materialized (select * from json_to_recordset($16::json) as b(bucket text, rm text, rh text, rd text)),
 tel as (
   insert into "sync_telemetry" as t ("tenant_id", "site_id", "device_id", "metric", "bucket", "points", "sum", "min", "max", "last_status")
   select $1::text, $2::text, device_id, metric, bucket, points, sum, min, max, last_status from pushed
@@ -80,7 +85,7 @@ tel as (
   returning "device_id", "metric", "bucket", "points"
 ),
 -- A minute whose stored points are exactly this push's was new: an existing one already held points.
-fresh as (select p.rm, p.rh, p.rd from tel join pushed p using ("device_id", "metric", "bucket") where tel."points" = p.points and p.rm is not null),
+fresh as (select b.rm, b.rh, b.rd from tel join pushed p using ("device_id", "metric", "bucket") join minutes b on b.bucket = p.bucket where tel."points" = p.points),
 new_rows as (
   select 'minute' as grain, rm as bucket, count(*) as n from fresh group by rm
   union all select 'hour', rh, count(*) from fresh group by rh
@@ -89,13 +94,13 @@ new_rows as (
 beats as (
   insert into "sync_heartbeats" ("tenant_id", "site_id", "seq", "at", "interval_ms", "rtt_ms")
   select $1::text, $2::text, r.seq, r.at, r.interval_ms, r.rtt_ms
-  from jsonb_to_recordset($12::jsonb) as r(seq bigint, at text, interval_ms bigint, rtt_ms float8)
+  from json_to_recordset($12::json) as r(seq bigint, at text, interval_ms bigint, rtt_ms float8)
   where exists (select 1 from site)
 ),
 rolled as (
   insert into "sync_rollups" as u ("tenant_id", "site_id", "grain", "bucket", "heartbeats", "covered_ms", "rtt_sum", "rtt_count", "first_beat_at", "telemetry_points", "telemetry_rows")
   select $1::text, $2::text, r.grain, r.bucket, r.heartbeats, r.covered_ms, r.rtt_sum, r.rtt_count, r.first_beat_at, r.telemetry_points, coalesce(n.n, 0)
-  from jsonb_to_recordset($13::jsonb) as r(grain text, bucket text, heartbeats bigint, covered_ms bigint, rtt_sum float8, rtt_count bigint, first_beat_at text, telemetry_points bigint)
+  from json_to_recordset($13::json) as r(grain text, bucket text, heartbeats bigint, covered_ms bigint, rtt_sum float8, rtt_count bigint, first_beat_at text, telemetry_points bigint)
   left join new_rows n on n.grain = r.grain and n.bucket = r.bucket
   where exists (select 1 from site)
   on conflict ("tenant_id", "site_id", "grain", "bucket") do update set
@@ -107,7 +112,7 @@ rolled as (
 alarms as (
   insert into "sync_alarms" as a ("tenant_id", "alarm_id", "site_id", "severity", "state", "title", "correlation_id", "raised_at", "acknowledged_by", "updated_at", "priority", "id", "open", "p1", "sort_key")
   select $1::text, r.alarm_id, r.site_id, r.severity, r.state, r.title, r.correlation_id, r.raised_at, r.acknowledged_by, $4::text, r.priority, r.id, r.open, r.p1, r.sort_key
-  from jsonb_to_recordset($14::jsonb) as r(alarm_id text, site_id text, severity text, state text, title text, correlation_id text, raised_at text, acknowledged_by text, priority text, id text, open boolean, p1 boolean, sort_key text)
+  from json_to_recordset($14::json) as r(alarm_id text, site_id text, severity text, state text, title text, correlation_id text, raised_at text, acknowledged_by text, priority text, id text, open boolean, p1 boolean, sort_key text)
   where exists (select 1 from site)
   on conflict ("tenant_id", "alarm_id") do update set ${set('a', ALARM_CHANGE_SET)}
 )
@@ -133,29 +138,41 @@ export const onePushFits = (db: Database) => db.dialect === 'postgres' && !db.in
 
 export async function pushInOne(db: Database, key: { tenant_id: string; site_id: string; passkey_id: string }, body: PushBody, report: Record<string, unknown>, now: string): Promise<OnePush> {
   const events = body.events.length > 1 ? [...body.events].sort((a, b) => a.seq - b.seq) : body.events;
-  const p = projectionOf(key, events, now);
+  // Both parts of the body: the events, and the telemetry events as columns (engine/columns.ts).
+  const all = eventsAfter(body);
+  const p = projectionOf(key, events, now, body.telemetry ? { telemetry: body.telemetry, after: 0 } : undefined);
+  // A push's rows share a few minutes: their points are added to the roll-ups once a minute, and
+  // each minute's roll-up buckets are sent once, not with every row.
   const bucketsOf = rollupBucketsOf();
-  const telemetry = p.telemetry.map((r) => {
-    const b = bucketsOf(r.bucket);
-    p.rollups.telemetry(b, r.points, false);
-    return { ...r, rm: b?.[0] ?? null, rh: b?.[1] ?? null, rd: b?.[2] ?? null };
-  });
+  const minutes = new Map<string, { points: number; buckets: string[] | null }>();
+  for (const r of p.telemetry) {
+    let m = minutes.get(r.bucket);
+    if (!m) minutes.set(r.bucket, (m = { points: 0, buckets: bucketsOf(r.bucket) }));
+    m.points += r.points;
+  }
+  const buckets: { bucket: string; rm: string; rh: string; rd: string }[] = [];
+  for (const [bucket, m] of minutes) {
+    p.rollups.telemetry(m.buckets, m.points, false);
+    if (m.buckets) buckets.push({ bucket, rm: m.buckets[0]!, rh: m.buckets[1]!, rd: m.buckets[2]! });
+  }
   const rollups = [...p.rollups.buckets].map(([k, d]) => {
     const cut = k.indexOf('\n');
     return { grain: k.slice(0, cut), bucket: k.slice(cut + 1), ...d };
   });
   const values = [
     key.tenant_id, key.site_id, key.passkey_id, now, JSON.stringify(report),
-    events[0]?.seq ?? null, events.at(-1)?.seq ?? null, events.length, p.newestBeat || null,
-    // The events as validated: {seq, kind, created_at, payload} (the recordset ignores any other key).
-    JSON.stringify(events),
-    JSON.stringify(telemetry), JSON.stringify(p.heartbeats), JSON.stringify(rollups), JSON.stringify(p.alarms), body.after ?? null,
+    all.first, all.last, all.count, p.newestBeat || null,
+    // The events the inbox keeps, as validated: {seq, kind, created_at, payload} (the recordset
+    // ignores any other key); a telemetry event's record is its per-minute rows (inboxed()).
+    JSON.stringify(inboxed(events)),
+    JSON.stringify(p.telemetry), JSON.stringify(p.heartbeats), JSON.stringify(rollups), JSON.stringify(p.alarms), body.after ?? null,
+    JSON.stringify(buckets),
   ];
   const rows = await query(db, values);
   const r = rows[0];
   if (!r) return { before: null, mode: null, applied_seq: null };
   const before = { applied_seq: Number(r.applied_seq), update_step: r.update_step, update_version: r.update_version, app_version: r.app_version };
-  return { before, mode: r.mode, applied_seq: r.done ? (events.at(-1)?.seq ?? before.applied_seq) : null };
+  return { before, mode: r.mode, applied_seq: r.done ? (all.last ?? before.applied_seq) : null };
 }
 
 /**

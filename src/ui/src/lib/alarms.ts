@@ -62,6 +62,15 @@ export function applyChange(items: AlarmItem[], a: AlarmItem): AlarmItem[] {
   return [...rest, a].sort(viewOrder);
 }
 
+/**
+ * A list read and the events that came while it was on the way: each event's item applied in turn,
+ * so a change is never lost from the screen while the next read is on its way (a P2 raised during
+ * one read and a P1 during the next both stay counted).
+ */
+export function withChanges(items: AlarmItem[], changes: AlarmItem[]): AlarmItem[] {
+  return changes.reduce(applyChange, items);
+}
+
 /** May this person read the alarm view? Unknown to an older policy map: try, and a 403/404 says no. */
 function mayRead(s: Session): boolean {
   return s.ctx.policy.permissions.api[`api:GET ${API}/alarm-view/list`] !== false;
@@ -70,8 +79,12 @@ function mayRead(s: Session): boolean {
 let running = false;
 let loading = false;
 let again = false;
-/** Events that came while a read was on the way: the answer may predate them, so it is read again. */
-let changedMeanwhile = false;
+/**
+ * The items of the events that came while a read was on the way, in arrival order. The answer may
+ * predate them: they are applied to it again (never dropped, not even for the moment until the
+ * next read), and the list is read once more.
+ */
+let meanwhile: AlarmItem[] = [];
 let summaryTimer: ReturnType<typeof setInterval> | undefined;
 /** The live feed was up once since start, and then went down (a reconnect reads the list again). */
 let seenLive = false;
@@ -99,21 +112,21 @@ async function load(): Promise<void> {
     return;
   }
   loading = true;
-  changedMeanwhile = false;
+  meanwhile = [];
   try {
     const [list, summary] = await Promise.all([
       getList<AlarmItem>(`${API}/alarm-view/list${query({ limit: LIST_LIMIT })}`),
       getItem<AlarmSummary>(`${API}/alarm-view/summary`).catch(() => null),
     ]);
     if (!running) return;
-    if (changedMeanwhile) again = true;
+    if (meanwhile.length) again = true;
     if (list.stale) {
       // The box did not answer: the last list this tablet saw, marked unknown since it was read.
       patch({ items: alarmStore.get().items ?? list.data.items, summary: summary ?? alarmStore.get().summary });
       markUnknown(new ApiError(0, 'offline', t('shell.offline.box')), Date.parse(list.at));
       return;
     }
-    patch({ items: list.data.items, summary: summary ?? alarmStore.get().summary });
+    patch({ items: withChanges(list.data.items, meanwhile), summary: summary ?? alarmStore.get().summary });
     if (liveState.get() !== 'offline') markKnown();
   } catch (err) {
     if (err instanceof ApiError && (err.status === 403 || err.status === 404)) alarmStore.set({ ...EMPTY, error: err });
@@ -160,7 +173,7 @@ export function startAlarms(): void {
       const a = changedItem(payload as StatusEvent);
       if (!a) return;
       const st = alarmStore.get();
-      if (loading) changedMeanwhile = true;
+      if (loading) meanwhile.push(a);
       if (st.items) patch({ items: applyChange(st.items, a) });
     }),
     // The WebSocket reconnected: events may have been missed while it was down. (Its first

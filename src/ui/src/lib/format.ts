@@ -101,6 +101,16 @@ export function weekDays(style: 'short' | 'narrow' | 'long' = 'short', locale = 
 }
 
 /** A calendar day (YYYY-MM-DD, the site's day) as the site writes it; read at local noon so no time zone moves it. */
+/** Today's date (YYYY-MM-DD) on the tablet's clock, which a site's tablet keeps on the site's: the day a feed-and-water record's "today" figures must be for. */
+export function localDay(now = new Date()): string {
+  return `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
+}
+
+/** A record's day (YYYY-MM-DD; not a string: a record that does not say) is today on the tablet's clock. */
+export function isToday(day: unknown, now = new Date()): boolean {
+  return typeof day !== 'string' || day === localDay(now);
+}
+
 export function formatDay(day: string): string {
   return /^\d{4}-\d{2}-\d{2}$/.test(day) ? formatDate(new Date(`${day}T12:00:00`)) : day;
 }

@@ -10,6 +10,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Chart, type Series } from '../components/Chart';
 import { climateSpan, inSpan, minuteWindow } from '../components/chart-time';
 import { getLoaded, query } from '../lib/api';
+import { localDay } from '../lib/format';
 import { t, type MessageKey } from '../lib/i18n';
 import { session } from '../lib/session';
 import { useObservable } from '../lib/store';
@@ -137,8 +138,7 @@ export function PerBirdCharts({ house, days, line }: { house: House; days: Row[]
     const x = rows.map((d) => Math.floor(Date.parse(`${String(d.local_date)}T12:00:00Z`) / 1000));
     const placed = num(house.flock?.birds_placed);
     // The line's day, when it is today's (the tablet is on the site's clock): the day so far.
-    const now = new Date();
-    const local = `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
+    const local = localDay();
     const today = line?.local_date === local ? local : undefined;
     return PER_BIRD.map((k) => {
       const per = (d: Row, f: string) => {

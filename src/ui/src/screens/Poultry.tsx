@@ -11,7 +11,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeError, getList, query, type ListEnvelope } from '../lib/api';
 import { alarmStore, type AlarmItem } from '../lib/alarms';
 import { cacheGet } from '../lib/cache';
-import { formatTime } from '../lib/format';
+import { formatTime, isToday } from '../lib/format';
 import { t } from '../lib/i18n';
 import { dataTick } from '../lib/live';
 import { href } from '../lib/router';
@@ -303,6 +303,7 @@ export function HouseCard({ house, offline = null }: { house: House; offline?: s
   const tone = houseTone(house);
   const fw = house.feedwater;
   const fwStatus = fw?.operational_status as string | undefined;
+  const fwToday = fw !== undefined && isToday(fw.local_date);
   const age = readingAge(house.reading);
   const lost = commLost(house);
   const greyed = Boolean(age?.stale || lost || offline);
@@ -351,8 +352,9 @@ export function HouseCard({ house, offline = null }: { house: House; offline?: s
         ) : null}
         {fw ? (
           <dl class="metrics feedwater" data-tone={fwStatus}>
-            <Amount label={t('overview.water.today')} today={fw.water_today_l} expected={fw.expected_water_today_l} deviation={fw.water_deviation_pct} unit="l" />
-            <Amount label={t('overview.feed.today')} today={fw.feed_today_kg} expected={fw.expected_feed_today_kg} deviation={fw.feed_deviation_pct} unit="kg" />
+            {/* The record's "today" is the day of its last meter reading: after midnight, until the new day's first, those figures are yesterday's and not shown as today's. */}
+            {fwToday ? <Amount label={t('overview.water.today')} today={fw.water_today_l} expected={fw.expected_water_today_l} deviation={fw.water_deviation_pct} unit="l" /> : null}
+            {fwToday ? <Amount label={t('overview.feed.today')} today={fw.feed_today_kg} expected={fw.expected_feed_today_kg} deviation={fw.feed_deviation_pct} unit="kg" /> : null}
             {fwStatus ? (
               <div>
                 <dt>{t('overview.feedwater')}</dt>
