@@ -1,12 +1,16 @@
 // `cabinet storage thin`: asks the running service to run retention and the storage budget now,
 // through its API (the service is the database's one writer), with a five-minute admin session
 // signed by the box's own key. Prints what was purged, thinned and given back.
+// `cabinet storage shm-mount` / `shm-unmount`: the log index on tmpfs, run as root by the unit
+// before the service starts and after it stops (src/runtime/shm-mount.ts, loaded only for them).
 import { ConfigError, loadConfig, parseFlags } from '../../config.js';
 import { loadSessionKey } from '../../auth/secret.js';
 import { signSession } from '../../auth/tokens.js';
 import type { StorageSnapshot } from './budget.js';
 
-const USAGE = 'usage: cabinet storage thin [--url http://127.0.0.1:<http_port>] [--config FILE | --data-dir DIR]';
+const USAGE =
+  'usage: cabinet storage thin [--url http://127.0.0.1:<http_port>] [--config FILE | --data-dir DIR]\n' +
+  '       cabinet storage shm-mount|shm-unmount [--run-dir /run/cabinet-shm] [--config FILE | --data-dir DIR] (as root, by the unit)';
 
 const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
 
@@ -23,6 +27,12 @@ export function describeRun(s: StorageSnapshot): string {
 
 export async function storageCommand(args: string[], out: (text: string) => void = (t) => process.stdout.write(t)): Promise<number> {
   const [sub, ...rest] = args;
+  if (sub === 'shm-mount' || sub === 'shm-unmount') {
+    const { values } = parseFlags(rest, ['run-dir']);
+    const config = loadConfig(values);
+    const { shmCommand } = await import('../../runtime/shm-mount.js');
+    return shmCommand(sub, { dataDir: config.data_dir, databaseUrl: config.database_url, runDir: values.run_dir }, out);
+  }
   if (sub !== 'thin') throw new ConfigError(USAGE);
   const { values } = parseFlags(rest, ['url']);
   const config = loadConfig(values);
