@@ -149,12 +149,19 @@ describe('the installer\'s screens in Russian and Spanish', () => {
       expect(await page.locator('#theme-h').textContent()).toBe(w.t('settings.theme.title'));
       expect(await page.locator('.theme-choices label').first().textContent()).toBe(`${w.t('settings.theme.light')} ${w.t('settings.theme.light.note')}`);
       expect(await page.locator('#menu-order button').first().getAttribute('aria-label')).toMatch(new RegExp(`^${w.t('settings.menu.up', { name: 'NAME' }).split('NAME')[0]!}`));
+      // Both languages log in with the same card, so they share its stored theme: this one must start
+      // from the light theme the last one put back (else check() of an already chosen radio changes nothing).
+      expect(await page.locator('.theme-choices input[value="dark"]').isChecked(), 'the theme left by the test before').toBe(false);
       await page.locator('.theme-choices input[value="dark"]').check();
       await expect.poll(() => page.locator('.settings > .status-line').textContent()).toBe(w.t('settings.saved', { what: 'theme' }));
       const leftSettings = (await leafTexts(page, '#main .settings')).filter((x) => englishOnly(lang).has(x));
       expect(leftSettings, 'English left on Settings').toEqual([]);
       expect(await checkBoth(page, `settings-${lang}`, SETTINGS)).toEqual([]);
+      // Back to light, and the box's answer awaited: closing the page with the save still in flight
+      // left the card on dark, and the next language's check() of dark then saved nothing.
+      const putBack = page.waitForResponse((r) => r.url().includes('/auth/ui-preferences/commands/update') && r.request().method() === 'POST');
       await page.locator('.theme-choices input[value="light"]').check();
+      expect((await putBack).status()).toBe(200);
       expect(problems).toEqual([]);
       await context.close();
     });
