@@ -196,7 +196,7 @@ export function buildDeb(o) {
     stage,
     'lib/systemd/system/cabinet.service',
     unit
-      .replace('ExecStart=/usr/local/bin/cabinet ', 'ExecStart=/usr/bin/cabinet ')
+      .replace(/^(Exec[A-Za-z]+=[-+!@:]*)\/usr\/local\/bin\/cabinet /gm, '$1/usr/bin/cabinet ')
       .replace(/^# Install: .*\n# .*\n# .*\n/m, '# Installed by the Debian package cabinet. Local changes belong in a drop-in\n# (systemctl edit cabinet), not in this file.\n'),
   );
   for (const unitFile of ['cabinet-updater.path', 'cabinet-updater.service']) {

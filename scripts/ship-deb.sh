@@ -55,6 +55,9 @@ for pair in "amd64:$deb_amd64:3e" "arm64:$deb_arm64:b7"; do
   done
   dpkg-deb -x "$deb" "$work/x-$arch"
   grep -qx 'ExecStart=/usr/bin/cabinet serve --config /etc/cabinet/cabinet.yaml' "$work/x-$arch/lib/systemd/system/cabinet.service" || fail "$deb: unit ExecStart"
+  grep -qx 'ExecStartPre=-+/usr/bin/cabinet storage shm-mount --config /etc/cabinet/cabinet.yaml' "$work/x-$arch/lib/systemd/system/cabinet.service" || fail "$deb: unit ExecStartPre (shm-mount)"
+  grep -qx 'ExecStopPost=-+/usr/bin/cabinet storage shm-unmount --config /etc/cabinet/cabinet.yaml' "$work/x-$arch/lib/systemd/system/cabinet.service" || fail "$deb: unit ExecStopPost (shm-unmount)"
+  if grep -q '^Exec.*/usr/local/bin' "$work/x-$arch/lib/systemd/system/cabinet.service"; then fail "$deb: a unit command still at /usr/local/bin"; fi
   cmp -s "$work/x-$arch/etc/cabinet/cabinet.yaml" systemd/cabinet.yaml || fail "$deb: the conffile is not systemd/cabinet.yaml"
   got=$(od -An -tx1 -j18 -N1 "$work/x-$arch/usr/bin/cabinet" | tr -d ' ')
   rm -rf "$work/x-$arch"
