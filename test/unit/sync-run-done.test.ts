@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
-import { runDone, type DownState } from '../../src/modules/tenant-master-sync/engine/master.js';
+import * as v from 'valibot';
+import { runDone, runDoneReportOf, type DownState } from '../../src/modules/tenant-master-sync/engine/master.js';
+import { pullBody } from '../../src/modules/tenant-master-sync/engine/protocol.js';
 import { Outbox } from '../../src/modules/tenant-master-sync/engine/outbox.js';
 import { migrateAll } from '../../src/modules/migrate-all.js';
 
@@ -40,6 +42,24 @@ describe('a forced run complete for a site', () => {
     expect(runDone(site({ last_seen_at: before }), requested, down)).toBe(false);
     expect(runDone(site({ last_seen_at: requested }), requested, down)).toBe(false);
     expect(runDone(site({ last_seen_at: null }), requested, down)).toBe(false);
+  });
+});
+
+describe("a box's run_done report as the site row keeps it", () => {
+  // Parsed as the master's route parses a pull body: an absent field stays absent.
+  const parsed = (extra: Record<string, unknown>) => v.parse(pullBody, { remaining: 0, ...extra });
+
+  it('a run done is kept; null (none completed yet, or none since a restart) keeps what was kept', () => {
+    expect(runDoneReportOf(parsed({ run_done: requested }))).toEqual({ run_done_at: requested });
+    expect(runDoneReportOf(parsed({ run_done: null }))).toEqual({});
+  });
+
+  it('a report without the field (a box downgraded to a version older than run_done) forgets it, so the old rule judges its runs', () => {
+    const report = runDoneReportOf(parsed({}));
+    expect(report).toEqual({ run_done_at: null });
+    // With what it reported before forgotten, an empty outbox after the request completes the run.
+    expect(runDone(site({ run_done_at: before, ...report }), requested, down)).toBe(true);
+    expect(runDone(site({ run_done_at: before }), requested, down)).toBe(false);
   });
 });
 

@@ -371,7 +371,7 @@ export class EdgeSync {
   }
 
   private report(remaining: number, oldest: string | null) {
-    return { remaining, oldest_remaining_at: oldest, down_revision: this.st.down_revision, rtt_ms: this.lastRtt, industry_code: this.cfg.industry, ...(this.held ? { held: this.held } : {}), ...(this.refused.has('versions') ? {} : { versions: this.versions() }), ...(this.updater && !this.refused.has('update_state') ? { update_state: this.updater.report() } : {}), ...(this.lastRun && !this.refused.has('run_done') ? { run_done: this.lastRun } : {}) };
+    return { remaining, oldest_remaining_at: oldest, down_revision: this.st.down_revision, rtt_ms: this.lastRtt, industry_code: this.cfg.industry, ...(this.held ? { held: this.held } : {}), ...(this.refused.has('versions') ? {} : { versions: this.versions() }), ...(this.updater && !this.refused.has('update_state') ? { update_state: this.updater.report() } : {}), ...(this.refused.has('run_done') ? {} : { run_done: this.lastRun }) };
   }
 
   /** What the box runs, read from the registry at every report (modules are installed and removed at run time). */

@@ -176,9 +176,20 @@ function reportOf(body: PullBody, now: string): Partial<SyncSiteRow> {
     ...(body.held ? { held: body.held } : {}),
     ...(body.versions ? { app_version: body.versions.app, module_versions: body.versions.modules, versions_reported_at: now } : {}),
     ...(body.update_state ? updateReportOf(body.update_state) : {}),
-    // A box that reports none keeps what it reported before (a run once completed stays so).
-    ...(body.run_done ? { run_done_at: body.run_done } : {}),
+    ...runDoneReportOf(body),
   };
+}
+
+/**
+ * A box that reports run_done sends the field in every report, null until it completes a run: a
+ * null keeps what it reported before (a run once completed stays so, across the box's restarts).
+ * A report without the field is a box older than run_done (downgraded since): what it reported
+ * before is forgotten, so its runs are judged by the old rule instead of waiting all of wait_ms for
+ * a report it no longer sends.
+ */
+export function runDoneReportOf(body: Pick<PullBody, 'run_done'>): Pick<Partial<SyncSiteRow>, 'run_done_at'> {
+  if (!('run_done' in body)) return { run_done_at: null };
+  return body.run_done ? { run_done_at: body.run_done } : {};
 }
 
 /** The box's update report as the site row keeps it (the fleet view's update columns). */

@@ -72,8 +72,10 @@ const report = {
   /**
    * The newest forced run the box has completed, as the pull answer's run_requested_at named it:
    * its pushes left nothing of what its outbox held when it took that request. Absent from older
-   * boxes and from a box that completed none: the master then judges a run by the outbox the box
-   * reports after the request (empty: done).
+   * boxes, null from a box that completed none: the master then judges a run by the outbox the box
+   * reports after the request (empty: done). A box that reports it sends it in every report, null
+   * while it has completed none; its absence tells the master the box is older (engine/master.ts
+   * runDoneReportOf).
    */
   run_done: v.optional(v.nullable(v.pipe(v.string(), v.isoTimestamp()))),
 };
