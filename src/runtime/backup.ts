@@ -13,6 +13,7 @@ import {
   closeSync,
   existsSync,
   fsyncSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   openSync,
@@ -221,6 +222,25 @@ async function databaseInUse(file: string): Promise<boolean> {
   }
 }
 
+/**
+ * Undoes the swap of a restore that failed half way: the restored file out, the database (and its
+ * log) that was there back in place, the session key and CA files as they were. True when done.
+ */
+function putBack(dbFile: string, incoming: string, previous: string | undefined, placed: boolean, replaced: readonly { to: string; before: Buffer | undefined }[]): boolean {
+  try {
+    for (const r of replaced) {
+      if (r.before) writeAtomically(r.to, r.before, 0o600);
+      else rmSync(r.to, { force: true });
+    }
+    if (placed) renameSync(dbFile, incoming);
+    if (previous && existsSync(previous)) renameSync(previous, dbFile);
+    if (previous && existsSync(`${previous}-wal`)) renameSync(`${previous}-wal`, `${dbFile}-wal`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** `moduleIds`: the catalogue's modules, whose migrations this binary knows (the caller passes them: runtime/ never imports modules). */
 export async function restoreDatabase(config: Config, from: string, moduleIds: readonly string[]): Promise<RestoreResult> {
   const dbFile = sqliteFile(config, 'restore', 'restore a pg_dump file with pg_restore (see the README, "Back up and restore")');
@@ -266,32 +286,70 @@ export async function restoreDatabase(config: Config, from: string, moduleIds: r
   }
   check.close();
 
-  // The current database is kept beside it (one generation), with its WAL if a crash left one.
+  // Everything that writes (and so can fail: a full disk) is staged first, beside its place;
+  // then the files are swapped by renames. The current database is kept beside it (one
+  // generation), with its log (-wal) if a crash left one: a log left beside the restored file
+  // would be applied to it. The log index (-shm) is never renamed or deleted: it is derived data
+  // (the first connection finds no other holding it and rebuilds it from the log, which is gone),
+  // and the unit may have a tmpfs file mounted there (`cabinet storage shm-mount`).
+  const staged: { from: string; to: string; before: Buffer | undefined }[] = [];
+  const stage = (to: string, data: Buffer) => {
+    const from = join(dirname(to), `.${basename(to)}.restoring`);
+    writeAtomically(from, data, 0o600);
+    own(from);
+    staged.push({ from, to, before: existsSync(to) && lstatSync(to).isFile() ? readFileSync(to) : undefined });
+  };
   let previous: string | undefined;
-  if (existsSync(dbFile)) {
-    previous = `${dbFile}.before-restore`;
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${previous}${suffix}`, { force: true });
-    renameSync(dbFile, previous);
-    for (const suffix of ['-wal', '-shm']) if (existsSync(`${dbFile}${suffix}`)) renameSync(`${dbFile}${suffix}`, `${previous}${suffix}`);
-  }
-  renameSync(incoming, dbFile);
-  const key = files.get(KEY_FILE);
-  if (key) {
-    const keyFile = join(dir, KEY_FILE);
-    writeAtomically(keyFile, key, 0o600);
-    own(keyFile);
-  }
-  if (CA_FILES.every((name) => files.has(`tls-${name}`))) {
+  let moved = false;
+  let placed = false;
+  const replaced: (typeof staged)[number][] = [];
+  try {
+    const key = files.get(KEY_FILE);
+    if (key) stage(join(dir, KEY_FILE), key);
     const tls = join(config.data_dir, 'tls');
-    if (!existsSync(tls)) mkdirSync(tls, { recursive: true, mode: 0o700 });
-    own(tls);
-    for (const name of CA_FILES) {
-      const path = join(tls, name);
-      writeAtomically(path, files.get(`tls-${name}`) as Buffer, 0o600);
-      own(path);
+    const withCa = CA_FILES.every((name) => files.has(`tls-${name}`));
+    if (withCa) {
+      if (!existsSync(tls)) mkdirSync(tls, { recursive: true, mode: 0o700 });
+      own(tls);
+      for (const name of CA_FILES) stage(join(tls, name), files.get(`tls-${name}`) as Buffer);
+    }
+    if (existsSync(dbFile) || existsSync(`${dbFile}-wal`)) {
+      previous = `${dbFile}.before-restore`;
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${previous}${suffix}`, { force: true });
+    }
+    if (previous && existsSync(dbFile)) {
+      renameSync(dbFile, previous);
+      moved = true;
+    }
+    if (previous && existsSync(`${dbFile}-wal`)) {
+      renameSync(`${dbFile}-wal`, `${previous}-wal`);
+      moved = true;
+    }
+    renameSync(incoming, dbFile);
+    placed = true;
+    for (const s of staged) {
+      renameSync(s.from, s.to);
+      replaced.push(s);
     }
     // Issued again from the restored CA at the next start.
-    for (const name of ['server.key', 'server.crt']) rmSync(join(tls, name), { force: true });
+    if (withCa) for (const name of ['server.key', 'server.crt']) rmSync(join(tls, name), { force: true });
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    if (!moved && !placed) {
+      for (const s of staged) rmSync(s.from, { force: true });
+      rmSync(incoming, { force: true });
+      if (err instanceof BackupError) throw err;
+      throw new BackupError(`the restore of ${from} failed before anything was replaced (${why}). Nothing was changed.`);
+    }
+    const back = putBack(dbFile, incoming, previous, placed, replaced);
+    for (const s of staged) rmSync(s.from, { force: true });
+    rmSync(incoming, { force: true });
+    if (back) throw new BackupError(`the restore of ${from} failed half way (${why}); the database that was there is back at ${dbFile}, unchanged. Nothing was restored.`);
+    throw new BackupError(
+      `the restore of ${from} failed half way (${why}), and the database that was there could not be put back: it is ${previous}` +
+        ` (with ${previous}-wal if it had a log). Before starting the service, put it back: mv ${previous} ${dbFile}` +
+        ` (and mv ${previous}-wal ${dbFile}-wal if it exists)`,
+    );
   }
   return { database: dbFile, manifest, previous, migrationsToApply: known.size - manifest.migrations.length };
 }
