@@ -1,5 +1,6 @@
 // The top bar: menu, the workspace (one tap from anywhere), quick fullscreen buttons for the pinned
 // modules, the live state, the current user and logout (outside the burger menu, contract 1).
+import { alarmStore, pillState } from '../lib/alarms';
 import { liveState } from '../lib/live';
 import { href } from '../lib/router';
 import { logout, prefs, session, staleSince } from '../lib/session';
@@ -9,7 +10,7 @@ import { AlarmCount, AudioPrompt } from './Annunciator';
 import { PersonLanguage } from './PersonLanguage';
 import { industryName, moduleName, roleName } from './shell-words';
 
-const LIVE_WORDS: Record<string, MessageKey | undefined> = { live: 'shell.live.live', polling: 'shell.live.polling', connecting: 'shell.live.connecting', offline: 'shell.live.offline' };
+const LIVE_WORDS: Record<string, MessageKey | undefined> = { live: 'shell.live.live', polling: 'shell.live.polling', connecting: 'shell.live.connecting', offline: 'shell.live.offline', degraded: 'shell.live.degraded' };
 
 const liveWords = (state: string): string => {
   const key = LIVE_WORDS[state];
@@ -21,9 +22,10 @@ export function TopBar({ onMenu, menuOpen }: { onMenu: () => void; menuOpen: boo
   const p = useObservable(prefs);
   const live = useObservable(liveState);
   const stale = useObservable(staleSince);
+  const alarms = useObservable(alarmStore);
   if (!s) return null;
   const pinned = p.pinned.map((id) => s.modules.find((m) => m.id === id)).filter((m) => m && (s.resources.get(m.id)?.length ?? 0) > 0);
-  const state = stale ? 'offline' : live;
+  const state = pillState(live, Boolean(stale), alarms);
   return (
     <header class="top">
       {/* First of all after a reload: a tablet that cannot sound must say so before anything else. */}
@@ -45,7 +47,7 @@ export function TopBar({ onMenu, menuOpen }: { onMenu: () => void; menuOpen: boo
       </nav>
       <AlarmCount />
       <span class={`live-state state-${state}`} id="live-state" role="status" aria-live="polite" data-state={state}>
-        {stale ? t('shell.live.stale') : liveWords(live)}
+        {stale ? t('shell.live.stale') : liveWords(state)}
       </span>
       <span class="who" id="who">
         {/* the role in words; the tenant and scope are the box's business, not the operator's */}

@@ -10,7 +10,7 @@
 
 import { ApiError, getItem, getList, post, query } from './api';
 import { t } from './i18n';
-import { liveState } from './live';
+import { liveState, type LiveState } from './live';
 import { session, type Session } from './session';
 import { observable, on, type Observable } from './observable';
 import type { AlarmAction, AlarmSummary, AlarmViewItem, StatusEvent } from './types';
@@ -153,6 +153,19 @@ async function checkSummary(): Promise<void> {
     if (err instanceof ApiError && (err.status === 403 || err.status === 404)) return;
     markUnknown(err);
   }
+}
+
+/**
+ * What the top bar's live pill says, from the state the shell holds (one truth for every screen):
+ * offline while the shell shows kept data; `degraded` while the feed (the WebSocket, or its polling)
+ * is up but the alarm store cannot confirm the alarms (reads failing: the count says "Alarms
+ * unknown"), since "Live" beside "Alarms unknown" tells an operator two things; else the feed's state.
+ */
+export type PillState = LiveState | 'degraded';
+export function pillState(live: LiveState, stale: boolean, alarms: Pick<AlarmStoreState, 'reachable'>): PillState {
+  if (stale) return 'offline';
+  if (!alarms.reachable && (live === 'live' || live === 'polling')) return 'degraded';
+  return live;
 }
 
 /** Reads the list now (a screen opening, after a command). */
