@@ -351,5 +351,5 @@ export async function restoreDatabase(config: Config, from: string, moduleIds: r
         ` (and mv ${previous}-wal ${dbFile}-wal if it exists)`,
     );
   }
-  return { database: dbFile, manifest, previous, migrationsToApply: known.size - manifest.migrations.length };
+  return { database: dbFile, manifest, previous: previous && existsSync(previous) ? previous : undefined, migrationsToApply: known.size - manifest.migrations.length };
 }

@@ -60,8 +60,8 @@ export interface FileId {
 
 /** major/minor of a stat() st_dev as glibc encodes it (gnu_dev_major / gnu_dev_minor). */
 export function decodeDev(dev: bigint): { major: number; minor: number } {
-  const major = ((dev >> 8n) & 0xfffn) | ((dev >> 32n) & ~0xfffn);
-  const minor = (dev & 0xffn) | ((dev >> 12n) & ~0xffn);
+  const major = ((dev >> 8n) & 0xfffn) | ((dev >> 32n) & 0xfffff000n);
+  const minor = (dev & 0xffn) | ((dev >> 12n) & 0xffffff00n);
   return { major: Number(major), minor: Number(minor) };
 }
 
@@ -198,6 +198,8 @@ export interface ShmOptions {
   runDir?: string;
   /** /proc, for the checks. */
   proc?: string;
+  /** shm-unmount: how long to wait for the processes that have the tmpfs file in use to let it go (a `cabinet backup` that is running); default 0. */
+  waitMs?: number;
 }
 
 export interface ShmResult {
@@ -376,10 +378,14 @@ export async function shmUnmount(o: ShmOptions): Promise<ShmResult> {
   } finally {
     closeSync(fd);
   }
-  const held = holders(id, { proc, exceptPid: process.pid });
+  let held = holders(id, { proc, exceptPid: process.pid });
+  for (const deadline = Date.now() + (o.waitMs ?? 0); held.length && Date.now() < deadline; ) {
+    await new Promise((r) => setTimeout(r, 250));
+    held = holders(id, { proc, exceptPid: process.pid });
+  }
   if (held.length) {
     chmodSync(shm, mode);
-    return { outcome: 'refused', message: `${shm} (tmpfs) is in use by ${describeHolders(held)}: left mounted, so that every process keeps one index; the next stop or start tries again` };
+    return { outcome: 'refused', message: `${shm} (tmpfs) is in use by ${describeHolders(held)}${o.waitMs ? ` after ${Math.round(o.waitMs / 1000)} s` : ''}: left mounted, so that every process keeps one index; the next stop tries again` };
   }
   try {
     await run('umount', [shm]);

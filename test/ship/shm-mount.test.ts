@@ -174,17 +174,18 @@ describe('the /proc parsing (fixture text)', () => {
   it('finds this machine\'s real holders: a child with the database open has its index open and mapped', async () => {
     const dir = dataDirWithDatabase('proc-real');
     const h = await holder(join(dir, 'cabinet.sqlite'));
+    const index = idOf(join(dir, 'cabinet.sqlite-shm'));
     try {
-      const found = holders(idOf(join(dir, 'cabinet.sqlite-shm')));
+      const found = holders(index);
       expect(found.filter((f) => f.pid === h.proc.pid).map((f) => f.how).sort()).toEqual(['locked', 'mapped', 'open']);
       // SQLite holds a read lock on the index's dead-man byte while it has it open.
       expect(found.every((f) => f.pid !== process.pid)).toBe(true);
       // The device /proc prints is one mountinfo knows (the check refuses a file system where not).
-      expect(deviceKnown(parseMountInfo(readFileSync('/proc/self/mountinfo', 'utf8')), idOf(join(dir, 'cabinet.sqlite-shm')))).toBe(true);
+      expect(deviceKnown(parseMountInfo(readFileSync('/proc/self/mountinfo', 'utf8')), index)).toBe(true);
     } finally {
       await h.stop();
     }
-    expect(holders(idOf(join(dir, 'cabinet.sqlite-shm'))).filter((f) => f.pid === h.proc.pid)).toEqual([]);
+    expect(holders(index).filter((f) => f.pid === h.proc.pid)).toEqual([]);
   }, 60_000);
 });
 
@@ -262,9 +263,9 @@ describe('cabinet storage shm-mount / shm-unmount', () => {
       }
 
       // Not while the server has it: refused (exit 1), left mounted.
-      const busy = await cabinet('storage', 'shm-unmount', '--data-dir', dir, '--run-dir', runDir);
+      const busy = await cabinet('storage', 'shm-unmount', '--data-dir', dir, '--run-dir', runDir, '--wait-s', '1');
       expect(busy.status).toBe(1);
-      expect(busy.stdout).toMatch(new RegExp(`refused: .* is in use by .*pid ${server.proc.pid}`));
+      expect(busy.stdout).toMatch(new RegExp(`refused: .* is in use by .*pid ${server.proc.pid}.* after 1 s: left mounted`));
       expect(isMountPoint(shm)).toBe(true);
       expect(statSync(shm).mode & 0o777).toBe(dbMode);
       rows = listed;

@@ -10,7 +10,7 @@ import type { StorageSnapshot } from './budget.js';
 
 const USAGE =
   'usage: cabinet storage thin [--url http://127.0.0.1:<http_port>] [--config FILE | --data-dir DIR]\n' +
-  '       cabinet storage shm-mount|shm-unmount [--run-dir /run/cabinet-shm] [--config FILE | --data-dir DIR] (as root, by the unit)';
+  '       cabinet storage shm-mount|shm-unmount [--run-dir /run/cabinet-shm] [--wait-s 10 (unmount)] [--config FILE | --data-dir DIR] (as root, by the unit)';
 
 const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
 
@@ -28,10 +28,12 @@ export function describeRun(s: StorageSnapshot): string {
 export async function storageCommand(args: string[], out: (text: string) => void = (t) => process.stdout.write(t)): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'shm-mount' || sub === 'shm-unmount') {
-    const { values } = parseFlags(rest, ['run-dir']);
+    const { values } = parseFlags(rest, ['run-dir', 'wait-s']);
     const config = loadConfig(values);
+    const waitS = values.wait_s === undefined ? 10 : Number(values.wait_s);
+    if (!Number.isFinite(waitS) || waitS < 0 || waitS > 60) throw new ConfigError(`--wait-s takes 0 to 60 seconds. ${USAGE}`);
     const { shmCommand } = await import('../../runtime/shm-mount.js');
-    return shmCommand(sub, { dataDir: config.data_dir, databaseUrl: config.database_url, runDir: values.run_dir }, out);
+    return shmCommand(sub, { dataDir: config.data_dir, databaseUrl: config.database_url, runDir: values.run_dir, waitMs: waitS * 1000 }, out);
   }
   if (sub !== 'thin') throw new ConfigError(USAGE);
   const { values } = parseFlags(rest, ['url']);
