@@ -34,7 +34,9 @@ Commands:
   restore    restore --from FILE: put a backup back, with the service stopped; refuses a backup
              made by a newer cabinet (version or schema)
   storage    storage thin [--url URL]: ask the running service to purge by retention and thin to
-             storage_budget_bytes now; prints what it deleted and gave back (docs/storage-and-reads.md)
+             storage_budget_bytes now; prints what it deleted and gave back (docs/storage-and-reads.md);
+             storage shm-mount / shm-unmount: the database's log index on tmpfs, run as root by
+             the unit before a start and after a stop ([--run-dir DIR] [--wait-s 10])
   simulate   simulated poultry house controllers on Modbus TCP (and RTU): --port 5020 --houses N
              [--serial /dev/PATH] [--speed X] [--age-days D] [--seed S] [--print-profile]; docs/simulator.md
   release    the fleet team's release tools: release keygen --out DIR (ed25519 key pair);
