@@ -200,6 +200,8 @@ export interface ShmOptions {
   proc?: string;
   /** shm-unmount: how long to wait for the processes that have the tmpfs file in use to let it go (a `cabinet backup` that is running); default 0. */
   waitMs?: number;
+  /** Called between the mount and the second check (a test opens the hidden file there). */
+  onMounted?: () => Promise<void> | void;
 }
 
 export interface ShmResult {
@@ -326,6 +328,7 @@ export async function shmMount(o: ShmOptions): Promise<ShmResult> {
       return skip(`the bind mount failed: ${(err as Error).message}`);
     }
     mounted = true;
+    await o.onMounted?.();
     const now = fileIdOf(statSync(shm, { bigint: true }));
     const after = holders(flash, { proc, exceptPid: process.pid });
     if (!sameFile(now, tmp) || after.length) {

@@ -7,7 +7,7 @@
 // mount under the data directory. Without root the same commands are run and must say they need
 // it and change nothing; the parsing of /proc and restore's put-back run either way.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,7 @@ import {
   mapsHold,
   mountAt,
   parseMountInfo,
+  shmMount,
   type FileId,
 } from '../../src/runtime/shm-mount.js';
 import { cabinetArgs, ROOT } from '../helpers/cabinet-main.js';
@@ -314,6 +315,43 @@ describe('cabinet storage shm-mount / shm-unmount', () => {
     const u = await cabinet('storage', 'shm-unmount', '--data-dir', dir, '--run-dir', runDir);
     expect(u.stdout).toContain('unmounted');
   }, 120_000);
+
+  it('unmounts again when a process opened the hidden file between the mount and the second check; both files are mode 000 meanwhile', async () => {
+    const dir = dataDirWithDatabase('race');
+    const shm = join(dir, 'cabinet.sqlite-shm');
+    writeFileSync(shm, '', { mode: 0o600 });
+    const dbMode = statSync(join(dir, 'cabinet.sqlite')).mode & 0o777;
+    // The file the mount will hide, reachable by another name (root opens it even at mode 000).
+    const link = join(dir, 'hidden-index');
+    linkSync(shm, link);
+    const flash = idOf(shm);
+    let modes: number[] = [];
+    let late: ChildProcess | undefined;
+    const r = await shmMount({
+      dataDir: dir, databaseUrl: '', runDir,
+      onMounted: async () => {
+        modes = [statSync(link).mode & 0o777, statSync(shm).mode & 0o777];
+        late = spawn(process.execPath, ['-e', `require('fs').openSync(${JSON.stringify(link)}, 'r'); console.log('ok'); setInterval(() => {}, 1000)`], { stdio: ['ignore', 'pipe', 'ignore'] });
+        children.add(late);
+        await new Promise((resolve) => late!.stdout!.once('data', resolve));
+      },
+    });
+    try {
+      if (!IS_ROOT) {
+        expect(r).toEqual({ outcome: 'skipped', message: 'the log index stays on the data directory: a bind mount needs root (the unit runs this command with ExecStartPre=-+)' });
+        return;
+      }
+      expect(modes).toEqual([0, 0]);
+      expect(r.outcome).toBe('skipped');
+      expect(r.message).toMatch(new RegExp(`was opened by \\S+ \\(pid ${late!.pid}, open\\) while it was being mounted; unmounted again`));
+      expect(isMountPoint(shm)).toBe(false);
+      expect(sameId(idOf(shm), flash)).toBe(true);
+      expect(statSync(shm).mode & 0o777).toBe(dbMode);
+      expect(readdirSync(runDir)).toEqual([]);
+    } finally {
+      late?.kill('SIGKILL');
+    }
+  }, 60_000);
 
   it('skips for PostgreSQL, and mounts on a first start (no database yet) over an index it makes', async () => {
     const pg = await cabinet('storage', 'shm-mount', '--data-dir', join(base, 'none'), '--database-url', 'postgres://x@127.0.0.1:1/x', '--run-dir', runDir);
