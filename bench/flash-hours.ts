@@ -20,11 +20,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestEnv } from '../test/helpers/server.js';
-import { clientAs } from '../test/helpers/client.js';
-import { adapterProfile } from '../src/simulate/profile.js';
-import { startTcpServer } from '../src/simulate/server.js';
-import { Simulation } from '../src/simulate/simulation.js';
+import { makePolledSite } from './lib/flash-made-site.js';
 import { buildHistory, hourClose, runHours } from './lib/flash-history.js';
 import { modelBytes } from './lib/flash-window.js';
 import { procIo } from './lib/proc-io.js';
@@ -41,23 +37,9 @@ const MODES = (process.argv[5] ?? 'hourly-4M,16M').split(',');
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
 const bytesOf = (t: string) => Number(t.replace(/[KMG]$/, '')) * 1024 ** (' KMG'.indexOf(t.slice(-1)) > 0 ? ' KMG'.indexOf(t.slice(-1)) : 0);
 
-const sim = new Simulation({ houses: HOUSES, age_days: 12, birds: 20_000, speed: 1, seed: 7, noise: 1 });
-const simServer = await startTcpServer(sim, '127.0.0.1', 0);
-const env = await createTestEnv('sqlite');
 // FLASH_START (JSON): settings for the server that makes the database, e.g. '{"sqlite_page_size":"4096"}' (fixed when the file is made).
 const START = JSON.parse(process.env.FLASH_START ?? '{}') as Record<string, string>;
-const server = await env.start({ mqtt_broker: 'off', rpc_port: 'off', log_level: 'error', ...START });
-const master = await clientAs(env, server);
-const admin = await clientAs(env, server, { subject: 'site-admin', role: 'admin', scope_type: 'tenant', tenant_id: 'tS', site_id: 'farm-s' }, master.contract);
-const start = new Date(Date.now() - 12 * 86_400_000).toISOString().slice(0, 10);
-for (let h = 1; h <= HOUSES; h++) {
-  const placed = await admin.post('/api/v1/poultry-flock/commands/place', { house_id: `house-${h}`, batch_id: `B${h}`, subtype: 'broiler', start_date: start, birds_placed: 20_000 });
-  if (placed.status !== 201) throw new Error(`place house-${h}: ${placed.status}`);
-  const created = await admin.post('/api/v1/poultry-adapters', adapterProfile({ house: h, port: simServer.where as number, unit_id: `house-${h}`, poll_period_s: 10 }));
-  if (created.status !== 201) throw new Error(`adapter house-${h}: ${created.status}`);
-}
-await new Promise((resolve) => setTimeout(resolve, 15_000));
-await server.close();
+const { env, simServer } = await makePolledSite(HOUSES, START);
 const now = Math.floor(Date.now() / 3_600_000) * 3_600_000;
 const made = await buildHistory(env.dataDir, HISTORY_H, now);
 const pageSize = (() => { const raw = new BetterSqlite3(join(env.dataDir, 'cabinet.sqlite'), { readonly: true }); try { return Number(raw.pragma('page_size', { simple: true })); } finally { raw.close(); } })();

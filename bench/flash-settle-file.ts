@@ -39,11 +39,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import { createTestEnv } from '../test/helpers/server.js';
-import { clientAs } from '../test/helpers/client.js';
-import { adapterProfile } from '../src/simulate/profile.js';
-import { startTcpServer } from '../src/simulate/server.js';
-import { Simulation } from '../src/simulate/simulation.js';
+import { makePolledSite } from './lib/flash-made-site.js';
 import { openDatabase } from '../src/db/client.js';
 import { settleRows } from '../src/db/settle.js';
 import { settleRecent } from '../src/modules/devices/recent.js';
@@ -65,22 +61,8 @@ const MOVED = ['telemetry_points', READINGS.into];
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(2)} MiB`;
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
-// The site, as bench/flash-hours.ts makes it.
-const sim = new Simulation({ houses: HOUSES, age_days: 12, birds: 20_000, speed: 1, seed: 7, noise: 1 });
-const simServer = await startTcpServer(sim, '127.0.0.1', 0);
-const env = await createTestEnv('sqlite');
-const server = await env.start({ mqtt_broker: 'off', rpc_port: 'off', log_level: 'error' });
-const master = await clientAs(env, server);
-const admin = await clientAs(env, server, { subject: 'site-admin', role: 'admin', scope_type: 'tenant', tenant_id: 'tS', site_id: 'farm-s' }, master.contract);
-const start = new Date(Date.now() - 12 * 86_400_000).toISOString().slice(0, 10);
-for (let h = 1; h <= HOUSES; h++) {
-  const placed = await admin.post('/api/v1/poultry-flock/commands/place', { house_id: `house-${h}`, batch_id: `B${h}`, subtype: 'broiler', start_date: start, birds_placed: 20_000 });
-  if (placed.status !== 201) throw new Error(`place house-${h}: ${placed.status}`);
-  const created = await admin.post('/api/v1/poultry-adapters', adapterProfile({ house: h, port: simServer.where as number, unit_id: `house-${h}`, poll_period_s: 10 }));
-  if (created.status !== 201) throw new Error(`adapter house-${h}: ${created.status}`);
-}
-await new Promise((resolve) => setTimeout(resolve, 15_000));
-await server.close();
+// The site, as bench/flash-hours.ts makes it (bench/lib/flash-made-site.ts).
+const { env, simServer } = await makePolledSite(HOUSES);
 const now = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
 const made = await buildHistory(env.dataDir, HISTORY_H, now);
 const mainName = 'cabinet.sqlite';

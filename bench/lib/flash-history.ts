@@ -189,16 +189,8 @@ export function hourClose(dataDir: string, from: number, tables: readonly string
 async function measureClose(dataDir: string, from: number, tables: readonly string[], periodS: number): Promise<HourClose> {
   const db = await openDb(dataDir);
   try {
-    const site = await siteOf(db, periodS);
-    await settleRecent(db);
-    await settleRows(db, READINGS);
     const file = join(dataDir, 'cabinet.sqlite');
-    const recent = ['telemetry_points_recent', READINGS.from];
-    await db.run(sql`pragma wal_checkpoint(truncate)`);
-    const own0 = payload(file, recent);
-    const rows = await appendHour(db, site, from);
-    await db.run(sql`pragma wal_checkpoint(truncate)`);
-    const own = payload(file, recent) - own0;
+    const { rows, own } = await appendHourAlone(db, file, from, periodS);
     const w = openWindow(file, tables);
     const { settleMs } = await closeHour(db, from + HOUR_MS);
     return { w: w.end(), rows, own, settleMs };
@@ -274,20 +266,28 @@ export function appendOneHour(dataDir: string, from: number, periodS = 10): Prom
   return alive(async () => {
     const db = await openDb(dataDir);
     try {
-      const site = await siteOf(db, periodS);
-      await settleRecent(db);
-      await settleRows(db, READINGS);
-      const file = join(dataDir, 'cabinet.sqlite');
-      const recent = ['telemetry_points_recent', READINGS.from];
-      await db.run(sql`pragma wal_checkpoint(truncate)`);
-      const own0 = payload(file, recent);
-      const rows = await appendHour(db, site, from);
-      await db.run(sql`pragma wal_checkpoint(truncate)`);
-      return { rows, own: payload(file, recent) - own0 };
+      return await appendHourAlone(db, join(dataDir, 'cabinet.sqlite'), from, periodS);
     } finally {
       await db.close();
     }
   });
+}
+
+/**
+ * Whatever waited in the recent tables settled, then one hour of the site's rows from `from`
+ * appended between two checkpoints (the log empty before and after): the hour's rows and their
+ * own bytes in the recent tables (hourClose's hour, and appendOneHour's).
+ */
+async function appendHourAlone(db: Database, file: string, from: number, periodS: number): Promise<{ rows: number; own: number }> {
+  const site = await siteOf(db, periodS);
+  await settleRecent(db);
+  await settleRows(db, READINGS);
+  const recent = ['telemetry_points_recent', READINGS.from];
+  await db.run(sql`pragma wal_checkpoint(truncate)`);
+  const own0 = payload(file, recent);
+  const rows = await appendHour(db, site, from);
+  await db.run(sql`pragma wal_checkpoint(truncate)`);
+  return { rows, own: payload(file, recent) - own0 };
 }
 
 /** One hour of the site's rows from `from` appended to the recent tables on an open database, in one transaction (no checkpoint). */
