@@ -7,7 +7,7 @@
 // mount under the data directory. Without root the same commands are run and must say they need
 // it and change nothing; the parsing of /proc and restore's put-back run either way.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
@@ -24,6 +24,7 @@ import {
   mountAt,
   parseMountInfo,
   shmMount,
+  shmUnmount,
   type FileId,
 } from '../../src/runtime/shm-mount.js';
 import { cabinetArgs, ROOT } from '../helpers/cabinet-main.js';
@@ -32,6 +33,8 @@ import { runCommand } from '../helpers/run.js';
 const IS_ROOT = process.getuid?.() === 0;
 const base = mkdtempSync(join(tmpdir(), 'cabinet-shm-'));
 const children = new Set<ChildProcess>();
+/** Data directories outside `base` (another user must reach them), removed at the end. */
+const userDirs: string[] = [];
 
 /** Every mount under this test's directory, deepest first (from this process's mountinfo). */
 function mountsUnder(dir: string): string[] {
@@ -45,15 +48,26 @@ function mountsUnder(dir: string): string[] {
 afterAll(async () => {
   for (const c of children) c.kill('SIGKILL');
   await new Promise((r) => setTimeout(r, 200));
-  for (const m of mountsUnder(base)) {
+  for (const m of [...userDirs, base].flatMap(mountsUnder)) {
     const r = await runCommand('umount', [m]);
     if (r.status !== 0) await runCommand('umount', ['-l', m]);
   }
-  rmSync(base, { recursive: true, force: true });
+  for (const d of [...userDirs, base]) rmSync(d, { recursive: true, force: true });
 });
 
 async function cabinet(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return runCommand(process.execPath, await cabinetArgs(...args), { cwd: ROOT, timeoutMs: 120_000 });
+}
+
+/** node as uid/gid 65534 (nobody), its stdout. */
+function runAsNobody(args: string[]): Promise<{ stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: '/', uid: 65534, gid: 65534, stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.once('error', reject);
+    child.once('close', () => resolve({ stdout }));
+  });
 }
 
 const idOf = (path: string): FileId => fileIdOf(statSync(path, { bigint: true }));
@@ -350,6 +364,33 @@ describe('cabinet storage shm-mount / shm-unmount', () => {
       expect(readdirSync(runDir)).toEqual([]);
     } finally {
       late?.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  it('meanwhile a process of the service\'s user that opens the database gets SQLITE_CANTOPEN, not either index file', async () => {
+    if (!IS_ROOT) return expect((await shmMount({ dataDir: base, databaseUrl: '' })).message).toContain('needs root');
+    // Outside the run's private directory (mode 0700): the other user has to reach the database.
+    const dir = mkdtempSync('/tmp/cabinet-shm-user-');
+    userDirs.push(dir);
+    chmodSync(dir, 0o755);
+    copyFileSync(join(dataDirWithDatabase('user'), 'cabinet.sqlite'), join(dir, 'cabinet.sqlite'));
+    writeFileSync(join(dir, 'cabinet.sqlite-shm'), '', { mode: 0o600 });
+    for (const f of ['', '/cabinet.sqlite', '/cabinet.sqlite-shm']) chownSync(`${dir}${f}`, 65534, 65534);
+    const open = () => runAsNobody(['-e', `
+      const D = require(${JSON.stringify(join(ROOT, 'node_modules/better-sqlite3'))});
+      try { const db = new D(${JSON.stringify(join(dir, 'cabinet.sqlite'))}, { timeout: 0 }); db.pragma('journal_mode = WAL'); console.log('rows', db.prepare('select count(*) c from tables_items').get().c); db.close(); }
+      catch (e) { console.log(e.code); }`]);
+    let during = '';
+    const r = await shmMount({ dataDir: dir, databaseUrl: '', runDir, onMounted: async () => { during = (await open()).stdout.trim(); } });
+    try {
+      expect(during).toBe('SQLITE_CANTOPEN');
+      expect(r.outcome).toBe('mounted');
+      // After the second check the tmpfs file is the service user's, at the database's mode.
+      expect((await open()).stdout.trim()).toMatch(/^rows \d+$/);
+      expect([statSync(join(dir, 'cabinet.sqlite-shm')).uid, statSync(join(dir, 'cabinet.sqlite-shm')).mode & 0o777]).toEqual([65534, statSync(join(dir, 'cabinet.sqlite')).mode & 0o777]);
+    } finally {
+      const u = await shmUnmount({ dataDir: dir, databaseUrl: '', runDir });
+      expect(u.outcome).toBe('unmounted');
     }
   }, 60_000);
 
