@@ -284,7 +284,8 @@ export async function shmMount(o: ShmOptions): Promise<ShmResult> {
 
   let flashFd: number;
   try {
-    flashFd = openSync(shm, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // O_NONBLOCK: a FIFO in its place must not hang the start (it is refused below).
+    flashFd = openSync(shm, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') return skip(`${shm} is a symbolic link`);
@@ -292,6 +293,7 @@ export async function shmMount(o: ShmOptions): Promise<ShmResult> {
     try {
       flashFd = openSync(shm, constants.O_RDONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0);
       fchownSync(flashFd, owner.uid, owner.gid);
+      fchmodSync(flashFd, mode);
     } catch (e) {
       return skip(`${shm} cannot be made: ${(e as Error).message}`);
     }
@@ -299,6 +301,7 @@ export async function shmMount(o: ShmOptions): Promise<ShmResult> {
   const src = join(runDir, tmpfsName(shm));
   let tmpFd: number | undefined;
   let mounted = false;
+  let hidden = false;
   try {
     const flashStat = fstatSync(flashFd, { bigint: true });
     if (!flashStat.isFile()) return skip(`${shm} is not a regular file`);
@@ -307,6 +310,7 @@ export async function shmMount(o: ShmOptions): Promise<ShmResult> {
     // Mode 000 while checking: a process of the service's user that opens it now fails, instead of
     // opening the file about to be hidden.
     fchmodSync(flashFd, 0);
+    hidden = true;
     const before = holders(flash, { proc, exceptPid: process.pid });
     if (before.length) return skip(`${shm} is in use by ${describeHolders(before)}; a second index file would split the database's readers and writers`);
 
@@ -339,11 +343,13 @@ export async function shmMount(o: ShmOptions): Promise<ShmResult> {
     fchmodSync(tmpFd, mode);
     return { outcome: 'mounted', message: `the log index ${shm} is now on tmpfs (${src}, mode ${mode.toString(8)}, uid ${owner.uid}); nothing held it` };
   } catch (err) {
-    if (mounted) return { outcome: 'skipped', message: `the log index: ${(err as Error).message}; ${shm} may be left mounted` };
+    // Left mounted with its file at mode 000: the service cannot open the database (and nothing
+    // can split the index) until the stop's shm-unmount takes it away; Restart= then starts again.
+    if (mounted) return { outcome: 'skipped', message: `the log index: ${(err as Error).message}; ${shm} may be left mounted, mode 000 (the start fails until the next shm-unmount)` };
     return skip((err as Error).message);
   } finally {
     try {
-      fchmodSync(flashFd, mode);
+      if (hidden) fchmodSync(flashFd, mode);
     } catch { /* reported by the next open */ }
     closeSync(flashFd);
     if (tmpFd !== undefined) closeSync(tmpFd);
