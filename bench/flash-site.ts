@@ -17,13 +17,13 @@
 // recent tables with theirs, so a settle within the window moves bytes without adding any), and
 // where the log's frames went (by table or index). The simulator runs in this process too, but
 // writes nothing. Idle line, same run: the same box with its flocks, nothing polled, nobody reading.
-import { execFileSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestEnv } from '../test/helpers/server.js';
 import { clientAs } from '../test/helpers/client.js';
 import { adapterProfile } from '../src/simulate/profile.js';
 import { startTcpServer } from '../src/simulate/server.js';
+import { shmMount, shmUnmount } from '../src/runtime/shm-mount.js';
 import { Simulation } from '../src/simulate/simulation.js';
 import { groupCommits as groupCommitCount } from '../src/db/group-commit.js';
 import { modelBytes, openWindow, walLine, type FlashWindow } from './lib/flash-window.js';
@@ -76,27 +76,26 @@ const sim = new Simulation({ houses: HOUSES, age_days: 12, birds: 20_000, speed:
 const simServer = await startTcpServer(sim, '127.0.0.1', 0);
 
 /**
- * `shm=tmpfs` (a phase setting of the benchmark, not the server's): the log index (`-shm`) is a
- * file on tmpfs bind-mounted at its path before the server opens the database, so what the
- * kernel writes back of it leaves the count (root and a mount namespace that allows it). SQLite
- * opens the -shm with O_NOFOLLOW, which refuses a symlink but not a bind mount.
+ * `shm=tmpfs` (a phase setting of the benchmark): the product's `cabinet storage shm-mount`
+ * (src/runtime/shm-mount.ts, what the unit runs before the service) bind-mounts a tmpfs file at
+ * the log index's (`-shm`) path before the server opens the database, and `shm-unmount` takes it
+ * away after the phase, so what the kernel writes back of the index leaves the count. Root only.
  */
-function shmOnTmpfs(dataDir: string): () => void {
-  const target = join(dataDir, 'cabinet.sqlite-shm');
-  const source = join('/dev/shm', `cabinet-bench-${process.pid}-${Date.now()}-shm`);
-  writeFileSync(source, '');
-  writeFileSync(target, '');
-  execFileSync('mount', ['--bind', source, target]);
-  return () => {
-    execFileSync('umount', [target]);
-    rmSync(source, { force: true });
+async function shmOnTmpfs(dataDir: string): Promise<() => Promise<void>> {
+  const o = { dataDir, databaseUrl: '', runDir: join('/dev/shm', `cabinet-bench-${process.pid}`) };
+  const r = await shmMount(o);
+  if (r.outcome !== 'mounted') throw new Error(`shm=tmpfs: ${r.message}`);
+  return async () => {
+    const u = await shmUnmount({ ...o, waitMs: 10_000 });
+    if (u.outcome !== 'unmounted') throw new Error(`shm=tmpfs: ${u.message}`);
+    rmSync(o.runDir, { recursive: true, force: true });
   };
 }
 
 async function runPhase(phase: (typeof PHASES)[number]): Promise<PhaseResult> {
   const env = await createTestEnv('sqlite');
   const { shm, ...serverSettings } = phase.settings;
-  const unmount = shm === 'tmpfs' ? shmOnTmpfs(env.dataDir) : undefined;
+  const unmount = shm === 'tmpfs' ? await shmOnTmpfs(env.dataDir) : undefined;
   const settings = { mqtt_broker: 'embedded', mqtt_port: '0', mqtt_host: '127.0.0.1', rpc_port: 'off', log_level: 'error', ...(phase.name === 'before' ? FLASH_BEFORE : {}), ...WINDOW_WHOLE, ...serverSettings };
   let server = await env.start(settings);
   let started = Date.now();
@@ -160,7 +159,7 @@ async function runPhase(phase: (typeof PHASES)[number]): Promise<PhaseResult> {
   await server.close();
   // The old write path settles nothing and writes its roll-ups with every commit: no hour's close.
   const hour = phase.name === 'before' ? undefined : await hourClose(env.dataDir, (Math.floor(Date.now() / 3_600_000) + 1) * 3_600_000, TABLES);
-  unmount?.();
+  await unmount?.();
   await env.cleanup();
   return { phase: phase.label, idle: { ...idle, disk: (idle.disk / idleSeconds) * SECONDS, all: (idle.all / idleSeconds) * SECONDS }, site, readings, points, commits, requests, hour, historyRows };
 }
