@@ -361,6 +361,41 @@ export async function shmMount(o: ShmOptions): Promise<ShmResult> {
   }
 }
 
+/**
+ * A mount cut short (killed between its chmod and its end) leaves the data directory's file at 000:
+ * the database's mode back (0600 without one). The mode given, or undefined when nothing was done.
+ */
+function giveModeBack(shm: string, db: string): string | undefined {
+  let fd: number;
+  try {
+    // Through a descriptor (no symbolic link followed; root opens a file at 000), else by path (a
+    // non-root owner cannot open its own file at 000, and cannot gain anything by a link either).
+    fd = openSync(shm, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EACCES' || process.getuid?.() === 0) return undefined;
+    try {
+      const st = lstatSync(shm);
+      if (!st.isFile() || (st.mode & 0o777) !== 0) return undefined;
+      const mode = existsSync(db) ? statSync(db).mode & 0o777 : 0o600;
+      chmodSync(shm, mode);
+      return `mode ${mode.toString(8)}`;
+    } catch {
+      return undefined;
+    }
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || (st.mode & 0o777) !== 0) return undefined;
+    const mode = existsSync(db) ? statSync(db).mode & 0o777 : 0o600;
+    fchmodSync(fd, mode);
+    return `mode ${mode.toString(8)}`;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Takes the tmpfs file away from over the `-shm`, unless a process has it in use. */
 export async function shmUnmount(o: ShmOptions): Promise<ShmResult> {
   const proc = o.proc ?? '/proc';
@@ -372,7 +407,12 @@ export async function shmUnmount(o: ShmOptions): Promise<ShmResult> {
   const shm = `${db}-shm`;
   const entries = mountInfo(proc);
   const entry = mountAt(entries, shm);
-  if (!entry) return { outcome: 'nothing', message: `${shm} is not a mount point: nothing to unmount` };
+  if (!entry) {
+    // Also after a mount cut short before its mount (killed, a power cut): its file at 000 would
+    // keep the service from opening the database while every later shm-mount skips.
+    const healed = giveModeBack(shm, db);
+    return { outcome: 'nothing', message: `${shm} is not a mount point: nothing to unmount${healed ? `; it was mode 000 (a mount cut short), now ${healed}` : ''}` };
+  }
   if (!['tmpfs', 'ramfs'].includes(entry.fsType)) return { outcome: 'refused', message: `${shm} is a ${entry.fsType} mount, not one shm-mount makes; left alone` };
   if (process.getuid?.() !== 0) return { outcome: 'refused', message: `${shm} is mounted, and unmounting needs root` };
   let id: FileId;
@@ -410,11 +450,7 @@ export async function shmUnmount(o: ShmOptions): Promise<ShmResult> {
       if (sameFile(fileIdOf(lstatSync(src, { bigint: true })), id)) unlinkSync(src);
     } catch { /* gone */ }
   }
-  // A mount cut short (killed between its chmod and its end) leaves the data directory's file at 000.
-  try {
-    const st = lstatSync(shm);
-    if (st.isFile() && (st.mode & 0o777) === 0) chmodSync(shm, existsSync(db) ? statSync(db).mode & 0o777 : 0o600);
-  } catch { /* none */ }
+  giveModeBack(shm, db);
   return { outcome: 'unmounted', message: `the log index ${shm} is back on the data directory (the tmpfs file is unmounted)` };
 }
 

@@ -394,6 +394,25 @@ describe('cabinet storage shm-mount / shm-unmount', () => {
     }
   }, 60_000);
 
+  it('the stop after a mount cut short (its file left at mode 000, no mount) gives the index its mode back, which a skipping mount does not', async () => {
+    const dir = dataDirWithDatabase('cut-short');
+    const shm = join(dir, 'cabinet.sqlite-shm');
+    writeFileSync(shm, '', { mode: 0o600 });
+    chmodSync(shm, 0);
+    const dbMode = statSync(join(dir, 'cabinet.sqlite')).mode & 0o777;
+    // A start whose mount skips before it touches the file (here: a run directory on disk) leaves it at 000.
+    const onDisk = join(base, 'cut-short-run');
+    mkdirSync(onDisk, { mode: 0o700 });
+    const m = await shmMount({ dataDir: dir, databaseUrl: '', runDir: onDisk });
+    expect(m.outcome).toBe('skipped');
+    expect(statSync(shm).mode & 0o777).toBe(0);
+    const u = await shmUnmount({ dataDir: dir, databaseUrl: '', runDir: onDisk });
+    expect(u).toEqual({ outcome: 'nothing', message: `${shm} is not a mount point: nothing to unmount; it was mode 000 (a mount cut short), now mode ${dbMode.toString(8)}` });
+    expect(statSync(shm).mode & 0o777).toBe(dbMode);
+    // Once given back, the stop says nothing more about it.
+    expect((await shmUnmount({ dataDir: dir, databaseUrl: '', runDir: onDisk })).message).toBe(`${shm} is not a mount point: nothing to unmount`);
+  }, 60_000);
+
   it('skips for PostgreSQL, and mounts on a first start (no database yet) over an index it makes', async () => {
     const pg = await cabinet('storage', 'shm-mount', '--data-dir', join(base, 'none'), '--database-url', 'postgres://x@127.0.0.1:1/x', '--run-dir', runDir);
     expect([pg.status, pg.stdout]).toEqual([0, 'cabinet storage shm-mount: skipped: the log index stays on the data directory: database_url is not SQLite\n']);
@@ -551,5 +570,28 @@ describe('the package\'s postrm with a mount under the data directory', () => {
     expect(existsSync(data)).toBe(false);
     expect(mountsUnder(data)).toEqual([]);
     await h?.stop();
+  }, 60_000);
+
+  it('takes away only the index: a data partition mounted at the data directory, and other mounts under it, stay', async () => {
+    const data = join(base, 'data-partition');
+    mkdirSync(data);
+    const shm = join(data, 'cabinet.sqlite-shm');
+    if (IS_ROOT) {
+      expect((await runCommand('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', data])).status).toBe(0);
+      mkdirSync(join(data, 'tls'));
+      expect((await runCommand('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', join(data, 'tls')])).status).toBe(0);
+      writeFileSync(join(data, 'cabinet.sqlite'), 'x');
+      writeFileSync(shm, '');
+      const src = join(base, 'run', 'partition-index');
+      writeFileSync(src, '');
+      expect((await runCommand('mount', ['--bind', src, shm])).status).toBe(0);
+      expect(mountsUnder(data)).toEqual([join(data, 'tls'), shm, data]);
+    }
+    for (const lazy of ['', ' lazy']) {
+      const r = await runCommand('sh', ['-ec', `${fn}unmount_under ${data}${lazy}`]);
+      expect([r.status, r.stderr]).toEqual([0, '']);
+    }
+    expect(mountsUnder(data)).toEqual(IS_ROOT ? [join(data, 'tls'), data] : []);
+    for (const m of mountsUnder(data)) expect((await runCommand('umount', [m])).status).toBe(0);
   }, 60_000);
 });
