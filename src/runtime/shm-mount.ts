@@ -20,7 +20,7 @@
 //
 // Only node:fs and the `mount`/`umount` binaries (util-linux): no SQLite here (as root it would
 // make root-owned files beside the database, and extract the native addon into the service's cache).
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
@@ -202,6 +202,8 @@ export interface ShmOptions {
   waitMs?: number;
   /** Called between the mount and the second check (a test opens the hidden file there). */
   onMounted?: () => Promise<void> | void;
+  /** Called between the first check and the mount (a test puts a symbolic link in the index's place there). */
+  onBeforeMount?: () => Promise<void> | void;
 }
 
 export interface ShmResult {
@@ -227,6 +229,28 @@ function run(file: string, args: string[]): Promise<void> {
     execFile(file, args, { timeout: 30_000 }, (err, _stdout, stderr) => {
       if (err) reject(new Error(`${file} ${args.join(' ')}: ${String(stderr).trim() || err.message}`));
       else resolvePromise();
+    });
+  });
+}
+
+/**
+ * `mount --bind` of the file open at `srcFd` over the file open at `targetFd`, named to the kernel as
+ * the child's /proc/self/fd/4 and /3 (no canonicalization): the very files opened and checked, so a
+ * process of the service's user that puts a symbolic link in the data directory's (or the run
+ * directory's) place meanwhile cannot have root mount over, or from, a file elsewhere.
+ */
+function bindByDescriptors(srcFd: number, targetFd: number, shown: string): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('mount', ['--no-canonicalize', '--bind', '/proc/self/fd/4', '/proc/self/fd/3'], {
+      stdio: ['ignore', 'ignore', 'pipe', targetFd, srcFd],
+      timeout: 30_000,
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.once('error', (err) => reject(new Error(`mount --bind ${shown}: ${err.message}`)));
+    child.once('close', (code, signal) => {
+      if (code === 0) resolvePromise();
+      else reject(new Error(`mount --bind ${shown}: ${stderr.trim() || `exit ${code ?? signal}`}`));
     });
   });
 }
@@ -326,8 +350,9 @@ export async function shmMount(o: ShmOptions): Promise<ShmResult> {
     }
     const tmp = fileIdOf(fstatSync(tmpFd, { bigint: true }));
     if (!deviceKnown(entries, tmp)) return skip(`${runDir}'s file system cannot be checked either (device ${tmp.major}:${tmp.minor})`);
+    await o.onBeforeMount?.();
     try {
-      await run('mount', ['--bind', src, shm]);
+      await bindByDescriptors(tmpFd, flashFd, `${src} ${shm}`);
     } catch (err) {
       return skip(`the bind mount failed: ${(err as Error).message}`);
     }

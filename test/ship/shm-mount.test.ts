@@ -7,7 +7,7 @@
 // mount under the data directory. Without root the same commands are run and must say they need
 // it and change nothing; the parsing of /proc and restore's put-back run either way.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
@@ -364,6 +364,35 @@ describe('cabinet storage shm-mount / shm-unmount', () => {
       expect(readdirSync(runDir)).toEqual([]);
     } finally {
       late?.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  it('mounts over the file it opened and checked: a symbolic link put in its place before the mount never gets root to mount over another file', async () => {
+    const dir = dataDirWithDatabase('swapped');
+    const shm = join(dir, 'cabinet.sqlite-shm');
+    writeFileSync(shm, '', { mode: 0o600 });
+    const victim = join(base, 'victim');
+    writeFileSync(victim, 'root\'s file\n', { mode: 0o644 });
+    const moved = join(dir, 'moved-index');
+    const r = await shmMount({
+      dataDir: dir, databaseUrl: '', runDir,
+      onBeforeMount: () => {
+        renameSync(shm, moved);
+        symlinkSync(victim, shm);
+      },
+    });
+    try {
+      if (!IS_ROOT) {
+        expect(r.message).toContain('needs root');
+        return;
+      }
+      expect(r.outcome).toBe('skipped');
+      expect(isMountPoint(victim)).toBe(false);
+      expect(readFileSync(victim, 'utf8')).toBe('root\'s file\n');
+      expect(statSync(victim).mode & 0o777).toBe(0o644);
+    } finally {
+      for (const m of mountsUnder(dir)) await runCommand('umount', [m]);
+      if (isMountPoint(victim)) await runCommand('umount', [victim]);
     }
   }, 60_000);
 
