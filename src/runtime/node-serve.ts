@@ -144,7 +144,14 @@ function newRequest(incoming: IncomingMessage, defaultHostname: string | undefin
   return new NodeRequest(incoming, url.href);
 }
 
-/** A body the client sent and nobody read: read and dropped (at most 64 MiB or 500 ms), so the connection can be reused. */
+const DRAIN_IDLE_MS = 2000;
+
+/**
+ * A body the client sent and nobody read: read and dropped, so the connection can be reused, for as
+ * long as it keeps coming (at most 64 MiB, and never 2 s without a byte). Not a fixed 500 ms from
+ * the answer (Hono's adapter's): a client slowed by load still sending a refused upload then had
+ * the connection closed under it and lost the answer ("other side closed").
+ */
 function drainIncoming(incoming: IncomingMessage & { cabinetDraining?: boolean }): void {
   if (incoming.destroyed || incoming.cabinetDraining) return;
   incoming.cabinetDraining = true;
@@ -159,11 +166,12 @@ function drainIncoming(incoming: IncomingMessage & { cabinetDraining?: boolean }
     cleanup();
     if (!incoming.socket.destroyed) incoming.socket.destroySoon();
   };
-  const timer = setTimeout(forceClose, 500);
+  const timer = setTimeout(forceClose, DRAIN_IDLE_MS);
   timer.unref();
   const onData = (chunk: Buffer) => {
     bytes += chunk.length;
-    if (bytes > 64 * 1024 * 1024) forceClose();
+    if (bytes > 64 * 1024 * 1024) return forceClose();
+    timer.refresh();
   };
   incoming.on('data', onData);
   incoming.on('end', cleanup);
