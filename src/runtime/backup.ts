@@ -222,15 +222,28 @@ async function databaseInUse(file: string): Promise<boolean> {
   }
 }
 
+/** A file a restore writes: staged at `from`, for `to`, and what `to` held before (with its owner), to put back. */
+interface Staged {
+  from: string;
+  to: string;
+  before: { data: Buffer; uid: number; gid: number } | undefined;
+}
+
 /**
  * Undoes the swap of a restore that failed half way: the restored file out, the database (and its
  * log) that was there back in place, the session key and CA files as they were. True when done.
  */
-function putBack(dbFile: string, incoming: string, previous: string | undefined, placed: boolean, replaced: readonly { to: string; before: Buffer | undefined }[]): boolean {
+function putBack(dbFile: string, incoming: string, previous: string | undefined, placed: boolean, replaced: readonly Staged[]): boolean {
   try {
     for (const r of replaced) {
-      if (r.before) writeAtomically(r.to, r.before, 0o600);
-      else rmSync(r.to, { force: true });
+      if (!r.before) {
+        rmSync(r.to, { force: true });
+        continue;
+      }
+      writeAtomically(r.to, r.before.data, 0o600);
+      // Written again by root (sudo cabinet restore): given back to its owner, or the service
+      // could not read its own session key and CA.
+      if (process.getuid?.() === 0) chownSync(r.to, r.before.uid, r.before.gid);
     }
     if (placed) renameSync(dbFile, incoming);
     if (previous && existsSync(previous)) renameSync(previous, dbFile);
@@ -292,17 +305,18 @@ export async function restoreDatabase(config: Config, from: string, moduleIds: r
   // would be applied to it. The log index (-shm) is never renamed or deleted: it is derived data
   // (the first connection finds no other holding it and rebuilds it from the log, which is gone),
   // and the unit may have a tmpfs file mounted there (`cabinet storage shm-mount`).
-  const staged: { from: string; to: string; before: Buffer | undefined }[] = [];
+  const staged: Staged[] = [];
   const stage = (to: string, data: Buffer) => {
     const from = join(dirname(to), `.${basename(to)}.restoring`);
     writeAtomically(from, data, 0o600);
     own(from);
-    staged.push({ from, to, before: existsSync(to) && lstatSync(to).isFile() ? readFileSync(to) : undefined });
+    const st = existsSync(to) ? lstatSync(to) : undefined;
+    staged.push({ from, to, before: st?.isFile() ? { data: readFileSync(to), uid: st.uid, gid: st.gid } : undefined });
   };
   let previous: string | undefined;
   let moved = false;
   let placed = false;
-  const replaced: (typeof staged)[number][] = [];
+  const replaced: Staged[] = [];
   try {
     const key = files.get(KEY_FILE);
     if (key) stage(join(dir, KEY_FILE), key);

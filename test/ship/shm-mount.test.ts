@@ -45,6 +45,16 @@ function mountsUnder(dir: string): string[] {
     .reverse();
 }
 
+/** The run directory's tmpfs (/run on a box), for every describe here. */
+const runTmpfs = join(base, 'run');
+beforeAll(async () => {
+  mkdirSync(runTmpfs);
+  if (IS_ROOT) {
+    const r = await runCommand('mount', ['-t', 'tmpfs', '-o', 'size=8m,mode=755', 'tmpfs', runTmpfs]);
+    expect(r.status, r.stderr).toBe(0);
+  }
+});
+
 afterAll(async () => {
   for (const c of children) c.kill('SIGKILL');
   await new Promise((r) => setTimeout(r, 200));
@@ -216,17 +226,7 @@ describe('the unit', () => {
 });
 
 describe('cabinet storage shm-mount / shm-unmount', () => {
-  let runTmpfs = '';
-  let runDir = '';
-  beforeAll(async () => {
-    runTmpfs = join(base, 'run');
-    mkdirSync(runTmpfs);
-    if (IS_ROOT) {
-      const r = await runCommand('mount', ['-t', 'tmpfs', '-o', 'size=8m,mode=755', 'tmpfs', runTmpfs]);
-      expect(r.status, r.stderr).toBe(0);
-    }
-    runDir = join(runTmpfs, 'cabinet-shm');
-  });
+  const runDir = join(runTmpfs, 'cabinet-shm');
 
   it('mounts over a live data directory: the server writes and reads through it, another process maps the same index and sees the same rows; the unmount waits for them', async () => {
     const dir = dataDirWithDatabase('live');
@@ -502,7 +502,7 @@ describe('cabinet restore over a mounted index, and a restore that fails half wa
 
   it('restores with the index a mount point: the mount and its file untouched, the database replaced, readable through the mounted index', async () => {
     const shm = join(dir, 'cabinet.sqlite-shm');
-    const runDir = join(base, 'run', 'cabinet-shm');
+    const runDir = join(runTmpfs, 'cabinet-shm');
     if (IS_ROOT) {
       const m = await cabinet('storage', 'shm-mount', '--data-dir', dir, '--run-dir', runDir);
       expect(m.stdout).toContain('mounted:');
@@ -541,6 +541,8 @@ describe('cabinet restore over a mounted index, and a restore that fails half wa
     const index = existsSync(shm) ? idOf(shm) : undefined;
     const key = readFileSync(join(dir, 'session.key'));
     writeFileSync(join(dir, 'session.key'), Buffer.alloc(32, 7));
+    // The service user's files (a box's data directory): put back, they stay the service user's.
+    if (IS_ROOT) for (const f of ['session.key', 'tls/ca.key']) chownSync(join(dir, f), 65534, 65534);
     // The CA certificate's place is a directory with a file in it: its rename, the last step, fails.
     rmSync(join(dir, 'tls', 'ca.crt'), { force: true });
     mkdirSync(join(dir, 'tls', 'ca.crt', 'x'), { recursive: true });
@@ -551,6 +553,7 @@ describe('cabinet restore over a mounted index, and a restore that fails half wa
     expect(sameId(idOf(dbFile), db)).toBe(true);
     expect(readFileSync(join(dir, 'session.key')).equals(Buffer.alloc(32, 7))).toBe(true);
     expect(key.equals(Buffer.alloc(32, 7))).toBe(false);
+    if (IS_ROOT) for (const f of ['session.key', 'tls/ca.key']) expect(statSync(join(dir, f)).uid, f).toBe(65534);
     if (index) expect(sameId(idOf(shm), index)).toBe(true);
     expect(existsSync(join(dir, '.cabinet.sqlite.restoring'))).toBe(false);
     expect(existsSync(join(dir, '.session.key.restoring'))).toBe(false);
@@ -581,7 +584,7 @@ describe('the package\'s postrm with a mount under the data directory', () => {
     writeFileSync(join(data, 'cabinet.sqlite-shm'), '');
     let h: { stop(): Promise<void> } | undefined;
     if (IS_ROOT) {
-      const src = join(base, 'run', 'purge-index');
+      const src = join(runTmpfs, 'purge-index');
       writeFileSync(src, '');
       expect((await runCommand('mount', ['--bind', src, join(data, 'cabinet.sqlite-shm')])).status).toBe(0);
       // Remove (not lazy) leaves one in use, and says so.
@@ -611,7 +614,7 @@ describe('the package\'s postrm with a mount under the data directory', () => {
       expect((await runCommand('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', join(data, 'tls')])).status).toBe(0);
       writeFileSync(join(data, 'cabinet.sqlite'), 'x');
       writeFileSync(shm, '');
-      const src = join(base, 'run', 'partition-index');
+      const src = join(runTmpfs, 'partition-index');
       writeFileSync(src, '');
       expect((await runCommand('mount', ['--bind', src, shm])).status).toBe(0);
       expect(mountsUnder(data)).toEqual([join(data, 'tls'), shm, data]);
