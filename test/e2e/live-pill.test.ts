@@ -61,6 +61,8 @@ describe('the live pill beside the alarm count', () => {
     await expect.poll(() => pill.getAttribute('data-state')).toBe('degraded');
     expect(await pill.textContent()).toBe('Box not answering');
     expect(await page.locator('[data-field="alarms-unknown"]').count()).toBe(1);
+    // The last known list was empty: said as what the box last said, not as "everything is normal".
+    expect(await page.locator('#alarm-inbox .inbox-summary').textContent()).toBe('No alarm was active when the box last answered.');
     // Heartbeats keep arriving on the one stream (each reads the alarms again, and fails): still not "Live".
     await page.waitForTimeout(2_500);
     expect(await pill.getAttribute('data-state')).toBe('degraded');
@@ -74,6 +76,7 @@ describe('the live pill beside the alarm count', () => {
     await expect.poll(() => count.getAttribute('data-state')).toBe('known');
     await expect.poll(() => pill.getAttribute('data-state')).toBe('live');
     expect(await pill.textContent()).toBe('Live');
+    await expect.poll(() => page.locator('#alarm-inbox .inbox-summary').textContent()).toBe('No alarms: everything is normal.');
     expect(streams).toBe(1);
     expect(problems).toEqual([]);
     await context.close();

@@ -81,8 +81,9 @@ const SUMMARY_WORDS: [keyof AlarmSummary['by_state'], MessageKey][] = [
 ];
 
 /** "2 not acknowledged, 1 acknowledged and still active, 1 shelved": the box's counts in words. */
-function summaryWords(items: AlarmViewItem[], summary: AlarmSummary | null): string {
-  if (items.length === 0) return t('alarms.summary.none');
+function summaryWords(items: AlarmViewItem[], summary: AlarmSummary | null, reachable: boolean): string {
+  // Unknown is not normal: an empty list the box cannot confirm is what it last said.
+  if (items.length === 0) return t(reachable ? 'alarms.summary.none' : 'alarms.summary.noneLastKnown');
   // The summary is the box's count of the same list; the list itself where the summary is older.
   const by = (state: keyof AlarmSummary['by_state']) => (summary && summary.listed === items.length ? summary.by_state[state] : items.filter((a) => a.state === state).length);
   // Counts in a list (each its own plural), not a sentence made of pieces.
@@ -145,7 +146,7 @@ export function AlarmInbox({ heading, embedded = false, limit }: { heading?: str
         <>
           {items ? (
             <p class="inbox-summary" role="status">
-              {summaryWords(items, store.summary)}
+              {summaryWords(items, store.summary, store.reachable)}
             </p>
           ) : null}
           {listsFarms(s) ? (
