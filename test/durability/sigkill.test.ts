@@ -4,48 +4,24 @@
 // telemetry point) until the process is killed with SIGKILL at a random moment. After every
 // restart each write answered 2xx in any earlier round must be found, intact. Writes cut off by
 // the kill may or may not be there: they were never acknowledged.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createSecretKey, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { signSession } from '../../src/auth/tokens.js';
-import { cabinetArgs } from '../helpers/cabinet-main.js';
+import { spawnServe, type ServeChild } from '../helpers/serve-child.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PG_URL = process.env.CABINET_TEST_PG_URL;
 const WRITERS = 8;
 const KINDS = ['record', 'audit', 'status', 'telemetry'] as const;
 type Kind = (typeof KINDS)[number];
 
-interface Server { proc: ChildProcess; url: string; exited: Promise<void> }
+type Server = ServeChild;
 
 /** `node <cabinet> serve`: one process, so SIGKILL hits the server itself. */
-async function startServer(env: Record<string, string>): Promise<Server> {
-  const proc = spawn(process.execPath, await cabinetArgs('serve'), {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  let stderr = '';
-  proc.stderr!.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-4000); });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`cabinet serve did not listen within 60 s: ${stderr}`)), 60_000);
-    createInterface({ input: proc.stdout! }).on('line', (line) => {
-      try {
-        const msg = JSON.parse(line) as { msg?: string; url?: string };
-        if (msg.msg?.startsWith('cabinet listening') && msg.url) { clearTimeout(timer); resolve(msg.url); }
-      } catch { /* not a log line */ }
-    });
-    void exited.then(() => { clearTimeout(timer); reject(new Error(`cabinet serve exited: ${stderr}`)); });
-  });
-  return { proc, url, exited };
-}
+const startServer = (env: Record<string, string>): Promise<Server> => spawnServe([], { env });
 
 interface Acked { kind: Kind; key: string; n: number; writer: number }
 

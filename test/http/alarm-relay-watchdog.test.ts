@@ -2,13 +2,10 @@
 // `src/main.ts serve`, toggles the watchdog coil at its period while healthy, and the toggling
 // stops when the box is killed with SIGKILL (what an external dialler watches for). SQLite: the
 // database engine plays no part in the toggling (its health check is `select 1` on either).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { createSecretKey, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { signSession } from '../../src/auth/tokens.js';
 import { clientAs, createClient } from '../helpers/client.js';
@@ -16,30 +13,13 @@ import { createTestEnv } from '../helpers/server.js';
 import { LOOP_LATE_MS } from '../../src/modules/alarm-relay/runtime.js';
 import { startIoPeer, type IoPeer } from '../field/peers/io-peer.js';
 import { waitFor } from '../field/helpers.js';
-import { cabinetArgs } from '../helpers/cabinet-main.js';
+import { spawnServe } from '../helpers/serve-child.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PERIOD_S = 1;
 const COIL = 5;
 
 /** `node <cabinet> serve`: one process, so SIGKILL hits the box itself. */
-async function serve(env: Record<string, string>): Promise<{ proc: ChildProcess; url: string; exited: Promise<void> }> {
-  const proc = spawn(process.execPath, await cabinetArgs('serve'), { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  let stderr = '';
-  proc.stderr!.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-4000); });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`cabinet serve did not listen within 60 s: ${stderr}`)), 60_000);
-    createInterface({ input: proc.stdout! }).on('line', (line) => {
-      try {
-        const msg = JSON.parse(line) as { msg?: string; url?: string };
-        if (msg.msg?.startsWith('cabinet listening') && msg.url) { clearTimeout(timer); resolve(msg.url); }
-      } catch { /* not a log line */ }
-    });
-    void exited.then(() => { clearTimeout(timer); reject(new Error(`cabinet serve exited: ${stderr}`)); });
-  });
-  return { proc, url, exited };
-}
+const serve = (env: Record<string, string>) => spawnServe([], { env });
 
 describe('alarm relay watchdog (a box in a child process)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cabinet-watchdog-'));

@@ -6,11 +6,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readArchive, writeArchive } from '../../src/runtime/archive.js';
 import { cabinetArgs } from '../helpers/cabinet-main.js';
+import { spawnServe } from '../helpers/serve-child.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const WRITERS = 6;
@@ -36,27 +36,9 @@ async function cabinet(args: string[]): Promise<{ status: number | null; stdout:
 interface Server { proc: ChildProcess; url: string; log: string[]; stop(): Promise<void> }
 
 async function serve(dataDir: string): Promise<Server> {
-  const proc = spawn(
-    process.execPath,
-    await cabinetArgs('serve', '--data-dir', dataDir, '--http-port', '0', '--rpc-port', '0', '--https-port', '0', '--mqtt-broker', 'off', '--host', '127.0.0.1'),
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  children.add(proc);
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   const log: string[] = [];
-  let stderr = '';
-  proc.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`cabinet serve did not listen within 60 s: ${stderr}`)), 60_000);
-    createInterface({ input: proc.stdout! }).on('line', (line) => {
-      log.push(line);
-      try {
-        const msg = JSON.parse(line) as { msg?: string; url?: string };
-        if (msg.msg?.startsWith('cabinet listening') && msg.url) { clearTimeout(timer); resolve(msg.url); }
-      } catch { /* not a log line */ }
-    });
-    void exited.then(() => { clearTimeout(timer); reject(new Error(`cabinet serve exited: ${stderr}`)); });
-  });
+  const { proc, url, exited } = await spawnServe(['--data-dir', dataDir, '--http-port', '0', '--rpc-port', '0', '--https-port', '0', '--mqtt-broker', 'off', '--host', '127.0.0.1'], { onLine: (line) => log.push(line) });
+  children.add(proc);
   return {
     proc, url, log,
     stop: async () => {

@@ -28,6 +28,7 @@ import {
   type FileId,
 } from '../../src/runtime/shm-mount.js';
 import { cabinetArgs, ROOT } from '../helpers/cabinet-main.js';
+import { spawnServe } from '../helpers/serve-child.js';
 import { runCommand } from '../helpers/run.js';
 
 const IS_ROOT = process.getuid?.() === 0;
@@ -119,25 +120,8 @@ async function holder(dbFile: string, opts: { readonly?: boolean } = {}): Promis
 interface Server { proc: ChildProcess; url: string; stop(): Promise<void> }
 
 async function serve(dataDir: string): Promise<Server> {
-  const proc = spawn(
-    process.execPath,
-    await cabinetArgs('serve', '--data-dir', dataDir, '--http-port', '0', '--rpc-port', '0', '--https-port', '0', '--mqtt-broker', 'off', '--host', '127.0.0.1'),
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const { proc, url, exited } = await spawnServe(['--data-dir', dataDir, '--http-port', '0', '--rpc-port', '0', '--https-port', '0', '--mqtt-broker', 'off', '--host', '127.0.0.1'], { timeoutMs: 90_000 });
   children.add(proc);
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  let stderr = '';
-  proc.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`cabinet serve did not listen within 90 s: ${stderr}`)), 90_000);
-    createInterface({ input: proc.stdout! }).on('line', (line) => {
-      try {
-        const msg = JSON.parse(line) as { msg?: string; url?: string };
-        if (msg.msg?.startsWith('cabinet listening') && msg.url) { clearTimeout(timer); resolve(msg.url); }
-      } catch { /* not a log line */ }
-    });
-    void exited.then(() => { clearTimeout(timer); reject(new Error(`cabinet serve exited: ${stderr}`)); });
-  });
   return { proc, url, stop: async () => { proc.kill('SIGTERM'); await exited; children.delete(proc); } };
 }
 
